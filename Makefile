@@ -1,0 +1,43 @@
+# Lockstep: the two commands a developer needs.
+#   make serve   builds and serves the app on http://127.0.0.1:8080
+#   make test    runs every check (the same command CI runs)
+SHELL := /bin/bash
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+export CHROMEDRIVER ?= /usr/bin/chromedriver
+WASM := --target wasm32-unknown-unknown
+
+.PHONY: setup serve test fmt lint test-native test-browser oracle bundle build
+
+setup:
+	@bash scripts/setup.sh
+
+serve: setup
+	@echo ""
+	@echo "  Lockstep is being built and will be served at  http://127.0.0.1:8080  (Ctrl-C stops it)"
+	@echo ""
+	trunk serve --release
+
+build: setup
+	trunk build --release
+
+fmt:
+	cargo fmt --all -- --check
+
+lint:
+	cargo clippy --all-targets -- -D warnings
+	cargo clippy --lib --bins --test 'web_*' $(WASM) -- -D warnings
+
+test-native:
+	cargo test
+
+test-browser:
+	cargo test $(WASM) --test 'web_*'
+
+oracle:
+	bash scripts/oracle.sh
+
+bundle: build
+	bash scripts/bundle-size.sh dist
+
+test: setup
+	@bash scripts/test-all.sh

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Idempotent set-up for Lockstep: installs only what is missing.
+# Run by `make serve` and `make test`; safe to run any number of times.
+# Versions are pinned on purpose: see ARCHITECTURE.md ("Toolchain").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TRUNK_VERSION=0.21.14          # 0.22.x needs rustc >= 1.96.1
+log() { printf 'setup: %s\n' "$*"; }
+have() { command -v "$1" >/dev/null 2>&1; }
+export PATH="$HOME/.cargo/bin:$PATH"
+
+if ! have cargo || ! have rustup; then
+  echo "setup: Rust (cargo and rustup) is required: install it from https://rustup.rs, then run this again." >&2
+  exit 1
+fi
+
+# 1. The wasm target.
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  log "adding rustup target wasm32-unknown-unknown"
+  rustup target add wasm32-unknown-unknown
+fi
+
+# 2. wasm-bindgen CLI at exactly the version in Cargo.lock (the runner and the
+#    bindings must agree). `--locked` fails on this registry snapshot, so it is left off.
+WB_VERSION=$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/version = |"/, ""); print; exit}' Cargo.lock)
+if [ -z "$WB_VERSION" ]; then echo "setup: could not read the wasm-bindgen version from Cargo.lock" >&2; exit 1; fi
+if ! { have wasm-bindgen && wasm-bindgen --version | grep -q " $WB_VERSION\$"; }; then
+  log "installing wasm-bindgen-cli $WB_VERSION (about 4 minutes)"
+  cargo install wasm-bindgen-cli --version "$WB_VERSION" --force
+fi
+
+# 3. Trunk (0.21.14 only compiles with --locked).
+if ! { have trunk && trunk --version | grep -q " $TRUNK_VERSION\$"; }; then
+  log "installing trunk $TRUNK_VERSION (about 8 minutes)"
+  cargo install trunk --version "$TRUNK_VERSION" --locked --force
+fi
+
+# 4. System packages: a headless browser for wasm-bindgen-test, redis-server for the
+#    differential oracle.
+need_pkgs=()
+have chromium || need_pkgs+=(chromium)
+have chromedriver || need_pkgs+=(chromium-driver)
+have redis-server || need_pkgs+=(redis-server)
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+  if have apt-get; then
+    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    log "installing ${need_pkgs[*]} with apt-get"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_pkgs[@]}" >/dev/null
+  else
+    echo "setup: please install these with your package manager, then run this again: ${need_pkgs[*]}" >&2
+    echo "setup: (chromium + its chromedriver of the same version; redis-server 7.x)" >&2
+    exit 1
+  fi
+fi
+log "ready (wasm-bindgen $WB_VERSION, trunk $TRUNK_VERSION, $(chromium --version 2>/dev/null | head -1), $(redis-server --version 2>/dev/null | awk '{print $3}'))"

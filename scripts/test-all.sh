@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Every check, in order from cheapest to dearest; stops at the first failure.
+# Called by `make test` (after scripts/setup.sh) and so by CI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+export CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver}
+step() { printf '\n==> %s\n' "$*"; }
+start=$SECONDS
+
+step "format (cargo fmt --check)"
+cargo fmt --all -- --check
+
+step "lint, native (clippy -D warnings)"
+cargo clippy --all-targets -- -D warnings
+
+step "lint, wasm32 (clippy -D warnings)"
+cargo clippy --lib --bins --test 'web_*' --target wasm32-unknown-unknown -- -D warnings
+
+step "native tests"
+cargo test
+
+step "browser tests (wasm-bindgen-test, headless Chromium)"
+cargo test --target wasm32-unknown-unknown --test 'web_*'
+
+if [ -x scripts/oracle.sh ]; then
+  step "differential tests against the Redis oracle"
+  bash scripts/oracle.sh
+fi
+
+step "release build (trunk build --release)"
+trunk build --release
+
+step "release bundle size"
+bash scripts/bundle-size.sh dist
+
+printf '\nAll checks passed in %ss.\n' "$((SECONDS - start))"

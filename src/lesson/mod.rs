@@ -1,0 +1,15 @@
+//! The lesson as data: sections parsed from Markdown files, the route in the URL,
+//! the learner's progress, and the reader's state machine.
+//!
+//! Plain Rust: nothing here knows the browser, so all of it is tested natively.
+//! `ui` renders it.
+
+pub mod content;
+pub mod highlight;
+pub mod i18n;
+pub mod markdown;
+pub mod progress;
+pub mod route;
+pub mod state;
+
+pub use content::{Lang, Lesson, Section};

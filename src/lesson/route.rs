@@ -1,0 +1,155 @@
+//! Routes live in the URL hash, so a static file server is enough and the back button
+//! works: `#/distributed-locks/7` is section 7 of the built-in lesson.
+
+/// Where the URL points.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// No route: resume where the learner was, or start at the beginning.
+    Home,
+    Section {
+        lesson: String,
+        order: u32,
+    },
+    /// Something we cannot show; kept so the page can say what was asked for.
+    NotFound(String),
+}
+
+impl Route {
+    /// Parses `location.hash` (with or without the leading `#`).
+    pub fn parse(hash: &str) -> Route {
+        let h = hash.strip_prefix('#').unwrap_or(hash);
+        // Anything after `?` in the hash is reserved for later state (scenario, seed…).
+        let h = h.split('?').next().unwrap_or("");
+        let trimmed = h.trim_matches('/');
+        if trimmed.is_empty() {
+            return Route::Home;
+        }
+        let mut parts = trimmed.split('/');
+        match (parts.next(), parts.next(), parts.next()) {
+            (Some(lesson), Some(order), None) if !lesson.is_empty() => match order.parse::<u32>() {
+                Ok(order) if order > 0 => Route::Section {
+                    lesson: lesson.to_string(),
+                    order,
+                },
+                _ => Route::NotFound(hash.to_string()),
+            },
+            (Some(lesson), None, None) => Route::Section {
+                lesson: lesson.to_string(),
+                order: 1,
+            },
+            _ => Route::NotFound(hash.to_string()),
+        }
+    }
+
+    /// The hash for a section, e.g. `#/distributed-locks/7`.
+    pub fn section_hash(lesson: &str, order: u32) -> String {
+        format!("#/{lesson}/{order}")
+    }
+}
+
+/// The value of `name` in a query string such as `?lang=nb&x=1` (minimal percent-decoding).
+pub fn query_param(search: &str, name: &str) -> Option<String> {
+    let q = search.strip_prefix('?').unwrap_or(search);
+    q.split('&').find_map(|pair| {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        (percent_decode(k) == name).then(|| percent_decode(v))
+    })
+}
+
+/// Returns `search` with `name` set to `value` (added or replaced), keeping other params.
+pub fn with_query_param(search: &str, name: &str, value: &str) -> String {
+    let q = search.strip_prefix('?').unwrap_or(search);
+    let mut parts: Vec<String> = q
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .filter(|p| percent_decode(p.split('=').next().unwrap_or("")) != name)
+        .map(str::to_string)
+        .collect();
+    parts.push(format!("{name}={value}"));
+    format!("?{}", parts.join("&"))
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => {
+                let hex = std::str::from_utf8(&bytes[i + 1..i + 3])
+                    .ok()
+                    .and_then(|h| u8::from_str_radix(h, 16).ok());
+                match hex {
+                    Some(b) => {
+                        out.push(b);
+                        i += 2;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_sections() {
+        let s = |l: &str, o| Route::Section {
+            lesson: l.into(),
+            order: o,
+        };
+        assert_eq!(Route::parse("#/distributed-locks/7"), s("distributed-locks", 7));
+        assert_eq!(Route::parse("/distributed-locks/12/"), s("distributed-locks", 12));
+        assert_eq!(Route::parse("#/distributed-locks"), s("distributed-locks", 1));
+        assert_eq!(
+            Route::parse("#/distributed-locks/3?scenario=x"),
+            s("distributed-locks", 3)
+        );
+        assert_eq!(Route::parse(""), Route::Home);
+        assert_eq!(Route::parse("#"), Route::Home);
+        assert_eq!(Route::parse("#/"), Route::Home);
+    }
+
+    #[test]
+    fn bad_routes_are_not_found() {
+        for h in [
+            "#/distributed-locks/0",
+            "#/distributed-locks/x",
+            "#/a/1/2",
+            "#/a/-1",
+            "#/a/99999999999",
+        ] {
+            assert!(matches!(Route::parse(h), Route::NotFound(_)), "{h}");
+        }
+    }
+
+    #[test]
+    fn round_trip() {
+        let h = Route::section_hash("distributed-locks", 4);
+        assert_eq!(
+            Route::parse(&h),
+            Route::Section {
+                lesson: "distributed-locks".into(),
+                order: 4
+            }
+        );
+    }
+
+    #[test]
+    fn query_params() {
+        assert_eq!(query_param("?lang=nb&x=1", "lang").as_deref(), Some("nb"));
+        assert_eq!(query_param("?x=1&lang=en", "lang").as_deref(), Some("en"));
+        assert_eq!(query_param("?x=a%20b", "x").as_deref(), Some("a b"));
+        assert_eq!(query_param("?x=%zz%", "x").as_deref(), Some("%zz%"));
+        assert_eq!(query_param("", "lang"), None);
+        assert_eq!(with_query_param("?x=1&lang=en", "lang", "nb"), "?x=1&lang=nb");
+        assert_eq!(with_query_param("", "lang", "nb"), "?lang=nb");
+    }
+}

@@ -1,0 +1,238 @@
+//! The reader's state and every transition of it, as one pure `reduce` (no browser).
+//!
+//! `ui::app` wraps this in yew's `Reducible`; the tests here drive it directly.
+
+use super::content::{Lang, Lesson};
+use super::progress::{Discarded, Progress};
+use super::route::Route;
+use std::rc::Rc;
+
+/// Both languages of the lesson, loaded once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lessons {
+    pub en: Lesson,
+    pub nb: Lesson,
+}
+
+impl Lessons {
+    pub fn get(&self, lang: Lang) -> &Lesson {
+        match lang {
+            Lang::En => &self.en,
+            Lang::Nb => &self.nb,
+        }
+    }
+}
+
+/// Something the page tells the learner until dismissed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Notice {
+    ProgressDiscarded(Discarded),
+    StorageUnavailable,
+}
+
+/// What the main area shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum View {
+    /// The section with this order.
+    Section(u32),
+    /// The URL named no section we have.
+    NotFound(String),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReaderState {
+    pub lessons: Rc<Lessons>,
+    pub lang: Lang,
+    pub view: View,
+    pub progress: Progress,
+    pub notices: Vec<Notice>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// The URL changed (load, link, back button).
+    Route(Route),
+    Next,
+    Prev,
+    SetLang(Lang),
+    Notify(Notice),
+    Dismiss(usize),
+}
+
+impl ReaderState {
+    /// The state at start-up: `route` from the URL, progress as loaded.
+    pub fn new(lessons: Rc<Lessons>, lang: Lang, route: Route, progress: Progress) -> ReaderState {
+        let first = lessons.get(lang).first_order();
+        let state = ReaderState {
+            lessons,
+            lang,
+            view: View::Section(first),
+            progress,
+            notices: Vec::new(),
+        };
+        state.reduce(Action::Route(route))
+    }
+
+    pub fn lesson(&self) -> &Lesson {
+        self.lessons.get(self.lang)
+    }
+
+    /// The current section's order, if a section is shown.
+    pub fn current(&self) -> Option<u32> {
+        match self.view {
+            View::Section(o) => Some(o),
+            View::NotFound(_) => None,
+        }
+    }
+
+    /// The hash the URL should show for this state.
+    pub fn hash(&self) -> Option<String> {
+        self.current().map(|o| Route::section_hash(&self.lesson().id, o))
+    }
+
+    /// Every transition of the reader. Pure: same state and action, same result.
+    pub fn reduce(&self, action: Action) -> ReaderState {
+        let mut next = self.clone();
+        match action {
+            Action::Route(route) => {
+                let lesson = self.lesson();
+                next.view = match route {
+                    Route::Home => {
+                        let resume = self.progress.lesson(&lesson.id).and_then(|l| l.last);
+                        View::Section(
+                            resume
+                                .filter(|&o| lesson.section(o).is_some())
+                                .unwrap_or(lesson.first_order()),
+                        )
+                    }
+                    Route::Section { lesson: id, order }
+                        if id == lesson.id && lesson.section(order).is_some() =>
+                    {
+                        View::Section(order)
+                    }
+                    Route::Section { lesson: id, order } => View::NotFound(Route::section_hash(&id, order)),
+                    Route::NotFound(hash) => View::NotFound(hash),
+                };
+            }
+            Action::Next => {
+                if let Some(o) = self.current().and_then(|o| self.lesson().next_order(o)) {
+                    next.view = View::Section(o);
+                }
+            }
+            Action::Prev => {
+                if let Some(o) = self.current().and_then(|o| self.lesson().prev_order(o)) {
+                    next.view = View::Section(o);
+                }
+            }
+            Action::SetLang(lang) => {
+                next.lang = lang;
+                // Sections share ids and orders across languages; fall back to the first.
+                if let Some(o) = self.current() {
+                    if next.lesson().section(o).is_none() {
+                        next.view = View::Section(next.lesson().first_order());
+                    }
+                }
+            }
+            Action::Notify(n) => {
+                if !next.notices.contains(&n) {
+                    next.notices.push(n);
+                }
+            }
+            Action::Dismiss(i) => {
+                if i < next.notices.len() {
+                    next.notices.remove(i);
+                }
+            }
+        }
+        if let Some(o) = next.current() {
+            let lesson_id = next.lesson().id.clone();
+            if let Some(section) = next.lesson().section(o) {
+                let id = section.id.clone();
+                next.progress.visit(&lesson_id, &id, o);
+            }
+        }
+        next
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lesson::content::build_lesson;
+
+    fn lessons() -> Rc<Lessons> {
+        let f = |id: &str, title: &str, order: u32| {
+            format!("+++\nid = \"{id}\"\ntitle = \"{title}\"\norder = {order}\n+++\nBody of {id}.\n")
+        };
+        let en = [f("a", "Alpha", 1), f("b", "Beta", 2), f("c", "Gamma", 3)];
+        let nb = [f("a", "Alfa", 1), f("b", "Beta", 2), f("c", "Gamma", 3)];
+        let mk = |lang, files: &[String; 3]| {
+            build_lesson("l", lang, files.iter().map(|s| ("x.md", s.as_str()))).expect("valid test lesson")
+        };
+        Rc::new(Lessons {
+            en: mk(Lang::En, &en),
+            nb: mk(Lang::Nb, &nb),
+        })
+    }
+
+    fn start(route: &str) -> ReaderState {
+        ReaderState::new(lessons(), Lang::En, Route::parse(route), Progress::new())
+    }
+
+    #[test]
+    fn starts_at_the_route_and_marks_it_read() {
+        let s = start("#/l/2");
+        assert_eq!(s.view, View::Section(2));
+        assert!(s.progress.is_visited("l", "b"));
+        assert!(!s.progress.is_visited("l", "a"));
+        assert_eq!(s.hash().as_deref(), Some("#/l/2"));
+    }
+
+    #[test]
+    fn next_and_prev_stop_at_the_ends() {
+        let s = start("#/l/1");
+        let s = s.reduce(Action::Prev);
+        assert_eq!(s.current(), Some(1));
+        let s = s.reduce(Action::Next).reduce(Action::Next).reduce(Action::Next);
+        assert_eq!(s.current(), Some(3));
+        assert_eq!(s.progress.visited_count("l"), 3);
+        assert_eq!(s.reduce(Action::Prev).current(), Some(2));
+    }
+
+    #[test]
+    fn unknown_routes_show_not_found_and_next_does_nothing() {
+        for r in ["#/l/9", "#/other/1", "#/l/x"] {
+            let s = start(r);
+            assert!(matches!(s.view, View::NotFound(_)), "{r}");
+            assert_eq!(s.reduce(Action::Next).view, s.view);
+            assert_eq!(s.hash(), None);
+        }
+    }
+
+    #[test]
+    fn home_resumes_where_the_learner_was() {
+        let mut p = Progress::new();
+        p.visit("l", "c", 3);
+        let s = ReaderState::new(lessons(), Lang::En, Route::Home, p);
+        assert_eq!(s.current(), Some(3));
+        assert_eq!(start("").current(), Some(1));
+    }
+
+    #[test]
+    fn language_switch_keeps_the_section() {
+        let s = start("#/l/2").reduce(Action::SetLang(Lang::Nb));
+        assert_eq!((s.lang, s.current()), (Lang::Nb, Some(2)));
+        assert_eq!(s.lesson().section(1).map(|x| x.title.as_str()), Some("Alfa"));
+    }
+
+    #[test]
+    fn notices_are_unique_and_dismissable() {
+        let s = start("#/l/1")
+            .reduce(Action::Notify(Notice::StorageUnavailable))
+            .reduce(Action::Notify(Notice::StorageUnavailable))
+            .reduce(Action::Notify(Notice::ProgressDiscarded(Discarded::Corrupt)));
+        assert_eq!(s.notices.len(), 2);
+        let s = s.reduce(Action::Dismiss(0)).reduce(Action::Dismiss(7));
+        assert_eq!(s.notices, vec![Notice::ProgressDiscarded(Discarded::Corrupt)]);
+    }
+}

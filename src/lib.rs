@@ -1,0 +1,11 @@
+//! Lockstep: learn distributed locks and the Redlock algorithm, interactively.
+//!
+//! `store` and `sim` are plain Rust (no browser imports) and compile and test natively.
+//! `ui` is the only module that knows the browser; it exists only on wasm32.
+
+pub mod lesson;
+pub mod sim;
+pub mod store;
+
+#[cfg(target_arch = "wasm32")]
+pub mod ui;

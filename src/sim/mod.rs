@@ -1,0 +1,1 @@
+//! The simulator (lands with the simulator issue).

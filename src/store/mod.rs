@@ -1,0 +1,1 @@
+//! The Redis-like store (lands with the store issue).

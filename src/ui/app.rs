@@ -1,0 +1,271 @@
+//! The root component: owns the reader state, syncs it with the URL and storage, and
+//! lays out the page (header, contents, section, pager).
+
+use crate::lesson::content::{self, Lang};
+use crate::lesson::i18n::Texts;
+use crate::lesson::progress::{Progress, LANG_KEY, PROGRESS_KEY};
+use crate::lesson::route::{query_param, with_query_param, Route};
+use crate::lesson::state::{Action, Lessons, Notice, ReaderState, View};
+use crate::ui::browser;
+use crate::ui::components::{ContentErrors, LangSwitch, Notices, Pager, SectionView, Toc};
+use gloo::events::EventListener;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+/// yew's wrapper around the pure reducer in `lesson::state`.
+#[derive(Clone, PartialEq)]
+struct Reader(ReaderState);
+
+impl Reducible for Reader {
+    type Action = Action;
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        Rc::new(Reader(self.0.reduce(action)))
+    }
+}
+
+/// The language at start-up: `?lang=` wins, then the remembered choice, then the browser's.
+fn initial_lang() -> Lang {
+    query_param(&browser::search(), "lang")
+        .and_then(|c| Lang::from_code(&c))
+        .or_else(|| {
+            browser::storage_get(LANG_KEY)
+                .ok()
+                .flatten()
+                .and_then(|c| Lang::from_code(&c))
+        })
+        .or_else(|| browser::navigator_language().and_then(|c| Lang::from_code(&c)))
+        .unwrap_or(Lang::En)
+}
+
+fn load_lessons() -> Result<Lessons, Vec<String>> {
+    let en = content::builtin(Lang::En);
+    let nb = content::builtin(Lang::Nb);
+    match (en, nb) {
+        (Ok(en), Ok(nb)) => Ok(Lessons { en, nb }),
+        (en, nb) => Err(en
+            .err()
+            .into_iter()
+            .chain(nb.err())
+            .flatten()
+            .map(|e| e.to_string())
+            .collect()),
+    }
+}
+
+#[function_component(App)]
+pub fn app() -> Html {
+    match load_lessons() {
+        Ok(lessons) => html! { <Reader_ lessons={Rc::new(lessons)} /> },
+        Err(errors) => html! { <ContentErrors {errors} /> },
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct ReaderProps {
+    lessons: Rc<Lessons>,
+}
+
+#[allow(non_camel_case_types)]
+#[function_component(Reader_)]
+fn reader(props: &ReaderProps) -> Html {
+    let lessons = props.lessons.clone();
+    let state = use_reducer(move || {
+        let stored = browser::storage_get(PROGRESS_KEY);
+        let (progress, discarded) = Progress::load(stored.clone().ok().flatten().as_deref());
+        let mut s = ReaderState::new(lessons, initial_lang(), Route::parse(&browser::hash()), progress);
+        if let Some(why) = discarded {
+            s = s.reduce(Action::Notify(Notice::ProgressDiscarded(why)));
+        }
+        if stored.is_err() {
+            s = s.reduce(Action::Notify(Notice::StorageUnavailable));
+        }
+        Reader(s)
+    });
+    let s = &state.0;
+    let t = Texts::new(s.lang);
+
+    // URL → state: links, the back button, a hand-edited address.
+    {
+        let dispatch = state.dispatcher();
+        use_effect_with((), move |_| {
+            let window = web_sys::window();
+            let listener = window.map(|w| {
+                EventListener::new(&w, "hashchange", move |_| {
+                    dispatch.dispatch(Action::Route(Route::parse(&browser::hash())));
+                })
+            });
+            move || drop(listener)
+        });
+    }
+
+    // Keyboard: N/] next, P/[ previous; never while typing, never with modifiers,
+    // and the arrow keys stay free for the timeline.
+    {
+        let dispatch = state.dispatcher();
+        use_effect_with((), move |_| {
+            let document = web_sys::window().and_then(|w| w.document());
+            let listener = document.map(|d| {
+                EventListener::new(&d, "keydown", move |event| {
+                    let Some(e) = event.dyn_ref::<KeyboardEvent>() else {
+                        return;
+                    };
+                    if e.ctrl_key() || e.meta_key() || e.alt_key() || e.default_prevented() || is_typing(e) {
+                        return;
+                    }
+                    match e.key().as_str() {
+                        "n" | "N" | "]" => dispatch.dispatch(Action::Next),
+                        "p" | "P" | "[" => dispatch.dispatch(Action::Prev),
+                        _ => {}
+                    }
+                })
+            });
+            move || drop(listener)
+        });
+    }
+
+    // State → URL, document language and title.
+    {
+        let hash = s.hash();
+        let lang = s.lang;
+        let title = match s.current().and_then(|o| s.lesson().section(o)) {
+            Some(sec) => format!("{} · {}", sec.title, t.t("app_name")),
+            None => t.t("app_name"),
+        };
+        use_effect_with((hash, lang, title), move |(hash, lang, title)| {
+            if let Some(h) = hash {
+                if browser::hash() != *h {
+                    browser::set_hash(h);
+                }
+            }
+            browser::set_document_lang(lang.code());
+            browser::set_title(title);
+        });
+    }
+
+    // State → storage. A failed write is reported once, and the lesson carries on.
+    {
+        let progress = s.progress.clone();
+        let dispatch = state.dispatcher();
+        use_effect_with(progress, move |p| {
+            if browser::storage_set(PROGRESS_KEY, &p.to_json()).is_err() {
+                dispatch.dispatch(Action::Notify(Notice::StorageUnavailable));
+            }
+        });
+    }
+
+    // Moving to another section starts at its top with focus on its heading.
+    {
+        let current = s.current();
+        let first = use_mut_ref(|| true);
+        use_effect_with(current, move |_| {
+            if std::mem::replace(&mut *first.borrow_mut(), false) {
+                return;
+            }
+            browser::scroll_to_top();
+            if let Some(h) = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.get_element_by_id("section-title"))
+                .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+            {
+                let _ = h.focus();
+            }
+        });
+    }
+
+    let on_lang = {
+        let dispatch = state.dispatcher();
+        Callback::from(move |lang: Lang| {
+            let _ = browser::storage_set(LANG_KEY, lang.code());
+            browser::replace_search(&with_query_param(&browser::search(), "lang", lang.code()));
+            dispatch.dispatch(Action::SetLang(lang));
+        })
+    };
+    let on_dismiss = {
+        let dispatch = state.dispatcher();
+        Callback::from(move |i: usize| dispatch.dispatch(Action::Dismiss(i)))
+    };
+    let on_prev = {
+        let dispatch = state.dispatcher();
+        Callback::from(move |_| dispatch.dispatch(Action::Prev))
+    };
+    let on_next = {
+        let dispatch = state.dispatcher();
+        Callback::from(move |_| dispatch.dispatch(Action::Next))
+    };
+    let menu_open = use_state(|| false);
+    let toggle_menu = {
+        let menu_open = menu_open.clone();
+        Callback::from(move |_| menu_open.set(!*menu_open))
+    };
+    let close_menu = {
+        let menu_open = menu_open.clone();
+        Callback::from(move |_| menu_open.set(false))
+    };
+
+    let lesson = s.lesson();
+    let main = match &s.view {
+        View::Section(order) => match lesson.section(*order) {
+            Some(section) => html! {
+                <>
+                    <SectionView lessons={s.lessons.clone()} lang={s.lang} order={section.order} />
+                    <Pager
+                        lang={s.lang}
+                        prev={lesson.prev_order(*order).and_then(|o| lesson.section(o)).map(|x| x.title.clone())}
+                        next={lesson.next_order(*order).and_then(|o| lesson.section(o)).map(|x| x.title.clone())}
+                        on_prev={on_prev}
+                        on_next={on_next}
+                    />
+                </>
+            },
+            None => html! {},
+        },
+        View::NotFound(hash) => html! {
+            <article class="section not-found">
+                <h1 id="section-title" tabindex="-1">{ t.t("not_found_title") }</h1>
+                <p>{ t.t("not_found_body") }{" "}<code>{ hash.clone() }</code></p>
+                <p><a href={Route::section_hash(&lesson.id, lesson.first_order())}>{ t.t("not_found_link") }</a></p>
+            </article>
+        },
+    };
+
+    html! {
+        <div class={classes!("layout", menu_open.then_some("menu-open"))}>
+            <a class="skip-link" href="#main" onclick={Callback::from(|e: MouseEvent| {
+                e.prevent_default();
+                if let Some(el) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("main")).and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
+                    let _ = el.focus();
+                }
+            })}>{ t.t("skip_to_content") }</a>
+            <header class="topbar">
+                <button class="menu-button" type="button" aria-expanded={menu_open.to_string()} aria-controls="toc" onclick={toggle_menu}>
+                    { t.t("menu") }
+                </button>
+                <div class="brand">
+                    <span class="brand-name">{ t.t("app_name") }</span>
+                    <span class="brand-tagline">{ t.t("tagline") }</span>
+                </div>
+                <LangSwitch lang={s.lang} on_change={on_lang} />
+            </header>
+            <Toc lessons={s.lessons.clone()} current={s.current()} progress={s.progress.clone()} lang={s.lang} on_navigate={close_menu} />
+            <main id="main" tabindex="-1">
+                <Notices notices={s.notices.clone()} lang={s.lang} on_dismiss={on_dismiss} />
+                { main }
+                <p class="shortcuts">{ t.t("shortcuts") }</p>
+            </main>
+        </div>
+    }
+}
+
+/// True when the key press belongs to a text field, a select or editable content.
+fn is_typing(e: &KeyboardEvent) -> bool {
+    let Some(target) = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else {
+        return false;
+    };
+    matches!(
+        target.tag_name().to_ascii_uppercase().as_str(),
+        "INPUT" | "TEXTAREA" | "SELECT"
+    ) || target
+        .dyn_ref::<web_sys::HtmlElement>()
+        .is_some_and(|h| h.is_content_editable())
+}

@@ -1,0 +1,44 @@
+use crate::lesson::content::Lang;
+use crate::lesson::highlight::highlight;
+use crate::lesson::i18n::Texts;
+use crate::ui::browser;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct CodeBlockProps {
+    pub lang: Option<String>,
+    pub code: String,
+    pub ui_lang: Lang,
+}
+
+/// A highlighted, monospaced, copyable code block.
+#[function_component(CodeBlock)]
+pub fn code_block(props: &CodeBlockProps) -> Html {
+    let t = Texts::new(props.ui_lang);
+    let copied = use_state(|| false);
+    let on_copy = {
+        let code = props.code.clone();
+        let copied = copied.clone();
+        Callback::from(move |_| {
+            browser::copy_text(&code);
+            copied.set(true);
+        })
+    };
+    let label = props.lang.clone().unwrap_or_default();
+    html! {
+        <figure class="code">
+            <div class="code-bar">
+                <span class="code-lang">{ label }</span>
+                <button type="button" class="copy" aria-label={t.t("copy_code")} onclick={on_copy}>
+                    { if *copied { t.t("copied") } else { t.t("copy") } }
+                </button>
+            </div>
+            <pre tabindex="0"><code class={props.lang.as_ref().map(|l| format!("language-{l}"))}>
+                { for highlight(props.lang.as_deref(), &props.code).into_iter().map(|(kind, text)| {
+                    let class = kind.css_class();
+                    if class.is_empty() { html! { { text } } } else { html! { <span class={class}>{ text }</span> } }
+                }) }
+            </code></pre>
+        </figure>
+    }
+}

@@ -1,0 +1,29 @@
+use crate::lesson::content::Lang;
+use crate::lesson::i18n::Texts;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct LangSwitchProps {
+    pub lang: Lang,
+    pub on_change: Callback<Lang>,
+}
+
+/// A group of toggle buttons, one per language, each named in its own language.
+#[function_component(LangSwitch)]
+pub fn lang_switch(props: &LangSwitchProps) -> Html {
+    let t = Texts::new(props.lang);
+    html! {
+        <div class="lang-switch" role="group" aria-label={t.t("language")}>
+            { for Lang::ALL.iter().map(|&l| {
+                let on_change = props.on_change.clone();
+                html! {
+                    <button type="button" lang={l.code()} aria-pressed={(l == props.lang).to_string()}
+                            data-lang={l.code()}
+                            onclick={Callback::from(move |_| on_change.emit(l))}>
+                        { l.native_name() }
+                    </button>
+                }
+            }) }
+        </div>
+    }
+}

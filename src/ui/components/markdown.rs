@@ -1,0 +1,51 @@
+//! Renders the safe document tree from `lesson::markdown` as yew nodes.
+//! Tags come from that module's allowlist; text is always text (never parsed as HTML).
+
+use super::CodeBlock;
+use crate::lesson::content::Lang;
+use crate::lesson::markdown::Node;
+use yew::prelude::*;
+
+pub fn render(nodes: &[Node], lang: Lang) -> Html {
+    nodes.iter().map(|n| render_node(n, lang)).collect::<Html>()
+}
+
+fn render_node(node: &Node, lang: Lang) -> Html {
+    match node {
+        Node::Text(t) => html! { { t.clone() } },
+        Node::InlineCode(c) => html! { <code>{ c.clone() }</code> },
+        Node::CodeBlock {
+            lang: code_lang,
+            code,
+        } => html! {
+            <CodeBlock lang={code_lang.clone()} code={code.clone()} ui_lang={lang} />
+        },
+        Node::Link {
+            href,
+            title,
+            children,
+        } => {
+            let external = !href.starts_with('#');
+            html! {
+                <a href={href.clone()}
+                   title={(!title.is_empty()).then(|| title.clone())}
+                   target={external.then_some("_blank")}
+                   rel={external.then_some("noopener noreferrer")}>
+                    { render(children, lang) }
+                </a>
+            }
+        }
+        Node::Element { tag, start, children } => {
+            let start = start.map(|s| s.to_string());
+            // Wide tables scroll inside their own box on phones.
+            if *tag == "table" {
+                return html! {
+                    <div class="table-wrap" tabindex="0"><table>{ render(children, lang) }</table></div>
+                };
+            }
+            html! {
+                <@{tag.to_string()} start={start}>{ render(children, lang) }</@>
+            }
+        }
+    }
+}

@@ -1,0 +1,36 @@
+use crate::lesson::content::Lang;
+use crate::lesson::i18n::Texts;
+use crate::lesson::progress::Discarded;
+use crate::lesson::state::Notice;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct NoticesProps {
+    pub notices: Vec<Notice>,
+    pub lang: Lang,
+    pub on_dismiss: Callback<usize>,
+}
+
+/// Notices the learner should see (progress reset, storage blocked), announced politely.
+#[function_component(Notices)]
+pub fn notices(props: &NoticesProps) -> Html {
+    let t = Texts::new(props.lang);
+    html! {
+        <div class="notices" role="status" aria-live="polite">
+            { for props.notices.iter().enumerate().map(|(i, n)| {
+                let text = match n {
+                    Notice::ProgressDiscarded(Discarded::Corrupt) => t.t("notice_progress_corrupt"),
+                    Notice::ProgressDiscarded(Discarded::NewerVersion(_)) => t.t("notice_progress_newer"),
+                    Notice::StorageUnavailable => t.t("notice_storage_unavailable"),
+                };
+                let on_dismiss = props.on_dismiss.clone();
+                html! {
+                    <div class="notice">
+                        <p>{ text }</p>
+                        <button type="button" onclick={Callback::from(move |_| on_dismiss.emit(i))}>{ t.t("dismiss") }</button>
+                    </div>
+                }
+            }) }
+        </div>
+    }
+}

@@ -1,0 +1,42 @@
+use super::markdown::render;
+use crate::lesson::content::Lang;
+use crate::lesson::i18n::Texts;
+use crate::lesson::markdown::parse;
+use crate::lesson::state::Lessons;
+use std::rc::Rc;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct SectionProps {
+    pub lessons: Rc<Lessons>,
+    pub lang: Lang,
+    pub order: u32,
+}
+
+/// One section: its number, title and Markdown body.
+#[function_component(SectionView)]
+pub fn section_view(props: &SectionProps) -> Html {
+    let t = Texts::new(props.lang);
+    let lesson = props.lessons.get(props.lang);
+    let Some(section) = lesson.section(props.order) else {
+        return html! {};
+    };
+    // Parsing is cheap (a few hundred µs) and only reruns when the props change.
+    let body = use_memo(
+        (props.lessons.clone(), props.lang, props.order),
+        |(lessons, lang, order)| {
+            lessons
+                .get(*lang)
+                .section(*order)
+                .map(|s| parse(&s.body))
+                .unwrap_or_default()
+        },
+    );
+    html! {
+        <article class="section" data-section-id={section.id.clone()}>
+            <p class="section-kicker">{ t.fmt("section_of", &[("n", section.order.to_string()), ("total", lesson.sections.len().to_string())]) }</p>
+            <h1 id="section-title" tabindex="-1">{ section.title.clone() }</h1>
+            { render(&body, props.lang) }
+        </article>
+    }
+}

@@ -1,0 +1,53 @@
+use crate::lesson::content::Lang;
+use crate::lesson::i18n::Texts;
+use crate::lesson::progress::Progress;
+use crate::lesson::route::Route;
+use crate::lesson::state::Lessons;
+use std::rc::Rc;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct TocProps {
+    pub lessons: Rc<Lessons>,
+    pub lang: Lang,
+    pub current: Option<u32>,
+    pub progress: Progress,
+    /// Called when a link is followed (closes the menu on phones).
+    pub on_navigate: Callback<()>,
+}
+
+/// The table of contents: one link per section, the current one marked for assistive
+/// technology with `aria-current`, read ones marked with a check and a word.
+#[function_component(Toc)]
+pub fn toc(props: &TocProps) -> Html {
+    let t = Texts::new(props.lang);
+    let lesson = props.lessons.get(props.lang);
+    let read = props.progress.visited_count(&lesson.id);
+    let total = lesson.sections.len();
+    html! {
+        <nav id="toc" class="toc" aria-label={t.t("contents_label")}>
+            <h2 class="toc-title">{ t.t("contents") }</h2>
+            <p class="toc-progress">{ t.fmt("progress", &[("read", read.to_string()), ("total", total.to_string())]) }</p>
+            <ol>
+                { for lesson.sections.iter().map(|s| {
+                    let current = props.current == Some(s.order);
+                    let visited = props.progress.is_visited(&lesson.id, &s.id);
+                    let on_navigate = props.on_navigate.clone();
+                    html! {
+                        <li class={classes!(visited.then_some("visited"), current.then_some("current"))}>
+                            <a href={Route::section_hash(&lesson.id, s.order)}
+                               aria-current={current.then_some("page")}
+                               onclick={Callback::from(move |_| on_navigate.emit(()))}>
+                                <span class="toc-num" aria-hidden="true">{ s.order }</span>
+                                <span class="toc-text">{ s.title.clone() }</span>
+                                if visited {
+                                    <span class="toc-read"><span aria-hidden="true">{"✓"}</span><span class="visually-hidden">{ format!(" ({})", t.t("visited")) }</span></span>
+                                }
+                            </a>
+                        </li>
+                    }
+                }) }
+            </ol>
+        </nav>
+    }
+}

@@ -1,0 +1,33 @@
+//! The browser app (yew). The only module that knows the browser: it renders the
+//! `lesson` model and feeds browser events (URL, keys, storage) back into it.
+
+mod app;
+mod browser;
+mod components;
+mod panic;
+
+pub use app::App;
+
+use wasm_bindgen::JsCast;
+
+/// Starts the app in the page: installs the panic panel and mounts into `#app`
+/// (or `<body>` if the page has no `#app`).
+pub fn start() {
+    panic::install();
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let root = document
+        .get_element_by_id("app")
+        .or_else(|| document.body().map(|b| b.unchecked_into()));
+    if let Some(root) = root {
+        // Replace the "Loading…" placeholder.
+        root.set_inner_html("");
+        mount(root);
+    }
+}
+
+/// Mounts the app into `root`; the handle lets tests unmount and mount again.
+pub fn mount(root: web_sys::Element) -> yew::AppHandle<App> {
+    yew::Renderer::<App>::with_root(root).render()
+}

@@ -1,0 +1,57 @@
+//! A panic shows a readable panel instead of a frozen page.
+
+use crate::lesson::content::Lang;
+use crate::lesson::i18n::Texts;
+
+pub fn install() {
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        show_panel(&info.to_string());
+    }));
+}
+
+fn show_panel(details: &str) {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let lang = document
+        .document_element()
+        .and_then(|e| e.get_attribute("lang"))
+        .and_then(|code| Lang::from_code(&code))
+        .unwrap_or(Lang::En);
+    let t = Texts::new(lang);
+    let Ok(panel) = document.create_element("div") else {
+        return;
+    };
+    panel.set_class_name("error-panel");
+    let _ = panel.set_attribute("role", "alert");
+    let heading = document.create_element("h2").ok();
+    let body = document.create_element("p").ok();
+    let pre = document.create_element("pre").ok();
+    let reload = document.create_element("a").ok();
+    if let Some(h) = &heading {
+        h.set_text_content(Some(&t.t("error_title")));
+        let _ = panel.append_child(h);
+    }
+    if let Some(p) = &body {
+        p.set_text_content(Some(&t.t("error_body")));
+        let _ = panel.append_child(p);
+    }
+    if let Some(pre) = &pre {
+        // text, never HTML: the message may contain anything
+        pre.set_text_content(Some(details));
+        let _ = panel.append_child(pre);
+    }
+    if let Some(a) = &reload {
+        let href = web_sys::window()
+            .and_then(|w| w.location().href().ok())
+            .unwrap_or_default();
+        let _ = a.set_attribute("href", &href);
+        a.set_class_name("button");
+        a.set_text_content(Some(&t.t("reload")));
+        let _ = panel.append_child(a);
+    }
+    if let Some(body) = document.body() {
+        let _ = body.prepend_with_node_1(&panel);
+    }
+}

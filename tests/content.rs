@@ -1,0 +1,107 @@
+//! The lesson's content files: both languages complete and consistent, links valid.
+
+use lockstep::lesson::content::{builtin, builtin_files, Lang, BUILTIN_LESSON_ID};
+use lockstep::lesson::markdown::{links, parse, Node};
+use lockstep::lesson::route::Route;
+
+#[test]
+fn every_language_has_the_twelve_sections_with_the_same_ids() {
+    let en = builtin(Lang::En).unwrap_or_else(|e| panic!("{}", join(&e)));
+    assert_eq!(en.sections.len(), 12);
+    let orders: Vec<u32> = en.sections.iter().map(|s| s.order).collect();
+    assert_eq!(orders, (1..=12).collect::<Vec<_>>());
+    for lang in Lang::ALL {
+        let lesson = builtin(lang).unwrap_or_else(|e| panic!("{}", join(&e)));
+        let ids: Vec<(&str, u32)> = lesson.sections.iter().map(|s| (s.id.as_str(), s.order)).collect();
+        let en_ids: Vec<(&str, u32)> = en.sections.iter().map(|s| (s.id.as_str(), s.order)).collect();
+        assert_eq!(ids, en_ids, "{} differs from en", lang.code());
+    }
+}
+
+#[test]
+fn translations_are_translated() {
+    let en = builtin(Lang::En).expect("en");
+    let nb = builtin(Lang::Nb).expect("nb");
+    let same_titles = en
+        .sections
+        .iter()
+        .zip(&nb.sections)
+        .filter(|(a, b)| a.title == b.title)
+        .count();
+    assert!(
+        same_titles <= 2,
+        "{same_titles} titles are identical in en and nb"
+    );
+    for (a, b) in en.sections.iter().zip(&nb.sections) {
+        assert_ne!(a.body, b.body, "{} has the same body in en and nb", a.id);
+    }
+}
+
+#[test]
+fn file_names_match_front_matter() {
+    for lang in Lang::ALL {
+        for s in builtin(lang).expect("valid").sections {
+            let expected = format!("content/{}/{:02}-{}.md", lang.code(), s.order, s.id);
+            assert_eq!(s.file, expected);
+        }
+    }
+    assert_eq!(builtin_files().len(), 24);
+}
+
+#[test]
+fn in_app_links_point_to_real_sections_and_no_raw_html() {
+    for lang in Lang::ALL {
+        let lesson = builtin(lang).expect("valid");
+        for s in &lesson.sections {
+            let doc = parse(&s.body);
+            for href in links(&doc) {
+                if href.starts_with('#') {
+                    match Route::parse(&href) {
+                        Route::Section { lesson: l, order } => {
+                            assert_eq!(l, BUILTIN_LESSON_ID, "{}: {href}", s.file);
+                            assert!(
+                                lesson.section(order).is_some(),
+                                "{}: {href} has no section",
+                                s.file
+                            );
+                        }
+                        other => panic!("{}: link {href} is {other:?}", s.file),
+                    }
+                }
+            }
+            assert!(
+                !s.body.contains("<script") && !s.body.contains("<div"),
+                "{}: raw HTML",
+                s.file
+            );
+        }
+    }
+}
+
+#[test]
+fn code_blocks_have_a_language() {
+    fn walk(nodes: &[Node], file: &str) {
+        for n in nodes {
+            match n {
+                Node::CodeBlock { lang, .. } => {
+                    assert!(lang.is_some(), "{file}: a code block has no language")
+                }
+                Node::Element { children, .. } | Node::Link { children, .. } => walk(children, file),
+                _ => {}
+            }
+        }
+    }
+    for lang in Lang::ALL {
+        for s in builtin(lang).expect("valid").sections {
+            walk(&parse(&s.body), &s.file);
+        }
+    }
+}
+
+fn join(errors: &[lockstep::lesson::content::ContentError]) -> String {
+    errors
+        .iter()
+        .map(|e| e.to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}

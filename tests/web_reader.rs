@@ -1,0 +1,381 @@
+//! Browser tests of the lesson reader (wasm-bindgen-test in headless Chromium).
+//! They mount the real app into the page and read the DOM, as a learner would see it.
+#![cfg(target_arch = "wasm32")]
+
+use gloo::timers::future::TimeoutFuture;
+use lockstep::lesson::progress::{LANG_KEY, PROGRESS_KEY};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+use web_sys::{Element, HtmlElement};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn document() -> web_sys::Document {
+    web_sys::window().and_then(|w| w.document()).expect("a document")
+}
+
+fn storage() -> web_sys::Storage {
+    web_sys::window()
+        .and_then(|w| w.local_storage().ok().flatten())
+        .expect("localStorage")
+}
+
+thread_local! {
+    static BUSY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// wasm-bindgen-test interleaves async tests at their awaits, but they share one page
+/// (URL, storage, document): each test holds this for its whole run.
+struct Exclusive;
+
+impl Exclusive {
+    async fn acquire() -> Exclusive {
+        while BUSY.with(|b| b.replace(true)) {
+            TimeoutFuture::new(10).await;
+        }
+        Exclusive
+    }
+}
+
+impl Drop for Exclusive {
+    fn drop(&mut self) {
+        BUSY.with(|b| b.set(false));
+    }
+}
+
+/// A mounted app that is unmounted when the test ends, so its listeners go with it.
+struct Mounted(Option<yew::AppHandle<lockstep::ui::App>>);
+
+impl Mounted {
+    fn new(root: &Element) -> Mounted {
+        Mounted(Some(lockstep::ui::mount(root.clone())))
+    }
+    fn unmount(mut self) {
+        if let Some(app) = self.0.take() {
+            app.destroy();
+        }
+    }
+}
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        if let Some(app) = self.0.take() {
+            app.destroy();
+        }
+    }
+}
+
+/// A fresh page: empty storage, the given hash, a new root element.
+fn fresh(hash: &str) -> Element {
+    storage().clear().expect("clear storage");
+    set_hash(hash);
+    reset_search();
+    new_root()
+}
+
+fn new_root() -> Element {
+    let doc = document();
+    if let Some(old) = doc.get_element_by_id("test-root") {
+        old.remove();
+    }
+    let root = doc.create_element("div").expect("div");
+    root.set_id("test-root");
+    doc.body().expect("body").append_child(&root).expect("append");
+    root
+}
+
+fn set_hash(hash: &str) {
+    let w = web_sys::window().expect("window");
+    let url = format!(
+        "{}{}",
+        w.location().pathname().unwrap_or_default(),
+        if hash.is_empty() { "#" } else { hash }
+    );
+    w.history()
+        .expect("history")
+        .replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+        .expect("replace");
+}
+
+fn reset_search() {
+    let w = web_sys::window().expect("window");
+    let loc = w.location();
+    let url = format!(
+        "{}{}",
+        loc.pathname().unwrap_or_default(),
+        loc.hash().unwrap_or_default()
+    );
+    w.history()
+        .expect("history")
+        .replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+        .expect("replace");
+}
+
+/// Waits (up to ~5 s of polling) until `cond` holds; yew renders asynchronously.
+async fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
+    for _ in 0..250 {
+        if cond() {
+            return;
+        }
+        TimeoutFuture::new(20).await;
+    }
+    panic!("timed out waiting until {what}");
+}
+
+fn query(root: &Element, selector: &str) -> Option<Element> {
+    root.query_selector(selector).ok().flatten()
+}
+
+fn query_all(root: &Element, selector: &str) -> Vec<Element> {
+    let list = root.query_selector_all(selector).expect("valid selector");
+    (0..list.length())
+        .filter_map(|i| list.item(i))
+        .filter_map(|n| n.dyn_into::<Element>().ok())
+        .collect()
+}
+
+fn heading(root: &Element) -> String {
+    query(root, "#section-title")
+        .and_then(|h| h.text_content())
+        .unwrap_or_default()
+}
+
+fn click(root: &Element, selector: &str) {
+    query(root, selector)
+        .unwrap_or_else(|| panic!("no element {selector}"))
+        .dyn_into::<HtmlElement>()
+        .expect("an HTML element")
+        .click();
+}
+
+async fn mounted(root: &Element) {
+    let r = root.clone();
+    wait_until("the app has rendered a section", move || {
+        query(&r, "#section-title").is_some()
+    })
+    .await;
+}
+
+#[wasm_bindgen_test]
+async fn app_mounts_with_a_table_of_contents_of_twelve_links() {
+    let _x = Exclusive::acquire().await;
+    let root = fresh("#/distributed-locks/1");
+    let _app = Mounted::new(&root);
+    mounted(&root).await;
+    let nav = query(&root, "nav.toc").expect("a <nav> table of contents");
+    assert!(
+        nav.get_attribute("aria-label").is_some_and(|l| !l.is_empty()),
+        "the nav has an aria-label"
+    );
+    let links = query_all(&nav, "a");
+    assert_eq!(links.len(), 12);
+    assert_eq!(
+        links[6].get_attribute("href").as_deref(),
+        Some("#/distributed-locks/7")
+    );
+    let current = query_all(&nav, "a[aria-current=page]");
+    assert_eq!(current.len(), 1);
+    assert_eq!(
+        current[0].get_attribute("href").as_deref(),
+        Some("#/distributed-locks/1")
+    );
+    assert_eq!(heading(&root), "Why distributed locks?");
+}
+
+#[wasm_bindgen_test]
+async fn next_previous_and_direct_links_change_the_section() {
+    let _x = Exclusive::acquire().await;
+    let root = fresh("#/distributed-locks/1");
+    let _app = Mounted::new(&root);
+    mounted(&root).await;
+    let first = heading(&root);
+
+    click(&root, ".pager-next");
+    let r = root.clone();
+    let f = first.clone();
+    wait_until("next shows section 2", move || heading(&r) != f).await;
+    assert_eq!(
+        web_sys::window().unwrap().location().hash().unwrap(),
+        "#/distributed-locks/2"
+    );
+    let second = heading(&root);
+
+    click(&root, ".pager-prev");
+    let r = root.clone();
+    wait_until("previous shows section 1 again", move || heading(&r) == first).await;
+
+    // A direct link (the URL hash), as a shared link or the back button would set it.
+    web_sys::window()
+        .unwrap()
+        .location()
+        .set_hash("#/distributed-locks/7")
+        .unwrap();
+    let r = root.clone();
+    wait_until("the link to section 7 shows it", move || {
+        query(&r, "article.section")
+            .and_then(|a| a.get_attribute("data-section-id"))
+            .as_deref()
+            == Some("redlock")
+    })
+    .await;
+    assert_ne!(heading(&root), second);
+
+    // Keyboard: N goes forward, but not while typing in a field.
+    let key = |k: &str, target: &web_sys::EventTarget| {
+        let init = web_sys::KeyboardEventInit::new();
+        init.set_key(k);
+        init.set_bubbles(true);
+        let e = web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+        target.dispatch_event(&e).unwrap();
+    };
+    let input = document().create_element("input").unwrap();
+    root.append_child(&input).unwrap();
+    key("n", &input);
+    TimeoutFuture::new(100).await;
+    assert_eq!(
+        query(&root, "article.section")
+            .and_then(|a| a.get_attribute("data-section-id"))
+            .as_deref(),
+        Some("redlock")
+    );
+    key("n", &document().body().unwrap());
+    let r = root.clone();
+    wait_until("N moves to section 8", move || {
+        query(&r, "article.section")
+            .and_then(|a| a.get_attribute("data-section-id"))
+            .as_deref()
+            == Some("redlock-library")
+    })
+    .await;
+}
+
+#[wasm_bindgen_test]
+async fn switching_language_changes_the_heading_and_html_lang() {
+    let _x = Exclusive::acquire().await;
+    let root = fresh("#/distributed-locks/3");
+    let _app = Mounted::new(&root);
+    mounted(&root).await;
+    let english = heading(&root);
+    click(&root, ".lang-switch button[data-lang=nb]");
+    let r = root.clone();
+    let e = english.clone();
+    wait_until("the heading is Norwegian", move || {
+        heading(&r) != e && !heading(&r).is_empty()
+    })
+    .await;
+    let lang = document()
+        .document_element()
+        .and_then(|h| h.get_attribute("lang"));
+    assert_eq!(lang.as_deref(), Some("nb"));
+    assert_eq!(storage().get_item(LANG_KEY).unwrap().as_deref(), Some("nb"));
+    assert!(web_sys::window()
+        .unwrap()
+        .location()
+        .search()
+        .unwrap()
+        .contains("lang=nb"));
+    // Still section 3.
+    assert_eq!(
+        query(&root, "article.section")
+            .and_then(|a| a.get_attribute("data-section-id"))
+            .as_deref(),
+        Some("safe-release")
+    );
+    click(&root, ".lang-switch button[data-lang=en]");
+    let r = root.clone();
+    wait_until("back to English", move || heading(&r) == english).await;
+}
+
+#[wasm_bindgen_test]
+async fn progress_survives_a_remount() {
+    let _x = Exclusive::acquire().await;
+    let root = fresh("#/distributed-locks/4");
+    let app = Mounted::new(&root);
+    mounted(&root).await;
+    click(&root, ".pager-next");
+    let r = root.clone();
+    wait_until("section 5 is shown", move || {
+        query_all(&r, "nav.toc li.visited").len() == 2
+    })
+    .await;
+    app.unmount();
+
+    // A reload: same storage, no hash → resumes at the last section, both marked read.
+    set_hash("");
+    let root = new_root();
+    let _app = Mounted::new(&root);
+    mounted(&root).await;
+    let visited: Vec<String> = query_all(&root, "nav.toc li.visited a")
+        .iter()
+        .filter_map(|a| a.get_attribute("href"))
+        .collect();
+    assert_eq!(
+        visited,
+        vec![
+            "#/distributed-locks/4".to_string(),
+            "#/distributed-locks/5".to_string()
+        ]
+    );
+    assert_eq!(
+        query(&root, "article.section")
+            .and_then(|a| a.get_attribute("data-section-id"))
+            .as_deref(),
+        Some("watchdog")
+    );
+    assert!(storage()
+        .get_item(PROGRESS_KEY)
+        .unwrap()
+        .is_some_and(|v| v.contains("watchdog")));
+}
+
+#[wasm_bindgen_test]
+async fn corrupt_progress_shows_the_notice_and_is_replaced() {
+    let _x = Exclusive::acquire().await;
+    let root = fresh("#/distributed-locks/2");
+    storage().set_item(PROGRESS_KEY, "{not json").unwrap();
+    let _app = Mounted::new(&root);
+    mounted(&root).await;
+    let r = root.clone();
+    wait_until("a notice is shown", move || query(&r, ".notice").is_some()).await;
+    let text = query(&root, ".notices")
+        .and_then(|n| n.text_content())
+        .unwrap_or_default();
+    assert!(text.contains("could not be read"), "{text}");
+    assert_eq!(
+        query(&root, ".notices")
+            .and_then(|n| n.get_attribute("role"))
+            .as_deref(),
+        Some("status")
+    );
+    // The page still works and the stored value is valid again.
+    assert_eq!(query_all(&root, "nav.toc a").len(), 12);
+    let stored = storage().get_item(PROGRESS_KEY).unwrap().unwrap_or_default();
+    assert!(stored.starts_with("{\"v\":1"), "{stored}");
+    click(&root, ".notice button");
+    let r = root.clone();
+    wait_until("the notice is dismissed", move || query(&r, ".notice").is_none()).await;
+}
+
+#[wasm_bindgen_test]
+async fn unknown_section_is_not_a_dead_end() {
+    let _x = Exclusive::acquire().await;
+    let root = fresh("#/distributed-locks/99");
+    let _app = Mounted::new(&root);
+    mounted(&root).await;
+    assert!(query(&root, "article.not-found").is_some());
+    let link = query(&root, "article.not-found a").and_then(|a| a.get_attribute("href"));
+    assert_eq!(link.as_deref(), Some("#/distributed-locks/1"));
+}
+
+#[wasm_bindgen_test]
+async fn code_blocks_are_highlighted_and_have_a_copy_button() {
+    let _x = Exclusive::acquire().await;
+    let root = fresh("#/distributed-locks/3");
+    let _app = Mounted::new(&root);
+    mounted(&root).await;
+    let lua = query(&root, "figure.code code.language-lua").expect("a Lua code block in section 3");
+    assert!(lua.text_content().unwrap_or_default().contains("redis.call"));
+    assert!(query(&lua, ".tok-kw").is_some(), "keywords are highlighted");
+    let button = query(&root, "figure.code button.copy").expect("a copy button");
+    assert!(button.get_attribute("aria-label").is_some_and(|l| !l.is_empty()));
+}
