@@ -1,1 +1,131 @@
+//! The `lockstep` command-line tool. Subcommands live in the library; this file only parses
+//! arguments and supplies what the library must not read itself (the wall clock, stdin).
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() -> std::process::ExitCode {
+    cli::main()
+}
+
+#[cfg(target_arch = "wasm32")]
 fn main() {}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod cli {
+    use std::io::IsTerminal;
+    use std::process::ExitCode;
+    use std::time::{SystemTime, UNIX_EPOCH};
+
+    use clap::{Parser, Subcommand};
+    use lockstep::store::repl::{self, ReplConfig};
+
+    #[derive(Parser)]
+    #[command(
+        name = "lockstep",
+        version,
+        about = "Learn distributed locks and Redlock, interactively"
+    )]
+    struct Cli {
+        #[command(subcommand)]
+        command: Command,
+    }
+
+    #[derive(Subcommand)]
+    enum Command {
+        /// A Redis-compatible console on the store: command lines in, redis-cli replies out.
+        Repl {
+            /// Seed for math.random in scripts.
+            #[arg(long, default_value_t = 0)]
+            seed: u64,
+        },
+        /// List the built-in simulator scenarios.
+        Scenarios,
+        /// Run a scenario (built-in name or .toml file) and print its timeline and outcome.
+        Run {
+            scenario: String,
+            /// Seed (decimal or 0x hex); a fresh one is drawn and printed when absent.
+            #[arg(long, allow_hyphen_values = true)]
+            seed: Option<String>,
+            /// Print JSON: scenario, seed, outcome, trace.
+            #[arg(long)]
+            json: bool,
+        },
+        /// Run many trials with random faults; report the violation rate and the smallest
+        /// counterexample.
+        Explore {
+            scenario: String,
+            /// Number of trials.
+            #[arg(long, allow_hyphen_values = true)]
+            trials: String,
+            /// Seed (decimal or 0x hex); a fresh one is drawn and printed when absent.
+            #[arg(long, allow_hyphen_values = true)]
+            seed: Option<String>,
+        },
+    }
+
+    /// A fresh seed for the simulator: entropy is read here, never in `lockstep::sim`.
+    fn fresh_seed() -> u64 {
+        let mut b = [0u8; 8];
+        match getrandom::getrandom(&mut b) {
+            Ok(()) => u64::from_le_bytes(b),
+            Err(_) => SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(0),
+        }
+    }
+
+    /// Print a simulator command's output; one error line and a failure code otherwise.
+    fn sim_output(name: &str, result: Result<String, String>) -> ExitCode {
+        use std::io::Write as _;
+        match result {
+            Ok(text) => {
+                // A closed pipe (`| head`) is not an error worth a panic.
+                let _ = std::io::stdout().lock().write_all(text.as_bytes());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("lockstep {name}: {e}");
+                ExitCode::FAILURE
+            }
+        }
+    }
+
+    pub fn main() -> ExitCode {
+        let cli = Cli::parse();
+        match cli.command {
+            Command::Scenarios => sim_output("scenarios", Ok(lockstep::sim::cli::scenarios_text())),
+            Command::Run { scenario, seed, json } => sim_output(
+                "run",
+                lockstep::sim::cli::run_command(&scenario, seed.as_deref(), json, fresh_seed()),
+            ),
+            Command::Explore {
+                scenario,
+                trials,
+                seed,
+            } => sim_output(
+                "explore",
+                lockstep::sim::cli::explore_command(&scenario, &trials, seed.as_deref(), fresh_seed()),
+            ),
+            Command::Repl { seed } => {
+                let start_ms = SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+                    .unwrap_or(0);
+                let stdin = std::io::stdin();
+                let config = ReplConfig {
+                    interactive: stdin.is_terminal(),
+                    start_ms,
+                    seed,
+                };
+                match repl::run(stdin.lock(), std::io::stdout().lock(), config) {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                    Err(e) => {
+                        eprintln!("lockstep repl: {e}");
+                        ExitCode::FAILURE
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,1 +1,282 @@
-//! The Redis-like store (lands with the store issue).
+//! The Redis-like store every simulated node runs and the in-browser console talks to.
+//!
+//! Plain Rust: no browser imports, no wall clock, no OS entropy. Time is passed in
+//! (`set_now_ms`, `DEBUG SLEEP`), the seed drives `math.random` in scripts.
+//!
+//! Map: `line.rs` splits redis-cli command lines, `parse.rs` is the argument cursor,
+//! `cmd/` has one file per command and the one dispatch, `db.rs` is the keyspace with lazy
+//! expiry and the effect stream, `script/` runs Lua on piccolo, `reply.rs` renders replies
+//! as `redis-cli --no-raw` prints them, `repl.rs` is the native REPL loop.
+
+mod cmd;
+mod db;
+mod glob;
+mod line;
+mod parse;
+pub mod repl;
+mod reply;
+mod script;
+
+use serde::{Deserialize, Serialize};
+
+use cmd::{Command, Kind};
+use db::{Db, Map};
+use script::Scripting;
+
+pub use line::{parse_line, ParseError};
+pub use reply::{render, Reply};
+pub use script::ScriptLimits;
+
+/// One write, as the key's resulting state (Redis 7 effect replication with absolute TTLs).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Effect {
+    Set {
+        key: Vec<u8>,
+        value: Vec<u8>,
+        expire_at_ms: Option<u64>,
+    },
+    Del {
+        key: Vec<u8>,
+    },
+    FlushAll,
+}
+
+/// A live key, for display.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyInfo {
+    pub key: Vec<u8>,
+    pub value: Vec<u8>,
+    pub expire_at_ms: Option<u64>,
+}
+
+/// Per-connection transaction state.
+#[derive(Clone, Debug, Default)]
+struct Conn {
+    /// Commands queued since MULTI; `None` outside a transaction.
+    queue: Option<Vec<Vec<Vec<u8>>>>,
+    /// A command was rejected while queueing: EXEC will answer EXECABORT.
+    queue_failed: bool,
+    /// WATCHed keys, with whether each was live when watched (a watched key that expires
+    /// before EXEC aborts the transaction, as in Redis 7).
+    watched: Vec<(Vec<u8>, bool)>,
+}
+
+/// The store: keyspace, clock, script cache and Lua VM, per-connection MULTI/WATCH state,
+/// and the effect stream.
+pub struct Store {
+    db: Db,
+    scripting: Scripting,
+    conns: Map<u64, Conn>,
+}
+
+impl Clone for Store {
+    /// A deep copy; the Lua VM is rebuilt and the cached scripts recompiled from source.
+    fn clone(&self) -> Store {
+        Store {
+            db: self.db.clone(),
+            scripting: self.scripting.clone(),
+            conns: self.conns.clone(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("now_ms", &self.db.now_ms)
+            .field("keys", &self.db.live_count())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Store {
+    /// An empty store at time 0; `seed` drives `math.random` in scripts.
+    pub fn new(seed: u64) -> Store {
+        Store {
+            db: Db::default(),
+            scripting: Scripting::new(seed),
+            conns: Map::default(),
+        }
+    }
+
+    /// The store's virtual clock, in unix-epoch milliseconds.
+    pub fn now_ms(&self) -> u64 {
+        self.db.now_ms
+    }
+
+    /// Moves the clock (forwards or backwards: a node's clock may jump).
+    pub fn set_now_ms(&mut self, now_ms: u64) {
+        self.db.now_ms = now_ms;
+    }
+
+    pub fn script_limits(&self) -> ScriptLimits {
+        self.scripting.limits
+    }
+
+    pub fn set_script_limits(&mut self, limits: ScriptLimits) {
+        self.scripting.limits = limits;
+    }
+
+    /// Runs one command on connection 0.
+    pub fn execute(&mut self, argv: &[Vec<u8>]) -> Reply {
+        self.execute_conn(0, argv)
+    }
+
+    /// Runs one command on a connection (MULTI/WATCH state is per connection).
+    pub fn execute_conn(&mut self, conn: u64, argv: &[Vec<u8>]) -> Reply {
+        let spec = match cmd::check(argv) {
+            Ok(spec) => spec,
+            Err(reply) => {
+                let is_exec = argv.first().is_some_and(|n| n.eq_ignore_ascii_case(b"exec"));
+                if is_exec {
+                    // `execCommandAbort`: a rejected EXEC discards the transaction.
+                    if let Some(c) = self.conns.get_mut(&conn) {
+                        c.queue = None;
+                        c.queue_failed = false;
+                    }
+                    self.unwatch_all(conn);
+                    let Reply::Error(msg) = reply else {
+                        return reply;
+                    };
+                    let msg = msg.strip_prefix("ERR ").unwrap_or(&msg);
+                    return Reply::err(format!("EXECABORT Transaction discarded because of: {msg}"));
+                }
+                if let Some(c) = self.conns.get_mut(&conn).filter(|c| c.queue.is_some()) {
+                    c.queue_failed = true;
+                }
+                return reply;
+            }
+        };
+        let in_multi = self.conns.get(&conn).is_some_and(|c| c.queue.is_some());
+        let immediate = matches!(spec.kind, Kind::Multi | Kind::Exec | Kind::Discard | Kind::Watch);
+        if in_multi && !immediate {
+            if let Some(queue) = self.conns.get_mut(&conn).and_then(|c| c.queue.as_mut()) {
+                queue.push(argv.to_vec());
+            }
+            return Reply::Status("QUEUED".to_string());
+        }
+        match Command::parse(spec, argv, self.db.now_ms) {
+            Ok(command) => self.dispatch(conn, command),
+            Err(reply) => reply,
+        }
+    }
+
+    fn dispatch(&mut self, conn: u64, command: Command) -> Reply {
+        match command {
+            Command::Data(c) => c.apply(&mut self.db),
+            Command::Eval(c) => c.apply(&mut self.scripting, &mut self.db),
+            Command::Script(c) => c.apply(&mut self.scripting),
+            Command::Debug(c) => c.apply(&mut self.db),
+            Command::Multi => {
+                let c = self.conns.entry(conn).or_default();
+                if c.queue.is_some() {
+                    return Reply::err("ERR MULTI calls can not be nested");
+                }
+                c.queue = Some(Vec::new());
+                c.queue_failed = false;
+                Reply::ok()
+            }
+            Command::Exec => self.exec(conn),
+            Command::Discard => {
+                let Some(c) = self.conns.get_mut(&conn).filter(|c| c.queue.is_some()) else {
+                    return Reply::err("ERR DISCARD without MULTI");
+                };
+                c.queue = None;
+                c.queue_failed = false;
+                self.unwatch_all(conn);
+                Reply::ok()
+            }
+            Command::Watch(w) => {
+                let c = self.conns.entry(conn).or_default();
+                if c.queue.is_some() {
+                    return Reply::err("ERR WATCH inside MULTI is not allowed");
+                }
+                for key in w.keys {
+                    if c.watched.iter().any(|(k, _)| *k == key) {
+                        continue;
+                    }
+                    self.db.watch(conn, &key);
+                    let live = self.db.is_live(&key);
+                    c.watched.push((key, live));
+                }
+                Reply::ok()
+            }
+            Command::Unwatch => {
+                self.unwatch_all(conn);
+                Reply::ok()
+            }
+        }
+    }
+
+    /// Forgets a connection's WATCHes; returns whether the transaction must abort.
+    fn unwatch_all(&mut self, conn: u64) -> bool {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return false;
+        };
+        let watched = std::mem::take(&mut c.watched);
+        let keys: Vec<Vec<u8>> = watched.iter().map(|(k, _)| k.clone()).collect();
+        let expired = watched
+            .iter()
+            .any(|(key, was_live)| *was_live && !self.db.is_live(key));
+        let touched = self.db.unwatch(conn, &keys);
+        touched || expired
+    }
+
+    fn exec(&mut self, conn: u64) -> Reply {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return Reply::err("ERR EXEC without MULTI");
+        };
+        let Some(queue) = c.queue.take() else {
+            return Reply::err("ERR EXEC without MULTI");
+        };
+        let failed = std::mem::take(&mut c.queue_failed);
+        let aborted = self.unwatch_all(conn);
+        if failed {
+            return Reply::err("EXECABORT Transaction discarded because of previous errors.");
+        }
+        if aborted {
+            return Reply::NilArray;
+        }
+        let mut replies = Vec::with_capacity(queue.len());
+        for argv in queue {
+            let reply = match cmd::check(&argv) {
+                Ok(spec) => match Command::parse(spec, &argv, self.db.now_ms) {
+                    Ok(command) => self.dispatch(conn, command),
+                    Err(reply) => reply,
+                },
+                Err(reply) => reply,
+            };
+            replies.push(reply);
+        }
+        Reply::Array(replies)
+    }
+
+    /// Drops a connection's MULTI and WATCH state (the client went away).
+    pub fn close_conn(&mut self, conn: u64) {
+        self.unwatch_all(conn);
+        self.conns.remove(&conn);
+    }
+
+    /// The writes since the last call, in order.
+    pub fn take_effects(&mut self) -> Vec<Effect> {
+        self.db.take_effects()
+    }
+
+    /// Applies a primary's effect on this replica.
+    pub fn apply_effect(&mut self, effect: &Effect) {
+        self.db.apply_effect(effect);
+    }
+
+    /// Keys not expired at `now_ms`, sorted by key.
+    pub fn live_keys(&self) -> Vec<KeyInfo> {
+        self.db
+            .live()
+            .into_iter()
+            .map(|(key, entry)| KeyInfo {
+                key: key.clone(),
+                value: entry.value.clone(),
+                expire_at_ms: entry.expire_at_ms,
+            })
+            .collect()
+    }
+}

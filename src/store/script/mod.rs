@@ -1,0 +1,331 @@
+//! Lua scripting: one piccolo VM per store, compiled scripts cached by SHA1, every run under
+//! an instruction (fuel) budget and a memory cap, so a runaway script ends in an error reply
+//! and the store keeps serving.
+
+mod cfmt;
+mod convert;
+mod lib;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use piccolo::{
+    Closure, Context, Executor, Fuel, Lua, StashedExecutor, StashedFunction, StashedTable, Table, Value,
+};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use super::db::{Db, Map};
+use super::Reply;
+
+/// Limits on one script run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScriptLimits {
+    /// Lua instructions (piccolo fuel units) one script may run. The default, 10 million,
+    /// is roughly 50 ms natively and stops `while true do end` well under a second in a
+    /// browser.
+    pub fuel: u64,
+    /// Bytes the Lua heap may hold while a script runs.
+    pub memory_bytes: usize,
+}
+
+impl Default for ScriptLimits {
+    fn default() -> Self {
+        ScriptLimits {
+            fuel: 10_000_000,
+            memory_bytes: 64 * 1024 * 1024,
+        }
+    }
+}
+
+/// Fuel per `Executor::step`; between steps the VM may collect garbage and the memory cap
+/// is checked.
+const FUEL_PER_SLICE: i32 = 4096;
+
+/// State the Lua callbacks share with the host while a script runs.
+pub(crate) struct Host {
+    /// The keyspace, moved in for the duration of a script.
+    pub(crate) db: Db,
+    pub(crate) rng: ChaCha8Rng,
+    /// The script line the latest callback saw (1-based), for error positions.
+    pub(crate) line: u64,
+    /// The error `redis.call` raised most recently: reported without the `ERR` prefix
+    /// Redis gives other uncaught errors.
+    pub(crate) call_error: Option<Vec<u8>>,
+}
+
+struct Cached {
+    source: Vec<u8>,
+    function: StashedFunction,
+}
+
+/// The Lua VM and the script cache.
+pub(crate) struct Scripting {
+    lua: Lua,
+    globals: StashedTable,
+    env: StashedTable,
+    executor: StashedExecutor,
+    /// SHA1 hex (lowercase) → compiled script.
+    scripts: Map<String, Cached>,
+    /// Insertion order, so a clone compiles scripts in the same order.
+    order: Vec<String>,
+    host: Rc<RefCell<Host>>,
+    pub(crate) limits: ScriptLimits,
+}
+
+impl Scripting {
+    pub(crate) fn new(seed: u64) -> Scripting {
+        Scripting::with_rng(ChaCha8Rng::seed_from_u64(seed), ScriptLimits::default())
+    }
+
+    fn with_rng(rng: ChaCha8Rng, limits: ScriptLimits) -> Scripting {
+        let host = Rc::new(RefCell::new(Host {
+            db: Db::default(),
+            rng,
+            line: 1,
+            call_error: None,
+        }));
+        let mut lua = Lua::empty();
+        let (globals, env, executor) = lua.enter(|ctx| {
+            piccolo::stdlib::load_base(ctx);
+            piccolo::stdlib::load_coroutine(ctx);
+            piccolo::stdlib::load_string(ctx);
+            piccolo::stdlib::load_table(ctx);
+            let g = ctx.globals();
+            lib::install(ctx, g, &host);
+            lib::protect_libraries(ctx, g, &host);
+            let env = lib::global_env(ctx, g, &host);
+            let _ = g.set(ctx, "_G", env);
+            (ctx.stash(g), ctx.stash(env), ctx.stash(Executor::new(ctx)))
+        });
+        Scripting {
+            lua,
+            globals,
+            env,
+            executor,
+            scripts: Map::default(),
+            order: Vec::new(),
+            host,
+            limits,
+        }
+    }
+
+    pub(crate) fn sha1_hex(source: &[u8]) -> String {
+        sha1_smol::Sha1::from(source).digest().to_string()
+    }
+
+    pub(crate) fn exists(&self, sha: &[u8]) -> bool {
+        let sha = String::from_utf8_lossy(sha).to_ascii_lowercase();
+        self.scripts.contains_key(&sha)
+    }
+
+    /// Compiles and caches a script; returns its SHA1 or the compile error reply.
+    pub(crate) fn load(&mut self, source: &[u8]) -> Result<String, Reply> {
+        let sha = Self::sha1_hex(source);
+        if self.scripts.contains_key(&sha) {
+            return Ok(sha);
+        }
+        let env = &self.env;
+        let compiled = self.lua.enter(|ctx| {
+            let env = ctx.fetch(env);
+            Closure::load_with_env(ctx, Some("@user_script"), source, env)
+                .map(|closure| ctx.stash(closure))
+                .map_err(|e| compile_error_text(&e))
+        });
+        match compiled {
+            Ok(closure) => {
+                self.scripts.insert(
+                    sha.clone(),
+                    Cached {
+                        source: source.to_vec(),
+                        function: StashedFunction::Closure(closure),
+                    },
+                );
+                self.order.push(sha.clone());
+                Ok(sha)
+            }
+            Err(msg) => Err(Reply::Error(format!(
+                "ERR Error compiling script (new function): {msg}"
+            ))),
+        }
+    }
+
+    /// SCRIPT FLUSH: forget every script and start from a fresh VM (as Redis does), keeping
+    /// the random generator's state.
+    pub(crate) fn flush(&mut self) {
+        let rng = self.host.borrow().rng.clone();
+        *self = Scripting::with_rng(rng, self.limits);
+    }
+
+    /// Runs a cached script against `db`. `sha` must have been loaded.
+    pub(crate) fn run(&mut self, db: &mut Db, sha: &str, keys: &[Vec<u8>], args: &[Vec<u8>]) -> Reply {
+        let Some(cached) = self.scripts.get(sha) else {
+            return Reply::err("NOSCRIPT No matching script. Please use EVAL.");
+        };
+        {
+            let mut host = self.host.borrow_mut();
+            host.db = std::mem::take(db);
+            host.line = 1;
+            host.call_error = None;
+        }
+        let (globals, executor, function) = (&self.globals, &self.executor, &cached.function);
+        self.lua.enter(|ctx| {
+            let g = ctx.fetch(globals);
+            let _ = g.set(ctx, "KEYS", string_array(ctx, keys));
+            let _ = g.set(ctx, "ARGV", string_array(ctx, args));
+            ctx.fetch(executor).restart(ctx, ctx.fetch(function), ());
+        });
+        let mut spent: u64 = 0;
+        let outcome = loop {
+            let (done, used) = self.lua.enter(|ctx| {
+                let mut fuel = Fuel::with(FUEL_PER_SLICE);
+                let done = ctx.fetch(executor).step(ctx, &mut fuel);
+                (done, i64::from(FUEL_PER_SLICE) - i64::from(fuel.remaining()))
+            });
+            spent = spent.saturating_add(u64::try_from(used).unwrap_or(0));
+            if done {
+                break None;
+            }
+            if spent > self.limits.fuel {
+                break Some(format!(
+                    "ERR Script killed: it ran more than {} Lua instructions (lockstep's script budget; a real Redis would keep running it and answer BUSY to everyone else)",
+                    self.limits.fuel
+                ));
+            }
+            if self.lua.total_memory() > self.limits.memory_bytes {
+                break Some(format!(
+                    "ERR Script killed: it used more than {} bytes of Lua memory (lockstep's script memory cap)",
+                    self.limits.memory_bytes
+                ));
+            }
+        };
+        let reply = match outcome {
+            Some(msg) => {
+                self.lua.enter(|ctx| ctx.fetch(executor).stop(&ctx));
+                self.lua.gc_collect();
+                let line = self.host.borrow().line;
+                Reply::Error(format!("{msg} script: {sha}, on @user_script:{line}."))
+            }
+            None => {
+                let host = &self.host;
+                self.lua.enter(|ctx| {
+                    let result = ctx.fetch(executor).take_result::<Value>(ctx);
+                    match result {
+                        Ok(Ok(value)) => convert::lua_to_reply(ctx, value),
+                        Ok(Err(error)) => Reply::Error(error_text(ctx, &error, &host.borrow(), sha)),
+                        Err(_) => Reply::err("ERR script did not finish"),
+                    }
+                })
+            }
+        };
+        // Drop per-run values so they can be collected, and hand the keyspace back.
+        self.lua.enter(|ctx| {
+            let g = ctx.fetch(globals);
+            let _ = g.set(ctx, "KEYS", Value::Nil);
+            let _ = g.set(ctx, "ARGV", Value::Nil);
+        });
+        *db = std::mem::take(&mut self.host.borrow_mut().db);
+        reply
+    }
+
+    /// The cached scripts' sources, in load order.
+    fn sources(&self) -> Vec<Vec<u8>> {
+        self.order
+            .iter()
+            .filter_map(|sha| self.scripts.get(sha).map(|c| c.source.clone()))
+            .collect()
+    }
+}
+
+impl Clone for Scripting {
+    /// A fresh VM with the same scripts (recompiled from source) and generator state.
+    fn clone(&self) -> Scripting {
+        let rng = self.host.borrow().rng.clone();
+        let mut copy = Scripting::with_rng(rng, self.limits);
+        for source in self.sources() {
+            // These compiled before, so they compile again.
+            let _ = copy.load(&source);
+        }
+        copy
+    }
+}
+
+fn string_array<'gc>(ctx: Context<'gc>, items: &[Vec<u8>]) -> Table<'gc> {
+    let t = Table::new(&ctx);
+    for (i, item) in (1i64..).zip(items) {
+        let _ = t.set(ctx, i, piccolo::String::from_slice(&ctx, item));
+    }
+    t
+}
+
+fn compile_error_text(e: &piccolo::PrototypeError) -> String {
+    match e {
+        piccolo::PrototypeError::Parser(p) => {
+            let kind = match &p.kind {
+                piccolo::compiler::ParseErrorKind::EndOfStream { .. } => {
+                    "unexpected symbol near '<eof>'".to_string()
+                }
+                other => other.to_string(),
+            };
+            format!("user_script:{}: {kind}", p.line_number)
+        }
+        piccolo::PrototypeError::Compiler(c) => format!("user_script:{}: {}", c.line_number, c.kind),
+    }
+}
+
+/// The text of an uncaught script error, as Redis 7.0 reports it:
+/// `<message> script: <sha>, on @user_script:<line>.`
+fn error_text<'gc>(ctx: Context<'gc>, error: &piccolo::Error<'gc>, host: &Host, sha: &str) -> String {
+    let message = match error {
+        piccolo::Error::Lua(lua) => match lua.0 {
+            Value::Table(t) => match t.get(ctx, "err") {
+                Value::String(s) => String::from_utf8_lossy(s.as_bytes()).into_owned(),
+                _ => "ERR unknown error".to_string(),
+            },
+            Value::String(s) if host.call_error.as_deref() == Some(s.as_bytes()) => {
+                String::from_utf8_lossy(s.as_bytes()).into_owned()
+            }
+            Value::String(s) => format!("ERR {}", String::from_utf8_lossy(s.as_bytes())),
+            Value::Nil => "ERR nil".to_string(),
+            Value::Boolean(b) => format!("ERR {b}"),
+            other => match lib::number_text(other) {
+                Some(n) => format!("ERR {n}"),
+                None => format!("ERR {}", other.type_name()),
+            },
+        },
+        piccolo::Error::Runtime(rt) => {
+            format!("ERR user_script:{}: {}", host.line, vm_message(&rt.to_string()))
+        }
+    };
+    format!("{message} script: {sha}, on @user_script:{}.", host.line)
+}
+
+/// piccolo's runtime error texts, reworded as Lua 5.1 says them where the meaning is clear.
+pub(crate) fn vm_message(text: &str) -> String {
+    if let Some(rest) = text.strip_prefix("type error, expected ") {
+        if let Some((expected, found)) = rest.split_once(", found ") {
+            return match expected {
+                "function" => format!("attempt to call a {found} value"),
+                "table" => format!("attempt to index a {found} value"),
+                _ => format!("bad argument ({expected} expected, got {found})"),
+            };
+        }
+    }
+    let arithmetic = [
+        "cannot add values",
+        "cannot subtract values",
+        "cannot multiply values",
+        "cannot float divide values",
+        "cannot floor divide values",
+        "cannot modulo values",
+        "cannot exponentiate values",
+        "cannot negate value",
+    ];
+    if arithmetic.contains(&text) {
+        return "attempt to perform arithmetic on a non-number value".to_string();
+    }
+    if text.starts_with("cannot compare values") {
+        return "attempt to compare incompatible values".to_string();
+    }
+    text.to_string()
+}
