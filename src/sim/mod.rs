@@ -1,1 +1,199 @@
-//! The simulator (lands with the simulator issue).
+//! The deterministic simulator: Redis nodes (each a real [`crate::store::Store`]),
+//! clients running lock algorithms, a protected resource, a network and faults.
+//!
+//! Code map:
+//! - [`world`]: true time, the event queue, processes, network, replication, faults.
+//! - [`clock`]: true → local time per process (offset, drift, jumps).
+//! - [`client`]: the lock algorithms and the work, as state machines.
+//! - [`scripts`]: the Lua scripts clients send (data a learner may replace).
+//! - [`trace`]: what a run recorded; [`checker`]: what went wrong, in true time.
+//! - [`scenario`]: the TOML format and the built-in scenarios.
+//! - [`timeline`]: step forward/back, seek, fork (for the UI).
+//! - [`explore`]: random faults around a scenario, shrinking counterexamples.
+//! - [`cli`]: `lockstep scenarios | run | explore`.
+//!
+//! Invariants: nothing here reads the wall clock or OS entropy (one seed drives every
+//! choice, with a sub-seed per subsystem, see [`rng`]); no outcome depends on `HashMap`
+//! order (only `BTreeMap`/`Vec`); no browser imports, so it builds for wasm32 too.
+
+pub mod checker;
+pub mod cli;
+pub mod client;
+pub mod clock;
+pub mod explore;
+/// Lock arithmetic shared by the Redlock client and the quizzes (lead-owned).
+pub mod lockmath;
+pub mod rng;
+pub mod scenario;
+pub mod scripts;
+pub mod timeline;
+pub mod trace;
+pub mod world;
+
+pub use checker::{check, Outcome, Violation};
+pub use lockmath::{drift_ms, quorum, validity_ms};
+pub use scenario::{Scenario, ScenarioError};
+pub use trace::{trace_hash, TraceEvent, TraceKind, TraceLevel};
+pub use world::{Fault, Pid, World};
+
+/// Everything one run produced.
+#[derive(Clone, Debug)]
+pub struct Run {
+    pub scenario: String,
+    pub seed: u64,
+    pub names: Vec<String>,
+    pub trace: Vec<TraceEvent>,
+    pub outcome: Outcome,
+    /// Queue events processed.
+    pub events: u64,
+}
+
+impl Run {
+    pub fn hash(&self) -> u64 {
+        trace_hash(&self.trace)
+    }
+}
+
+/// Run `scenario` under `seed` to the end and check it.
+pub fn run(scenario: &Scenario, seed: u64, level: TraceLevel) -> Result<Run, String> {
+    run_with(scenario, seed, level, &[])
+}
+
+/// Like [`run`], with extra faults `(true time µs, fault)` injected (the explorer).
+pub fn run_with(
+    scenario: &Scenario,
+    seed: u64,
+    level: TraceLevel,
+    extra: &[(u64, Fault)],
+) -> Result<Run, String> {
+    let mut world = World::build(scenario, seed, level).map_err(|(f, m)| format!("{f}: {m}"))?;
+    for (at, f) in extra {
+        world.inject_at(*at, f.clone());
+    }
+    let mut trace = Vec::new();
+    world.run(&mut trace);
+    let names = world.process_names();
+    let outcome = check(&trace, &names);
+    Ok(Run {
+        scenario: scenario.name.clone(),
+        seed,
+        names,
+        trace,
+        outcome,
+        events: world.events(),
+    })
+}
+
+/// Compare a run with its scenario's `[expect]` table. Returns every mismatch, each
+/// a sentence naming the client, the figure, what was expected and what happened.
+pub fn verify(expect: &scenario::Expect, run: &Run) -> Vec<String> {
+    let tol = expect.tolerance_ms;
+    let near = |a: f64, b: f64| (a - b).abs() <= tol;
+    let mut bad = Vec::new();
+    let o = &run.outcome;
+    let got: Vec<String> = o
+        .violations
+        .iter()
+        .map(|v| format!("{} {:?} {}–{}", v.kind, v.clients, v.from_ms, v.to_ms))
+        .collect();
+    if o.violations.len() != expect.violations.len() {
+        bad.push(format!(
+            "expected {} violations, got {}: {got:?}",
+            expect.violations.len(),
+            o.violations.len()
+        ));
+    } else {
+        for (v, e) in o.violations.iter().zip(&expect.violations) {
+            let to_ok = e.to_ms.is_none_or(|t| near(v.to_ms, t));
+            if v.kind != e.kind || v.clients != e.clients || !near(v.from_ms, e.from_ms) || !to_ok {
+                bad.push(format!(
+                    "expected {} {:?} {}–{:?}, got {} {:?} {}–{}",
+                    e.kind, e.clients, e.from_ms, e.to_ms, v.kind, v.clients, v.from_ms, v.to_ms
+                ));
+            }
+        }
+    }
+    if o.rejected_writes.len() != expect.rejected.len() {
+        bad.push(format!(
+            "expected {} rejected writes, got {:?}",
+            expect.rejected.len(),
+            o.rejected_writes
+        ));
+    } else {
+        for (w, e) in o.rejected_writes.iter().zip(&expect.rejected) {
+            let token_ok = e.token.is_none() || e.token == w.token;
+            let highest_ok = e.highest_seen.is_none() || e.highest_seen == w.highest_seen;
+            if w.client != e.client || !token_ok || !highest_ok || !near(w.at_ms, e.at_ms) {
+                bad.push(format!("expected rejected write {e:?}, got {w:?}"));
+            }
+        }
+    }
+    for (key, n) in &expect.accepted_per_key {
+        let got = o.accepted_writes.iter().filter(|w| &w.key == key).count() as u32;
+        if got != *n {
+            bad.push(format!("expected {n} accepted writes to {key}, got {got}"));
+        }
+    }
+    let first_held = |c: &str| {
+        o.holds
+            .iter()
+            .filter(|h| h.client == c)
+            .map(|h| h.from_ms)
+            .reduce(f64::min)
+    };
+    for (c, t) in &expect.first_held_ms {
+        match first_held(c) {
+            Some(h) if near(h, *t) => {}
+            other => bad.push(format!(
+                "expected {c} to first hold the lock at {t} ms, got {other:?}"
+            )),
+        }
+    }
+    for (c, [lo, hi]) in &expect.first_held_range {
+        match first_held(c) {
+            Some(h) if h >= *lo && h <= *hi => {}
+            other => bad.push(format!(
+                "expected {c} to first hold the lock within {lo}–{hi} ms, got {other:?}"
+            )),
+        }
+    }
+    for c in &expect.eventually_held {
+        if first_held(c).is_none() {
+            bad.push(format!("expected {c} to hold the lock at some point"));
+        }
+    }
+    for c in &expect.never_held {
+        if let Some(h) = first_held(c) {
+            bad.push(format!(
+                "expected {c} never to hold the lock, but it did from {h} ms"
+            ));
+        }
+    }
+    for (c, t) in &expect.lost_ms {
+        let lost = o
+            .holds
+            .iter()
+            .find(|h| &h.client == c && h.ended.starts_with("lost"))
+            .map(|h| h.to_ms);
+        match lost {
+            Some(l) if near(l, *t) => {}
+            other => bad.push(format!("expected {c} to lose the lock at {t} ms, got {other:?}")),
+        }
+    }
+    for (c, t) in &expect.valid_until_ms {
+        let pid = run.names.iter().position(|n| n == c);
+        let v = run.trace.iter().find_map(|e| match &e.kind {
+            TraceKind::LockHeld { valid_until_us, .. } if Some(e.pid as usize) == pid => {
+                Some(*valid_until_us)
+            }
+            _ => None,
+        });
+        match v.flatten() {
+            Some(us) if near(us as f64 / 1000.0, *t) => {}
+            other => bad.push(format!(
+                "expected {c}'s validity to end at {t} ms, got {other:?} µs"
+            )),
+        }
+    }
+    bad
+}

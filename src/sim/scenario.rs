@@ -1,0 +1,666 @@
+//! Scenario files: TOML describing processes, parameters, each client's algorithm and
+//! work, and the fault schedule. See `scenarios/*.toml` for the built-ins and
+//! ARCHITECTURE.md for the format. Times are milliseconds of simulated time (fractions
+//! allowed); every number is range-checked, and errors name the file, line and field.
+
+use super::scripts::Scripts;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Upper bound on any time in a scenario: one simulated day. Keeps µs arithmetic far
+/// from overflow and runs finite.
+pub const MAX_TIME_MS: f64 = 86_400_000.0;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Syllabus section this scenario belongs to (for the lesson UI).
+    #[serde(default)]
+    pub section: u32,
+    /// The run stops at this true time.
+    #[serde(default = "default_end_ms")]
+    pub end_ms: f64,
+    #[serde(default)]
+    pub network: NetworkSpec,
+    #[serde(default)]
+    pub links: Vec<LinkSpec>,
+    #[serde(default)]
+    pub nodes: Vec<NodeSpec>,
+    #[serde(default)]
+    pub groups: Vec<GroupSpec>,
+    #[serde(default)]
+    pub resource: ResourceSpec,
+    #[serde(default)]
+    pub clients: Vec<ClientSpec>,
+    #[serde(default)]
+    pub faults: Vec<FaultSpec>,
+    #[serde(default)]
+    pub scripts: Scripts,
+    /// What the run is expected to show; checked by the scenario tests, shown by the UI.
+    #[serde(default)]
+    pub expect: Option<Expect>,
+}
+
+fn default_end_ms() -> f64 {
+    60_000.0
+}
+
+/// A latency: a fixed number of ms, or `[lo, hi]` drawn uniformly per message.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum LatencySpec {
+    Fixed(f64),
+    Range([f64; 2]),
+}
+
+impl Default for LatencySpec {
+    fn default() -> Self {
+        LatencySpec::Fixed(1.0)
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkSpec {
+    #[serde(default)]
+    pub latency_ms: LatencySpec,
+    /// Probability that a message is lost.
+    #[serde(default)]
+    pub loss: f64,
+}
+
+/// Overrides for the link between two processes (both directions unless `oneway`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub from: String,
+    pub to: String,
+    #[serde(default)]
+    pub latency_ms: Option<LatencySpec>,
+    #[serde(default)]
+    pub loss: Option<f64>,
+    #[serde(default)]
+    pub oneway: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Persistence {
+    /// Restart empty.
+    #[default]
+    None,
+    /// AOF with `appendfsync everysec`: restart with what was fsynced up to a second ago.
+    Everysec,
+    /// AOF with `appendfsync always`: restart with every acknowledged write.
+    Always,
+}
+
+impl Persistence {
+    pub fn label(self) -> &'static str {
+        match self {
+            Persistence::None => "none",
+            Persistence::Everysec => "aof-everysec",
+            Persistence::Always => "aof-always",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    pub name: String,
+    #[serde(default)]
+    pub persistence: Persistence,
+    /// Time from a command's arrival to its reply leaving the node.
+    #[serde(default = "default_service_ms")]
+    pub service_ms: f64,
+    /// The node's clock reads true time plus this.
+    #[serde(default)]
+    pub clock_offset_ms: f64,
+    /// Clock drift in percent (+2 = runs 2 % fast).
+    #[serde(default)]
+    pub drift_pct: f64,
+    /// Commands run at time 0, before anything else (e.g. `["SET", "fence", "32"]`).
+    #[serde(default)]
+    pub init: Vec<Vec<String>>,
+}
+
+fn default_service_ms() -> f64 {
+    1.0
+}
+
+/// A master with replicas (asynchronous replication) and optional failover.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GroupSpec {
+    /// Clients name the group to talk to whichever node is its master.
+    pub name: String,
+    pub master: String,
+    pub replicas: Vec<String>,
+    /// Delay before the master streams a write to its replicas.
+    #[serde(default)]
+    pub lag_ms: f64,
+    /// Failover: time to notice the master is down, then to promote a replica.
+    #[serde(default)]
+    pub failover: Option<FailoverSpec>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FailoverSpec {
+    pub detection_ms: f64,
+    pub promotion_ms: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Fencing {
+    /// The resource ignores tokens.
+    #[default]
+    Off,
+    /// Reject `token <= highest seen`.
+    Strict,
+    /// Reject only `token < highest seen` (the mistake: equal tokens pass).
+    AllowEqual,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResourceSpec {
+    #[serde(default = "default_resource_name")]
+    pub name: String,
+    #[serde(default)]
+    pub fencing: Fencing,
+    /// Refuse a second write carrying the same idempotency key.
+    #[serde(default)]
+    pub idempotency: bool,
+    /// Initial values (version 0).
+    #[serde(default)]
+    pub init: BTreeMap<String, String>,
+}
+
+impl Default for ResourceSpec {
+    fn default() -> Self {
+        ResourceSpec {
+            name: default_resource_name(),
+            fencing: Fencing::Off,
+            idempotency: false,
+            init: BTreeMap::new(),
+        }
+    }
+}
+
+fn default_resource_name() -> String {
+    "storage".to_string()
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Algorithm {
+    /// No lock: just the work.
+    None,
+    /// One node (or one replicated group): `SET key token NX PX ttl`, with options
+    /// `release`, `check_validity`, `watchdog`, `wait`, `fencing`.
+    SetNx,
+    /// Redlock as specified: N independent masters, majority, validity check.
+    Redlock,
+    /// Redlock that skips the validity check (believes any majority).
+    RedlockUnchecked,
+    /// A Redlock library's `using()`: retries with jitter, early quorum, automatic
+    /// extension, cooperative abort signal, release in `finally`.
+    Library,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReleaseKind {
+    /// Plain `DEL key`: may delete someone else's lock.
+    Del,
+    /// The check-and-delete Lua script.
+    Lua,
+    /// `GET`, compare in the client, then `DEL`: not atomic.
+    GetThenDel,
+    /// Never release; let the TTL expire.
+    None,
+}
+
+/// A retry delay: fixed ms, or `[lo, hi)` drawn uniformly.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum DelaySpec {
+    Fixed(f64),
+    Range([f64; 2]),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WaitSpec {
+    pub replicas: u32,
+    pub timeout_ms: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClientSpec {
+    pub name: String,
+    pub algorithm: Algorithm,
+    /// Node or group names the client talks to (one for `set-nx`, N for Redlock).
+    #[serde(default)]
+    pub nodes: Vec<String>,
+    #[serde(default = "default_lock")]
+    pub lock: String,
+    #[serde(default)]
+    pub start_ms: f64,
+    #[serde(default = "default_ttl")]
+    pub ttl_ms: f64,
+    /// Per-node request timeout (none: wait forever, as a library without one does).
+    #[serde(default)]
+    pub timeout_ms: Option<f64>,
+    #[serde(default = "default_drift_factor")]
+    pub drift_factor: f64,
+    /// `set-nx` and Redlock: delay between attempts. Library: `retryDelay`.
+    #[serde(default)]
+    pub retry_delay_ms: Option<DelaySpec>,
+    /// `set-nx` and Redlock: give up after this many attempts.
+    #[serde(default = "default_max_attempts")]
+    pub max_attempts: u32,
+    #[serde(default)]
+    pub release: Option<ReleaseKind>,
+    /// Treat the lock as lost at `start + ttl − D` by the client's own clock.
+    #[serde(default)]
+    pub check_validity: Option<bool>,
+    /// Renew with the token-checked PEXPIRE script every ttl/3.
+    #[serde(default)]
+    pub watchdog: bool,
+    /// After acquiring, `WAIT replicas timeout`; fewer acks ⇒ release and retry.
+    #[serde(default)]
+    pub wait: Option<WaitSpec>,
+    /// Acquire with the fencing script and send the token with every write.
+    #[serde(default)]
+    pub fencing: bool,
+    #[serde(default = "default_fence_key")]
+    pub fence_key: String,
+    /// Send this idempotency key with every write.
+    #[serde(default)]
+    pub idempotency_key: Option<String>,
+    /// Library settings (node-redlock names and defaults).
+    #[serde(default = "default_retry_count")]
+    pub retry_count: u32,
+    #[serde(default = "default_retry_jitter")]
+    pub retry_jitter_ms: f64,
+    #[serde(default = "default_threshold")]
+    pub extension_threshold_ms: f64,
+    /// Steps: `sleep 40`, `sleep 200..800`, `read KEY`, `expect KEY VALUE`,
+    /// `write KEY VALUE`.
+    #[serde(default)]
+    pub work: Vec<String>,
+    /// Run acquire → work → release this many times (a worker taking job after job).
+    #[serde(default = "default_repeat")]
+    pub repeat: u32,
+    /// Clock offset and drift of the client's own machine.
+    #[serde(default)]
+    pub clock_offset_ms: f64,
+    #[serde(default)]
+    pub drift_pct: f64,
+}
+
+fn default_lock() -> String {
+    "lock".to_string()
+}
+fn default_ttl() -> f64 {
+    10_000.0
+}
+fn default_drift_factor() -> f64 {
+    0.01
+}
+fn default_max_attempts() -> u32 {
+    1_000
+}
+fn default_repeat() -> u32 {
+    1
+}
+fn default_fence_key() -> String {
+    "fence".to_string()
+}
+fn default_retry_count() -> u32 {
+    10
+}
+fn default_retry_jitter() -> f64 {
+    100.0
+}
+fn default_threshold() -> f64 {
+    500.0
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FaultOp {
+    /// Pause a process (GC, VM stall) until `until_ms`.
+    Pause,
+    Resume,
+    /// Crash a process; with `until_ms`, restart it then.
+    Crash,
+    Restart,
+    /// Step the target's clock by `delta_ms`.
+    ClockJump,
+    /// Set the target's clock drift to `drift_pct`.
+    Drift,
+    /// Cut the link target↔peer (`peer = "*"`: every other process); with `until_ms`,
+    /// repair it then.
+    Partition,
+    Repair,
+    /// Set the latency of target↔peer to `latency_ms` (until `until_ms`, if given).
+    Latency,
+    /// An operator runs `command` directly on node `target`.
+    Command,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FaultSpec {
+    pub at_ms: f64,
+    pub op: FaultOp,
+    pub target: String,
+    #[serde(default)]
+    pub until_ms: Option<f64>,
+    #[serde(default)]
+    pub peer: Option<String>,
+    #[serde(default)]
+    pub oneway: bool,
+    #[serde(default)]
+    pub delta_ms: Option<f64>,
+    #[serde(default)]
+    pub drift_pct: Option<f64>,
+    #[serde(default)]
+    pub latency_ms: Option<LatencySpec>,
+    #[serde(default)]
+    pub command: Option<Vec<String>>,
+}
+
+/// The expected outcome, checked by `tests/sim_scenarios.rs` within `tolerance_ms`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    #[serde(default = "default_tolerance")]
+    pub tolerance_ms: f64,
+    /// Exactly these violations (kind, clients in order, from, to).
+    #[serde(default)]
+    pub violations: Vec<ExpectViolation>,
+    /// Exactly these rejected writes.
+    #[serde(default)]
+    pub rejected: Vec<ExpectRejected>,
+    /// Number of accepted writes per key, when given.
+    #[serde(default)]
+    pub accepted_per_key: BTreeMap<String, u32>,
+    /// When each listed client first believed it held the lock.
+    #[serde(default)]
+    pub first_held_ms: BTreeMap<String, f64>,
+    /// Clients that must never hold the lock.
+    #[serde(default)]
+    pub never_held: Vec<String>,
+    /// When each listed client first believed it held the lock, within `[lo, hi]`
+    /// (for times that depend on random retry delays).
+    #[serde(default)]
+    pub first_held_range: BTreeMap<String, [f64; 2]>,
+    /// Clients that must hold the lock at some point.
+    #[serde(default)]
+    pub eventually_held: Vec<String>,
+    /// When each listed client first stopped believing without releasing (lost, aborted).
+    #[serde(default)]
+    pub lost_ms: BTreeMap<String, f64>,
+    /// The validity end each listed client computed at its first acquisition.
+    #[serde(default)]
+    pub valid_until_ms: BTreeMap<String, f64>,
+}
+
+fn default_tolerance() -> f64 {
+    5.0
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectViolation {
+    pub kind: String,
+    pub clients: Vec<String>,
+    pub from_ms: f64,
+    #[serde(default)]
+    pub to_ms: Option<f64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectRejected {
+    pub client: String,
+    #[serde(default)]
+    pub token: Option<i64>,
+    #[serde(default)]
+    pub highest_seen: Option<i64>,
+    pub at_ms: f64,
+}
+
+/// A scenario problem a user can act on: where, which field, what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub file: String,
+    pub line: Option<usize>,
+    pub field: String,
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        if !self.field.is_empty() {
+            write!(f, ": {}", self.field)?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// 1-based line of byte `offset` in `src`.
+fn line_of_offset(src: &str, offset: usize) -> usize {
+    let end = offset.min(src.len());
+    src.as_bytes()[..end].iter().filter(|b| **b == b'\n').count() + 1
+}
+
+/// Parse a scenario file. `file` only labels errors.
+pub fn parse(file: &str, src: &str) -> Result<Scenario, ScenarioError> {
+    let scenario: Scenario = toml::from_str(src).map_err(|e| {
+        let line = e.span().map(|s| line_of_offset(src, s.start));
+        let msg = e.message().trim().to_string();
+        // toml reports the field in the message ("unknown field `foo`", "missing field
+        // `name`"); pull it out so the error line names it first.
+        let mut field = msg
+            .split('`')
+            .nth(1)
+            .filter(|_| msg.contains("field"))
+            .unwrap_or("")
+            .to_string();
+        if field.is_empty() {
+            // A bad value: name the key written on the line the error points at.
+            if let Some(l) = line.and_then(|l| src.lines().nth(l - 1)) {
+                if let Some((key, _)) = l.split_once('=') {
+                    field = key.trim().trim_start_matches('{').trim().to_string();
+                }
+            }
+        }
+        ScenarioError {
+            file: file.to_string(),
+            line,
+            field,
+            message: msg,
+        }
+    })?;
+    let located = |field: String, message: String| ScenarioError {
+        line: locate(src, &field),
+        file: file.to_string(),
+        field,
+        message,
+    };
+    super::world::validate(&scenario).map_err(|(field, message)| located(field, message))?;
+    Ok(scenario)
+}
+
+/// Best-effort line of a field path such as `clients[1].ttl_ms` or `faults[0]`:
+/// the n-th `[[clients]]` header, then the first line after it naming the field.
+fn locate(src: &str, path: &str) -> Option<usize> {
+    let head_end = path.find(['[', '.']).unwrap_or(path.len());
+    let (head, rest) = path.split_at(head_end);
+    let (index, field) = if let Some(r) = rest.strip_prefix('[') {
+        match r.split_once(']') {
+            Some((i, f)) => (i.parse::<usize>().ok(), f.trim_start_matches('.')),
+            None => (None, ""),
+        }
+    } else {
+        (None, rest.trim_start_matches('.'))
+    };
+    let field = field.split(['[', '.']).next().unwrap_or("");
+    let lines: Vec<&str> = src.lines().collect();
+    let mut start = 0;
+    if let Some(index) = index {
+        let header = format!("[[{head}]]");
+        let mut seen = 0;
+        let mut found = None;
+        for (i, l) in lines.iter().enumerate() {
+            if l.trim() == header {
+                if seen == index {
+                    found = Some(i);
+                    break;
+                }
+                seen += 1;
+            }
+        }
+        start = found?;
+    } else if !head.is_empty() {
+        let header = format!("[{head}]");
+        if let Some(i) = lines.iter().position(|l| l.trim() == header) {
+            start = i;
+        } else if let Some(i) = lines.iter().position(|l| {
+            l.trim_start().starts_with(&format!("{head} ")) || l.trim_start().starts_with(&format!("{head}="))
+        }) {
+            return Some(i + 1);
+        }
+    }
+    if field.is_empty() {
+        return Some(start + 1);
+    }
+    for (i, l) in lines.iter().enumerate().skip(start + 1) {
+        let t = l.trim_start();
+        if t.starts_with("[") {
+            break;
+        }
+        if t.starts_with(&format!("{field} ")) || t.starts_with(&format!("{field}=")) {
+            return Some(i + 1);
+        }
+    }
+    Some(start + 1)
+}
+
+/// One built-in scenario: its name, one-line description, and TOML text.
+pub struct Builtin {
+    pub name: &'static str,
+    pub source: &'static str,
+}
+
+macro_rules! builtins {
+    ($($name:literal),* $(,)?) => {
+        /// The built-in scenarios, in syllabus order.
+        pub const BUILTINS: &[Builtin] = &[
+            $(Builtin { name: $name, source: include_str!(concat!("../../scenarios/", $name, ".toml")) }),*
+        ];
+    };
+}
+
+builtins!(
+    "double-charge-no-lock",
+    "double-charge-redis-lock",
+    "unsafe-del",
+    "safe-release",
+    "get-then-del",
+    "ttl-too-short",
+    "watchdog-pause",
+    "watchdog-crash",
+    "failover",
+    "failover-wait",
+    "failover-replica-clock",
+    "redlock-baseline",
+    "redlock-contention",
+    "redlock-clock-jump",
+    "redlock-crash-restart",
+    "redlock-delayed-restart",
+    "redlock-drift-2pct",
+    "redlock-drift-1pct",
+    "redlock-pause-acquire",
+    "redlock-pause-acquire-unchecked",
+    "using-abort-latency",
+    "fencing",
+    "no-fencing",
+    "fencing-counter-failover",
+    "idempotency-key",
+);
+
+/// Parse the built-in `name`.
+pub fn builtin(name: &str) -> Option<Result<Scenario, ScenarioError>> {
+    BUILTINS
+        .iter()
+        .find(|b| b.name == name)
+        .map(|b| parse(&format!("scenarios/{}.toml", b.name), b.source))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn syntax_error_names_line() {
+        let src = "name = \"x\"\n\n[[clients]]\nname = \"A\"\nalgorithm = \"set-nx\"\nttl_ms = \"ten\"\n";
+        let err = parse("bad.toml", src).err();
+        let err = err.map(|e| e.to_string()).unwrap_or_default();
+        assert!(err.starts_with("bad.toml:6"), "{err}");
+    }
+
+    #[test]
+    fn unknown_field_is_named() {
+        let src = "name = \"x\"\n[[clients]]\nname = \"A\"\nalgorithm = \"none\"\nttl = 5\n";
+        let err = parse("f.toml", src)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains("f.toml:5") && err.contains("ttl"), "{err}");
+    }
+
+    #[test]
+    fn semantic_error_names_line_and_field() {
+        let src = "name = \"x\"\n[[nodes]]\nname = \"n1\"\n\n[[clients]]\nname = \"A\"\nalgorithm = \"set-nx\"\nnodes = [\"nope\"]\n";
+        let err = parse("f.toml", src)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.starts_with("f.toml:8: clients[0].nodes"), "{err}");
+        assert!(err.contains("nope"), "{err}");
+    }
+
+    #[test]
+    fn every_builtin_parses() {
+        assert_eq!(BUILTINS.len(), 25);
+        for b in BUILTINS {
+            let s = builtin(b.name).map(|r| r.map_err(|e| e.to_string()));
+            match s {
+                Some(Ok(s)) => {
+                    assert_eq!(s.name, b.name);
+                    assert!(!s.description.is_empty(), "{} has no description", b.name);
+                }
+                other => panic!("{}: {other:?}", b.name),
+            }
+        }
+    }
+}

@@ -1,0 +1,271 @@
+//! The trace: every event of a run, in order, with true and local time.
+//!
+//! The timeline draws it, the checker reads it, determinism tests hash it. It is plain
+//! serde data. Processes are numbered (`pid`); [`crate::sim::World::process_names`]
+//! gives their names.
+
+use serde::{Deserialize, Serialize};
+use std::hash::{Hash, Hasher};
+
+/// One recorded event.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct TraceEvent {
+    /// True time, µs since the scenario started.
+    pub t_us: u64,
+    /// The process's own clock at that moment, µs (may differ from `t_us`).
+    pub local_us: i64,
+    /// The process the event happened at.
+    pub pid: u32,
+    #[serde(flatten)]
+    pub kind: TraceKind,
+}
+
+/// What happened.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TraceKind {
+    /// A client started its program.
+    Start,
+    /// A message left `pid` for `to`; it will arrive (or be dropped) later.
+    Send {
+        msg: u64,
+        to: u32,
+        what: String,
+    },
+    /// A message from `from` arrived at `pid`.
+    Deliver {
+        msg: u64,
+        from: u32,
+    },
+    /// A message was lost: the link was partitioned, lossy, or the receiver was down.
+    Drop {
+        msg: u64,
+        from: u32,
+        to: u32,
+        reason: String,
+    },
+    /// A node ran a command from `from` (a client, or `pid` itself for an operator
+    /// command). EVAL/EVALSHA are script runs (`script` true).
+    Command {
+        from: u32,
+        args: Vec<String>,
+        reply: String,
+        script: bool,
+    },
+    /// A replica applied a replication batch.
+    Replicate {
+        from: u32,
+        offset: u64,
+        effects: u32,
+    },
+    /// A client timer fired (retry, renewal, validity end, work step).
+    Timer {
+        name: String,
+    },
+    Pause,
+    Resume,
+    Crash,
+    /// The process came back; `keys` survived (from the AOF, or a resync).
+    Restart {
+        persistence: String,
+        keys: u32,
+    },
+    ClockJump {
+        delta_us: i64,
+    },
+    Drift {
+        rate_ppm: i64,
+    },
+    /// Messages from `pid` to `to` are now dropped (both ways unless `oneway`).
+    Partition {
+        to: u32,
+        oneway: bool,
+    },
+    Repair {
+        to: u32,
+    },
+    /// A link's latency changed.
+    Latency {
+        to: u32,
+        latency: String,
+    },
+    /// Failover finished: `pid` is the new master of `group`.
+    Failover {
+        group: String,
+    },
+    /// The client now believes it holds `lock`.
+    LockHeld {
+        lock: String,
+        token: String,
+        fence: Option<i64>,
+        /// True time at which the client's own validity bound ends, if it keeps one.
+        valid_until_us: Option<u64>,
+    },
+    /// The client stopped believing it holds `lock` without releasing it.
+    LockLost {
+        lock: String,
+        reason: String,
+    },
+    /// The client released `lock` (or started to); it no longer believes it holds it.
+    LockReleased {
+        lock: String,
+    },
+    /// One acquisition attempt failed.
+    AcquireFailed {
+        lock: String,
+        reason: String,
+    },
+    /// The client gave up on acquiring.
+    GaveUp {
+        lock: String,
+    },
+    /// The client read `key` from the resource.
+    Read {
+        key: String,
+        value: Option<String>,
+        version: u64,
+    },
+    /// The work step `expect` did not hold: the client stops its work (nothing to do).
+    WorkSkipped {
+        reason: String,
+    },
+    /// The client finished its work.
+    WorkDone,
+    /// The resource accepted a write from `from`.
+    WriteAccepted {
+        from: u32,
+        key: String,
+        value: String,
+        token: Option<i64>,
+        /// The write was based on a read of `key` that had since been overwritten.
+        lost_update: bool,
+        /// The writer's lock had lapsed when the write was accepted (judged by the
+        /// simulator from the nodes' actual state), if the writer uses a lock.
+        lock_lapsed: bool,
+    },
+    /// The resource refused a write from `from`.
+    WriteRejected {
+        from: u32,
+        key: String,
+        token: Option<i64>,
+        highest_seen: Option<i64>,
+        reason: String,
+    },
+    /// The run stopped (end time reached, or nothing left to happen).
+    End,
+}
+
+impl TraceKind {
+    /// Events the checker and the lesson summaries need; everything else is detail.
+    pub fn is_semantic(&self) -> bool {
+        matches!(
+            self,
+            TraceKind::LockHeld { .. }
+                | TraceKind::LockLost { .. }
+                | TraceKind::LockReleased { .. }
+                | TraceKind::AcquireFailed { .. }
+                | TraceKind::GaveUp { .. }
+                | TraceKind::WriteAccepted { .. }
+                | TraceKind::WriteRejected { .. }
+                | TraceKind::Crash
+                | TraceKind::Restart { .. }
+                | TraceKind::Start
+                | TraceKind::End
+                | TraceKind::Failover { .. }
+                | TraceKind::Pause
+                | TraceKind::Resume
+                | TraceKind::ClockJump { .. }
+                | TraceKind::Drift { .. }
+                | TraceKind::Partition { .. }
+                | TraceKind::Repair { .. }
+        )
+    }
+}
+
+/// How much to record: everything (timeline, CLI), or only what the checker needs
+/// (the explorer's many trials).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TraceLevel {
+    Full,
+    Semantic,
+}
+
+/// A stable 64-bit hash of a trace (FNV-1a over the derived `Hash` feed), for
+/// determinism checks: equal traces ⇒ equal hashes on every platform.
+pub fn trace_hash(events: &[TraceEvent]) -> u64 {
+    let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+    events.hash(&mut h);
+    h.finish()
+}
+
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= u64::from(*b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    // Integers are fed little-endian whatever the platform, so the hash is the same
+    // on wasm32 and x86_64 (usize lengths are widened to u64).
+    fn write_u8(&mut self, i: u8) {
+        self.write(&[i]);
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.write(&i.to_le_bytes());
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.write(&i.to_le_bytes());
+    }
+    fn write_i64(&mut self, i: i64) {
+        self.write(&i.to_le_bytes());
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.write(&(i as u64).to_le_bytes());
+    }
+    fn write_isize(&mut self, i: isize) {
+        self.write(&(i as i64).to_le_bytes());
+    }
+}
+
+/// Milliseconds with three decimals, for people: `12 300.000`.
+pub fn fmt_ms(us: u64) -> String {
+    format!("{}.{:03}", us / 1000, us % 1000)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(t: u64, kind: TraceKind) -> TraceEvent {
+        TraceEvent {
+            t_us: t,
+            local_us: t as i64,
+            pid: 1,
+            kind,
+        }
+    }
+
+    #[test]
+    fn hash_changes_with_content_and_serde_round_trips() {
+        let a = vec![ev(1, TraceKind::Pause), ev(2, TraceKind::Resume)];
+        let mut b = a.clone();
+        assert_eq!(trace_hash(&a), trace_hash(&b));
+        b[1].t_us = 3;
+        assert_ne!(trace_hash(&a), trace_hash(&b));
+        let json = serde_json::to_string(&a).unwrap_or_default();
+        assert!(json.contains("\"kind\":\"pause\""), "{json}");
+        let back: Vec<TraceEvent> = serde_json::from_str(&json).unwrap_or_default();
+        assert_eq!(back, a);
+    }
+
+    #[test]
+    fn ms_formatting() {
+        assert_eq!(fmt_ms(12_300_000), "12300.000");
+        assert_eq!(fmt_ms(1_500), "1.500");
+    }
+}

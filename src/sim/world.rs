@@ -1,0 +1,1944 @@
+//! The world: simulated time, the event queue, processes, the network and faults.
+//!
+//! True time is a `u64` of µs that only the world advances, jumping straight to the
+//! next event. Events are ordered by `(time, sequence number)`, so ties resolve in
+//! the order they were scheduled and a run is a pure function of (scenario, seed).
+//! Everything is `Clone` (a `Store` included), which is what checkpoints and `fork`
+//! rely on.
+
+use super::client::{
+    Action, Client, ClientCfg, ClientCtx, Dest, Input, LibCfg, ResOp, ResReply, Step, Timer,
+};
+use super::clock::Clock;
+use super::rng::{sub_seed, SimRng};
+use super::scenario::{
+    Algorithm, DelaySpec, FaultOp, Fencing, LatencySpec, Persistence, ReleaseKind, Scenario, MAX_TIME_MS,
+};
+use super::trace::{TraceEvent, TraceKind, TraceLevel};
+use crate::store::{Effect, Reply, Store};
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+use std::sync::Arc;
+
+pub type Pid = usize;
+
+/// Hard limits (TIGER_STYLE: put a limit on everything).
+pub const MAX_PROCESSES: usize = 64;
+pub const MAX_CLIENTS_NODES: usize = 32;
+pub const MAX_WORK_STEPS: usize = 256;
+pub const MAX_FAULTS: usize = 1_000;
+/// A run processes at most this many events; a scenario that would need more (a
+/// retry storm with a tiny delay) is cut off with an `End` event.
+pub const MAX_EVENTS: u64 = 5_000_000;
+
+/// A network latency in µs: fixed, or uniform in `[lo, hi)` per message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Latency {
+    Fixed(u64),
+    Uniform(u64, u64),
+}
+
+impl Latency {
+    fn label(&self) -> String {
+        match self {
+            Latency::Fixed(us) => format!("{} ms", super::trace::fmt_ms(*us)),
+            Latency::Uniform(a, b) => {
+                format!("{}..{} ms", super::trace::fmt_ms(*a), super::trace::fmt_ms(*b))
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Link {
+    latency: Latency,
+    loss: f64,
+}
+
+/// A fault, with processes resolved to pids: what the schedule, the explorer and
+/// `fork` inject.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Fault {
+    Pause(Pid),
+    Resume(Pid),
+    Crash(Pid),
+    Restart(Pid),
+    ClockJump(Pid, i64),
+    Drift(Pid, i64),
+    Partition { a: Pid, b: Vec<Pid>, oneway: bool },
+    Repair { a: Pid, b: Vec<Pid> },
+    Latency { a: Pid, b: Vec<Pid>, latency: Latency },
+    Command { node: Pid, args: Vec<Vec<u8>> },
+}
+
+#[derive(Clone, Debug)]
+enum Payload {
+    Cmd { req: u64, args: Vec<Vec<u8>> },
+    Reply { req: u64, reply: Reply },
+    Repl { offset: u64, effects: Vec<Effect> },
+    ReplAck { offset: u64 },
+    Res { req: u64, op: ResOp },
+    ResReply { req: u64, reply: ResReply },
+}
+
+#[derive(Clone, Debug)]
+enum Ev {
+    Deliver {
+        msg: u64,
+        from: Pid,
+        to: Pid,
+        payload: Payload,
+    },
+    Timer {
+        pid: Pid,
+        inc: u32,
+        timer: Timer,
+    },
+    Fault(Fault),
+    ReplFlush {
+        node: Pid,
+        inc: u32,
+        offset: u64,
+        effects: Vec<Effect>,
+    },
+    Fsync {
+        node: Pid,
+    },
+    WaitDeadline {
+        node: Pid,
+        inc: u32,
+        wait: u64,
+    },
+    FailoverDetect {
+        group: usize,
+        master: Pid,
+        inc: u32,
+    },
+    Promote {
+        group: usize,
+        master: Pid,
+        inc: u32,
+    },
+    End,
+}
+
+/// A queue entry: small, so the heap moves 24 bytes; the event itself waits in a slab.
+#[derive(Clone, Copy, Debug)]
+struct Queued {
+    at: u64,
+    seq: u64,
+    slot: u32,
+}
+
+impl PartialEq for Queued {
+    fn eq(&self, o: &Self) -> bool {
+        self.at == o.at && self.seq == o.seq
+    }
+}
+impl Eq for Queued {}
+impl PartialOrd for Queued {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Queued {
+    // BinaryHeap is a max-heap: reverse so the earliest (time, seq) pops first.
+    fn cmp(&self, o: &Self) -> Ordering {
+        (o.at, o.seq).cmp(&(self.at, self.seq))
+    }
+}
+
+/// Something that arrived while a process was paused; handled in order on resume.
+#[derive(Clone, Debug)]
+enum Pending {
+    Msg { from: Pid, payload: Payload },
+    Timer(Timer),
+}
+
+#[derive(Clone, Debug)]
+struct WaitReq {
+    id: u64,
+    client: Pid,
+    req: u64,
+    want: i64,
+    offset: u64,
+    args: Vec<String>,
+}
+
+#[derive(Clone, Debug)]
+struct Node {
+    store: Store,
+    /// What a restart finds on disk (the AOF): each key's last written state.
+    disk: BTreeMap<Vec<u8>, (Vec<u8>, Option<u64>)>,
+    aof_pending: Vec<Effect>,
+    persistence: Persistence,
+    service_us: u64,
+    seed: u64,
+    group: Option<usize>,
+    replicas: Vec<Pid>,
+    replica_of: Option<Pid>,
+    lag_us: u64,
+    offset: u64,
+    acked: BTreeMap<Pid, u64>,
+    waits: Vec<WaitReq>,
+    next_wait: u64,
+}
+
+#[derive(Clone, Debug)]
+struct Resource {
+    fencing: Fencing,
+    idempotency: bool,
+    data: BTreeMap<String, (String, u64)>,
+    highest: Option<i64>,
+    idem_seen: BTreeSet<String>,
+}
+
+#[derive(Clone, Debug)]
+enum Kind {
+    Node(Box<Node>),
+    Client(Box<Client>),
+    Resource(Box<Resource>),
+}
+
+#[derive(Clone, Debug)]
+struct Proc {
+    name: String,
+    clock: Clock,
+    alive: bool,
+    paused: bool,
+    inc: u32,
+    inbox: Vec<Pending>,
+    kind: Kind,
+}
+
+#[derive(Clone, Debug)]
+struct Group {
+    name: String,
+    master: Pid,
+    members: Vec<Pid>,
+    failover: Option<(u64, u64)>,
+}
+
+#[derive(Clone, Debug)]
+struct Net {
+    n: usize,
+    links: Vec<Link>,
+    blocked: Vec<bool>,
+    last_at: Vec<u64>,
+    rng: SimRng,
+}
+
+impl Net {
+    fn ix(&self, a: Pid, b: Pid) -> usize {
+        a * self.n + b
+    }
+}
+
+/// Convert scenario milliseconds to µs, rejecting what is not a sane time.
+pub(crate) fn ms_to_us(ms: f64) -> Result<u64, String> {
+    if !ms.is_finite() || ms < 0.0 {
+        return Err(format!("{ms} is not a time (must be a finite number ≥ 0)"));
+    }
+    if ms > MAX_TIME_MS {
+        return Err(format!(
+            "{ms} ms is more than the limit of {MAX_TIME_MS} ms (one day)"
+        ));
+    }
+    Ok((ms * 1000.0).round() as u64)
+}
+
+fn signed_ms_to_us(ms: f64) -> Result<i64, String> {
+    if !ms.is_finite() || ms.abs() > MAX_TIME_MS {
+        return Err(format!("{ms} is not a time within ±{MAX_TIME_MS} ms"));
+    }
+    Ok((ms * 1000.0).round() as i64)
+}
+
+fn pct_to_ppm(pct: f64) -> Result<i64, String> {
+    if !pct.is_finite() || pct.abs() > 50.0 {
+        return Err(format!("{pct} % is not a drift within ±50 %"));
+    }
+    Ok((pct * 10_000.0).round() as i64)
+}
+
+fn latency_of(l: &LatencySpec) -> Result<Latency, String> {
+    match l {
+        LatencySpec::Fixed(ms) => Ok(Latency::Fixed(ms_to_us(*ms)?)),
+        LatencySpec::Range([a, b]) => {
+            let (a, b) = (ms_to_us(*a)?, ms_to_us(*b)?);
+            if b < a {
+                return Err("latency range [lo, hi] needs lo ≤ hi".to_string());
+            }
+            Ok(Latency::Uniform(a, b))
+        }
+    }
+}
+
+fn probability(p: f64) -> Result<f64, String> {
+    if !(0.0..=1.0).contains(&p) {
+        return Err(format!("{p} is not a probability (0 to 1)"));
+    }
+    Ok(p)
+}
+
+fn parse_step(s: &str) -> Result<Step, String> {
+    let words: Vec<&str> = s.split_whitespace().collect();
+    let bad = || {
+        format!("`{s}` is not a step: use `sleep MS`, `sleep LO..HI`, `read KEY`, `expect KEY VALUE` or `write KEY VALUE`")
+    };
+    match words.as_slice() {
+        ["sleep", d] => {
+            let (lo, hi) = match d.split_once("..") {
+                Some((a, b)) => (a, b),
+                None => (*d, *d),
+            };
+            let lo = ms_to_us(lo.parse::<f64>().map_err(|_| bad())?)?;
+            let hi = ms_to_us(hi.parse::<f64>().map_err(|_| bad())?)?;
+            if hi < lo {
+                return Err(format!("`{s}`: the range needs LO ≤ HI"));
+            }
+            Ok(Step::Sleep { lo_us: lo, hi_us: hi })
+        }
+        ["read", k] => Ok(Step::Read(k.to_string())),
+        ["expect", k, v] => Ok(Step::Expect(k.to_string(), v.to_string())),
+        ["write", k, v] => Ok(Step::Write(k.to_string(), v.to_string())),
+        _ => Err(bad()),
+    }
+}
+
+type FieldErr = (String, String);
+
+/// Check everything a build needs; errors are `(field path, message)`.
+pub(crate) fn validate(s: &Scenario) -> Result<(), FieldErr> {
+    World::build(s, 0, TraceLevel::Semantic).map(|_| ())
+}
+
+/// The simulated world. See the module docs.
+#[derive(Clone, Debug)]
+pub struct World {
+    now_us: u64,
+    seq: u64,
+    queue: BinaryHeap<Queued>,
+    /// Events by slot; `free` lists the empty slots for reuse.
+    slots: Vec<Option<Ev>>,
+    free: Vec<u32>,
+    procs: Vec<Proc>,
+    groups: Vec<Group>,
+    net: Net,
+    end_us: u64,
+    next_msg: u64,
+    level: TraceLevel,
+    events: u64,
+    ended: bool,
+    seed: u64,
+    actions: Vec<Action>,
+}
+
+impl World {
+    /// Build the world for `scenario` under `seed`. Errors name the field.
+    pub fn build(s: &Scenario, seed: u64, level: TraceLevel) -> Result<World, FieldErr> {
+        fn f(field: &'static str) -> impl Fn(String) -> FieldErr {
+            move |m| (field.to_string(), m)
+        }
+        let end_us = ms_to_us(s.end_ms).map_err(f("end_ms"))?;
+        let n_procs = s.nodes.len() + s.clients.len() + 1;
+        if s.nodes.len() + s.clients.len() > MAX_CLIENTS_NODES {
+            return Err((
+                "nodes".into(),
+                format!("at most {MAX_CLIENTS_NODES} nodes and clients together"),
+            ));
+        }
+        if s.faults.len() > MAX_FAULTS {
+            return Err(("faults".into(), format!("at most {MAX_FAULTS} faults")));
+        }
+        let mut names: BTreeMap<String, Pid> = BTreeMap::new();
+        let mut procs: Vec<Proc> = Vec::with_capacity(n_procs);
+        let check_name = |names: &mut BTreeMap<String, Pid>, name: &str, field: String, pid: Pid| {
+            if name.is_empty() || name == "*" {
+                return Err((field, format!("`{name}` is not a usable name")));
+            }
+            if names.insert(name.to_string(), pid).is_some() {
+                return Err((field, format!("the name `{name}` is used twice")));
+            }
+            Ok(())
+        };
+        for (i, n) in s.nodes.iter().enumerate() {
+            let field = |x: &str| format!("nodes[{i}].{x}");
+            check_name(&mut names, &n.name, field("name"), procs.len())?;
+            let offset = signed_ms_to_us(n.clock_offset_ms).map_err(|m| (field("clock_offset_ms"), m))?;
+            let ppm = pct_to_ppm(n.drift_pct).map_err(|m| (field("drift_pct"), m))?;
+            let service_us = ms_to_us(n.service_ms).map_err(|m| (field("service_ms"), m))?;
+            let node_seed = sub_seed(seed, &format!("node:{}", n.name));
+            let mut store = Store::new(node_seed);
+            let clock = Clock::new(offset, ppm);
+            store.set_now_ms(clock.local_ms(0));
+            for (j, cmd) in n.init.iter().enumerate() {
+                if cmd.is_empty() {
+                    return Err((format!("nodes[{i}].init[{j}]"), "an empty command".into()));
+                }
+                let args: Vec<Vec<u8>> = cmd.iter().map(|a| a.as_bytes().to_vec()).collect();
+                if let Reply::Error(e) = store.execute(&args) {
+                    return Err((
+                        format!("nodes[{i}].init[{j}]"),
+                        format!("the node refused it: {e}"),
+                    ));
+                }
+            }
+            let _ = store.take_effects();
+            let mut disk = BTreeMap::new();
+            for k in store.live_keys() {
+                disk.insert(k.key, (k.value, k.expire_at_ms));
+            }
+            procs.push(Proc {
+                name: n.name.clone(),
+                clock,
+                alive: true,
+                paused: false,
+                inc: 0,
+                inbox: Vec::new(),
+                kind: Kind::Node(Box::new(Node {
+                    disk,
+                    store,
+                    aof_pending: Vec::new(),
+                    persistence: n.persistence,
+                    service_us,
+                    seed: node_seed,
+                    group: None,
+                    replicas: Vec::new(),
+                    replica_of: None,
+                    lag_us: 0,
+                    offset: 0,
+                    acked: BTreeMap::new(),
+                    waits: Vec::new(),
+                    next_wait: 0,
+                })),
+            });
+        }
+        // Groups: names resolve to the group (its current master) for clients.
+        let mut groups = Vec::new();
+        let mut group_names: BTreeMap<String, usize> = BTreeMap::new();
+        for (gi, g) in s.groups.iter().enumerate() {
+            let field = |x: &str| format!("groups[{gi}].{x}");
+            if names.contains_key(&g.name) || group_names.insert(g.name.clone(), gi).is_some() {
+                return Err((field("name"), format!("the name `{}` is used twice", g.name)));
+            }
+            let node_pid = |name: &str, fld: String| -> Result<Pid, FieldErr> {
+                match names.get(name) {
+                    Some(p) if *p < s.nodes.len() => Ok(*p),
+                    _ => Err((fld, format!("`{name}` is not a node"))),
+                }
+            };
+            let master = node_pid(&g.master, field("master"))?;
+            let lag_us = ms_to_us(g.lag_ms).map_err(|m| (field("lag_ms"), m))?;
+            let mut members = vec![master];
+            for r in &g.replicas {
+                let p = node_pid(r, field("replicas"))?;
+                if members.contains(&p) {
+                    return Err((field("replicas"), format!("`{r}` is listed twice")));
+                }
+                members.push(p);
+            }
+            for &p in &members {
+                if let Kind::Node(n) = &procs[p].kind {
+                    if n.group.is_some() {
+                        return Err((
+                            field("replicas"),
+                            format!("`{}` is already in a group", procs[p].name),
+                        ));
+                    }
+                }
+            }
+            for &p in &members {
+                if let Kind::Node(n) = &mut procs[p].kind {
+                    n.group = Some(gi);
+                    n.lag_us = lag_us;
+                    if p == master {
+                        n.replicas = members[1..].to_vec();
+                    } else {
+                        n.replica_of = Some(master);
+                    }
+                }
+            }
+            let failover = match &g.failover {
+                Some(fo) => Some((
+                    ms_to_us(fo.detection_ms).map_err(|m| (field("failover.detection_ms"), m))?,
+                    ms_to_us(fo.promotion_ms).map_err(|m| (field("failover.promotion_ms"), m))?,
+                )),
+                None => None,
+            };
+            groups.push(Group {
+                name: g.name.clone(),
+                master,
+                members,
+                failover,
+            });
+        }
+        // The resource.
+        let resource_pid = procs.len();
+        check_name(&mut names, &s.resource.name, "resource.name".into(), resource_pid)?;
+        if group_names.contains_key(&s.resource.name) {
+            return Err((
+                "resource.name".into(),
+                format!("the name `{}` is used twice", s.resource.name),
+            ));
+        }
+        procs.push(Proc {
+            name: s.resource.name.clone(),
+            clock: Clock::new(0, 0),
+            alive: true,
+            paused: false,
+            inc: 0,
+            inbox: Vec::new(),
+            kind: Kind::Resource(Box::new(Resource {
+                fencing: s.resource.fencing,
+                idempotency: s.resource.idempotency,
+                data: s
+                    .resource
+                    .init
+                    .iter()
+                    .map(|(k, v)| (k.clone(), (v.clone(), 0)))
+                    .collect(),
+                highest: None,
+                idem_seen: BTreeSet::new(),
+            })),
+        });
+        // Clients.
+        let scripts = Arc::new(s.scripts.clone());
+        for (i, c) in s.clients.iter().enumerate() {
+            let field = |x: &str| format!("clients[{i}].{x}");
+            check_name(&mut names, &c.name, field("name"), procs.len())?;
+            if group_names.contains_key(&c.name) {
+                return Err((field("name"), format!("the name `{}` is used twice", c.name)));
+            }
+            let mut dests = Vec::new();
+            for d in &c.nodes {
+                if let Some(g) = group_names.get(d) {
+                    dests.push(Dest::Group(*g));
+                } else {
+                    match names.get(d) {
+                        Some(p) if *p < s.nodes.len() => dests.push(Dest::Node(*p)),
+                        _ => return Err((field("nodes"), format!("`{d}` is not a node or group"))),
+                    }
+                }
+            }
+            match c.algorithm {
+                Algorithm::None => {}
+                Algorithm::SetNx if dests.len() != 1 => {
+                    return Err((field("nodes"), "set-nx talks to exactly one node or group".into()))
+                }
+                _ if dests.is_empty() => return Err((field("nodes"), "needs at least one node".into())),
+                _ => {}
+            }
+            if c.work.len() > MAX_WORK_STEPS {
+                return Err((field("work"), format!("at most {MAX_WORK_STEPS} steps")));
+            }
+            let mut work = Vec::new();
+            for (j, w) in c.work.iter().enumerate() {
+                work.push(parse_step(w).map_err(|m| (format!("clients[{i}].work[{j}]"), m))?);
+            }
+            let ttl_us = ms_to_us(c.ttl_ms).map_err(|m| (field("ttl_ms"), m))?;
+            if ttl_us < 1000 || ttl_us % 1000 != 0 {
+                return Err((
+                    field("ttl_ms"),
+                    "the TTL must be a whole number of ms, at least 1".into(),
+                ));
+            }
+            let ttl_ms = ttl_us / 1000;
+            if !(0.0..=1.0).contains(&c.drift_factor) {
+                return Err((
+                    field("drift_factor"),
+                    format!("{} is not between 0 and 1", c.drift_factor),
+                ));
+            }
+            let default_retry = match c.algorithm {
+                Algorithm::Library => DelaySpec::Fixed(200.0),
+                Algorithm::SetNx => DelaySpec::Fixed(100.0),
+                _ => DelaySpec::Range([100.0, 300.0]),
+            };
+            let (retry_lo_us, retry_hi_us) = match c.retry_delay_ms.as_ref().unwrap_or(&default_retry) {
+                DelaySpec::Fixed(ms) => {
+                    let v = ms_to_us(*ms).map_err(|m| (field("retry_delay_ms"), m))?;
+                    (v, v)
+                }
+                DelaySpec::Range([a, b]) => {
+                    let a = ms_to_us(*a).map_err(|m| (field("retry_delay_ms"), m))?;
+                    let b = ms_to_us(*b).map_err(|m| (field("retry_delay_ms"), m))?;
+                    if b < a {
+                        return Err((field("retry_delay_ms"), "[lo, hi] needs lo ≤ hi".into()));
+                    }
+                    (a, b)
+                }
+            };
+            // A (near) zero retry delay would spin at one instant until the event limit.
+            if c.algorithm != Algorithm::Library && c.algorithm != Algorithm::None && retry_hi_us < 100 {
+                return Err((
+                    field("retry_delay_ms"),
+                    "the retry delay must be at least 0.1 ms".into(),
+                ));
+            }
+            let default_timeout = match c.algorithm {
+                Algorithm::Library | Algorithm::None => None,
+                Algorithm::SetNx => Some(1000.0),
+                _ => Some(50.0),
+            };
+            let timeout_us = match c.timeout_ms.or(default_timeout) {
+                Some(ms) => {
+                    let t = ms_to_us(ms).map_err(|m| (field("timeout_ms"), m))?;
+                    if t == 0 {
+                        return Err((field("timeout_ms"), "must be more than 0".into()));
+                    }
+                    Some(t)
+                }
+                None => None,
+            };
+            let wait = match &c.wait {
+                Some(w) => {
+                    let t = ms_to_us(w.timeout_ms).map_err(|m| (field("wait.timeout_ms"), m))?;
+                    Some((w.replicas, t / 1000))
+                }
+                None => None,
+            };
+            let lib = LibCfg {
+                retry_count: c.retry_count.min(10_000),
+                retry_delay_ms: match c.retry_delay_ms.as_ref() {
+                    Some(DelaySpec::Fixed(ms)) => {
+                        ms_to_us(*ms).map_err(|m| (field("retry_delay_ms"), m))? / 1000
+                    }
+                    Some(DelaySpec::Range(_)) if c.algorithm == Algorithm::Library => {
+                        return Err((
+                            field("retry_delay_ms"),
+                            "the library takes one delay plus retry_jitter_ms".into(),
+                        ))
+                    }
+                    _ => 200,
+                },
+                retry_jitter_ms: ms_to_us(c.retry_jitter_ms).map_err(|m| (field("retry_jitter_ms"), m))?
+                    / 1000,
+                threshold_ms: ms_to_us(c.extension_threshold_ms)
+                    .map_err(|m| (field("extension_threshold_ms"), m))?
+                    / 1000,
+            };
+            if c.algorithm == Algorithm::Library && lib.threshold_ms + 100 > ttl_ms {
+                return Err((
+                    field("extension_threshold_ms"),
+                    "must be at least 100 ms shorter than the TTL (the library refuses otherwise)".into(),
+                ));
+            }
+            let cfg = ClientCfg {
+                algorithm: c.algorithm,
+                dests,
+                lock: c.lock.clone(),
+                start_us: ms_to_us(c.start_ms).map_err(|m| (field("start_ms"), m))?,
+                ttl_ms,
+                timeout_us,
+                drift_factor: c.drift_factor,
+                retry_lo_us,
+                retry_hi_us,
+                max_attempts: c.max_attempts.clamp(1, 100_000),
+                release: c.release.unwrap_or(match c.algorithm {
+                    Algorithm::SetNx => ReleaseKind::Lua,
+                    _ => ReleaseKind::Lua,
+                }),
+                check_validity: c.check_validity.unwrap_or(c.algorithm == Algorithm::Redlock),
+                watchdog: c.watchdog,
+                wait,
+                fencing: c.fencing,
+                fence_key: c.fence_key.clone(),
+                idempotency_key: c.idempotency_key.clone(),
+                lib,
+                work,
+                scripts: scripts.clone(),
+                repeat: c.repeat.clamp(1, 1_000_000),
+            };
+            if cfg.check_validity && c.algorithm == Algorithm::RedlockUnchecked {
+                return Err((
+                    field("check_validity"),
+                    "redlock-unchecked never checks validity".into(),
+                ));
+            }
+            let offset = signed_ms_to_us(c.clock_offset_ms).map_err(|m| (field("clock_offset_ms"), m))?;
+            let ppm = pct_to_ppm(c.drift_pct).map_err(|m| (field("drift_pct"), m))?;
+            procs.push(Proc {
+                name: c.name.clone(),
+                clock: Clock::new(offset, ppm),
+                alive: true,
+                paused: false,
+                inc: 0,
+                inbox: Vec::new(),
+                kind: Kind::Client(Box::new(Client::new(
+                    Arc::new(cfg),
+                    sub_seed(seed, &format!("client:{}", c.name)),
+                ))),
+            });
+        }
+        if procs.len() > MAX_PROCESSES {
+            return Err(("nodes".into(), format!("at most {MAX_PROCESSES} processes")));
+        }
+        // Network.
+        let n = procs.len();
+        let default = Link {
+            latency: latency_of(&s.network.latency_ms).map_err(f("network.latency_ms"))?,
+            loss: probability(s.network.loss).map_err(f("network.loss"))?,
+        };
+        let mut net = Net {
+            n,
+            links: vec![default; n * n],
+            blocked: vec![false; n * n],
+            last_at: vec![0; n * n],
+            rng: SimRng::for_subsystem(seed, "network"),
+        };
+        for (i, l) in s.links.iter().enumerate() {
+            let field = |x: &str| format!("links[{i}].{x}");
+            let a = *names
+                .get(&l.from)
+                .ok_or_else(|| (field("from"), format!("`{}` is not a process", l.from)))?;
+            let b = resolve_peers(&names, &l.to, a, n).map_err(|m| (field("to"), m))?;
+            for b in b {
+                for (x, y) in [(a, b), (b, a)] {
+                    if l.oneway && (x, y) != (a, b) {
+                        continue;
+                    }
+                    let ix = net.ix(x, y);
+                    if let Some(lat) = &l.latency_ms {
+                        net.links[ix].latency = latency_of(lat).map_err(|m| (field("latency_ms"), m))?;
+                    }
+                    if let Some(p) = l.loss {
+                        net.links[ix].loss = probability(p).map_err(|m| (field("loss"), m))?;
+                    }
+                }
+            }
+        }
+        let mut w = World {
+            now_us: 0,
+            seq: 0,
+            queue: BinaryHeap::new(),
+            slots: Vec::new(),
+            free: Vec::new(),
+            procs,
+            groups,
+            net,
+            end_us,
+            next_msg: 0,
+            level,
+            events: 0,
+            ended: false,
+            seed,
+            actions: Vec::new(),
+        };
+        // Faults.
+        for (i, fs) in s.faults.iter().enumerate() {
+            let field = |x: &str| format!("faults[{i}].{x}");
+            let at = ms_to_us(fs.at_ms).map_err(|m| (field("at_ms"), m))?;
+            let target = *names
+                .get(&fs.target)
+                .ok_or_else(|| (field("target"), format!("`{}` is not a process", fs.target)))?;
+            let until = match fs.until_ms {
+                Some(u) => {
+                    let u = ms_to_us(u).map_err(|m| (field("until_ms"), m))?;
+                    if u < at {
+                        return Err((field("until_ms"), "must not be before at_ms".into()));
+                    }
+                    Some(u)
+                }
+                None => None,
+            };
+            let peers = || -> Result<Vec<Pid>, FieldErr> {
+                let p = fs
+                    .peer
+                    .as_deref()
+                    .ok_or_else(|| (field("peer"), "this fault needs a peer".into()))?;
+                resolve_peers(&names, p, target, n).map_err(|m| (field("peer"), m))
+            };
+            let is_node = matches!(w.procs[target].kind, Kind::Node(_));
+            let (first, second) = match fs.op {
+                FaultOp::Pause => (Fault::Pause(target), until.map(|_| Fault::Resume(target))),
+                FaultOp::Resume => (Fault::Resume(target), None),
+                FaultOp::Crash => (Fault::Crash(target), until.map(|_| Fault::Restart(target))),
+                FaultOp::Restart => (Fault::Restart(target), None),
+                FaultOp::ClockJump => {
+                    let d = fs
+                        .delta_ms
+                        .ok_or_else(|| (field("delta_ms"), "a clock jump needs delta_ms".into()))?;
+                    (
+                        Fault::ClockJump(target, signed_ms_to_us(d).map_err(|m| (field("delta_ms"), m))?),
+                        None,
+                    )
+                }
+                FaultOp::Drift => {
+                    let d = fs
+                        .drift_pct
+                        .ok_or_else(|| (field("drift_pct"), "drift needs drift_pct".into()))?;
+                    (
+                        Fault::Drift(target, pct_to_ppm(d).map_err(|m| (field("drift_pct"), m))?),
+                        None,
+                    )
+                }
+                FaultOp::Partition => {
+                    let b = peers()?;
+                    (
+                        Fault::Partition {
+                            a: target,
+                            b: b.clone(),
+                            oneway: fs.oneway,
+                        },
+                        until.map(|_| Fault::Repair { a: target, b }),
+                    )
+                }
+                FaultOp::Repair => (
+                    Fault::Repair {
+                        a: target,
+                        b: peers()?,
+                    },
+                    None,
+                ),
+                FaultOp::Latency => {
+                    let b = peers()?;
+                    let l = fs
+                        .latency_ms
+                        .as_ref()
+                        .ok_or_else(|| (field("latency_ms"), "a latency fault needs latency_ms".into()))?;
+                    let lat = latency_of(l).map_err(|m| (field("latency_ms"), m))?;
+                    let restore = w.net.links[w.net.ix(target, b.first().copied().unwrap_or(target))].latency;
+                    (
+                        Fault::Latency {
+                            a: target,
+                            b: b.clone(),
+                            latency: lat,
+                        },
+                        until.map(|_| Fault::Latency {
+                            a: target,
+                            b,
+                            latency: restore,
+                        }),
+                    )
+                }
+                FaultOp::Command => {
+                    if !is_node {
+                        return Err((field("target"), "commands run on a node".into()));
+                    }
+                    let c = fs.command.as_ref().filter(|c| !c.is_empty()).ok_or_else(|| {
+                        (
+                            field("command"),
+                            "needs a command, e.g. [\"DEL\", \"lock\"]".to_string(),
+                        )
+                    })?;
+                    (
+                        Fault::Command {
+                            node: target,
+                            args: c.iter().map(|a| a.as_bytes().to_vec()).collect(),
+                        },
+                        None,
+                    )
+                }
+            };
+            w.schedule(at, Ev::Fault(first));
+            if let (Some(u), Some(sf)) = (until, second) {
+                w.schedule(u, Ev::Fault(sf));
+            }
+        }
+        // Client starts, AOF fsyncs, the end.
+        for pid in 0..w.procs.len() {
+            match &w.procs[pid].kind {
+                Kind::Client(c) => {
+                    let at = c.cfg.start_us;
+                    w.schedule(
+                        at,
+                        Ev::Timer {
+                            pid,
+                            inc: 0,
+                            timer: Timer::Start,
+                        },
+                    );
+                }
+                Kind::Node(nd) if nd.persistence == Persistence::Everysec => {
+                    w.schedule(1_000_000, Ev::Fsync { node: pid });
+                }
+                _ => {}
+            }
+        }
+        w.schedule(end_us, Ev::End);
+        Ok(w)
+    }
+
+    fn schedule(&mut self, at: u64, ev: Ev) {
+        self.seq += 1;
+        let slot = match self.free.pop() {
+            Some(i) => {
+                if let Some(s) = self.slots.get_mut(i as usize) {
+                    *s = Some(ev);
+                }
+                i
+            }
+            None => {
+                self.slots.push(Some(ev));
+                (self.slots.len() - 1) as u32
+            }
+        };
+        self.queue.push(Queued {
+            at,
+            seq: self.seq,
+            slot,
+        });
+    }
+
+    pub fn now_us(&self) -> u64 {
+        self.now_us
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Queue events processed so far.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.ended
+    }
+
+    /// True time of the next event, if any.
+    pub fn next_event_us(&self) -> Option<u64> {
+        if self.ended {
+            None
+        } else {
+            self.queue.peek().map(|q| q.at)
+        }
+    }
+
+    pub fn process_names(&self) -> Vec<String> {
+        self.procs.iter().map(|p| p.name.clone()).collect()
+    }
+
+    pub fn pid(&self, name: &str) -> Option<Pid> {
+        self.procs.iter().position(|p| p.name == name)
+    }
+
+    pub fn is_client(&self, pid: Pid) -> bool {
+        matches!(self.procs.get(pid).map(|p| &p.kind), Some(Kind::Client(_)))
+    }
+
+    pub fn is_node(&self, pid: Pid) -> bool {
+        matches!(self.procs.get(pid).map(|p| &p.kind), Some(Kind::Node(_)))
+    }
+
+    /// Local time of process `pid` now (µs).
+    pub fn local_us(&self, pid: Pid) -> i64 {
+        self.procs
+            .get(pid)
+            .map(|p| p.clock.local_us(self.now_us))
+            .unwrap_or(0)
+    }
+
+    /// Keys a node holds now, judged by its own clock: `(key, value, expire_at_ms)`.
+    pub fn node_keys(&mut self, pid: Pid) -> Vec<(String, String, Option<u64>)> {
+        let now = self.now_us;
+        let Some(p) = self.procs.get_mut(pid) else {
+            return Vec::new();
+        };
+        let local = p.clock.local_ms(now);
+        match &mut p.kind {
+            Kind::Node(n) => {
+                n.store.set_now_ms(local);
+                n.store
+                    .live_keys()
+                    .into_iter()
+                    .filter(|k| k.expire_at_ms.is_none_or(|e| e > local))
+                    .map(|k| {
+                        (
+                            String::from_utf8_lossy(&k.key).into_owned(),
+                            String::from_utf8_lossy(&k.value).into_owned(),
+                            k.expire_at_ms,
+                        )
+                    })
+                    .collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Inject a fault now (fork, explorer).
+    pub fn inject(&mut self, fault: Fault) {
+        let now = self.now_us;
+        self.schedule(now, Ev::Fault(fault));
+    }
+
+    /// Inject a fault at a later true time.
+    pub fn inject_at(&mut self, at_us: u64, fault: Fault) {
+        let at = at_us.max(self.now_us);
+        self.schedule(at, Ev::Fault(fault));
+    }
+
+    fn emit(&self, out: &mut Vec<TraceEvent>, pid: Pid, kind: TraceKind) {
+        if self.level == TraceLevel::Semantic && !kind.is_semantic() {
+            return;
+        }
+        let local_us = self
+            .procs
+            .get(pid)
+            .map(|p| p.clock.local_us(self.now_us))
+            .unwrap_or(0);
+        out.push(TraceEvent {
+            t_us: self.now_us,
+            local_us,
+            pid: pid as u32,
+            kind,
+        });
+    }
+
+    fn full(&self) -> bool {
+        self.level == TraceLevel::Full
+    }
+
+    /// Run until the end; returns false if the event limit cut the run short.
+    pub fn run(&mut self, out: &mut Vec<TraceEvent>) -> bool {
+        while self.step(out) {}
+        self.events < MAX_EVENTS
+    }
+
+    /// Process one event. Returns false when the run is over.
+    pub fn step(&mut self, out: &mut Vec<TraceEvent>) -> bool {
+        if self.ended {
+            return false;
+        }
+        let Some(q) = self.queue.pop() else {
+            self.ended = true;
+            self.emit(out, self.procs.len().saturating_sub(1), TraceKind::End);
+            return false;
+        };
+        let Some(ev) = self.slots.get_mut(q.slot as usize).and_then(Option::take) else {
+            return true;
+        };
+        self.free.push(q.slot);
+        self.now_us = q.at;
+        self.events += 1;
+        if self.events >= MAX_EVENTS {
+            self.ended = true;
+            self.emit(out, 0, TraceKind::End);
+            return false;
+        }
+        match ev {
+            Ev::End => {
+                self.ended = true;
+                let resource = self
+                    .procs
+                    .iter()
+                    .position(|p| matches!(p.kind, Kind::Resource(_)))
+                    .unwrap_or(0);
+                self.emit(out, resource, TraceKind::End);
+                return false;
+            }
+            Ev::Deliver {
+                msg,
+                from,
+                to,
+                payload,
+            } => self.deliver(msg, from, to, payload, out),
+            Ev::Timer { pid, inc, timer } => {
+                let Some(p) = self.procs.get_mut(pid) else {
+                    return true;
+                };
+                if p.inc != inc || !p.alive {
+                    return true;
+                }
+                if p.paused {
+                    p.inbox.push(Pending::Timer(timer));
+                } else {
+                    self.fire_timer(pid, timer, out);
+                }
+            }
+            Ev::Fault(f) => self.fault(f, out),
+            Ev::ReplFlush {
+                node,
+                inc,
+                offset,
+                effects,
+            } => {
+                if self.procs[node].inc == inc && self.procs[node].alive {
+                    let replicas = match &self.procs[node].kind {
+                        Kind::Node(n) => n.replicas.clone(),
+                        _ => Vec::new(),
+                    };
+                    for r in replicas {
+                        self.send(
+                            node,
+                            r,
+                            Payload::Repl {
+                                offset,
+                                effects: effects.clone(),
+                            },
+                            0,
+                            out,
+                        );
+                    }
+                }
+            }
+            Ev::Fsync { node } => {
+                let alive = self.procs[node].alive;
+                if let Kind::Node(n) = &mut self.procs[node].kind {
+                    if alive {
+                        for e in n.aof_pending.drain(..) {
+                            disk_apply(&mut n.disk, &e);
+                        }
+                    }
+                }
+                let next = self.now_us + 1_000_000;
+                if next <= self.end_us {
+                    self.schedule(next, Ev::Fsync { node });
+                }
+            }
+            Ev::WaitDeadline { node, inc, wait } => {
+                if self.procs[node].inc == inc && self.procs[node].alive {
+                    self.finish_wait(node, wait, out);
+                }
+            }
+            Ev::FailoverDetect { group, master, inc } => {
+                let g = &self.groups[group];
+                if g.master == master && self.procs[master].inc == inc && !self.procs[master].alive {
+                    if let Some((_, promote)) = g.failover {
+                        let at = self.now_us + promote;
+                        self.schedule(at, Ev::Promote { group, master, inc });
+                    }
+                }
+            }
+            Ev::Promote { group, master, inc } => {
+                if self.groups[group].master == master
+                    && self.procs[master].inc == inc
+                    && !self.procs[master].alive
+                {
+                    self.promote(group, master, out);
+                }
+            }
+        }
+        true
+    }
+
+    fn promote(&mut self, group: usize, old: Pid, out: &mut Vec<TraceEvent>) {
+        let candidates: Vec<Pid> = self.groups[group]
+            .members
+            .iter()
+            .copied()
+            .filter(|&p| p != old && self.procs[p].alive)
+            .collect();
+        let Some(&new) = candidates.first() else { return };
+        let others: Vec<Pid> = candidates[1..].to_vec();
+        if let Kind::Node(n) = &mut self.procs[new].kind {
+            n.replica_of = None;
+            n.replicas = others.clone();
+            n.acked.clear();
+        }
+        for &o in &others {
+            if let Kind::Node(n) = &mut self.procs[o].kind {
+                n.replica_of = Some(new);
+            }
+        }
+        self.groups[group].master = new;
+        let name = self.groups[group].name.clone();
+        self.emit(out, new, TraceKind::Failover { group: name });
+    }
+
+    fn fire_timer(&mut self, pid: Pid, timer: Timer, out: &mut Vec<TraceEvent>) {
+        let live = match &self.procs[pid].kind {
+            Kind::Client(c) => c.is_live(&timer),
+            _ => false,
+        };
+        if !live {
+            return;
+        }
+        if self.full() {
+            self.emit(
+                out,
+                pid,
+                TraceKind::Timer {
+                    name: timer.name().to_string(),
+                },
+            );
+        }
+        self.client_input(pid, Input::Timer(timer), out);
+    }
+
+    fn client_input(&mut self, pid: Pid, input: Input, out: &mut Vec<TraceEvent>) {
+        let now = self.now_us;
+        let mut actions = std::mem::take(&mut self.actions);
+        {
+            let p = &mut self.procs[pid];
+            let ctx = ClientCtx {
+                now_true_us: now,
+                now_local_us: p.clock.local_us(now),
+                clock: &p.clock,
+            };
+            if let Kind::Client(c) = &mut p.kind {
+                c.handle(&ctx, input, &mut actions);
+            }
+        }
+        for a in actions.drain(..) {
+            self.apply(pid, a, out);
+        }
+        self.actions = actions;
+    }
+
+    fn apply(&mut self, pid: Pid, a: Action, out: &mut Vec<TraceEvent>) {
+        match a {
+            Action::Cmd { dest, req, args } => {
+                let to = match dest {
+                    Dest::Node(p) => p,
+                    Dest::Group(g) => self.groups[g].master,
+                };
+                self.send(pid, to, Payload::Cmd { req, args }, 0, out);
+            }
+            Action::Res { req, op } => {
+                let to = self
+                    .procs
+                    .iter()
+                    .position(|p| matches!(p.kind, Kind::Resource(_)))
+                    .unwrap_or(0);
+                self.send(pid, to, Payload::Res { req, op }, 0, out);
+            }
+            Action::Timer {
+                after_local_us,
+                timer,
+            } => {
+                let p = &self.procs[pid];
+                let at = self.now_us + p.clock.true_duration_us(after_local_us);
+                let inc = p.inc;
+                self.schedule(at, Ev::Timer { pid, inc, timer });
+            }
+            Action::Trace(kind) => self.emit(out, pid, kind),
+        }
+    }
+
+    fn describe(payload: &Payload) -> String {
+        let arg = |a: &[u8]| {
+            let s = String::from_utf8_lossy(a);
+            if s.len() > 24 {
+                format!("{}…", s.chars().take(20).collect::<String>())
+            } else {
+                s.into_owned()
+            }
+        };
+        match payload {
+            Payload::Cmd { args, .. } => args.iter().map(|a| arg(a)).collect::<Vec<_>>().join(" "),
+            Payload::Reply { reply, .. } => super::client::reply_text(reply),
+            Payload::Repl { offset, effects } => format!("replicate #{offset} ({} writes)", effects.len()),
+            Payload::ReplAck { offset } => format!("ack #{offset}"),
+            Payload::Res { op, .. } => match op {
+                ResOp::Read { key } => format!("read {key}"),
+                ResOp::Write {
+                    key, value, token, ..
+                } => match token {
+                    Some(t) => format!("write {key}={value} token {t}"),
+                    None => format!("write {key}={value}"),
+                },
+            },
+            Payload::ResReply { reply, .. } => match reply {
+                ResReply::Read { value, version } => {
+                    format!("{} (v{version})", value.as_deref().unwrap_or("(nil)"))
+                }
+                ResReply::Accepted => "accepted".to_string(),
+                ResReply::Rejected { reason } => format!("rejected: {reason}"),
+            },
+        }
+    }
+
+    fn send(&mut self, from: Pid, to: Pid, payload: Payload, extra_us: u64, out: &mut Vec<TraceEvent>) {
+        self.next_msg += 1;
+        let msg = self.next_msg;
+        if self.full() {
+            let what = Self::describe(&payload);
+            self.emit(
+                out,
+                from,
+                TraceKind::Send {
+                    msg,
+                    to: to as u32,
+                    what,
+                },
+            );
+        }
+        let ix = self.net.ix(from, to);
+        if self.net.blocked[ix] {
+            self.emit(
+                out,
+                from,
+                TraceKind::Drop {
+                    msg,
+                    from: from as u32,
+                    to: to as u32,
+                    reason: "partitioned".into(),
+                },
+            );
+            return;
+        }
+        let link = self.net.links[ix];
+        if link.loss > 0.0 && self.net.rng.chance(link.loss) {
+            self.emit(
+                out,
+                from,
+                TraceKind::Drop {
+                    msg,
+                    from: from as u32,
+                    to: to as u32,
+                    reason: "lost".into(),
+                },
+            );
+            return;
+        }
+        let lat = match link.latency {
+            Latency::Fixed(l) => l,
+            Latency::Uniform(a, b) => self.net.rng.range_u64(a, b),
+        };
+        // Links are FIFO (TCP): a message never overtakes an earlier one.
+        let at = (self.now_us + extra_us + lat).max(self.net.last_at[ix]);
+        self.net.last_at[ix] = at;
+        self.schedule(
+            at,
+            Ev::Deliver {
+                msg,
+                from,
+                to,
+                payload,
+            },
+        );
+    }
+
+    fn deliver(&mut self, msg: u64, from: Pid, to: Pid, payload: Payload, out: &mut Vec<TraceEvent>) {
+        if !self.procs[to].alive {
+            self.emit(
+                out,
+                to,
+                TraceKind::Drop {
+                    msg,
+                    from: from as u32,
+                    to: to as u32,
+                    reason: "receiver down".into(),
+                },
+            );
+            return;
+        }
+        if self.net.blocked[self.net.ix(from, to)] {
+            self.emit(
+                out,
+                to,
+                TraceKind::Drop {
+                    msg,
+                    from: from as u32,
+                    to: to as u32,
+                    reason: "partitioned".into(),
+                },
+            );
+            return;
+        }
+        if self.full() {
+            self.emit(
+                out,
+                to,
+                TraceKind::Deliver {
+                    msg,
+                    from: from as u32,
+                },
+            );
+        }
+        if self.procs[to].paused {
+            self.procs[to].inbox.push(Pending::Msg { from, payload });
+            return;
+        }
+        self.handle_msg(to, from, payload, out);
+    }
+
+    fn handle_msg(&mut self, to: Pid, from: Pid, payload: Payload, out: &mut Vec<TraceEvent>) {
+        match payload {
+            Payload::Cmd { req, args } => self.node_command(to, from, req, args, out),
+            Payload::Reply { req, reply } => self.client_input(to, Input::Reply { req, reply }, out),
+            Payload::ResReply { req, reply } => self.client_input(to, Input::Res { req, reply }, out),
+            Payload::Res { req, op } => self.resource(to, from, req, op, out),
+            Payload::Repl { offset, effects } => self.replica_apply(to, from, offset, effects, out),
+            Payload::ReplAck { offset } => {
+                if let Kind::Node(n) = &mut self.procs[to].kind {
+                    let e = n.acked.entry(from).or_insert(0);
+                    *e = (*e).max(offset);
+                    let ready: Vec<u64> = n
+                        .waits
+                        .iter()
+                        .filter(|w| n.acked.values().filter(|a| **a >= w.offset).count() as i64 >= w.want)
+                        .map(|w| w.id)
+                        .collect();
+                    for id in ready {
+                        self.finish_wait(to, id, out);
+                    }
+                }
+            }
+        }
+    }
+
+    fn node_command(
+        &mut self,
+        node: Pid,
+        from: Pid,
+        req: u64,
+        args: Vec<Vec<u8>>,
+        out: &mut Vec<TraceEvent>,
+    ) {
+        let now = self.now_us;
+        let full = self.full();
+        let p = &mut self.procs[node];
+        let local_ms = p.clock.local_ms(now);
+        let inc = p.inc;
+        let Kind::Node(n) = &mut p.kind else { return };
+        n.store.set_now_ms(local_ms);
+        let is_wait = args.first().is_some_and(|a| a.eq_ignore_ascii_case(b"WAIT"));
+        if is_wait {
+            // WAIT needs replication state the store does not have: the node answers it.
+            let parse = |i: usize| {
+                args.get(i)
+                    .and_then(|a| std::str::from_utf8(a).ok())
+                    .and_then(|s| s.parse::<i64>().ok())
+            };
+            let (Some(want), Some(timeout_ms), 3) = (parse(1), parse(2), args.len()) else {
+                let reply = Reply::Error("ERR syntax error in WAIT".into());
+                let service = n.service_us;
+                self.reply_cmd(node, from, req, &args, reply, service, out);
+                return;
+            };
+            let acked = n.acked.values().filter(|a| **a >= n.offset).count() as i64;
+            if acked >= want || timeout_ms < 0 {
+                let service = n.service_us;
+                self.reply_cmd(node, from, req, &args, Reply::Int(acked), service, out);
+                return;
+            }
+            n.next_wait += 1;
+            let id = n.next_wait;
+            n.waits.push(WaitReq {
+                id,
+                client: from,
+                req,
+                want,
+                offset: n.offset,
+                args: args
+                    .iter()
+                    .map(|a| String::from_utf8_lossy(a).into_owned())
+                    .collect(),
+            });
+            if timeout_ms > 0 {
+                let t = self.procs[node]
+                    .clock
+                    .true_duration_us(timeout_ms.min(86_400_000) as u64 * 1000);
+                self.schedule(now + t, Ev::WaitDeadline { node, inc, wait: id });
+            }
+            return;
+        }
+        let reply = n.store.execute_conn(from as u64, &args);
+        let effects = n.store.take_effects();
+        let service = n.service_us;
+        let _ = full;
+        self.after_write(node, effects);
+        self.reply_cmd(node, from, req, &args, reply, service, out);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn reply_cmd(
+        &mut self,
+        node: Pid,
+        from: Pid,
+        req: u64,
+        args: &[Vec<u8>],
+        reply: Reply,
+        service_us: u64,
+        out: &mut Vec<TraceEvent>,
+    ) {
+        if self.full() {
+            let script = args
+                .first()
+                .is_some_and(|a| a.eq_ignore_ascii_case(b"EVAL") || a.eq_ignore_ascii_case(b"EVALSHA"));
+            self.emit(
+                out,
+                node,
+                TraceKind::Command {
+                    from: from as u32,
+                    args: args
+                        .iter()
+                        .map(|a| String::from_utf8_lossy(a).into_owned())
+                        .collect(),
+                    reply: super::client::reply_text(&reply),
+                    script,
+                },
+            );
+        }
+        if from != node {
+            self.send(node, from, Payload::Reply { req, reply }, service_us, out);
+        }
+    }
+
+    fn finish_wait(&mut self, node: Pid, id: u64, out: &mut Vec<TraceEvent>) {
+        let Kind::Node(n) = &mut self.procs[node].kind else {
+            return;
+        };
+        let Some(pos) = n.waits.iter().position(|w| w.id == id) else {
+            return;
+        };
+        let w = n.waits.remove(pos);
+        let acked = n.acked.values().filter(|a| **a >= w.offset).count() as i64;
+        let args: Vec<Vec<u8>> = w.args.iter().map(|a| a.as_bytes().to_vec()).collect();
+        self.reply_cmd(node, w.client, w.req, &args, Reply::Int(acked), 0, out);
+    }
+
+    /// Persistence and replication of a node's writes.
+    fn after_write(&mut self, node: Pid, effects: Vec<Effect>) {
+        if effects.is_empty() {
+            return;
+        }
+        let now = self.now_us;
+        let inc = self.procs[node].inc;
+        let Kind::Node(n) = &mut self.procs[node].kind else {
+            return;
+        };
+        match n.persistence {
+            Persistence::None => {}
+            Persistence::Always => {
+                for e in &effects {
+                    disk_apply(&mut n.disk, e);
+                }
+            }
+            Persistence::Everysec => n.aof_pending.extend(effects.iter().cloned()),
+        }
+        if !n.replicas.is_empty() {
+            n.offset += 1;
+            let offset = n.offset;
+            let at = now + n.lag_us;
+            self.schedule(
+                at,
+                Ev::ReplFlush {
+                    node,
+                    inc,
+                    offset,
+                    effects,
+                },
+            );
+        }
+    }
+
+    fn replica_apply(
+        &mut self,
+        node: Pid,
+        from: Pid,
+        offset: u64,
+        effects: Vec<Effect>,
+        out: &mut Vec<TraceEvent>,
+    ) {
+        let now = self.now_us;
+        let p = &mut self.procs[node];
+        let local_ms = p.clock.local_ms(now);
+        let Kind::Node(n) = &mut p.kind else { return };
+        if n.replica_of != Some(from) {
+            return; // a stale stream from a former master
+        }
+        n.store.set_now_ms(local_ms);
+        for e in &effects {
+            n.store.apply_effect(e);
+        }
+        let own = n.store.take_effects();
+        let count = effects.len() as u32;
+        self.after_write(node, own);
+        if self.full() {
+            self.emit(
+                out,
+                node,
+                TraceKind::Replicate {
+                    from: from as u32,
+                    offset,
+                    effects: count,
+                },
+            );
+        }
+        self.send(node, from, Payload::ReplAck { offset }, 0, out);
+    }
+
+    fn resource(&mut self, res: Pid, from: Pid, req: u64, op: ResOp, out: &mut Vec<TraceEvent>) {
+        let reply = match op {
+            ResOp::Read { key } => {
+                let Kind::Resource(r) = &self.procs[res].kind else {
+                    return;
+                };
+                let (value, version) = match r.data.get(&key) {
+                    Some((v, ver)) => (Some(v.clone()), *ver),
+                    None => (None, 0),
+                };
+                if self.full() {
+                    self.emit(
+                        out,
+                        from,
+                        TraceKind::Read {
+                            key,
+                            value: value.clone(),
+                            version,
+                        },
+                    );
+                }
+                ResReply::Read { value, version }
+            }
+            ResOp::Write {
+                key,
+                value,
+                token,
+                idempotency_key,
+                base_version,
+            } => {
+                let lapsed = self.lock_lapsed(from);
+                let Kind::Resource(r) = &mut self.procs[res].kind else {
+                    return;
+                };
+                let fence_reject = match (r.fencing, token, r.highest) {
+                    (Fencing::Strict, Some(t), Some(h)) if t <= h => {
+                        Some(format!("token {t} ≤ highest seen {h}"))
+                    }
+                    (Fencing::AllowEqual, Some(t), Some(h)) if t < h => {
+                        Some(format!("token {t} < highest seen {h}"))
+                    }
+                    (Fencing::Strict | Fencing::AllowEqual, None, _) => Some("no fencing token".to_string()),
+                    _ => None,
+                };
+                let idem_reject = match &idempotency_key {
+                    Some(k) if r.idempotency && r.idem_seen.contains(k) => {
+                        Some(format!("idempotency key {k} already used"))
+                    }
+                    _ => None,
+                };
+                if let Some(reason) = fence_reject.or(idem_reject) {
+                    let highest = r.highest;
+                    self.emit(
+                        out,
+                        res,
+                        TraceKind::WriteRejected {
+                            from: from as u32,
+                            key,
+                            token,
+                            highest_seen: highest,
+                            reason: reason.clone(),
+                        },
+                    );
+                    ResReply::Rejected { reason }
+                } else {
+                    if let Some(t) = token {
+                        r.highest = Some(r.highest.map_or(t, |h| h.max(t)));
+                    }
+                    if let Some(k) = idempotency_key {
+                        if r.idempotency {
+                            r.idem_seen.insert(k);
+                        }
+                    }
+                    let current = r.data.get(&key).map(|v| v.1).unwrap_or(0);
+                    let lost_update = base_version.is_some_and(|b| b != current);
+                    r.data.insert(key.clone(), (value.clone(), current + 1));
+                    self.emit(
+                        out,
+                        res,
+                        TraceKind::WriteAccepted {
+                            from: from as u32,
+                            key,
+                            value,
+                            token,
+                            lost_update,
+                            lock_lapsed: lapsed,
+                        },
+                    );
+                    ResReply::Accepted
+                }
+            }
+        };
+        self.send(res, from, Payload::ResReply { req, reply }, 0, out);
+    }
+
+    /// Does client `pid` still hold its lock, judged from the nodes' actual state (each
+    /// node by its own clock)? Clients without a lock never "lapse".
+    fn lock_lapsed(&mut self, pid: Pid) -> bool {
+        let (cfg, token) = match &self.procs[pid].kind {
+            Kind::Client(c) => match c.cfg.algorithm {
+                Algorithm::None => return false,
+                _ => (c.cfg.clone(), c.hold().map(|h| h.token.clone())),
+            },
+            _ => return false,
+        };
+        let Some(token) = token else { return true };
+        let mut holding = 0;
+        for d in &cfg.dests {
+            let node = match d {
+                Dest::Node(p) => *p,
+                Dest::Group(g) => self.groups[*g].master,
+            };
+            if !self.procs[node].alive {
+                continue;
+            }
+            if self
+                .node_keys(node)
+                .iter()
+                .any(|(k, v, _)| *k == cfg.lock && *v == token)
+            {
+                holding += 1;
+            }
+        }
+        let needed = match cfg.algorithm {
+            Algorithm::SetNx => 1,
+            _ => cfg.quorum(),
+        };
+        holding < needed
+    }
+
+    fn fault(&mut self, f: Fault, out: &mut Vec<TraceEvent>) {
+        let now = self.now_us;
+        // Faults injected through the API (fork, explorer) may name any pid: ignore
+        // those that do not exist rather than panic.
+        let n = self.procs.len();
+        let ok = match &f {
+            Fault::Pause(p)
+            | Fault::Resume(p)
+            | Fault::Crash(p)
+            | Fault::Restart(p)
+            | Fault::ClockJump(p, _)
+            | Fault::Drift(p, _) => *p < n,
+            Fault::Partition { a, b, .. } | Fault::Repair { a, b } | Fault::Latency { a, b, .. } => {
+                *a < n && b.iter().all(|x| *x < n)
+            }
+            Fault::Command { node, args } => *node < n && !args.is_empty(),
+        };
+        if !ok {
+            return;
+        }
+        match f {
+            Fault::Pause(p) => {
+                if self.procs[p].alive && !self.procs[p].paused {
+                    self.procs[p].paused = true;
+                    self.emit(out, p, TraceKind::Pause);
+                }
+            }
+            Fault::Resume(p) => {
+                if self.procs[p].paused {
+                    self.procs[p].paused = false;
+                    self.emit(out, p, TraceKind::Resume);
+                    let inbox = std::mem::take(&mut self.procs[p].inbox);
+                    for item in inbox {
+                        if !self.procs[p].alive || self.procs[p].paused {
+                            break;
+                        }
+                        match item {
+                            Pending::Msg { from, payload } => self.handle_msg(p, from, payload, out),
+                            Pending::Timer(t) => self.fire_timer(p, t, out),
+                        }
+                    }
+                }
+            }
+            Fault::Crash(p) => {
+                if !self.procs[p].alive {
+                    return;
+                }
+                let proc_ = &mut self.procs[p];
+                proc_.alive = false;
+                proc_.paused = false;
+                proc_.inbox.clear();
+                proc_.inc += 1;
+                let inc = proc_.inc;
+                self.emit(out, p, TraceKind::Crash);
+                match &mut self.procs[p].kind {
+                    Kind::Node(n) => {
+                        // The process is gone; a restart replays what the AOF kept.
+                        let mut store = Store::new(sub_seed(n.seed, &format!("restart:{inc}")));
+                        if n.persistence == Persistence::None {
+                            n.disk.clear();
+                        }
+                        for (key, (value, expire_at_ms)) in &n.disk {
+                            store.apply_effect(&Effect::Set {
+                                key: key.clone(),
+                                value: value.clone(),
+                                expire_at_ms: *expire_at_ms,
+                            });
+                        }
+                        let _ = store.take_effects();
+                        n.store = store;
+                        n.aof_pending.clear();
+                        n.waits.clear();
+                        n.acked.clear();
+                        if let Some(g) = n.group {
+                            if self.groups[g].master == p {
+                                if let Some((detect, _)) = self.groups[g].failover {
+                                    self.schedule(
+                                        now + detect,
+                                        Ev::FailoverDetect {
+                                            group: g,
+                                            master: p,
+                                            inc,
+                                        },
+                                    );
+                                }
+                            }
+                        }
+                    }
+                    Kind::Client(c) => {
+                        let mut actions = Vec::new();
+                        c.crash(&mut actions);
+                        for a in actions {
+                            self.apply(p, a, out);
+                        }
+                    }
+                    Kind::Resource(_) => {}
+                }
+            }
+            Fault::Restart(p) => {
+                if self.procs[p].alive {
+                    return;
+                }
+                self.procs[p].alive = true;
+                let inc = self.procs[p].inc;
+                // A node whose group failed over comes back as a replica of the new
+                // master and resynchronises from it (a full sync).
+                let new_master = match &self.procs[p].kind {
+                    Kind::Node(n) => n.group.map(|g| self.groups[g].master).filter(|m| *m != p),
+                    _ => None,
+                };
+                let master_store = new_master.and_then(|m| match &self.procs[m].kind {
+                    Kind::Node(mn) => Some(mn.store.clone()),
+                    _ => None,
+                });
+                if let Some(m) = new_master {
+                    if let Kind::Node(mn) = &mut self.procs[m].kind {
+                        if !mn.replicas.contains(&p) {
+                            mn.replicas.push(p);
+                        }
+                    }
+                }
+                let local_ms = self.procs[p].clock.local_ms(now);
+                let (label, keys) = match &mut self.procs[p].kind {
+                    Kind::Node(n) => {
+                        if let (Some(m), Some(s)) = (new_master, master_store) {
+                            n.store = s;
+                            n.replica_of = Some(m);
+                            n.replicas.clear();
+                        }
+                        n.store.set_now_ms(local_ms);
+                        let keys = n
+                            .store
+                            .live_keys()
+                            .iter()
+                            .filter(|k| k.expire_at_ms.is_none_or(|e| e > local_ms))
+                            .count() as u32;
+                        let label = if new_master.is_some() {
+                            "resync from new master"
+                        } else {
+                            n.persistence.label()
+                        };
+                        (label.to_string(), keys)
+                    }
+                    Kind::Client(c) => {
+                        let fresh = c.restarted(inc);
+                        **c = fresh;
+                        ("fresh program".to_string(), 0)
+                    }
+                    Kind::Resource(_) => ("".to_string(), 0),
+                };
+                self.emit(
+                    out,
+                    p,
+                    TraceKind::Restart {
+                        persistence: label,
+                        keys,
+                    },
+                );
+                if self.is_client(p) {
+                    self.schedule(
+                        now,
+                        Ev::Timer {
+                            pid: p,
+                            inc,
+                            timer: Timer::Start,
+                        },
+                    );
+                }
+            }
+            Fault::ClockJump(p, d) => {
+                self.procs[p].clock.jump(now, d);
+                self.emit(out, p, TraceKind::ClockJump { delta_us: d });
+            }
+            Fault::Drift(p, ppm) => {
+                self.procs[p].clock.set_rate(now, ppm);
+                self.emit(out, p, TraceKind::Drift { rate_ppm: ppm });
+            }
+            Fault::Partition { a, b, oneway } => {
+                for &x in &b {
+                    let ix = self.net.ix(a, x);
+                    self.net.blocked[ix] = true;
+                    if !oneway {
+                        let ix = self.net.ix(x, a);
+                        self.net.blocked[ix] = true;
+                    }
+                    self.emit(out, a, TraceKind::Partition { to: x as u32, oneway });
+                }
+            }
+            Fault::Repair { a, b } => {
+                for &x in &b {
+                    let ix = self.net.ix(a, x);
+                    self.net.blocked[ix] = false;
+                    let ix = self.net.ix(x, a);
+                    self.net.blocked[ix] = false;
+                    self.emit(out, a, TraceKind::Repair { to: x as u32 });
+                }
+            }
+            Fault::Latency { a, b, latency } => {
+                for &x in &b {
+                    for ix in [self.net.ix(a, x), self.net.ix(x, a)] {
+                        self.net.links[ix].latency = latency;
+                    }
+                    if self.full() {
+                        self.emit(
+                            out,
+                            a,
+                            TraceKind::Latency {
+                                to: x as u32,
+                                latency: latency.label(),
+                            },
+                        );
+                    }
+                }
+            }
+            Fault::Command { node, args } => {
+                if !self.procs[node].alive {
+                    return;
+                }
+                let local_ms = self.procs[node].clock.local_ms(now);
+                let Kind::Node(n) = &mut self.procs[node].kind else {
+                    return;
+                };
+                n.store.set_now_ms(local_ms);
+                let reply = n.store.execute(&args);
+                let effects = n.store.take_effects();
+                self.after_write(node, effects);
+                self.reply_cmd(node, node, 0, &args, reply, 0, out);
+            }
+        }
+    }
+}
+
+/// Apply one write to the on-disk image.
+fn disk_apply(disk: &mut BTreeMap<Vec<u8>, (Vec<u8>, Option<u64>)>, e: &Effect) {
+    match e {
+        Effect::Set {
+            key,
+            value,
+            expire_at_ms,
+        } => {
+            disk.insert(key.clone(), (value.clone(), *expire_at_ms));
+        }
+        Effect::Del { key } => {
+            disk.remove(key);
+        }
+        Effect::FlushAll => disk.clear(),
+    }
+}
+
+fn resolve_peers(names: &BTreeMap<String, Pid>, peer: &str, me: Pid, n: usize) -> Result<Vec<Pid>, String> {
+    if peer == "*" {
+        return Ok((0..n).filter(|p| *p != me).collect());
+    }
+    match names.get(peer) {
+        Some(p) if *p != me => Ok(vec![*p]),
+        Some(_) => Err("a process cannot be cut off from itself".to_string()),
+        None => Err(format!("`{peer}` is not a process")),
+    }
+}

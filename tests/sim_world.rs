@@ -1,0 +1,312 @@
+//! The world's mechanics, one behaviour per test: persistence on crash, partitions,
+//! loss, replication and WAIT, stepping/seeking/forking the timeline, the explorer,
+//! and scenario errors that name the line and field.
+
+use lockstep::sim::explore::{explore, ExploreConfig};
+use lockstep::sim::scenario::{builtin, parse, Scenario};
+use lockstep::sim::timeline::{Timeline, CHECKPOINT_EVERY};
+use lockstep::sim::{run, trace_hash, Fault, TraceKind, TraceLevel};
+
+fn scenario(src: &str) -> Scenario {
+    parse("test.toml", src).unwrap_or_else(|e| panic!("{e}\n{src}"))
+}
+
+fn builtin_ok(name: &str) -> Scenario {
+    match builtin(name) {
+        Some(Ok(s)) => s,
+        _ => panic!("{name}"),
+    }
+}
+
+/// A holds a 10 s lock from ~3 ms; the node crashes at `crash_ms` and restarts 1 ms
+/// later; B tries at 3 000 ms once. Returns whether B got the lock.
+fn b_gets_lock_after_crash(persistence: &str, crash_ms: u64) -> bool {
+    let src = format!(
+        r#"
+name = "crash"
+end_ms = 5000
+[[nodes]]
+name = "redis"
+persistence = "{persistence}"
+[[clients]]
+name = "A"
+algorithm = "set-nx"
+nodes = ["redis"]
+work = ["sleep 20000"]
+[[clients]]
+name = "B"
+algorithm = "set-nx"
+nodes = ["redis"]
+start_ms = 3000
+max_attempts = 1
+[[faults]]
+at_ms = {crash_ms}
+op = "crash"
+target = "redis"
+until_ms = {}
+"#,
+        crash_ms + 1
+    );
+    let r = run(&scenario(&src), 1, TraceLevel::Full).unwrap_or_else(|e| panic!("{e}"));
+    r.outcome.holds.iter().any(|h| h.client == "B")
+}
+
+#[test]
+fn crash_without_persistence_forgets_the_lock() {
+    assert!(b_gets_lock_after_crash("none", 2000));
+}
+
+#[test]
+fn aof_always_keeps_the_lock() {
+    assert!(!b_gets_lock_after_crash("always", 2000));
+    assert!(!b_gets_lock_after_crash("always", 500));
+}
+
+#[test]
+fn aof_everysec_loses_the_last_second() {
+    // Fsynced at 1 000 ms: a crash at 2 000 keeps the key, a crash at 500 loses it.
+    assert!(!b_gets_lock_after_crash("everysec", 2000));
+    assert!(b_gets_lock_after_crash("everysec", 500));
+}
+
+#[test]
+fn one_way_partition_drops_requests_only_that_way() {
+    let src = r#"
+name = "oneway"
+end_ms = 3000
+[[nodes]]
+name = "redis"
+[[clients]]
+name = "A"
+algorithm = "set-nx"
+nodes = ["redis"]
+timeout_ms = 100
+max_attempts = 1
+[[faults]]
+at_ms = 0
+op = "partition"
+target = "A"
+peer = "redis"
+oneway = true
+"#;
+    let r = run(&scenario(src), 1, TraceLevel::Full).unwrap_or_else(|e| panic!("{e}"));
+    let drops: Vec<_> = r
+        .trace
+        .iter()
+        .filter_map(|e| match &e.kind {
+            TraceKind::Drop { from, to, reason, .. } => Some((*from, *to, reason.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(drops.len(), 1, "{drops:?}");
+    assert_eq!(drops[0].2, "partitioned");
+    assert!(r.outcome.holds.is_empty());
+    assert!(r
+        .trace
+        .iter()
+        .any(|e| matches!(&e.kind, TraceKind::GaveUp { .. })));
+}
+
+#[test]
+fn total_loss_drops_everything() {
+    let src = r#"
+name = "loss"
+end_ms = 2000
+[network]
+loss = 1.0
+[[nodes]]
+name = "redis"
+[[clients]]
+name = "A"
+algorithm = "set-nx"
+nodes = ["redis"]
+retry_delay_ms = 300
+"#;
+    let r = run(&scenario(src), 1, TraceLevel::Full).unwrap_or_else(|e| panic!("{e}"));
+    let lost = r
+        .trace
+        .iter()
+        .filter(|e| matches!(&e.kind, TraceKind::Drop { reason, .. } if reason == "lost"))
+        .count();
+    assert!(lost >= 2, "{lost}");
+    assert!(r.outcome.holds.is_empty());
+}
+
+#[test]
+fn replication_lag_and_wait() {
+    // Healthy replication with lag 50 ms: WAIT 1 returns 1 once the replica acks.
+    let src = r#"
+name = "wait-ok"
+end_ms = 1000
+[[nodes]]
+name = "m"
+[[nodes]]
+name = "r"
+[[groups]]
+name = "g"
+master = "m"
+replicas = ["r"]
+lag_ms = 50
+[[clients]]
+name = "A"
+algorithm = "set-nx"
+nodes = ["g"]
+wait = { replicas = 1, timeout_ms = 500 }
+work = ["sleep 10"]
+"#;
+    let r = run(&scenario(src), 1, TraceLevel::Full).unwrap_or_else(|e| panic!("{e}"));
+    let wait_reply = r.trace.iter().find_map(|e| match &e.kind {
+        TraceKind::Command { args, reply, .. } if args.first().map(String::as_str) == Some("WAIT") => {
+            Some((e.t_us, reply.clone()))
+        }
+        _ => None,
+    });
+    // SET runs at 1 ms, replicated at 51, applied at 52, acked at 53.
+    assert_eq!(wait_reply, Some((53_000, "(integer) 1".to_string())));
+    let applied = r
+        .trace
+        .iter()
+        .find(|e| matches!(e.kind, TraceKind::Replicate { .. }))
+        .map(|e| e.t_us);
+    assert_eq!(applied, Some(52_000));
+    assert_eq!(r.outcome.holds.len(), 1);
+}
+
+#[test]
+fn timeline_steps_back_to_exactly_the_same_state() {
+    let s = builtin_ok("redlock-delayed-restart");
+    let full = run(&s, 3, TraceLevel::Full).unwrap_or_else(|e| panic!("{e}"));
+    let mut t = Timeline::new(&s, 3).unwrap_or_else(|e| panic!("{e}"));
+    t.run_to_end();
+    assert_eq!(t.trace(), &full.trace[..]);
+    let total = t.cursor();
+    assert!(total > 2 * CHECKPOINT_EVERY, "{total}");
+    // Walk back a stretch one event at a time; each state matches a fresh replay.
+    let mut prefixes = Vec::new();
+    for _ in 0..(CHECKPOINT_EVERY + 5) {
+        assert!(t.step_back());
+        prefixes.push((t.cursor(), trace_hash(t.trace())));
+    }
+    for (cursor, hash) in prefixes {
+        let mut fresh = Timeline::new(&s, 3).unwrap_or_else(|e| panic!("{e}"));
+        fresh.goto(cursor);
+        assert_eq!(trace_hash(fresh.trace()), hash, "cursor {cursor}");
+    }
+    // And forward again reproduces the end.
+    t.run_to_end();
+    assert_eq!(trace_hash(t.trace()), full.hash());
+    let mut start = Timeline::new(&s, 3).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!start.step_back());
+    assert!(start.step_forward());
+    assert_eq!(start.cursor(), 1);
+}
+
+#[test]
+fn seek_lands_between_events() {
+    let s = builtin_ok("unsafe-del");
+    let mut t = Timeline::new(&s, 1).unwrap_or_else(|e| panic!("{e}"));
+    t.seek(12_250_000);
+    assert!(t.trace().iter().all(|e| e.t_us <= 12_250_000));
+    assert!(t.world().next_event_us().is_some_and(|n| n > 12_250_000));
+    let ahead = t.cursor();
+    t.seek(5_000_000);
+    assert!(t.cursor() < ahead);
+    assert!(t.trace().iter().all(|e| e.t_us <= 5_000_000));
+    t.seek(12_250_000);
+    assert_eq!(t.cursor(), ahead);
+}
+
+#[test]
+fn fork_recomputes_the_future() {
+    // The 1 % drift scenario is safe; fork it at the start with node C 2 % fast.
+    let s = builtin_ok("redlock-drift-1pct");
+    let mut t = Timeline::new(&s, 1).unwrap_or_else(|e| panic!("{e}"));
+    t.step_forward();
+    let c = t.world().pid("C").unwrap_or(usize::MAX);
+    let mut forked = t.fork(Fault::Drift(c, 20_000));
+    forked.run_to_end();
+    t.run_to_end();
+    assert!(t.outcome().is_safe());
+    let v = forked.outcome().violations;
+    assert_eq!(v.len(), 1, "{v:?}");
+    assert_eq!(v[0].kind, "overlap");
+    // Stepping back across the fork point and forward again keeps the fork's fault.
+    let end = forked.cursor();
+    forked.goto(0);
+    forked.goto(end);
+    assert_eq!(forked.outcome().violations, v);
+}
+
+#[test]
+fn explore_finds_and_shrinks_a_counterexample() {
+    let s = builtin_ok("redlock-contention");
+    let r = explore(&s, &ExploreConfig { trials: 300, seed: 5 }).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.trials, 300);
+    assert!(r.violating > 0, "no violation in 300 faulty trials");
+    assert!(r.interval.0 <= r.rate() && r.rate() <= r.interval.1);
+    let c = r.smallest.unwrap_or_else(|| panic!("no counterexample"));
+    assert!(!c.faults.is_empty() && c.faults.len() <= 4);
+    assert!(!c.outcome.is_safe());
+    // The counterexample reproduces from its seed and faults alone.
+    let ops: Vec<_> = c.faults.iter().flat_map(|u| u.ops.clone()).collect();
+    let again =
+        lockstep::sim::run_with(&s, c.seed, TraceLevel::Semantic, &ops).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!again.outcome.is_safe());
+    // Same seed, same report.
+    let r2 = explore(&s, &ExploreConfig { trials: 300, seed: 5 }).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r2.violating, r.violating);
+}
+
+#[test]
+fn scenario_errors_name_line_and_field() {
+    let cases = [
+        ("name = \"x\"\n[[nodes]]\nname = \"n\"\n[[faults]]\nat_ms = 10\nop = \"crash\"\ntarget = \"zz\"\n", "test.toml:7: faults[0].target"),
+        ("name = \"x\"\n[[nodes]]\nname = \"n\"\n[[faults]]\nat_ms = 10\nop = \"pause\"\ntarget = \"n\"\nuntil_ms = 5\n", "test.toml:8: faults[0].until_ms"),
+        ("name = \"x\"\nend_ms = -3\n", "test.toml:2: end_ms"),
+        ("name = \"x\"\n[[nodes]]\nname = \"n\"\ndrift_pct = 400\n", "test.toml:4: nodes[0].drift_pct"),
+        ("name = \"x\"\n[[clients]]\nname = \"A\"\nalgorithm = \"set-nx\"\nnodes = []\n", "test.toml:5: clients[0].nodes"),
+        ("name = \"x\"\n[[clients]]\nname = \"A\"\nalgorithm = \"none\"\nwork = [\"dance\"]\n", "test.toml:5: clients[0].work[0]"),
+        ("name = \"x\"\n[[clients]]\nname = \"A\"\nalgorithm = \"quantum\"\n", "test.toml:4"),
+        ("name = \"x\"\n[network]\nloss = 2\n", "test.toml:3: network.loss"),
+        ("name = \"x\"\n[[nodes]]\nname = \"n\"\n[[nodes]]\nname = \"n\"\n", "test.toml:5: nodes[1].name"),
+        ("[[nodes]]\nname = \"n\"\n", "missing field `name`"),
+    ];
+    for (src, want) in cases {
+        let err = parse("test.toml", src)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains(want), "want `{want}`, got `{err}`\n{src}");
+    }
+}
+
+#[test]
+fn repeat_runs_many_cycles_safely() {
+    let src = r#"
+name = "workers"
+end_ms = 20000
+[[nodes]]
+name = "redis"
+[[clients]]
+name = "w1"
+algorithm = "set-nx"
+nodes = ["redis"]
+ttl_ms = 1000
+retry_delay_ms = [5, 20]
+repeat = 5
+work = ["sleep 10..30"]
+[[clients]]
+name = "w2"
+algorithm = "set-nx"
+nodes = ["redis"]
+ttl_ms = 1000
+retry_delay_ms = [5, 20]
+repeat = 5
+work = ["sleep 10..30"]
+"#;
+    let r = run(&scenario(src), 9, TraceLevel::Full).unwrap_or_else(|e| panic!("{e}"));
+    for w in ["w1", "w2"] {
+        assert_eq!(r.outcome.holds.iter().filter(|h| h.client == w).count(), 5, "{w}");
+    }
+    assert!(r.outcome.is_safe(), "{:?}", r.outcome.violations);
+}
