@@ -6,6 +6,7 @@
 pub mod lesson;
 pub mod sim;
 pub mod store;
+pub mod timeline;
 
 #[cfg(target_arch = "wasm32")]
 pub mod ui;

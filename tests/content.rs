@@ -105,3 +105,28 @@ fn join(errors: &[lockstep::lesson::content::ContentError]) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+#[test]
+fn scenario_blocks_name_built_in_scenarios_and_sections_7_and_3_have_them() {
+    let mut used = std::collections::BTreeSet::new();
+    for lang in Lang::ALL {
+        for s in builtin(lang).expect("valid").sections {
+            for node in parse(&s.body) {
+                if let Node::CodeBlock { lang: Some(l), code } = node {
+                    if l == "scenario" {
+                        for name in code.split_whitespace() {
+                            assert!(
+                                lockstep::sim::scenario::builtin(name).is_some_and(|r| r.is_ok()),
+                                "{}: unknown or invalid scenario {name}",
+                                s.file
+                            );
+                            used.insert((s.order, name.to_string()));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(used.iter().any(|(o, n)| *o == 3 && n == "unsafe-del"));
+    assert!(used.iter().filter(|(o, _)| *o == 7).count() >= 9);
+}

@@ -4,157 +4,12 @@
 
 use gloo::timers::future::TimeoutFuture;
 use lockstep::lesson::progress::{LANG_KEY, PROGRESS_KEY};
-use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
-use web_sys::{Element, HtmlElement};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-fn document() -> web_sys::Document {
-    web_sys::window().and_then(|w| w.document()).expect("a document")
-}
-
-fn storage() -> web_sys::Storage {
-    web_sys::window()
-        .and_then(|w| w.local_storage().ok().flatten())
-        .expect("localStorage")
-}
-
-thread_local! {
-    static BUSY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// wasm-bindgen-test interleaves async tests at their awaits, but they share one page
-/// (URL, storage, document): each test holds this for its whole run.
-struct Exclusive;
-
-impl Exclusive {
-    async fn acquire() -> Exclusive {
-        while BUSY.with(|b| b.replace(true)) {
-            TimeoutFuture::new(10).await;
-        }
-        Exclusive
-    }
-}
-
-impl Drop for Exclusive {
-    fn drop(&mut self) {
-        BUSY.with(|b| b.set(false));
-    }
-}
-
-/// A mounted app that is unmounted when the test ends, so its listeners go with it.
-struct Mounted(Option<yew::AppHandle<lockstep::ui::App>>);
-
-impl Mounted {
-    fn new(root: &Element) -> Mounted {
-        Mounted(Some(lockstep::ui::mount(root.clone())))
-    }
-    fn unmount(mut self) {
-        if let Some(app) = self.0.take() {
-            app.destroy();
-        }
-    }
-}
-
-impl Drop for Mounted {
-    fn drop(&mut self) {
-        if let Some(app) = self.0.take() {
-            app.destroy();
-        }
-    }
-}
-
-/// A fresh page: empty storage, the given hash, a new root element.
-fn fresh(hash: &str) -> Element {
-    storage().clear().expect("clear storage");
-    set_hash(hash);
-    reset_search();
-    new_root()
-}
-
-fn new_root() -> Element {
-    let doc = document();
-    if let Some(old) = doc.get_element_by_id("test-root") {
-        old.remove();
-    }
-    let root = doc.create_element("div").expect("div");
-    root.set_id("test-root");
-    doc.body().expect("body").append_child(&root).expect("append");
-    root
-}
-
-fn set_hash(hash: &str) {
-    let w = web_sys::window().expect("window");
-    let url = format!(
-        "{}{}",
-        w.location().pathname().unwrap_or_default(),
-        if hash.is_empty() { "#" } else { hash }
-    );
-    w.history()
-        .expect("history")
-        .replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
-        .expect("replace");
-}
-
-fn reset_search() {
-    let w = web_sys::window().expect("window");
-    let loc = w.location();
-    let url = format!(
-        "{}{}",
-        loc.pathname().unwrap_or_default(),
-        loc.hash().unwrap_or_default()
-    );
-    w.history()
-        .expect("history")
-        .replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
-        .expect("replace");
-}
-
-/// Waits (up to ~5 s of polling) until `cond` holds; yew renders asynchronously.
-async fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
-    for _ in 0..250 {
-        if cond() {
-            return;
-        }
-        TimeoutFuture::new(20).await;
-    }
-    panic!("timed out waiting until {what}");
-}
-
-fn query(root: &Element, selector: &str) -> Option<Element> {
-    root.query_selector(selector).ok().flatten()
-}
-
-fn query_all(root: &Element, selector: &str) -> Vec<Element> {
-    let list = root.query_selector_all(selector).expect("valid selector");
-    (0..list.length())
-        .filter_map(|i| list.item(i))
-        .filter_map(|n| n.dyn_into::<Element>().ok())
-        .collect()
-}
-
-fn heading(root: &Element) -> String {
-    query(root, "#section-title")
-        .and_then(|h| h.text_content())
-        .unwrap_or_default()
-}
-
-fn click(root: &Element, selector: &str) {
-    query(root, selector)
-        .unwrap_or_else(|| panic!("no element {selector}"))
-        .dyn_into::<HtmlElement>()
-        .expect("an HTML element")
-        .click();
-}
-
-async fn mounted(root: &Element) {
-    let r = root.clone();
-    wait_until("the app has rendered a section", move || {
-        query(&r, "#section-title").is_some()
-    })
-    .await;
-}
+mod web_common;
+use web_common::*;
 
 #[wasm_bindgen_test]
 async fn app_mounts_with_a_table_of_contents_of_twelve_links() {
@@ -167,7 +22,7 @@ async fn app_mounts_with_a_table_of_contents_of_twelve_links() {
         nav.get_attribute("aria-label").is_some_and(|l| !l.is_empty()),
         "the nav has an aria-label"
     );
-    let links = query_all(&nav, "a");
+    let links = query_all(&nav, "ol a");
     assert_eq!(links.len(), 12);
     assert_eq!(
         links[6].get_attribute("href").as_deref(),
@@ -348,9 +203,9 @@ async fn corrupt_progress_shows_the_notice_and_is_replaced() {
         Some("status")
     );
     // The page still works and the stored value is valid again.
-    assert_eq!(query_all(&root, "nav.toc a").len(), 12);
+    assert_eq!(query_all(&root, "nav.toc ol a").len(), 12);
     let stored = storage().get_item(PROGRESS_KEY).unwrap().unwrap_or_default();
-    assert!(stored.starts_with("{\"v\":1"), "{stored}");
+    assert!(stored.starts_with("{\"v\":2"), "{stored}");
     click(&root, ".notice button");
     let r = root.clone();
     wait_until("the notice is dismissed", move || query(&r, ".notice").is_none()).await;

@@ -16,46 +16,14 @@ mod generated {
     include!(concat!(env!("OUT_DIR"), "/content_files.rs"));
 }
 
+mod generated_quiz {
+    include!(concat!(env!("OUT_DIR"), "/quiz_files.rs"));
+}
+
 /// The id of the built-in lesson; it is the first part of every route.
 pub const BUILTIN_LESSON_ID: &str = "distributed-locks";
 
-/// A language the lesson is written in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Lang {
-    En,
-    Nb,
-}
-
-impl Lang {
-    pub const ALL: [Lang; 2] = [Lang::En, Lang::Nb];
-
-    /// The BCP 47 code, as used in `?lang=`, `<html lang>` and the content folder.
-    pub fn code(self) -> &'static str {
-        match self {
-            Lang::En => "en",
-            Lang::Nb => "nb",
-        }
-    }
-
-    /// The language's own name, for the language switch.
-    pub fn native_name(self) -> &'static str {
-        match self {
-            Lang::En => "English",
-            Lang::Nb => "Norsk bokmål",
-        }
-    }
-
-    /// Accepts `en`, `nb`, and the common aliases `no`, `nob`, `nb-NO` (case-insensitive).
-    pub fn from_code(code: &str) -> Option<Lang> {
-        let code = code.trim().to_ascii_lowercase();
-        let primary = code.split(['-', '_']).next().unwrap_or("");
-        match primary {
-            "en" | "eng" => Some(Lang::En),
-            "nb" | "no" | "nob" | "nn" => Some(Lang::Nb),
-            _ => None,
-        }
-    }
-}
+pub use super::lang::Lang;
 
 /// One section of a lesson.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -270,6 +238,17 @@ pub fn build_lesson<'a>(
 /// Every embedded content file, as (path, text).
 pub fn builtin_files() -> &'static [(&'static str, &'static str)] {
     generated::FILES
+}
+
+/// The built-in quiz files, as (path, text); `build.rs` has validated them.
+pub fn builtin_quiz_files() -> &'static [(&'static str, &'static str)] {
+    generated_quiz::FILES
+}
+
+/// Every built-in question. The build already refused invalid files, so this only
+/// fails if the build script and the app disagree, which a test rules out.
+pub fn builtin_questions() -> Result<Vec<super::quiz::Question>, Vec<super::quiz::QuizError>> {
+    super::quiz::parse_all(builtin_quiz_files().iter().copied())
 }
 
 /// The built-in lesson in `lang`, from the files embedded at build time.

@@ -5,10 +5,13 @@
 //! `ui` renders it.
 
 pub mod content;
+pub mod generate;
 pub mod highlight;
 pub mod i18n;
+pub mod lang;
 pub mod markdown;
 pub mod progress;
+pub mod quiz;
 pub mod route;
 pub mod state;
 

@@ -6,12 +6,15 @@
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// The storage key. Bump the version when the format changes incompatibly, and migrate.
-pub const PROGRESS_KEY: &str = "lockstep.progress.v1";
+/// The storage key. Its suffix follows [`FORMAT_VERSION`].
+pub const PROGRESS_KEY: &str = "lockstep.progress.v2";
+/// Keys older versions wrote; read once, migrated, then removed.
+pub const LEGACY_PROGRESS_KEYS: &[&str] = &["lockstep.progress.v1"];
 /// The remembered language choice.
 pub const LANG_KEY: &str = "lockstep.lang";
 /// The format version written inside the stored value.
-pub const FORMAT_VERSION: u32 = 1;
+/// v1: sections read. v2: + question attempts and results, quick-check score.
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Progress in one lesson.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -22,6 +25,25 @@ pub struct LessonProgress {
     /// The order of the section the learner was last on, to resume there.
     #[serde(default)]
     pub last: Option<u32>,
+    /// Per question id: how often it was checked and the best result.
+    #[serde(default)]
+    pub questions: BTreeMap<String, QuestionProgress>,
+    /// The last complete run of the final quick check.
+    #[serde(default)]
+    pub quick_check: Option<Score>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuestionProgress {
+    pub attempts: u32,
+    /// Whether any attempt was right.
+    pub solved: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Score {
+    pub correct: u32,
+    pub total: u32,
 }
 
 /// Everything stored, keyed by lesson id.
@@ -56,6 +78,14 @@ impl Progress {
         };
         match serde_json::from_str::<Progress>(raw) {
             Ok(p) if p.v == FORMAT_VERSION => (p, None),
+            // v1 is v2 without the quiz fields, which default to empty.
+            Ok(p) if p.v == 1 => (
+                Progress {
+                    v: FORMAT_VERSION,
+                    ..p
+                },
+                None,
+            ),
             Ok(p) if p.v > FORMAT_VERSION => (Progress::new(), Some(Discarded::NewerVersion(p.v))),
             _ => (Progress::new(), Some(Discarded::Corrupt)),
         }
@@ -84,6 +114,53 @@ impl Progress {
 
     pub fn visited_count(&self, lesson: &str) -> usize {
         self.lesson(lesson).map_or(0, |l| l.visited.len())
+    }
+
+    /// Records one checked answer.
+    pub fn record_answer(&mut self, lesson: &str, question: &str, correct: bool) {
+        let q = self
+            .lessons
+            .entry(lesson.to_string())
+            .or_default()
+            .questions
+            .entry(question.to_string())
+            .or_default();
+        q.attempts = q.attempts.saturating_add(1);
+        q.solved |= correct;
+    }
+
+    pub fn question(&self, lesson: &str, question: &str) -> Option<QuestionProgress> {
+        self.lesson(lesson)
+            .and_then(|l| l.questions.get(question))
+            .copied()
+    }
+
+    pub fn set_quick_check(&mut self, lesson: &str, score: Score) {
+        self.lessons.entry(lesson.to_string()).or_default().quick_check = Some(score);
+    }
+
+    /// Adds `other` (e.g. an imported file) to this progress without losing either:
+    /// read sections are united, attempts add up, a question solved in either stays solved,
+    /// the better quick-check score is kept.
+    pub fn merge(&mut self, other: &Progress) {
+        for (id, theirs) in &other.lessons {
+            let mine = self.lessons.entry(id.clone()).or_default();
+            mine.visited.extend(theirs.visited.iter().cloned());
+            mine.last = mine.last.or(theirs.last);
+            for (q, t) in &theirs.questions {
+                let m = mine.questions.entry(q.clone()).or_default();
+                m.attempts = m.attempts.saturating_add(t.attempts);
+                m.solved |= t.solved;
+            }
+            mine.quick_check = match (mine.quick_check, theirs.quick_check) {
+                (Some(a), Some(b)) => Some(if b.correct * a.total.max(1) > a.correct * b.total.max(1) {
+                    b
+                } else {
+                    a
+                }),
+                (a, b) => a.or(b),
+            };
+        }
     }
 }
 
@@ -123,6 +200,67 @@ mod tests {
             assert_eq!(p, Progress::new(), "{raw}");
             assert_eq!(why, Some(Discarded::Corrupt), "{raw}");
         }
+    }
+
+    #[test]
+    fn version_1_is_migrated() {
+        let v1 = "{\"v\":1,\"lessons\":{\"distributed-locks\":{\"visited\":[\"ttl\"],\"last\":4}}}";
+        let (p, why) = Progress::load(Some(v1));
+        assert_eq!(why, None);
+        assert_eq!(p.v, FORMAT_VERSION);
+        assert!(p.is_visited("distributed-locks", "ttl"));
+        assert!(p.to_json().starts_with("{\"v\":2"));
+    }
+
+    #[test]
+    fn answers_and_merge() {
+        let mut a = Progress::new();
+        a.visit("l", "x", 1);
+        a.record_answer("l", "q1", false);
+        a.record_answer("l", "q1", true);
+        a.record_answer("l", "q1", false);
+        assert_eq!(
+            a.question("l", "q1"),
+            Some(QuestionProgress {
+                attempts: 3,
+                solved: true
+            })
+        );
+        a.set_quick_check(
+            "l",
+            Score {
+                correct: 5,
+                total: 12,
+            },
+        );
+        let mut b = Progress::new();
+        b.visit("l", "y", 2);
+        b.record_answer("l", "q2", false);
+        b.set_quick_check(
+            "l",
+            Score {
+                correct: 9,
+                total: 12,
+            },
+        );
+        a.merge(&b);
+        assert!(a.is_visited("l", "x") && a.is_visited("l", "y"));
+        assert_eq!(
+            a.question("l", "q2"),
+            Some(QuestionProgress {
+                attempts: 1,
+                solved: false
+            })
+        );
+        assert_eq!(
+            a.lesson("l").and_then(|l| l.quick_check),
+            Some(Score {
+                correct: 9,
+                total: 12
+            })
+        );
+        let (c, why) = Progress::load(Some(&a.to_json()));
+        assert_eq!((c, why), (a, None));
     }
 
     #[test]

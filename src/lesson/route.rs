@@ -10,6 +10,10 @@ pub enum Route {
         lesson: String,
         order: u32,
     },
+    /// The learner's progress page: `#/distributed-locks/progress`.
+    Progress {
+        lesson: String,
+    },
     /// Something we cannot show; kept so the page can say what was asked for.
     NotFound(String),
 }
@@ -26,6 +30,9 @@ impl Route {
         }
         let mut parts = trimmed.split('/');
         match (parts.next(), parts.next(), parts.next()) {
+            (Some(lesson), Some("progress"), None) if !lesson.is_empty() => Route::Progress {
+                lesson: lesson.to_string(),
+            },
             (Some(lesson), Some(order), None) if !lesson.is_empty() => match order.parse::<u32>() {
                 Ok(order) if order > 0 => Route::Section {
                     lesson: lesson.to_string(),
@@ -39,6 +46,11 @@ impl Route {
             },
             _ => Route::NotFound(hash.to_string()),
         }
+    }
+
+    /// The hash of the progress page.
+    pub fn progress_hash(lesson: &str) -> String {
+        format!("#/{lesson}/progress")
     }
 
     /// The hash for a section, e.g. `#/distributed-locks/7`.
@@ -111,6 +123,16 @@ mod tests {
         assert_eq!(
             Route::parse("#/distributed-locks/3?scenario=x"),
             s("distributed-locks", 3)
+        );
+        assert_eq!(
+            Route::parse("#/distributed-locks/progress"),
+            Route::Progress {
+                lesson: "distributed-locks".into()
+            }
+        );
+        assert_eq!(
+            Route::parse(&Route::progress_hash("x")),
+            Route::Progress { lesson: "x".into() }
         );
         assert_eq!(Route::parse(""), Route::Home);
         assert_eq!(Route::parse("#"), Route::Home);

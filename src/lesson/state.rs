@@ -3,15 +3,17 @@
 //! `ui::app` wraps this in yew's `Reducible`; the tests here drive it directly.
 
 use super::content::{Lang, Lesson};
-use super::progress::{Discarded, Progress};
+use super::progress::{Discarded, Progress, Score};
+use super::quiz::Question;
 use super::route::Route;
 use std::rc::Rc;
 
-/// Both languages of the lesson, loaded once.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Both languages of the lesson and its questions, loaded once.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Lessons {
     pub en: Lesson,
     pub nb: Lesson,
+    pub questions: Vec<Question>,
 }
 
 impl Lessons {
@@ -21,6 +23,11 @@ impl Lessons {
             Lang::Nb => &self.nb,
         }
     }
+
+    /// The questions that end the section with this id, in file order.
+    pub fn questions_for<'a>(&'a self, section_id: &'a str) -> impl Iterator<Item = &'a Question> + 'a {
+        self.questions.iter().filter(move |q| q.section == section_id)
+    }
 }
 
 /// Something the page tells the learner until dismissed.
@@ -28,6 +35,12 @@ impl Lessons {
 pub enum Notice {
     ProgressDiscarded(Discarded),
     StorageUnavailable,
+    /// An imported progress file was used.
+    Imported,
+    /// An imported file was not a Lockstep progress file.
+    ImportFailed,
+    /// Progress was reset on request.
+    ProgressReset,
 }
 
 /// What the main area shows.
@@ -35,11 +48,13 @@ pub enum Notice {
 pub enum View {
     /// The section with this order.
     Section(u32),
+    /// The progress page.
+    Progress,
     /// The URL named no section we have.
     NotFound(String),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ReaderState {
     pub lessons: Rc<Lessons>,
     pub lang: Lang,
@@ -48,7 +63,7 @@ pub struct ReaderState {
     pub notices: Vec<Notice>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Action {
     /// The URL changed (load, link, back button).
     Route(Route),
@@ -57,6 +72,17 @@ pub enum Action {
     SetLang(Lang),
     Notify(Notice),
     Dismiss(usize),
+    /// A question was checked.
+    Answered {
+        question: String,
+        correct: bool,
+    },
+    /// The final quick check was completed with this score.
+    QuickCheckDone(Score),
+    /// Progress from an exported file (already parsed); merged into the current one.
+    Import(Progress),
+    /// Forget all progress (the UI asks for confirmation first).
+    ResetProgress,
 }
 
 impl ReaderState {
@@ -81,13 +107,17 @@ impl ReaderState {
     pub fn current(&self) -> Option<u32> {
         match self.view {
             View::Section(o) => Some(o),
-            View::NotFound(_) => None,
+            View::Progress | View::NotFound(_) => None,
         }
     }
 
     /// The hash the URL should show for this state.
     pub fn hash(&self) -> Option<String> {
-        self.current().map(|o| Route::section_hash(&self.lesson().id, o))
+        match self.view {
+            View::Section(o) => Some(Route::section_hash(&self.lesson().id, o)),
+            View::Progress => Some(Route::progress_hash(&self.lesson().id)),
+            View::NotFound(_) => None,
+        }
     }
 
     /// Every transition of the reader. Pure: same state and action, same result.
@@ -111,6 +141,8 @@ impl ReaderState {
                         View::Section(order)
                     }
                     Route::Section { lesson: id, order } => View::NotFound(Route::section_hash(&id, order)),
+                    Route::Progress { lesson: id } if id == lesson.id => View::Progress,
+                    Route::Progress { lesson: id } => View::NotFound(Route::progress_hash(&id)),
                     Route::NotFound(hash) => View::NotFound(hash),
                 };
             }
@@ -143,6 +175,27 @@ impl ReaderState {
                     next.notices.remove(i);
                 }
             }
+            Action::Answered { question, correct } => {
+                let id = next.lesson().id.clone();
+                next.progress.record_answer(&id, &question, correct);
+            }
+            Action::QuickCheckDone(score) => {
+                let id = next.lesson().id.clone();
+                next.progress.set_quick_check(&id, score);
+            }
+            Action::Import(p) => {
+                next.progress.merge(&p);
+                next.notices
+                    .retain(|n| !matches!(n, Notice::ImportFailed | Notice::Imported));
+                next.notices.push(Notice::Imported);
+            }
+            Action::ResetProgress => {
+                next.progress = Progress::new();
+                next.notices.retain(|n| !matches!(n, Notice::ProgressReset));
+                next.notices.push(Notice::ProgressReset);
+                // The page being read is not marked again until the learner moves on.
+                return next;
+            }
         }
         if let Some(o) = next.current() {
             let lesson_id = next.lesson().id.clone();
@@ -172,6 +225,7 @@ mod tests {
         Rc::new(Lessons {
             en: mk(Lang::En, &en),
             nb: mk(Lang::Nb, &nb),
+            questions: Vec::new(),
         })
     }
 
@@ -223,6 +277,28 @@ mod tests {
         let s = start("#/l/2").reduce(Action::SetLang(Lang::Nb));
         assert_eq!((s.lang, s.current()), (Lang::Nb, Some(2)));
         assert_eq!(s.lesson().section(1).map(|x| x.title.as_str()), Some("Alfa"));
+    }
+
+    #[test]
+    fn progress_page_answers_import_and_reset() {
+        let s = start("#/l/progress");
+        assert_eq!(s.view, View::Progress);
+        assert_eq!(s.hash().as_deref(), Some("#/l/progress"));
+        assert_eq!(s.progress.visited_count("l"), 0);
+        let s = s.reduce(Action::Answered {
+            question: "q".into(),
+            correct: true,
+        });
+        assert!(s.progress.question("l", "q").is_some_and(|q| q.solved));
+        let mut other = Progress::new();
+        other.visit("l", "c", 3);
+        let s = s.reduce(Action::Import(other));
+        assert!(s.progress.is_visited("l", "c"));
+        assert!(s.notices.contains(&Notice::Imported));
+        let s = s.reduce(Action::ResetProgress);
+        assert_eq!(s.progress, Progress::new());
+        assert!(s.notices.contains(&Notice::ProgressReset));
+        assert!(matches!(start("#/other/progress").view, View::NotFound(_)));
     }
 
     #[test]

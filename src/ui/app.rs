@@ -3,11 +3,14 @@
 
 use crate::lesson::content::{self, Lang};
 use crate::lesson::i18n::Texts;
+use crate::lesson::progress::Score;
 use crate::lesson::progress::{Progress, LANG_KEY, PROGRESS_KEY};
 use crate::lesson::route::{query_param, with_query_param, Route};
 use crate::lesson::state::{Action, Lessons, Notice, ReaderState, View};
 use crate::ui::browser;
-use crate::ui::components::{ContentErrors, LangSwitch, Notices, Pager, SectionView, Toc};
+use crate::ui::components::{
+    ContentErrors, LangSwitch, Notices, Pager, ProgressPage, Quiz, SectionView, Toc,
+};
 use gloo::events::EventListener;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -41,15 +44,20 @@ fn initial_lang() -> Lang {
 fn load_lessons() -> Result<Lessons, Vec<String>> {
     let en = content::builtin(Lang::En);
     let nb = content::builtin(Lang::Nb);
-    match (en, nb) {
-        (Ok(en), Ok(nb)) => Ok(Lessons { en, nb }),
-        (en, nb) => Err(en
-            .err()
-            .into_iter()
-            .chain(nb.err())
-            .flatten()
-            .map(|e| e.to_string())
-            .collect()),
+    let questions = content::builtin_questions();
+    match (en, nb, questions) {
+        (Ok(en), Ok(nb), Ok(questions)) => Ok(Lessons { en, nb, questions }),
+        (en, nb, questions) => {
+            let mut errors: Vec<String> = en
+                .err()
+                .into_iter()
+                .chain(nb.err())
+                .flatten()
+                .map(|e| e.to_string())
+                .collect();
+            errors.extend(questions.err().into_iter().flatten().map(|e| e.to_string()));
+            Err(errors)
+        }
     }
 }
 
@@ -134,7 +142,8 @@ fn reader(props: &ReaderProps) -> Html {
         };
         use_effect_with((hash, lang, title), move |(hash, lang, title)| {
             if let Some(h) = hash {
-                if browser::hash() != *h {
+                // The part after `?` holds a scenario's state; only the route is ours.
+                if browser::hash().split('?').next() != Some(h.as_str()) {
                     browser::set_hash(h);
                 }
             }
@@ -181,6 +190,31 @@ fn reader(props: &ReaderProps) -> Html {
             dispatch.dispatch(Action::SetLang(lang));
         })
     };
+    let on_answer = {
+        let dispatch = state.dispatcher();
+        Callback::from(move |(question, correct): (String, bool)| {
+            dispatch.dispatch(Action::Answered { question, correct })
+        })
+    };
+    let on_quick_done = {
+        let dispatch = state.dispatcher();
+        Callback::from(move |score: Score| dispatch.dispatch(Action::QuickCheckDone(score)))
+    };
+    let on_import = {
+        let dispatch = state.dispatcher();
+        Callback::from(move |text: String| {
+            let (progress, discarded) = Progress::load(Some(&text));
+            if discarded.is_some() || text.trim().is_empty() {
+                dispatch.dispatch(Action::Notify(Notice::ImportFailed));
+            } else {
+                dispatch.dispatch(Action::Import(progress));
+            }
+        })
+    };
+    let on_reset = {
+        let dispatch = state.dispatcher();
+        Callback::from(move |_| dispatch.dispatch(Action::ResetProgress))
+    };
     let on_dismiss = {
         let dispatch = state.dispatcher();
         Callback::from(move |i: usize| dispatch.dispatch(Action::Dismiss(i)))
@@ -209,6 +243,10 @@ fn reader(props: &ReaderProps) -> Html {
             Some(section) => html! {
                 <>
                     <SectionView lessons={s.lessons.clone()} lang={s.lang} order={section.order} />
+                    <Quiz key={format!("{}-{}", section.id, s.lang.code())}
+                          lessons={s.lessons.clone()} lang={s.lang} section_id={section.id.clone()}
+                          progress={s.progress.clone()} on_answer={on_answer.clone()}
+                          on_complete={(lesson.next_order(*order).is_none()).then(|| on_quick_done.clone())} />
                     <Pager
                         lang={s.lang}
                         prev={lesson.prev_order(*order).and_then(|o| lesson.section(o)).map(|x| x.title.clone())}
@@ -219,6 +257,9 @@ fn reader(props: &ReaderProps) -> Html {
                 </>
             },
             None => html! {},
+        },
+        View::Progress => html! {
+            <ProgressPage lessons={s.lessons.clone()} lang={s.lang} progress={s.progress.clone()} {on_import} {on_reset} />
         },
         View::NotFound(hash) => html! {
             <article class="section not-found">
@@ -247,7 +288,7 @@ fn reader(props: &ReaderProps) -> Html {
                 </div>
                 <LangSwitch lang={s.lang} on_change={on_lang} />
             </header>
-            <Toc lessons={s.lessons.clone()} current={s.current()} progress={s.progress.clone()} lang={s.lang} on_navigate={close_menu} />
+            <Toc lessons={s.lessons.clone()} current={s.current()} on_progress_page={s.view == View::Progress} progress={s.progress.clone()} lang={s.lang} on_navigate={close_menu} />
             <main id="main" tabindex="-1">
                 <Notices notices={s.notices.clone()} lang={s.lang} on_dismiss={on_dismiss} />
                 { main }

@@ -86,3 +86,60 @@ pub fn copy_text(text: &str) {
         let _ = w.navigator().clipboard().write_text(text);
     }
 }
+
+/// 64 fresh random bits from the browser (`crypto.getRandomValues`), for new seeds.
+/// Falls back to the clock only if the browser refuses, which no supported one does.
+pub fn random_u64() -> u64 {
+    let mut buf = [0u8; 8];
+    if getrandom::getrandom(&mut buf).is_ok() {
+        u64::from_le_bytes(buf)
+    } else {
+        js_sys::Date::now() as u64
+    }
+}
+
+/// Offers `text` as a file download named `name`.
+pub fn download(name: &str, mime: &str, text: &str) {
+    let Some(document) = window().and_then(|w| w.document()) else {
+        return;
+    };
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+    let bag = web_sys::BlobPropertyBag::new();
+    bag.set_type(mime);
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &bag) else {
+        return;
+    };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+        return;
+    };
+    if let Ok(a) = document.create_element("a") {
+        let _ = a.set_attribute("href", &url);
+        let _ = a.set_attribute("download", name);
+        if let Some(a) = wasm_bindgen::JsCast::dyn_ref::<web_sys::HtmlElement>(&a) {
+            a.click();
+        }
+    }
+    let _ = web_sys::Url::revoke_object_url(&url);
+}
+
+/// Reads the first chosen file of a file input as text and hands it to `done`.
+pub fn read_first_file(input: &web_sys::HtmlInputElement, done: impl FnOnce(String) + 'static) {
+    let Some(file) = input.files().and_then(|f| f.get(0)) else {
+        return;
+    };
+    wasm_bindgen_futures::spawn_local(async move {
+        let text = wasm_bindgen_futures::JsFuture::from(file.text()).await;
+        done(text.ok().and_then(|v| v.as_string()).unwrap_or_default());
+    });
+}
+
+/// Replaces `location.hash` without a new history entry (state that changes often).
+pub fn replace_hash(hash: &str) {
+    let Some(w) = window() else { return };
+    let loc = w.location();
+    let path = loc.pathname().unwrap_or_default();
+    let search = loc.search().unwrap_or_default();
+    if let Ok(history) = w.history() {
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("{path}{search}{hash}")));
+    }
+}

@@ -5,6 +5,7 @@ mod app;
 mod browser;
 mod components;
 mod panic;
+pub mod scenario;
 
 pub use app::App;
 

@@ -17,10 +17,11 @@ pub fn lang_switch(props: &LangSwitchProps) -> Html {
             { for Lang::ALL.iter().map(|&l| {
                 let on_change = props.on_change.clone();
                 html! {
-                    <button type="button" lang={l.code()} aria-pressed={(l == props.lang).to_string()}
+                    <button type="button" lang={l.code()} aria-label={l.native_name()} aria-pressed={(l == props.lang).to_string()}
                             data-lang={l.code()}
                             onclick={Callback::from(move |_| on_change.emit(l))}>
-                        { l.native_name() }
+                        <span class="lang-long">{ l.native_name() }</span>
+                        <span class="lang-short">{ l.code().to_uppercase() }</span>
                     </button>
                 }
             }) }

@@ -14,6 +14,15 @@ fn render_node(node: &Node, lang: Lang) -> Html {
     match node {
         Node::Text(t) => html! { { t.clone() } },
         Node::InlineCode(c) => html! { <code>{ c.clone() }</code> },
+        // ```scenario blocks name built-in scenarios to play here; ```console opens §2's
+        // Redis console.
+        Node::CodeBlock { lang: Some(l), code } if l == "scenario" => {
+            let names: Vec<String> = code.split_whitespace().map(str::to_string).collect();
+            html! { <crate::ui::scenario::ScenarioPanel {names} {lang} /> }
+        }
+        Node::CodeBlock { lang: Some(l), .. } if l == "console" => {
+            html! { <crate::ui::scenario::ConsoleExercise /> }
+        }
         Node::CodeBlock {
             lang: code_lang,
             code,
@@ -48,4 +57,24 @@ fn render_node(node: &Node, lang: Lang) -> Html {
             }
         }
     }
+}
+
+/// Renders a short text (a prompt, an option) with inline Markdown only: code spans,
+/// emphasis and safe links. Paragraphs become line breaks, so the result is phrasing
+/// content that may sit inside a `<legend>` or a `<label>`.
+pub fn render_inline(text: &str, lang: Lang) -> Html {
+    let nodes = crate::lesson::markdown::parse(text);
+    let mut out: Vec<Html> = Vec::new();
+    for (i, node) in nodes.iter().enumerate() {
+        if i > 0 {
+            out.push(html! { <><br /><br /></> });
+        }
+        match node {
+            Node::Element {
+                tag: "p", children, ..
+            } => out.push(render(children, lang)),
+            other => out.push(html! { { other.text() } }),
+        }
+    }
+    out.into_iter().collect::<Html>()
 }

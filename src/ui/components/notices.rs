@@ -22,6 +22,9 @@ pub fn notices(props: &NoticesProps) -> Html {
                     Notice::ProgressDiscarded(Discarded::Corrupt) => t.t("notice_progress_corrupt"),
                     Notice::ProgressDiscarded(Discarded::NewerVersion(_)) => t.t("notice_progress_newer"),
                     Notice::StorageUnavailable => t.t("notice_storage_unavailable"),
+                    Notice::Imported => t.t("notice_imported"),
+                    Notice::ImportFailed => t.t("notice_import_failed"),
+                    Notice::ProgressReset => t.t("notice_progress_reset"),
                 };
                 let on_dismiss = props.on_dismiss.clone();
                 html! {

@@ -12,6 +12,9 @@ pub struct TocProps {
     pub lang: Lang,
     pub current: Option<u32>,
     pub progress: Progress,
+    /// Whether the progress page is shown.
+    #[prop_or_default]
+    pub on_progress_page: bool,
     /// Called when a link is followed (closes the menu on phones).
     pub on_navigate: Callback<()>,
 }
@@ -48,6 +51,12 @@ pub fn toc(props: &TocProps) -> Html {
                     }
                 }) }
             </ol>
+            <p class="toc-progress-link">
+                <a href={Route::progress_hash(&lesson.id)} aria-current={props.on_progress_page.then_some("page")}
+                   onclick={{ let n = props.on_navigate.clone(); Callback::from(move |_| n.emit(())) }}>
+                    { t.t("progress_link") }
+                </a>
+            </p>
         </nav>
     }
 }

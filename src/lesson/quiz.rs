@@ -1,0 +1,666 @@
+//! Quizzes: question files (`content/quiz/NN-section.toml`), their validation with
+//! errors that name the file, line and field, and answer checking.
+//!
+//! Both languages live in one file so the answer key is shared. Generated questions
+//! carry no answer here: `generate` computes it by running the store or the simulator.
+
+use super::lang::Lang;
+use serde::Deserialize;
+use std::collections::BTreeSet;
+use std::fmt;
+use toml::Spanned;
+
+/// A mistake in a quiz file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QuizError {
+    pub file: String,
+    pub line: usize,
+    pub field: String,
+    pub message: String,
+}
+
+impl fmt::Display for QuizError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}: {}", self.file, self.line, self.field, self.message)
+    }
+}
+
+/// The generators a `generated` question can name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Generator {
+    RedlockValidity,
+    Quorum,
+    PttlAfterSleep,
+    SetNxReply,
+    ReleaseResult,
+}
+
+impl Generator {
+    pub const ALL: [Generator; 5] = [
+        Generator::RedlockValidity,
+        Generator::Quorum,
+        Generator::PttlAfterSleep,
+        Generator::SetNxReply,
+        Generator::ReleaseResult,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Generator::RedlockValidity => "redlock-validity",
+            Generator::Quorum => "quorum",
+            Generator::PttlAfterSleep => "pttl-after-sleep",
+            Generator::SetNxReply => "set-nx-reply",
+            Generator::ReleaseResult => "release-result",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Generator> {
+        Generator::ALL.into_iter().find(|g| g.name() == name)
+    }
+
+    /// The `{placeholders}` its texts may use (`answer` is always available).
+    pub fn placeholders(self) -> &'static [&'static str] {
+        match self {
+            Generator::RedlockValidity => &["ttl", "elapsed", "drift_factor", "drift", "answer"],
+            Generator::Quorum => &["n", "answer"],
+            Generator::PttlAfterSleep => &["ttl", "sleep", "answer"],
+            Generator::SetNxReply => &["session", "answer"],
+            Generator::ReleaseResult => &["holder", "caller", "answer"],
+        }
+    }
+}
+
+/// What kind of question, with its language-independent answer key.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Kind {
+    Single {
+        correct: usize,
+    },
+    Multiple {
+        correct: BTreeSet<usize>,
+    },
+    Numeric {
+        answer: f64,
+        tolerance: f64,
+    },
+    /// Items are written in the right order.
+    Order,
+    Bug {
+        code: String,
+        code_lang: String,
+        bug_line: usize,
+    },
+    Generated(Generator),
+}
+
+/// The texts of a question in one language.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Texts {
+    pub prompt: String,
+    #[serde(default)]
+    pub options: Vec<String>,
+    #[serde(default)]
+    pub explanations: Vec<String>,
+    #[serde(default)]
+    pub explanation: String,
+    #[serde(default)]
+    pub unit: Option<String>,
+    #[serde(default)]
+    pub items: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Question {
+    pub id: String,
+    /// The id of the section whose check this belongs to.
+    pub section: String,
+    pub kind: Kind,
+    pub en: Texts,
+    pub nb: Texts,
+}
+
+impl Question {
+    pub fn texts(&self, lang: Lang) -> &Texts {
+        match lang {
+            Lang::En => &self.en,
+            Lang::Nb => &self.nb,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    section: String,
+    #[serde(default)]
+    question: Vec<Spanned<RawQuestion>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawQuestion {
+    id: String,
+    kind: String,
+    correct: Option<Vec<usize>>,
+    answer: Option<f64>,
+    tolerance: Option<f64>,
+    code: Option<String>,
+    code_lang: Option<String>,
+    bug_line: Option<usize>,
+    generator: Option<String>,
+    en: Option<Texts>,
+    nb: Option<Texts>,
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    1 + text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+}
+
+/// The line of `field = …` inside the question that starts at `span` (the question's
+/// own keys and its `[question.en]`/`[question.nb]` tables, up to the next `[[question]]`),
+/// or the question's line if the field is absent.
+fn field_line(text: &str, span: std::ops::Range<usize>, field: &str) -> usize {
+    let start = span.start.min(text.len());
+    let after_header = text[start..].find('\n').map_or(text.len(), |i| start + i + 1);
+    let end = text[after_header..]
+        .find("[[")
+        .map_or(text.len(), |i| after_header + i);
+    let mut offset = start;
+    for line in text[start..end].split_inclusive('\n') {
+        let t = line.trim_start();
+        let key = t.split(['=', ' ', '.', ']']).next().unwrap_or("");
+        if key == field || t.starts_with(&format!("[question.{field}]")) {
+            return line_of(text, offset);
+        }
+        offset += line.len();
+    }
+    line_of(text, start)
+}
+
+/// The `{name}` placeholders in a text (names of letters, digits and `_` only).
+fn placeholders_in(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        rest = &rest[open + 1..];
+        if let Some(close) = rest.find('}') {
+            let name = &rest[..close];
+            if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                out.push(name.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Parses and validates one quiz file, reporting every mistake it finds.
+pub fn parse_file(file: &str, text: &str) -> Result<Vec<Question>, Vec<QuizError>> {
+    let err = |line: usize, field: &str, message: String| QuizError {
+        file: file.to_string(),
+        line,
+        field: field.to_string(),
+        message,
+    };
+    let raw: RawFile = toml::from_str(text).map_err(|e| {
+        let line = e.span().map(|s| line_of(text, s.start)).unwrap_or(1);
+        let field = e
+            .message()
+            .split('`')
+            .nth(1)
+            .map(str::to_string)
+            .unwrap_or_else(|| "toml".into());
+        vec![err(line, &field, e.message().trim().to_string())]
+    })?;
+    let mut errors = Vec::new();
+    let mut out = Vec::new();
+    if raw.question.is_empty() {
+        errors.push(err(1, "question", "the file has no questions".into()));
+    }
+    for spanned in raw.question {
+        let span = spanned.span();
+        let q = spanned.into_inner();
+        let at = |field: &str| field_line(text, span.clone(), field);
+        let mut bad = |field: &str, message: String| errors.push(err(at(field), field, message));
+        if q.id.is_empty()
+            || !q
+                .id
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        {
+            bad(
+                "id",
+                format!(
+                    "`{}` is not a valid id: use lowercase letters, digits and dashes",
+                    q.id
+                ),
+            );
+        }
+        let (Some(en), Some(nb)) = (q.en, q.nb) else {
+            bad(
+                "en",
+                format!("question `{}` needs both [question.en] and [question.nb]", q.id),
+            );
+            continue;
+        };
+        for (lang, t) in [("en", &en), ("nb", &nb)] {
+            if t.prompt.trim().is_empty() {
+                bad(
+                    "prompt",
+                    format!("question `{}` has an empty {lang} prompt", q.id),
+                );
+            }
+        }
+        let options_ok = |bad: &mut dyn FnMut(&str, String)| -> Option<usize> {
+            let n = en.options.len();
+            if n < 2 {
+                bad(
+                    "options",
+                    format!("question `{}` needs at least two options", q.id),
+                );
+                return None;
+            }
+            for (lang, t) in [("en", &en), ("nb", &nb)] {
+                if t.options.len() != n {
+                    bad(
+                        "options",
+                        format!(
+                            "question `{}`: {lang} has {} options, en has {n}",
+                            q.id,
+                            t.options.len()
+                        ),
+                    );
+                    return None;
+                }
+                if t.explanations.len() != n {
+                    bad(
+                        "explanations",
+                        format!(
+                            "question `{}`: {lang} has {} explanations for {n} options",
+                            q.id,
+                            t.explanations.len()
+                        ),
+                    );
+                    return None;
+                }
+            }
+            Some(n)
+        };
+        let needs_explanation = |bad: &mut dyn FnMut(&str, String)| {
+            for (lang, t) in [("en", &en), ("nb", &nb)] {
+                if t.explanation.trim().is_empty() {
+                    bad(
+                        "explanation",
+                        format!("question `{}` needs an {lang} explanation", q.id),
+                    );
+                }
+            }
+        };
+        let kind = match q.kind.as_str() {
+            "single" | "multiple" => {
+                let Some(n) = options_ok(&mut bad) else { continue };
+                let correct: BTreeSet<usize> = q.correct.clone().unwrap_or_default().into_iter().collect();
+                if let Some(&i) = correct.iter().find(|&&i| i >= n) {
+                    bad(
+                        "correct",
+                        format!("question `{}`: option {i} does not exist (0 to {})", q.id, n - 1),
+                    );
+                    continue;
+                }
+                if q.kind == "single" {
+                    if correct.len() != 1 {
+                        bad(
+                            "correct",
+                            format!("question `{}` is single choice: exactly one right option", q.id),
+                        );
+                        continue;
+                    }
+                    Kind::Single {
+                        correct: *correct.iter().next().unwrap_or(&0),
+                    }
+                } else {
+                    if correct.is_empty() {
+                        bad(
+                            "correct",
+                            format!("question `{}` needs at least one right option", q.id),
+                        );
+                        continue;
+                    }
+                    Kind::Multiple { correct }
+                }
+            }
+            "numeric" => {
+                needs_explanation(&mut bad);
+                let (Some(answer), tolerance) = (q.answer, q.tolerance.unwrap_or(0.0)) else {
+                    bad("answer", format!("question `{}` is numeric: give `answer`", q.id));
+                    continue;
+                };
+                if !answer.is_finite() || !tolerance.is_finite() || tolerance < 0.0 {
+                    bad(
+                        "tolerance",
+                        format!(
+                            "question `{}`: answer and tolerance must be finite, tolerance ≥ 0",
+                            q.id
+                        ),
+                    );
+                    continue;
+                }
+                Kind::Numeric { answer, tolerance }
+            }
+            "order" => {
+                needs_explanation(&mut bad);
+                let n = en.items.len();
+                if n < 3 {
+                    bad(
+                        "items",
+                        format!("question `{}` needs at least three items to order", q.id),
+                    );
+                    continue;
+                }
+                if nb.items.len() != n {
+                    bad(
+                        "items",
+                        format!("question `{}`: nb has {} items, en has {n}", q.id, nb.items.len()),
+                    );
+                    continue;
+                }
+                Kind::Order
+            }
+            "bug" => {
+                needs_explanation(&mut bad);
+                let (Some(code), Some(line)) = (q.code.clone(), q.bug_line) else {
+                    bad(
+                        "code",
+                        format!("question `{}` is a bug hunt: give `code` and `bug_line`", q.id),
+                    );
+                    continue;
+                };
+                let lines = code.lines().count();
+                if line == 0 || line > lines {
+                    bad(
+                        "bug_line",
+                        format!(
+                            "question `{}`: line {line} is outside the code (1 to {lines})",
+                            q.id
+                        ),
+                    );
+                    continue;
+                }
+                Kind::Bug {
+                    code,
+                    code_lang: q.code_lang.clone().unwrap_or_else(|| "text".into()),
+                    bug_line: line,
+                }
+            }
+            "generated" => {
+                needs_explanation(&mut bad);
+                let name = q.generator.clone().unwrap_or_default();
+                let Some(g) = Generator::from_name(&name) else {
+                    let known: Vec<&str> = Generator::ALL.iter().map(|g| g.name()).collect();
+                    bad(
+                        "generator",
+                        format!(
+                            "question `{}`: unknown generator `{name}` (known: {})",
+                            q.id,
+                            known.join(", ")
+                        ),
+                    );
+                    continue;
+                };
+                for (lang, t) in [("en", &en), ("nb", &nb)] {
+                    for (field, text) in [("prompt", &t.prompt), ("explanation", &t.explanation)] {
+                        for name in placeholders_in(text) {
+                            if !g.placeholders().contains(&name.as_str()) {
+                                bad(
+                                    field,
+                                    format!(
+                                        "question `{}`: {lang} {field} uses {{{name}}}, which `{}` does not fill (it fills: {})",
+                                        q.id,
+                                        g.name(),
+                                        g.placeholders().join(", ")
+                                    ),
+                                );
+                            }
+                        }
+                    }
+                }
+                Kind::Generated(g)
+            }
+            other => {
+                bad(
+                    "kind",
+                    format!("question `{}`: unknown kind `{other}` (single, multiple, numeric, order, bug, generated)", q.id),
+                );
+                continue;
+            }
+        };
+        out.push(Question {
+            id: q.id,
+            section: raw.section.clone(),
+            kind,
+            en,
+            nb,
+        });
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Parses every file and checks ids are unique across them; every mistake is reported.
+pub fn parse_all<'a>(
+    files: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Result<Vec<Question>, Vec<QuizError>> {
+    let mut errors = Vec::new();
+    let mut all: Vec<(String, Question)> = Vec::new();
+    for (file, text) in files {
+        match parse_file(file, text) {
+            Ok(qs) => {
+                for q in qs {
+                    if let Some((other, _)) = all.iter().find(|(_, o)| o.id == q.id) {
+                        let line = text
+                            .find(&format!("\"{}\"", q.id))
+                            .map(|o| line_of(text, o))
+                            .unwrap_or(1);
+                        errors.push(QuizError {
+                            file: file.to_string(),
+                            line,
+                            field: "id".into(),
+                            message: format!("`{}` is already used in {other}", q.id),
+                        });
+                    } else {
+                        all.push((file.to_string(), q));
+                    }
+                }
+            }
+            Err(e) => errors.extend(e),
+        }
+    }
+    if errors.is_empty() {
+        Ok(all.into_iter().map(|(_, q)| q).collect())
+    } else {
+        Err(errors)
+    }
+}
+
+/// A learner's answer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Answer {
+    /// Indices of the chosen options (one for single choice).
+    Choice(BTreeSet<usize>),
+    Number(f64),
+    /// Item indices (into the items as written) in the order the learner put them.
+    Order(Vec<usize>),
+    /// A 1-based line of the code.
+    Line(usize),
+}
+
+/// Is `answer` right for a question whose key is `kind`? Generated questions are
+/// checked on their [`crate::lesson::generate::Instance`] instead.
+pub fn check(kind: &Kind, answer: &Answer) -> bool {
+    match (kind, answer) {
+        (Kind::Single { correct }, Answer::Choice(chosen)) => chosen.len() == 1 && chosen.contains(correct),
+        (Kind::Multiple { correct }, Answer::Choice(chosen)) => chosen == correct,
+        (Kind::Numeric { answer, tolerance }, Answer::Number(x)) => {
+            x.is_finite() && (x - answer).abs() <= *tolerance
+        }
+        (Kind::Order, Answer::Order(order)) => order.iter().copied().eq(0..order.len()) && !order.is_empty(),
+        (Kind::Bug { bug_line, .. }, Answer::Line(l)) => l == bug_line,
+        _ => false,
+    }
+}
+
+/// Parses a number as a learner types it: spaces and `_` as thousands separators,
+/// a decimal comma (Norwegian) or point, an optional trailing `ms`.
+pub fn parse_number(input: &str) -> Option<f64> {
+    let s: String = input
+        .trim()
+        .trim_end_matches("ms")
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '_' && *c != '\u{a0}' && *c != '\u{202f}')
+        .map(|c| if c == ',' { '.' } else { c })
+        .collect();
+    let s = s.replace('−', "-");
+    s.parse::<f64>().ok().filter(|x| x.is_finite())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = r#"
+section = "safe-release"
+
+[[question]]
+id = "a"
+kind = "single"
+correct = [1]
+[question.en]
+prompt = "P"
+options = ["x", "y"]
+explanations = ["no", "yes"]
+[question.nb]
+prompt = "P"
+options = ["x", "y"]
+explanations = ["nei", "ja"]
+
+[[question]]
+id = "b"
+kind = "numeric"
+answer = 9778
+tolerance = 1
+[question.en]
+prompt = "Validity?"
+explanation = "10000 - 120 - 102"
+[question.nb]
+prompt = "Gyldighet?"
+explanation = "10000 - 120 - 102"
+"#;
+
+    #[test]
+    fn parses_and_checks() {
+        let qs = parse_file("q.toml", FILE).expect("valid");
+        assert_eq!(qs.len(), 2);
+        assert_eq!(qs[0].section, "safe-release");
+        let one = |i| Answer::Choice([i].into_iter().collect());
+        assert!(check(&qs[0].kind, &one(1)));
+        assert!(!check(&qs[0].kind, &one(0)));
+        assert!(!check(&qs[0].kind, &Answer::Choice([0, 1].into_iter().collect())));
+        assert!(check(&qs[1].kind, &Answer::Number(9779.0)));
+        assert!(!check(&qs[1].kind, &Answer::Number(9780.0)));
+        assert!(!check(&qs[1].kind, &Answer::Number(f64::NAN)));
+    }
+
+    #[test]
+    fn errors_name_file_line_and_field() {
+        let broken = FILE.replace("correct = [1]", "correct = [5]");
+        let errs = parse_file("q.toml", &broken).unwrap_err();
+        assert_eq!(errs.len(), 1);
+        assert_eq!(
+            (errs[0].file.as_str(), errs[0].line, errs[0].field.as_str()),
+            ("q.toml", 7, "correct")
+        );
+        assert!(
+            errs[0].to_string().starts_with("q.toml:7: correct: "),
+            "{}",
+            errs[0]
+        );
+    }
+
+    #[test]
+    fn every_error_is_reported_not_only_the_first() {
+        let broken = FILE
+            .replace("correct = [1]", "correct = []")
+            .replace("answer = 9778\n", "");
+        let errs = parse_file("q.toml", &broken).unwrap_err();
+        let fields: Vec<&str> = errs.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, vec!["correct", "answer"]);
+        // A missing field is reported at its question's `[[question]]` line.
+        assert_eq!(errs[1].line, 17);
+    }
+
+    #[test]
+    fn toml_syntax_and_unknown_fields() {
+        let errs = parse_file("q.toml", "section = \"x\"\n[[question]]\nid = \"a\"\nkind = \n").unwrap_err();
+        assert_eq!(errs[0].line, 4);
+        let errs = parse_file("q.toml", &FILE.replace("tolerance = 1", "tolerence = 1")).unwrap_err();
+        assert_eq!(errs[0].field, "tolerence");
+    }
+
+    #[test]
+    fn mismatched_languages_and_bad_kinds() {
+        let broken = FILE.replace(
+            "options = [\"x\", \"y\"]\nexplanations = [\"nei\", \"ja\"]",
+            "options = [\"x\"]\nexplanations = [\"nei\"]",
+        );
+        assert_eq!(parse_file("q.toml", &broken).unwrap_err()[0].field, "options");
+        let broken = FILE.replace("kind = \"numeric\"", "kind = \"essay\"");
+        assert_eq!(parse_file("q.toml", &broken).unwrap_err()[0].field, "kind");
+        let broken = FILE.replace("kind = \"numeric\"", "kind = \"generated\"\ngenerator = \"nope\"");
+        assert_eq!(parse_file("q.toml", &broken).unwrap_err()[0].field, "generator");
+        let generated = FILE.replace(
+            "kind = \"numeric\"",
+            "kind = \"generated\"\ngenerator = \"quorum\"",
+        );
+        assert!(parse_file("q.toml", &generated.replace("Validity?", "Quorum of {n}?")).is_ok());
+        let errs = parse_file("q.toml", &generated.replace("Validity?", "Quorum of {ttl}?")).unwrap_err();
+        assert_eq!((errs[0].field.as_str(), errs[0].line), ("prompt", 24));
+    }
+
+    #[test]
+    fn duplicate_ids_across_files() {
+        let errs = parse_all([("a.toml", FILE), ("b.toml", FILE)]).unwrap_err();
+        assert_eq!(errs.len(), 2);
+        assert!(errs.iter().all(|e| e.file == "b.toml" && e.field == "id"));
+    }
+
+    #[test]
+    fn order_and_bug_answers() {
+        assert!(check(&Kind::Order, &Answer::Order(vec![0, 1, 2])));
+        assert!(!check(&Kind::Order, &Answer::Order(vec![1, 0, 2])));
+        let bug = Kind::Bug {
+            code: "a\nb\nc".into(),
+            code_lang: "lua".into(),
+            bug_line: 2,
+        };
+        assert!(check(&bug, &Answer::Line(2)));
+        assert!(!check(&bug, &Answer::Line(3)));
+        assert!(!check(&bug, &Answer::Number(2.0)));
+    }
+
+    #[test]
+    fn numbers_as_learners_type_them() {
+        assert_eq!(parse_number("9 778"), Some(9778.0));
+        assert_eq!(parse_number("9778 ms"), Some(9778.0));
+        assert_eq!(parse_number("0,5"), Some(0.5));
+        assert_eq!(parse_number("−2"), Some(-2.0));
+        assert_eq!(parse_number("abc"), None);
+        assert_eq!(parse_number("inf"), None);
+        assert_eq!(parse_number(""), None);
+    }
+}

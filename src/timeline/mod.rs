@@ -1,0 +1,957 @@
+//! The timeline as data: what the UI draws for a run, derived only from the simulator
+//! (its trace, its checker's outcome, and the nodes' stores sampled as the run goes).
+//!
+//! Plain Rust (no browser), so the drawing rules are tested natively. `ui::scenario`
+//! turns a [`Model`] into SVG and a [`Snapshot`] into the cluster view.
+//!
+//! - Lanes: clients first, then Redis nodes, then the resource (kinds inferred from what
+//!   each process did in the trace).
+//! - Bars: a client's "believes it holds the lock" spans, a node's key spans (coloured by
+//!   the token stored), pauses and crashes.
+//! - Arrows: every message, from send to delivery (or to where it was dropped).
+//! - Marks: single events (writes, clock jumps, partitions, failovers…).
+//! - Bands: the checker's violations, in true time, with a sentence saying what broke.
+
+use crate::sim::scenario::Scenario;
+use crate::sim::timeline::Timeline;
+use crate::sim::trace::{TraceEvent, TraceKind};
+use crate::sim::Outcome;
+use std::collections::BTreeMap;
+
+/// How many events a model may hold; longer runs are cut (and say so).
+pub const MAX_EVENTS: usize = 50_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LaneKind {
+    Client,
+    Node,
+    Resource,
+    Other,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lane {
+    pub pid: u32,
+    pub name: String,
+    pub kind: LaneKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BarKind {
+    /// A client believes it holds the lock.
+    Holding,
+    /// A node stores the lock key.
+    Key,
+    /// A client is paused (GC, VM stall).
+    Paused,
+    /// A process is crashed.
+    Down,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bar {
+    pub pid: u32,
+    pub kind: BarKind,
+    pub from_us: u64,
+    pub to_us: u64,
+    /// The token it shows (holding or stored), which picks its colour.
+    pub token: Option<String>,
+    pub label: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Arrow {
+    pub from: u32,
+    pub to: u32,
+    pub sent_us: u64,
+    /// Delivery time, or the time the drop was noticed.
+    pub at_us: u64,
+    pub dropped: bool,
+    pub label: String,
+    /// Index of the send event in the trace.
+    pub index: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MarkKind {
+    WriteAccepted,
+    WriteRejected,
+    Crash,
+    Restart,
+    ClockJump,
+    Drift,
+    Partition,
+    Repair,
+    Failover,
+    AcquireFailed,
+    Released,
+    Lost,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mark {
+    pub pid: u32,
+    pub t_us: u64,
+    pub kind: MarkKind,
+    pub label: String,
+    pub index: usize,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Band {
+    pub from_us: u64,
+    pub to_us: u64,
+    pub kind: String,
+    pub clients: Vec<String>,
+    pub detail: String,
+}
+
+/// Everything the timeline draws for one run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Model {
+    pub scenario: String,
+    pub seed: u64,
+    pub names: Vec<String>,
+    pub lanes: Vec<Lane>,
+    pub trace: Vec<TraceEvent>,
+    pub outcome: Outcome,
+    pub end_us: u64,
+    pub bars: Vec<Bar>,
+    pub arrows: Vec<Arrow>,
+    pub marks: Vec<Mark>,
+    pub bands: Vec<Band>,
+    /// Tokens in order of first appearance; a token's colour is its index here.
+    pub tokens: Vec<String>,
+    /// True if the run was longer than [`MAX_EVENTS`] and was cut.
+    pub truncated: bool,
+}
+
+impl Model {
+    pub fn token_index(&self, token: &str) -> Option<usize> {
+        self.tokens.iter().position(|t| t == token)
+    }
+
+    pub fn name(&self, pid: u32) -> &str {
+        self.names.get(pid as usize).map(String::as_str).unwrap_or("?")
+    }
+
+    /// The index of the last event at or before `t_us` (the cursor for a time).
+    pub fn index_at(&self, t_us: u64) -> usize {
+        self.trace.partition_point(|e| e.t_us <= t_us).saturating_sub(1)
+    }
+}
+
+/// A sampled key on a node: (key, value, expiry in true µs).
+type Sampled = BTreeMap<String, (String, Option<u64>)>;
+
+/// Runs `scenario` with `seed` and lays out what the timeline draws.
+pub fn build(scenario: &Scenario, seed: u64) -> Result<Model, String> {
+    build_with(scenario, seed, &[])
+}
+
+/// Like [`build`], with commands or faults injected at true times (a learner's fork).
+pub fn build_with(
+    scenario: &Scenario,
+    seed: u64,
+    injections: &[(u64, crate::sim::Fault)],
+) -> Result<Model, String> {
+    let mut tl = Timeline::new(scenario, seed)?;
+    for (at, f) in injections {
+        tl.world_mut().inject_at(*at, f.clone());
+    }
+    let names = tl.names().to_vec();
+    let nodes: Vec<usize> = (0..names.len()).filter(|&p| tl.world().is_node(p)).collect();
+    let mut open: BTreeMap<usize, Sampled> = BTreeMap::new();
+    let mut key_bars: Vec<Bar> = Vec::new();
+    let mut seen = 0usize;
+    let mut truncated = false;
+    loop {
+        let more = tl.step_forward();
+        let trace_len = tl.trace().len();
+        if trace_len > MAX_EVENTS {
+            truncated = true;
+            break;
+        }
+        // Which nodes may have changed their keys in the events just recorded?
+        let mut touched: Vec<usize> = tl.trace()[seen..]
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e.kind,
+                    TraceKind::Command { .. }
+                        | TraceKind::Crash
+                        | TraceKind::Restart { .. }
+                        | TraceKind::ClockJump { .. }
+                        | TraceKind::Replicate { .. }
+                        | TraceKind::Failover { .. }
+                )
+            })
+            .map(|e| e.pid as usize)
+            .filter(|p| nodes.contains(p))
+            .collect();
+        touched.sort_unstable();
+        touched.dedup();
+        seen = trace_len;
+        let now = tl.now_us();
+        for pid in touched {
+            let local_us = tl.world().local_us(pid);
+            let keys: Sampled = tl
+                .world_mut()
+                .node_keys(pid)
+                .into_iter()
+                .map(|(k, v, exp_ms)| {
+                    // Expiry is judged by the node's clock; map it to true time as the
+                    // clock runs now (a later jump or drift is caught by the next sample).
+                    let exp_true = exp_ms.map(|ms| {
+                        let until = ms as i64 * 1000 - local_us;
+                        now.saturating_add_signed(until.max(0))
+                    });
+                    (k, (v, exp_true))
+                })
+                .collect();
+            sample(pid, now, keys, &mut open, &mut key_bars);
+        }
+        if !more {
+            break;
+        }
+    }
+    let end_us = tl.now_us().max(tl.trace().last().map_or(0, |e| e.t_us));
+    // Keys still there at the end: their bars end at their expiry, or at the end.
+    for (pid, keys) in std::mem::take(&mut open) {
+        for (k, (_, exp)) in keys {
+            close_key(&mut key_bars, pid, &k, exp.unwrap_or(end_us).min(end_us));
+        }
+    }
+    let trace = tl.trace().to_vec();
+    let outcome = tl.outcome();
+    Ok(layout(
+        scenario.name.clone(),
+        seed,
+        names,
+        trace,
+        outcome,
+        key_bars,
+        end_us,
+        truncated,
+    ))
+}
+
+fn key_bar(pid: usize, key: &str, value: &str, from_us: u64, to_us: u64) -> Bar {
+    Bar {
+        pid: pid as u32,
+        kind: BarKind::Key,
+        from_us,
+        to_us,
+        token: Some(value.to_string()),
+        label: format!("{key} = {value}"),
+    }
+}
+
+/// The end of a key bar that has not ended yet.
+const OPEN: u64 = u64::MAX;
+
+fn close_key(bars: &mut [Bar], pid: usize, key: &str, end: u64) {
+    let prefix = format!("{key} = ");
+    if let Some(bar) = bars
+        .iter_mut()
+        .rev()
+        .find(|b| b.pid == pid as u32 && b.to_us == OPEN && b.label.starts_with(&prefix))
+    {
+        bar.to_us = end.max(bar.from_us);
+    }
+}
+
+/// Compares a node's keys now with the open ones: closes what vanished or changed,
+/// opens what is new. Open bars are kept in `open` with their start time in the bar list.
+fn sample(pid: usize, now: u64, keys: Sampled, open: &mut BTreeMap<usize, Sampled>, bars: &mut Vec<Bar>) {
+    let before = open.remove(&pid).unwrap_or_default();
+    for (k, (v, exp)) in &before {
+        let same = keys.get(k).is_some_and(|(v2, _)| v2 == v);
+        if !same {
+            // Gone (deleted, expired, crashed) or overwritten: the bar ends now, or at
+            // its expiry if that came first.
+            close_key(bars, pid, k, exp.map_or(now, |e| e.min(now)));
+        }
+    }
+    for (k, (v, _)) in &keys {
+        let continuing = before.get(k).is_some_and(|(v2, _)| v2 == v);
+        if !continuing {
+            bars.push(key_bar(pid, k, v, now, OPEN));
+        }
+    }
+    open.insert(pid, keys);
+}
+
+#[allow(clippy::too_many_arguments)]
+fn layout(
+    scenario: String,
+    seed: u64,
+    names: Vec<String>,
+    trace: Vec<TraceEvent>,
+    outcome: Outcome,
+    mut fixed: Vec<Bar>,
+    end_us: u64,
+    truncated: bool,
+) -> Model {
+    for b in &mut fixed {
+        if b.to_us == OPEN {
+            b.to_us = end_us;
+        }
+    }
+
+    let mut kind_of: Vec<LaneKind> = vec![LaneKind::Other; names.len()];
+    for e in &trace {
+        let Some(k) = kind_of.get_mut(e.pid as usize) else {
+            continue;
+        };
+        let this = match e.kind {
+            TraceKind::Start
+            | TraceKind::LockHeld { .. }
+            | TraceKind::AcquireFailed { .. }
+            | TraceKind::GaveUp { .. }
+            | TraceKind::WorkDone => LaneKind::Client,
+            TraceKind::Command { .. } | TraceKind::Replicate { .. } | TraceKind::Failover { .. } => {
+                LaneKind::Node
+            }
+            TraceKind::WriteAccepted { .. } | TraceKind::WriteRejected { .. } => LaneKind::Resource,
+            _ => continue,
+        };
+        if *k == LaneKind::Other {
+            *k = this;
+        }
+    }
+    for b in &fixed {
+        if let Some(k) = kind_of.get_mut(b.pid as usize) {
+            *k = LaneKind::Node;
+        }
+    }
+    let mut lanes: Vec<Lane> = names
+        .iter()
+        .enumerate()
+        .map(|(pid, name)| Lane {
+            pid: pid as u32,
+            name: name.clone(),
+            kind: kind_of[pid],
+        })
+        .collect();
+    lanes.sort_by_key(|l| (l.kind, l.pid));
+
+    let mut bars = fixed;
+    let mut arrows = Vec::new();
+    let mut marks = Vec::new();
+    let mut sends: BTreeMap<u64, (usize, u32, u32, u64, String)> = BTreeMap::new();
+    let mut holding: BTreeMap<u32, (u64, String)> = BTreeMap::new();
+    let mut paused: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut down: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut tokens: Vec<String> = Vec::new();
+    let note_token = |t: &str, tokens: &mut Vec<String>| {
+        if !tokens.iter().any(|x| x == t) {
+            tokens.push(t.to_string());
+        }
+    };
+    for b in &bars {
+        if let Some(t) = &b.token {
+            note_token(t, &mut tokens);
+        }
+    }
+    let mut mark = |pid: u32, t_us: u64, kind: MarkKind, label: String, index: usize| {
+        marks.push(Mark {
+            pid,
+            t_us,
+            kind,
+            label,
+            index,
+        });
+    };
+    for (i, e) in trace.iter().enumerate() {
+        match &e.kind {
+            TraceKind::Send { msg, to, what } => {
+                sends.insert(*msg, (i, e.pid, *to, e.t_us, what.clone()));
+            }
+            TraceKind::Deliver { msg, .. } | TraceKind::Drop { msg, .. } => {
+                if let Some((index, from, to, sent_us, label)) = sends.remove(msg) {
+                    let dropped = matches!(e.kind, TraceKind::Drop { .. });
+                    arrows.push(Arrow {
+                        from,
+                        to,
+                        sent_us,
+                        at_us: e.t_us,
+                        dropped,
+                        label,
+                        index,
+                    });
+                }
+            }
+            TraceKind::LockHeld { token, fence, .. } => {
+                note_token(token, &mut tokens);
+                let label = match fence {
+                    Some(f) => format!("{token} (fence {f})"),
+                    None => token.clone(),
+                };
+                holding.insert(e.pid, (e.t_us, label));
+            }
+            TraceKind::LockLost { reason, .. } => {
+                close_hold(&mut holding, &mut bars, e.pid, e.t_us);
+                mark(e.pid, e.t_us, MarkKind::Lost, reason.clone(), i);
+            }
+            TraceKind::LockReleased { lock } => {
+                close_hold(&mut holding, &mut bars, e.pid, e.t_us);
+                mark(e.pid, e.t_us, MarkKind::Released, lock.clone(), i);
+            }
+            TraceKind::Pause => {
+                paused.insert(e.pid, e.t_us);
+            }
+            TraceKind::Resume => {
+                if let Some(from) = paused.remove(&e.pid) {
+                    bars.push(Bar {
+                        pid: e.pid,
+                        kind: BarKind::Paused,
+                        from_us: from,
+                        to_us: e.t_us,
+                        token: None,
+                        label: "paused".into(),
+                    });
+                }
+            }
+            TraceKind::Crash => {
+                close_hold(&mut holding, &mut bars, e.pid, e.t_us);
+                down.insert(e.pid, e.t_us);
+                mark(e.pid, e.t_us, MarkKind::Crash, "crash".into(), i);
+            }
+            TraceKind::Restart { persistence, keys } => {
+                if let Some(from) = down.remove(&e.pid) {
+                    bars.push(Bar {
+                        pid: e.pid,
+                        kind: BarKind::Down,
+                        from_us: from,
+                        to_us: e.t_us,
+                        token: None,
+                        label: "down".into(),
+                    });
+                }
+                mark(
+                    e.pid,
+                    e.t_us,
+                    MarkKind::Restart,
+                    format!("restart ({persistence}, {keys} keys)"),
+                    i,
+                );
+            }
+            TraceKind::ClockJump { delta_us } => mark(
+                e.pid,
+                e.t_us,
+                MarkKind::ClockJump,
+                format!("clock {:+} ms", delta_us / 1000),
+                i,
+            ),
+            TraceKind::Drift { rate_ppm } => mark(
+                e.pid,
+                e.t_us,
+                MarkKind::Drift,
+                format!("drift {:+.1} %", *rate_ppm as f64 / 10_000.0),
+                i,
+            ),
+            TraceKind::Partition { to, oneway } => mark(
+                e.pid,
+                e.t_us,
+                MarkKind::Partition,
+                format!(
+                    "partition {} {}",
+                    if *oneway { "→" } else { "↔" },
+                    names.get(*to as usize).map_or("?", |s| s)
+                ),
+                i,
+            ),
+            TraceKind::Repair { to } => mark(
+                e.pid,
+                e.t_us,
+                MarkKind::Repair,
+                format!("repair ↔ {}", names.get(*to as usize).map_or("?", |s| s)),
+                i,
+            ),
+            TraceKind::Failover { group } => mark(
+                e.pid,
+                e.t_us,
+                MarkKind::Failover,
+                format!("promoted ({group})"),
+                i,
+            ),
+            TraceKind::AcquireFailed { reason, .. } => {
+                mark(e.pid, e.t_us, MarkKind::AcquireFailed, reason.clone(), i)
+            }
+            TraceKind::WriteAccepted { from, key, token, .. } => mark(
+                e.pid,
+                e.t_us,
+                MarkKind::WriteAccepted,
+                format!(
+                    "✓ {key} from {}{}",
+                    names.get(*from as usize).map_or("?", |s| s),
+                    token.map(|t| format!(" (token {t})")).unwrap_or_default()
+                ),
+                i,
+            ),
+            TraceKind::WriteRejected {
+                from,
+                key,
+                token,
+                highest_seen,
+                ..
+            } => mark(
+                e.pid,
+                e.t_us,
+                MarkKind::WriteRejected,
+                format!(
+                    "✗ {key} from {}{}",
+                    names.get(*from as usize).map_or("?", |s| s),
+                    match (token, highest_seen) {
+                        (Some(t), Some(h)) => format!(": {t} ≤ {h}"),
+                        (Some(t), None) => format!(" (token {t})"),
+                        _ => String::new(),
+                    }
+                ),
+                i,
+            ),
+            _ => {}
+        }
+    }
+    for (pid, (from, label)) in std::mem::take(&mut holding) {
+        bars.push(Bar {
+            pid,
+            kind: BarKind::Holding,
+            from_us: from,
+            to_us: end_us,
+            token: Some(token_of(&label)),
+            label,
+        });
+    }
+    for (pid, from) in paused {
+        bars.push(Bar {
+            pid,
+            kind: BarKind::Paused,
+            from_us: from,
+            to_us: end_us,
+            token: None,
+            label: "paused".into(),
+        });
+    }
+    for (pid, from) in down {
+        bars.push(Bar {
+            pid,
+            kind: BarKind::Down,
+            from_us: from,
+            to_us: end_us,
+            token: None,
+            label: "down".into(),
+        });
+    }
+    for (index, from, to, sent_us, label) in sends.into_values() {
+        // Still in flight when the run ended.
+        arrows.push(Arrow {
+            from,
+            to,
+            sent_us,
+            at_us: end_us,
+            dropped: false,
+            label,
+            index,
+        });
+    }
+    let bands = outcome
+        .violations
+        .iter()
+        .map(|v| Band {
+            from_us: (v.from_ms * 1000.0).max(0.0) as u64,
+            to_us: (v.to_ms * 1000.0).max(0.0) as u64,
+            kind: v.kind.clone(),
+            clients: v.clients.clone(),
+            detail: v.detail.clone(),
+        })
+        .collect();
+    bars.sort_by_key(|b| (b.from_us, b.pid));
+    Model {
+        scenario,
+        seed,
+        names,
+        lanes,
+        trace,
+        outcome,
+        end_us,
+        bars,
+        arrows,
+        marks,
+        bands,
+        tokens,
+        truncated,
+    }
+}
+
+fn token_of(label: &str) -> String {
+    label.split(" (fence").next().unwrap_or(label).to_string()
+}
+
+fn close_hold(holding: &mut BTreeMap<u32, (u64, String)>, bars: &mut Vec<Bar>, pid: u32, t: u64) {
+    if let Some((from, label)) = holding.remove(&pid) {
+        bars.push(Bar {
+            pid,
+            kind: BarKind::Holding,
+            from_us: from,
+            to_us: t,
+            token: Some(token_of(&label)),
+            label,
+        });
+    }
+}
+
+/// The state of the cluster at a cursor, as the side panel shows it.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Snapshot {
+    pub t_us: u64,
+    pub clients: Vec<ClientView>,
+    pub nodes: Vec<NodeView>,
+    pub resource: Option<ResourceView>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClientView {
+    pub name: String,
+    /// `idle`, `acquiring`, `holding`, `paused`, `crashed`, `done`.
+    pub status: &'static str,
+    pub token: Option<String>,
+    /// ms of validity left by the client's own bound, if it keeps one.
+    pub validity_left_ms: Option<i64>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeView {
+    pub name: String,
+    pub up: bool,
+    /// The node's clock minus true time, ms.
+    pub clock_offset_ms: i64,
+    /// (key, value, ms left before it expires in true time, if it has a TTL)
+    pub keys: Vec<(String, String, Option<i64>)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResourceView {
+    pub name: String,
+    pub highest_token: Option<i64>,
+    /// The last writes, newest last: (client, accepted, text).
+    pub last_writes: Vec<(String, bool, String)>,
+}
+
+/// The cluster right after the event at `cursor` (an index into the trace).
+pub fn snapshot(m: &Model, cursor: usize) -> Snapshot {
+    let upto = m
+        .trace
+        .get(..=cursor.min(m.trace.len().saturating_sub(1)))
+        .unwrap_or(&[]);
+    let t_us = upto.last().map_or(0, |e| e.t_us);
+    let mut s = Snapshot {
+        t_us,
+        ..Snapshot::default()
+    };
+    let mut status: BTreeMap<u32, &'static str> = BTreeMap::new();
+    let mut token: BTreeMap<u32, Option<String>> = BTreeMap::new();
+    let mut valid: BTreeMap<u32, Option<u64>> = BTreeMap::new();
+    let mut up: BTreeMap<u32, bool> = BTreeMap::new();
+    let mut offset: BTreeMap<u32, i64> = BTreeMap::new();
+    let mut highest: Option<i64> = None;
+    let mut writes: Vec<(String, bool, String)> = Vec::new();
+    for e in upto {
+        offset.insert(e.pid, (e.local_us - e.t_us as i64) / 1000);
+        match &e.kind {
+            TraceKind::Start | TraceKind::AcquireFailed { .. } => {
+                status.insert(e.pid, "acquiring");
+            }
+            TraceKind::LockHeld {
+                token: t,
+                valid_until_us,
+                ..
+            } => {
+                status.insert(e.pid, "holding");
+                token.insert(e.pid, Some(t.clone()));
+                valid.insert(e.pid, *valid_until_us);
+            }
+            TraceKind::LockLost { .. } | TraceKind::LockReleased { .. } | TraceKind::GaveUp { .. } => {
+                status.insert(e.pid, "idle");
+                token.insert(e.pid, None);
+                valid.insert(e.pid, None);
+            }
+            TraceKind::WorkDone => {
+                status.insert(e.pid, "done");
+            }
+            TraceKind::Pause => {
+                status.insert(e.pid, "paused");
+            }
+            TraceKind::Resume => {
+                let held = token.get(&e.pid).is_some_and(Option::is_some);
+                status.insert(e.pid, if held { "holding" } else { "acquiring" });
+            }
+            TraceKind::Crash => {
+                status.insert(e.pid, "crashed");
+                up.insert(e.pid, false);
+            }
+            TraceKind::Restart { .. } => {
+                status.remove(&e.pid);
+                up.insert(e.pid, true);
+            }
+            TraceKind::WriteAccepted {
+                from,
+                key,
+                value,
+                token: t,
+                ..
+            } => {
+                if let Some(t) = t {
+                    highest = Some(highest.map_or(*t, |h| h.max(*t)));
+                }
+                writes.push((m.name(*from).to_string(), true, format!("{key} = {value}")));
+            }
+            TraceKind::WriteRejected {
+                from, key, reason, ..
+            } => {
+                writes.push((m.name(*from).to_string(), false, format!("{key}: {reason}")));
+            }
+            _ => {}
+        }
+    }
+    for lane in &m.lanes {
+        match lane.kind {
+            LaneKind::Client => s.clients.push(ClientView {
+                name: lane.name.clone(),
+                status: status.get(&lane.pid).copied().unwrap_or("idle"),
+                token: token.get(&lane.pid).cloned().flatten(),
+                validity_left_ms: valid
+                    .get(&lane.pid)
+                    .copied()
+                    .flatten()
+                    .map(|v| (v as i64 - t_us as i64) / 1000),
+            }),
+            LaneKind::Node => {
+                let keys = m
+                    .bars
+                    .iter()
+                    .filter(|b| {
+                        b.pid == lane.pid && b.kind == BarKind::Key && b.from_us <= t_us && t_us < b.to_us
+                    })
+                    .map(|b| {
+                        let (k, v) = b.label.split_once(" = ").unwrap_or((&b.label, ""));
+                        let left = (b.to_us < m.end_us).then(|| (b.to_us as i64 - t_us as i64) / 1000);
+                        (k.to_string(), v.to_string(), left)
+                    })
+                    .collect();
+                s.nodes.push(NodeView {
+                    name: lane.name.clone(),
+                    up: up.get(&lane.pid).copied().unwrap_or(true),
+                    clock_offset_ms: offset.get(&lane.pid).copied().unwrap_or(0),
+                    keys,
+                });
+            }
+            LaneKind::Resource => {
+                s.resource = Some(ResourceView {
+                    name: lane.name.clone(),
+                    highest_token: highest,
+                    last_writes: writes.iter().rev().take(3).rev().cloned().collect(),
+                })
+            }
+            LaneKind::Other => {}
+        }
+    }
+    s
+}
+
+/// One trace event in words, for the event log (screen readers read this).
+pub fn describe(m: &Model, e: &TraceEvent) -> String {
+    let who = m.name(e.pid);
+    let ms = e.t_us as f64 / 1000.0;
+    let what = match &e.kind {
+        TraceKind::Start => "starts".to_string(),
+        TraceKind::Send { to, what, .. } => format!("sends {what} to {}", m.name(*to)),
+        TraceKind::Deliver { from, .. } => format!("receives a message from {}", m.name(*from)),
+        TraceKind::Drop { from, to, reason, .. } => {
+            format!("message {} → {} is lost ({reason})", m.name(*from), m.name(*to))
+        }
+        TraceKind::Command {
+            from, args, reply, ..
+        } => {
+            let cmd: Vec<String> = args
+                .iter()
+                .map(|a| {
+                    if a.len() > 40 {
+                        format!("{}…", &a[..a.char_indices().nth(40).map_or(a.len(), |(i, _)| i)])
+                    } else {
+                        a.clone()
+                    }
+                })
+                .collect();
+            format!("runs {} for {} → {reply}", cmd.join(" "), m.name(*from))
+        }
+        TraceKind::Replicate { from, effects, .. } => {
+            format!("applies {effects} write(s) replicated from {}", m.name(*from))
+        }
+        TraceKind::Timer { name } => format!("timer: {name}"),
+        TraceKind::Pause => "is paused".into(),
+        TraceKind::Resume => "resumes".into(),
+        TraceKind::Crash => "crashes".into(),
+        TraceKind::Restart { persistence, keys } => format!("restarts ({persistence}), {keys} key(s) kept"),
+        TraceKind::ClockJump { delta_us } => format!("clock jumps {:+} ms", delta_us / 1000),
+        TraceKind::Drift { rate_ppm } => format!("clock drifts {:+.2} %", *rate_ppm as f64 / 10_000.0),
+        TraceKind::Partition { to, oneway } => {
+            format!(
+                "is cut off from {}{}",
+                m.name(*to),
+                if *oneway { " (one way)" } else { "" }
+            )
+        }
+        TraceKind::Repair { to } => format!("reaches {} again", m.name(*to)),
+        TraceKind::Latency { to, latency } => format!("link to {} now has latency {latency}", m.name(*to)),
+        TraceKind::Failover { group } => format!("is promoted to master of {group}"),
+        TraceKind::LockHeld {
+            lock, token, fence, ..
+        } => format!(
+            "believes it holds {lock} (token {token}{})",
+            fence.map(|f| format!(", fence {f}")).unwrap_or_default()
+        ),
+        TraceKind::LockLost { lock, reason } => format!("no longer holds {lock}: {reason}"),
+        TraceKind::LockReleased { lock } => format!("releases {lock}"),
+        TraceKind::AcquireFailed { lock, reason } => format!("fails to acquire {lock}: {reason}"),
+        TraceKind::GaveUp { lock } => format!("gives up on {lock}"),
+        TraceKind::Read { key, value, .. } => {
+            format!("reads {key} = {}", value.as_deref().unwrap_or("(nothing)"))
+        }
+        TraceKind::WorkSkipped { reason } => format!("skips its work: {reason}"),
+        TraceKind::WorkDone => "finishes its work".into(),
+        TraceKind::WriteAccepted {
+            from,
+            key,
+            value,
+            token,
+            lock_lapsed,
+            ..
+        } => format!(
+            "accepts {key} = {value} from {}{}{}",
+            m.name(*from),
+            token.map(|t| format!(" (token {t})")).unwrap_or_default(),
+            if *lock_lapsed {
+                ", although its lock had lapsed"
+            } else {
+                ""
+            }
+        ),
+        TraceKind::WriteRejected {
+            from, key, reason, ..
+        } => format!("rejects {key} from {}: {reason}", m.name(*from)),
+        TraceKind::End => "the run ends".into(),
+    };
+    format!("{ms:.1} ms · {who} {what}")
+}
+
+/// A violation in words: "C1 and C2 both hold lock:invoice:42 from 12 300 to 20 500 ms".
+pub fn band_sentence(b: &Band) -> String {
+    let who = match b.clients.as_slice() {
+        [] => "Clients".to_string(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    };
+    let span = format!(
+        "{:.0}–{:.0} ms",
+        b.from_us as f64 / 1000.0,
+        b.to_us as f64 / 1000.0
+    );
+    match b.kind.as_str() {
+        "overlap" => format!("{who} both hold the lock ({span}). {}", b.detail),
+        "stale_write" => format!("{who} wrote after its lock lapsed ({span}). {}", b.detail),
+        "lost_update" => format!("Lost update by {who} ({span}). {}", b.detail),
+        other => format!("{other}: {who} ({span}). {}", b.detail),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::scenario::builtin;
+
+    fn model(name: &str) -> Model {
+        let s = builtin(name).expect("built-in").expect("valid");
+        build(&s, 1).expect("runs")
+    }
+
+    #[test]
+    fn unsafe_del_draws_the_overlap_band_and_key_bars() {
+        let m = model("unsafe-del");
+        assert!(!m.bands.is_empty(), "the checker's violation becomes a band");
+        let b = &m.bands[0];
+        assert_eq!(b.kind, "overlap");
+        assert!(band_sentence(b).contains("both hold"));
+        // Lanes: clients before nodes before the resource.
+        let kinds: Vec<LaneKind> = m.lanes.iter().map(|l| l.kind).collect();
+        let mut sorted = kinds.clone();
+        sorted.sort();
+        assert_eq!(kinds, sorted);
+        assert!(kinds.contains(&LaneKind::Client) && kinds.contains(&LaneKind::Node));
+        // A's key on the node expires at 10 000 ms (TTL 10 000 from 0).
+        let first_key = m.bars.iter().find(|b| b.kind == BarKind::Key).expect("a key bar");
+        assert!(first_key.from_us < 50_000, "{first_key:?}");
+        assert!(
+            (first_key.to_us as i64 - 10_000_000).abs() < 50_000,
+            "{first_key:?}"
+        );
+        // A's pause is drawn.
+        assert!(m
+            .bars
+            .iter()
+            .any(|b| b.kind == BarKind::Paused && b.from_us <= 100_000 + 1_000));
+        // Every message is an arrow that does not go back in time.
+        assert!(!m.arrows.is_empty());
+        assert!(m.arrows.iter().all(|a| a.at_us >= a.sent_us));
+    }
+
+    #[test]
+    fn fencing_marks_the_rejected_write() {
+        let m = model("fencing");
+        let rejected: Vec<&Mark> = m
+            .marks
+            .iter()
+            .filter(|k| k.kind == MarkKind::WriteRejected)
+            .collect();
+        assert_eq!(rejected.len(), 1, "{:?}", m.marks);
+        assert!(rejected[0].label.contains("33 ≤ 34"), "{}", rejected[0].label);
+    }
+
+    #[test]
+    fn snapshot_follows_the_cursor() {
+        let m = model("unsafe-del");
+        let early = snapshot(&m, m.index_at(50_000));
+        let holding: Vec<&ClientView> = early.clients.iter().filter(|c| c.status == "holding").collect();
+        assert_eq!(holding.len(), 1, "{early:?}");
+        let key_early = early
+            .nodes
+            .iter()
+            .flat_map(|n| n.keys.iter())
+            .next()
+            .expect("A's key is on the node");
+        assert!(
+            key_early.2.is_some_and(|left| left > 9_000 && left <= 10_000),
+            "{key_early:?}"
+        );
+        let later = snapshot(&m, m.index_at(11_000_000));
+        assert!(later.clients.iter().any(|c| c.status == "paused"));
+        assert!(later.t_us > early.t_us);
+    }
+
+    #[test]
+    fn describe_every_event_in_words() {
+        let m = model("redlock-clock-jump");
+        for e in &m.trace {
+            let s = describe(&m, e);
+            assert!(s.contains(" ms · "), "{s}");
+        }
+        assert!(m.marks.iter().any(|k| k.kind == MarkKind::ClockJump));
+    }
+
+    #[test]
+    fn same_seed_same_model() {
+        let s = builtin("redlock-contention").expect("built-in").expect("valid");
+        assert_eq!(build(&s, 9).expect("runs"), build(&s, 9).expect("runs"));
+    }
+}

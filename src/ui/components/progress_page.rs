@@ -1,0 +1,112 @@
+//! The progress page: what was read and answered, export / import / reset.
+
+use crate::lesson::content::Lang;
+use crate::lesson::i18n::Texts;
+use crate::lesson::progress::Progress;
+use crate::lesson::route::Route;
+use crate::lesson::state::Lessons;
+use crate::ui::browser;
+use std::rc::Rc;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct ProgressPageProps {
+    pub lessons: Rc<Lessons>,
+    pub lang: Lang,
+    pub progress: Progress,
+    /// The text of a chosen file, to import.
+    pub on_import: Callback<String>,
+    pub on_reset: Callback<()>,
+}
+
+#[function_component(ProgressPage)]
+pub fn progress_page(props: &ProgressPageProps) -> Html {
+    let t = Texts::new(props.lang);
+    let lesson = props.lessons.get(props.lang);
+    let confirming = use_state(|| false);
+    let p = &props.progress;
+    let read = p.visited_count(&lesson.id);
+    let quick = p.lesson(&lesson.id).and_then(|l| l.quick_check);
+
+    let on_export = {
+        let json = p.to_json();
+        Callback::from(move |_| browser::download("lockstep-progress.json", "application/json", &json))
+    };
+    let on_file = {
+        let on_import = props.on_import.clone();
+        Callback::from(move |e: Event| {
+            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+            let on_import = on_import.clone();
+            browser::read_first_file(&input, move |text| on_import.emit(text));
+            input.set_value("");
+        })
+    };
+    let ask = {
+        let confirming = confirming.clone();
+        Callback::from(move |_| confirming.set(true))
+    };
+    let cancel = {
+        let confirming = confirming.clone();
+        Callback::from(move |_| confirming.set(false))
+    };
+    let reset = {
+        let confirming = confirming.clone();
+        let on_reset = props.on_reset.clone();
+        Callback::from(move |_| {
+            confirming.set(false);
+            on_reset.emit(());
+        })
+    };
+
+    html! {
+        <article class="section progress-page">
+            <h1 id="section-title" tabindex="-1">{ t.t("progress_title") }</h1>
+            <p>{ t.fmt("progress", &[("read", read.to_string()), ("total", lesson.sections.len().to_string())]) }</p>
+            <p class="quick-check-result">{ match quick {
+                Some(s) => t.fmt("progress_quick_check", &[("correct", s.correct.to_string()), ("total", s.total.to_string())]),
+                None => t.t("progress_quick_check_none"),
+            } }</p>
+            <div class="table-wrap" tabindex="0">
+                <table>
+                    <thead><tr>
+                        <th scope="col">{ t.t("progress_col_section") }</th>
+                        <th scope="col">{ t.t("progress_col_read") }</th>
+                        <th scope="col">{ t.t("progress_col_questions") }</th>
+                    </tr></thead>
+                    <tbody>
+                        { for lesson.sections.iter().map(|s| {
+                            let qs: Vec<_> = props.lessons.questions_for(&s.id).collect();
+                            let solved = qs.iter().filter(|q| p.question(&lesson.id, &q.id).is_some_and(|r| r.solved)).count();
+                            let tried = qs.iter().filter(|q| p.question(&lesson.id, &q.id).is_some()).count();
+                            html! {
+                                <tr>
+                                    <td><a href={Route::section_hash(&lesson.id, s.order)}>{ format!("{}. {}", s.order, s.title) }</a></td>
+                                    <td>{ if p.is_visited(&lesson.id, &s.id) { format!("✓ {}", t.t("yes")) } else { t.t("no") } }</td>
+                                    <td>{ if qs.is_empty() { "–".to_string() } else {
+                                        t.fmt("progress_solved", &[("solved", solved.to_string()), ("tried", tried.to_string()), ("total", qs.len().to_string())])
+                                    } }</td>
+                                </tr>
+                            }
+                        }) }
+                    </tbody>
+                </table>
+            </div>
+            <h2>{ t.t("progress_keep_title") }</h2>
+            <p>{ t.t("progress_keep_body") }</p>
+            <div class="progress-actions">
+                <button type="button" class="export" onclick={on_export}>{ t.t("progress_export") }</button>
+                <input type="file" id="import-file" class="visually-hidden" accept="application/json,.json" onchange={on_file} />
+                <label class="import button-like" for="import-file">{ t.t("progress_import") }</label>
+                if *confirming {
+                    <span class="confirm" role="group" aria-label={t.t("progress_reset_confirm")}>
+                        <span>{ t.t("progress_reset_confirm") }</span>
+                        <button type="button" class="reset-yes danger" onclick={reset}>{ t.t("progress_reset_yes") }</button>
+                        <button type="button" class="reset-no" onclick={cancel}>{ t.t("cancel") }</button>
+                    </span>
+                } else {
+                    <button type="button" class="reset" onclick={ask}>{ t.t("progress_reset") }</button>
+                }
+            </div>
+        </article>
+    }
+}

@@ -1,0 +1,294 @@
+//! One question: a `<fieldset>` whose `<legend>` is the prompt, answered with labelled
+//! controls and a Check button; feedback in a live region, never by colour alone.
+
+use super::{render_inline, CodeBlock};
+use crate::lesson::content::Lang;
+use crate::lesson::generate::{instance, Body};
+use crate::lesson::i18n::Texts;
+use crate::lesson::quiz::{parse_number, Answer, Kind, Question};
+use crate::ui::browser;
+use std::collections::BTreeSet;
+use std::rc::Rc;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct QuestionProps {
+    pub question: Rc<Question>,
+    pub lang: Lang,
+    /// Called with whether the checked answer was right.
+    pub on_result: Callback<(String, bool)>,
+    /// Previous attempts, shown under the question.
+    #[prop_or_default]
+    pub attempts: u32,
+}
+
+/// A handle to the draft: read it, or change it and re-render.
+#[derive(Clone)]
+struct DraftHandle {
+    cell: std::rc::Rc<std::cell::RefCell<Draft>>,
+    redraw: UseForceUpdateHandle,
+}
+
+impl DraftHandle {
+    fn get(&self) -> Draft {
+        self.cell.borrow().clone()
+    }
+    fn set(&self, d: Draft) {
+        *self.cell.borrow_mut() = d;
+        self.redraw.force_update();
+    }
+}
+
+/// The learner's answer while they are still choosing.
+#[derive(Clone, PartialEq, Default)]
+struct Draft {
+    chosen: BTreeSet<usize>,
+    number: String,
+    /// Indices into the shown items, in the learner's order.
+    order: Vec<usize>,
+    line: Option<usize>,
+}
+
+fn fresh_seed(q: &Question) -> u64 {
+    match q.kind {
+        // A new variant on every visit: a fresh seed from the browser.
+        Kind::Generated(_) => browser::random_u64(),
+        // Fixed questions: a stable shuffle per question.
+        _ => {
+            q.id.bytes()
+                .fold(17u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64))
+        }
+    }
+}
+
+#[function_component(QuestionView)]
+pub fn question_view(props: &QuestionProps) -> Html {
+    let t = Texts::new(props.lang);
+    let q = props.question.clone();
+    let seed = {
+        let q = q.clone();
+        use_state(move || fresh_seed(&q))
+    };
+    let inst = {
+        let q = q.clone();
+        use_memo((q, props.lang, *seed), |(q, lang, seed)| {
+            instance(q, *lang, *seed)
+        })
+    };
+    // The draft lives in a RefCell so that a Check right after a change (before the
+    // re-render) still reads the latest answer; `redraw` shows changes.
+    let draft_cell = {
+        let inst = inst.clone();
+        use_mut_ref(move || Draft {
+            order: order_init(&inst.body),
+            ..Draft::default()
+        })
+    };
+    let redraw = use_force_update();
+    let draft = DraftHandle {
+        cell: draft_cell.clone(),
+        redraw: redraw.clone(),
+    };
+    let result = use_state(|| None::<bool>);
+    let dom_id = format!("q-{}", q.id);
+
+    // A new variant (or language) starts a new draft.
+    {
+        let draft = draft.clone();
+        let result = result.clone();
+        use_effect_with(inst.clone(), move |inst| {
+            draft.set(Draft {
+                order: order_init(&inst.body),
+                ..Draft::default()
+            });
+            result.set(None);
+        });
+    }
+
+    let on_submit = {
+        let inst = inst.clone();
+        let draft = draft.clone();
+        let result = result.clone();
+        let on_result = props.on_result.clone();
+        let id = q.id.clone();
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            let answer = match &inst.body {
+                Body::Choice { .. } => Answer::Choice(draft.get().chosen),
+                Body::Numeric { .. } => Answer::Number(parse_number(&draft.get().number).unwrap_or(f64::NAN)),
+                Body::Order { .. } => Answer::Order(draft.get().order),
+                Body::Bug { .. } => Answer::Line(draft.get().line.unwrap_or(0)),
+            };
+            let ok = inst.check(&answer);
+            result.set(Some(ok));
+            on_result.emit((id.clone(), ok));
+        })
+    };
+    let on_another = {
+        let seed = seed.clone();
+        Callback::from(move |_| seed.set(browser::random_u64()))
+    };
+    let answered = result.is_some();
+    let current = draft.get();
+
+    let body = match &inst.body {
+        Body::Choice {
+            options,
+            explanations,
+            correct,
+            multiple,
+        } => {
+            let kind = if *multiple { "checkbox" } else { "radio" };
+            html! {
+                <ul class="q-options">
+                    { for options.iter().enumerate().map(|(i, opt)| {
+                        let checked = current.chosen.contains(&i);
+                        let handle = draft.clone();
+                        let multiple = *multiple;
+                        let onchange = Callback::from(move |_| {
+                            let draft = &handle;
+                            let mut d = draft.get();
+                            if multiple {
+                                if !d.chosen.remove(&i) { d.chosen.insert(i); }
+                            } else {
+                                d.chosen = [i].into_iter().collect();
+                            }
+                            draft.set(d);
+                        });
+                        let input_id = format!("{dom_id}-o{i}");
+                        let right = correct.contains(&i);
+                        html! {
+                            <li class={classes!("q-option", answered.then_some(if right { "is-right" } else { "is-wrong" }))}>
+                                <input type={kind} id={input_id.clone()} name={dom_id.clone()} value={i.to_string()}
+                                       {checked} {onchange} />
+                                <label for={input_id}>{ render_inline(opt, props.lang) }</label>
+                                if answered {
+                                    <p class="q-why">
+                                        <strong>{ if right { format!("✓ {}", t.t("quiz_right_option")) } else { format!("✗ {}", t.t("quiz_wrong_option")) } }</strong>
+                                        {" "}{ render_inline(explanations.get(i).map(String::as_str).unwrap_or_default(), props.lang) }
+                                    </p>
+                                }
+                            </li>
+                        }
+                    }) }
+                </ul>
+            }
+        }
+        Body::Numeric { unit, .. } => {
+            let draft_c = draft.clone();
+            let oninput = Callback::from(move |e: InputEvent| {
+                let v = e.target_unchecked_into::<web_sys::HtmlInputElement>().value();
+                draft_c.set(Draft {
+                    number: v,
+                    ..draft_c.get()
+                });
+            });
+            let input_id = format!("{dom_id}-n");
+            html! {
+                <p class="q-numeric">
+                    <label for={input_id.clone()}>{ t.t("quiz_your_answer") }</label>
+                    <input type="text" inputmode="decimal" id={input_id} value={current.number.clone()} {oninput} autocomplete="off" />
+                    if let Some(u) = unit { <span class="q-unit">{ u.clone() }</span> }
+                </p>
+            }
+        }
+        Body::Order { items, .. } => {
+            let n = current.order.len();
+            html! {
+                <ol class="q-order">
+                    { for current.order.iter().enumerate().map(|(pos, &item)| {
+                        let text = items.get(item).cloned().unwrap_or_default();
+                        let mv = |delta: isize| {
+                            let draft = draft.clone();
+                            Callback::from(move |_| {
+                                let mut d = draft.get();
+                                let to = pos as isize + delta;
+                                if to >= 0 && (to as usize) < d.order.len() {
+                                    d.order.swap(pos, to as usize);
+                                    draft.set(d);
+                                }
+                            })
+                        };
+                        html! {
+                            <li>
+                                <span class="q-order-text">{ render_inline(&text, props.lang) }</span>
+                                <span class="q-order-buttons">
+                                    <button type="button" disabled={pos == 0} aria-label={t.fmt("quiz_move_up", &[("item", text.clone())])} onclick={mv(-1)}>{"↑"}</button>
+                                    <button type="button" disabled={pos + 1 == n} aria-label={t.fmt("quiz_move_down", &[("item", text.clone())])} onclick={mv(1)}>{"↓"}</button>
+                                </span>
+                            </li>
+                        }
+                    }) }
+                </ol>
+            }
+        }
+        Body::Bug { lines, bug_line } => html! {
+            <ol class="q-lines">
+                { for lines.iter().enumerate().map(|(i, line)| {
+                    let n = i + 1;
+                    let checked = current.line == Some(n);
+                    let handle = draft.clone();
+                    let onchange = Callback::from(move |_| handle.set(Draft { line: Some(n), ..handle.get() }));
+                    let input_id = format!("{dom_id}-l{n}");
+                    html! {
+                        <li class={classes!(answered.then_some(if n == *bug_line { "is-right" } else { "" }))}>
+                            <input type="radio" id={input_id.clone()} name={dom_id.clone()} {checked} {onchange} />
+                            <label for={input_id}>
+                                <span class="visually-hidden">{ t.fmt("quiz_line", &[("n", n.to_string())]) }{": "}</span>
+                                <span class="q-line-no" aria-hidden="true">{ n }</span>
+                                <code>{ if line.is_empty() { " ".to_string() } else { line.clone() } }</code>
+                            </label>
+                        </li>
+                    }
+                }) }
+            </ol>
+        },
+    };
+
+    let feedback = match *result {
+        None => html! {},
+        Some(ok) => html! {
+            <>
+                <p class={classes!("q-verdict", if ok { "right" } else { "wrong" })}>
+                    <strong>{ if ok { format!("✓ {}", t.t("quiz_correct")) } else { format!("✗ {}", t.t("quiz_incorrect")) } }</strong>
+                    if !ok { {" "}{ t.fmt("quiz_solution", &[("answer", inst.solution())]) } }
+                </p>
+                if !inst.explanation.is_empty() { <p class="q-explanation">{ render_inline(&inst.explanation, props.lang) }</p> }
+            </>
+        },
+    };
+    let is_generated = matches!(q.kind, Kind::Generated(_));
+    let show_code = !matches!(inst.body, Body::Bug { .. });
+
+    html! {
+        <form class="question" id={dom_id.clone()} onsubmit={on_submit} data-question-id={q.id.clone()}>
+            <fieldset>
+                <legend>{ render_inline(&inst.prompt, props.lang) }</legend>
+                if show_code {
+                    if let Some((code_lang, code)) = &inst.code {
+                        <CodeBlock lang={Some(code_lang.clone())} code={code.clone()} ui_lang={props.lang} />
+                    }
+                }
+                { body }
+                <div class="q-actions">
+                    <button type="submit" class="q-check">{ t.t("quiz_check") }</button>
+                    if is_generated {
+                        <button type="button" class="q-another" onclick={on_another}>{ t.t("quiz_another") }</button>
+                        <span class="q-variant">{ t.fmt("quiz_variant", &[("seed", format!("{:x}", *seed))]) }</span>
+                    }
+                    if props.attempts > 0 {
+                        <span class="q-attempts">{ t.fmt("quiz_attempts", &[("n", props.attempts.to_string())]) }</span>
+                    }
+                </div>
+                <div class="q-feedback" role="status" aria-live="polite">{ feedback }</div>
+            </fieldset>
+        </form>
+    }
+}
+
+fn order_init(body: &Body) -> Vec<usize> {
+    match body {
+        Body::Order { items, .. } => (0..items.len()).collect(),
+        _ => Vec::new(),
+    }
+}

@@ -1,0 +1,490 @@
+//! A live scenario inside a lesson section: the timeline (SVG swimlanes), the controls,
+//! the cluster view and event log at the cursor, and a Redis console that forks the run.
+//!
+//! Everything drawn comes from `crate::timeline::Model`, which comes from the simulator.
+
+mod console;
+mod svg;
+
+pub use console::ConsoleExercise;
+pub use ScenarioPanel as Panel;
+
+use crate::lesson::content::Lang;
+use crate::lesson::route::query_param;
+use crate::sim::scenario::builtin;
+use crate::sim::Fault;
+use crate::store::parse_line;
+use crate::timeline::{band_sentence, build_with, describe, snapshot, Model};
+use crate::ui::browser;
+use gloo::timers::callback::Interval;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// Playback speeds offered (× simulated time per real time).
+const SPEEDS: [f64; 7] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0];
+/// Real milliseconds between playback frames.
+const FRAME_MS: u32 = 50;
+/// At 1×, one real second plays this many simulated µs (1 s of simulated time).
+const US_PER_REAL_SECOND: f64 = 1_000_000.0;
+
+#[derive(Properties, PartialEq)]
+pub struct ScenarioPanelProps {
+    /// Built-in scenario names this panel offers (the first is shown first).
+    pub names: Vec<String>,
+    pub lang: Lang,
+}
+
+/// The part of the URL hash after `?`: `scenario=…&seed=…&t=…` (t in ms).
+fn url_state() -> (Option<String>, Option<u64>, Option<u64>) {
+    let hash = browser::hash();
+    let query = hash.split_once('?').map(|(_, q)| q).unwrap_or("");
+    let scenario = query_param(query, "scenario");
+    let seed = query_param(query, "seed").and_then(|s| s.parse().ok());
+    let t = query_param(query, "t").and_then(|s| s.parse().ok());
+    (scenario, seed, t)
+}
+
+fn write_url_state(name: &str, seed: u64, t_ms: u64) {
+    let hash = browser::hash();
+    let route = hash.split('?').next().unwrap_or("");
+    browser::replace_hash(&format!("{route}?scenario={name}&seed={seed}&t={t_ms}"));
+}
+
+#[function_component(ScenarioPanel)]
+pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
+    let names = props.names.clone();
+    // Initial state: from the URL if it names one of ours, else the first, seed 1.
+    let initial = use_memo((), {
+        let names = names.clone();
+        move |_| {
+            let (s, seed, t) = url_state();
+            match s.filter(|s| names.contains(s)) {
+                Some(s) => (s, seed.unwrap_or(1), t),
+                None => (names.first().cloned().unwrap_or_default(), 1, None),
+            }
+        }
+    });
+    let name = use_state(|| initial.0.clone());
+    let seed = use_state(|| initial.1);
+    let injections = use_state(Vec::<(u64, Fault)>::new);
+    let model: Rc<Result<Rc<Model>, String>> = use_memo(((*name).clone(), *seed, (*injections).clone()), |(n, seed, inj)| {
+        match builtin(n) {
+            Some(Ok(s)) => build_with(&s, *seed, inj).map(Rc::new),
+            Some(Err(e)) => Err(e.to_string()),
+            None => Err(format!("unknown scenario `{n}`")),
+        }
+    });
+    let cursor = use_state(|| 0usize);
+    let playing = use_state(|| false);
+    let speed = use_state(|| 4.0f64);
+    let zoom = use_state(|| None::<(u64, u64)>);
+    let seed_input = use_state(String::new);
+    let console_out = use_state(Vec::<(String, String)>::new);
+    let console_node = use_state(|| None::<u32>);
+
+    // Place the cursor from the URL once the model exists.
+    {
+        let cursor = cursor.clone();
+        let t = initial.2;
+        let model = model.clone();
+        use_effect_with((), move |_| {
+            if let (Some(t_ms), Ok(m)) = (t, model.as_ref()) {
+                cursor.set(m.index_at(t_ms * 1000));
+            }
+        });
+    }
+    // A new run (other scenario, seed or fork) keeps the cursor's time.
+    let len = model.as_ref().as_ref().map_or(0, |m| m.trace.len());
+    if *cursor >= len && len > 0 {
+        cursor.set(len - 1);
+    }
+
+    // Playback.
+    {
+        let cursor = cursor.clone();
+        let playing = playing.clone();
+        let model = model.clone();
+        let speed = *speed;
+        // Re-armed after every frame: the closure must see the cursor it advances from.
+        use_effect_with((*playing, speed, model.clone(), *cursor), move |(is_playing, _, _, _)| {
+            let interval = if *is_playing {
+                Some(Interval::new(FRAME_MS, move || {
+                    let Ok(m) = model.as_ref() else { return };
+                    let now = m.trace.get(*cursor).map_or(0, |e| e.t_us);
+                    let step = (speed * US_PER_REAL_SECOND * FRAME_MS as f64 / 1000.0) as u64;
+                    let next = m.index_at(now.saturating_add(step.max(1))).max(*cursor + 1);
+                    if next >= m.trace.len() {
+                        cursor.set(m.trace.len().saturating_sub(1));
+                        playing.set(false);
+                    } else {
+                        cursor.set(next);
+                    }
+                }))
+            } else {
+                None
+            };
+            move || drop(interval)
+        });
+    }
+
+    // Keep the URL in step (scenario, seed, cursor time).
+    {
+        let t_ms = model.as_ref().as_ref().ok().and_then(|m| m.trace.get(*cursor)).map_or(0, |e| e.t_us / 1000);
+        use_effect_with(((*name).clone(), *seed, t_ms, *playing), move |(n, s, t, playing)| {
+            if !*playing {
+                write_url_state(n, *s, *t);
+            }
+        });
+    }
+
+    let m = match model.as_ref() {
+        Ok(m) => m,
+        Err(e) => return html! { <div class="scenario error" role="alert">{ format!("This scenario cannot run: {e}") }</div> },
+    };
+    let last = m.trace.len().saturating_sub(1);
+    let cur = (*cursor).min(last);
+    let t_us = m.trace.get(cur).map_or(0, |e| e.t_us);
+    let snap = snapshot(m, cur);
+    let view = zoom.unwrap_or((0, m.end_us.max(1)));
+
+    let go = |to: usize| {
+        let cursor = cursor.clone();
+        let playing = playing.clone();
+        Callback::from(move |_| {
+            playing.set(false);
+            cursor.set(to);
+        })
+    };
+    let on_key = {
+        let cursor = cursor.clone();
+        let playing = playing.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            let target = target_tag(&e);
+            let space = matches!(e.key().as_str(), " " | "Spacebar");
+            // Fields keep their keys; a focused button keeps Space (it presses it).
+            if matches!(target.as_str(), "INPUT" | "TEXTAREA" | "SELECT")
+                || (target == "BUTTON" && space)
+                || e.ctrl_key()
+                || e.meta_key()
+                || e.alt_key()
+            {
+                return;
+            }
+            let c = *cursor;
+            match e.key().as_str() {
+                " " | "Spacebar" => playing.set(!*playing),
+                "ArrowLeft" => cursor.set(c.saturating_sub(1)),
+                "ArrowRight" => cursor.set((c + 1).min(last)),
+                "Home" => cursor.set(0),
+                "End" => cursor.set(last),
+                _ => return,
+            }
+            e.prevent_default();
+        })
+    };
+    let on_scrub = {
+        let cursor = cursor.clone();
+        Callback::from(move |e: InputEvent| {
+            let v = e.target_unchecked_into::<web_sys::HtmlInputElement>().value();
+            if let Ok(i) = v.parse::<usize>() {
+                cursor.set(i.min(last));
+            }
+        })
+    };
+    let on_speed = {
+        let speed = speed.clone();
+        Callback::from(move |e: Event| {
+            let v = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value();
+            if let Ok(x) = v.parse::<f64>() {
+                speed.set(x);
+            }
+        })
+    };
+    let on_scenario = {
+        let name = name.clone();
+        let injections = injections.clone();
+        let cursor = cursor.clone();
+        let zoom = zoom.clone();
+        Callback::from(move |e: Event| {
+            name.set(e.target_unchecked_into::<web_sys::HtmlSelectElement>().value());
+            injections.set(Vec::new());
+            cursor.set(0);
+            zoom.set(None);
+        })
+    };
+    let on_new_seed = {
+        let seed = seed.clone();
+        let injections = injections.clone();
+        Callback::from(move |_| {
+            seed.set(browser::random_u64() % 1_000_000_000);
+            injections.set(Vec::new());
+        })
+    };
+    let on_seed_input = {
+        let seed_input = seed_input.clone();
+        Callback::from(move |e: InputEvent| {
+            seed_input.set(e.target_unchecked_into::<web_sys::HtmlInputElement>().value())
+        })
+    };
+    let on_seed_submit = {
+        let seed = seed.clone();
+        let seed_input = seed_input.clone();
+        let injections = injections.clone();
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            if let Ok(s) = seed_input.trim().parse::<u64>() {
+                seed.set(s);
+                injections.set(Vec::new());
+            }
+        })
+    };
+    let zoom_by = |factor: f64| {
+        let zoom = zoom.clone();
+        let end = m.end_us.max(1);
+        Callback::from(move |_| {
+            let (a, b) = zoom.unwrap_or((0, end));
+            let mid = (a + b) / 2;
+            let half = (((b - a) as f64 * factor) / 2.0).max(500.0) as u64;
+            let (na, nb) = (mid.saturating_sub(half), (mid + half).min(end));
+            zoom.set(if na == 0 && nb >= end { None } else { Some((na, nb)) });
+        })
+    };
+    let pan_by = |dir: i64| {
+        let zoom = zoom.clone();
+        let end = m.end_us.max(1);
+        Callback::from(move |_| {
+            if let Some((a, b)) = *zoom {
+                let w = b - a;
+                let shift = (w / 4) as i64 * dir;
+                let na = (a as i64 + shift).clamp(0, (end - w) as i64) as u64;
+                zoom.set(Some((na, na + w)));
+            }
+        })
+    };
+    let on_wheel = {
+        let zoom = zoom.clone();
+        let end = m.end_us.max(1);
+        Callback::from(move |e: WheelEvent| {
+            // Only with Ctrl/⌘ (zoom) or Shift (pan): plain wheel keeps scrolling the page.
+            let (a, b) = zoom.unwrap_or((0, end));
+            let w = b - a;
+            if e.ctrl_key() || e.meta_key() {
+                e.prevent_default();
+                let factor = if e.delta_y() > 0.0 { 1.25 } else { 0.8 };
+                let mid = (a + b) / 2;
+                let half = ((w as f64 * factor) / 2.0).max(500.0) as u64;
+                let (na, nb) = (mid.saturating_sub(half), (mid + half).min(end));
+                zoom.set(if na == 0 && nb >= end { None } else { Some((na, nb)) });
+            } else if e.shift_key() && zoom.is_some() {
+                e.prevent_default();
+                let shift = (w as f64 * 0.1 * e.delta_y().signum()) as i64;
+                let na = (a as i64 + shift).clamp(0, (end - w) as i64) as u64;
+                zoom.set(Some((na, na + w)));
+            }
+        })
+    };
+    let on_seek_index = {
+        let cursor = cursor.clone();
+        let playing = playing.clone();
+        Callback::from(move |i: usize| {
+            playing.set(false);
+            cursor.set(i);
+        })
+    };
+    let nodes: Vec<(u32, String)> = m
+        .lanes
+        .iter()
+        .filter(|l| l.kind == crate::timeline::LaneKind::Node)
+        .map(|l| (l.pid, l.name.clone()))
+        .collect();
+    let on_console = {
+        let injections = injections.clone();
+        let console_out = console_out.clone();
+        let console_node = console_node.clone();
+        let first_node = nodes.first().map(|n| n.0);
+        let name = (*name).clone();
+        let seed = *seed;
+        Callback::from(move |line: String| {
+            let Some(node) = (*console_node).or(first_node) else { return };
+            let mut out = (*console_out).clone();
+            match parse_line(&line) {
+                Ok(args) if !args.is_empty() => {
+                    let mut inj = (*injections).clone();
+                    inj.push((t_us, Fault::Command { node: node as usize, args: args.clone() }));
+                    // Run the fork now to read the reply the node gave at the cursor.
+                    let reply = builtin(&name)
+                        .and_then(Result::ok)
+                        .and_then(|s| build_with(&s, seed, &inj).ok())
+                        .and_then(|fork| {
+                            let want: Vec<String> = args.iter().map(|a| String::from_utf8_lossy(a).into_owned()).collect();
+                            fork.trace.iter().find_map(|e| match &e.kind {
+                                crate::sim::TraceKind::Command { from, args, reply, .. }
+                                    if e.pid == node && *from == node && e.t_us >= t_us && *args == want =>
+                                {
+                                    Some(reply.clone())
+                                }
+                                _ => None,
+                            })
+                        })
+                        .unwrap_or_else(|| "(error) the node did not run the command (is it down?)".into());
+                    out.push((line, reply));
+                    injections.set(inj);
+                }
+                Ok(_) => {}
+                Err(e) => out.push((line, format!("(error) {e}"))),
+            }
+            console_out.set(out);
+        })
+    };
+    let on_undo = {
+        let injections = injections.clone();
+        let console_out = console_out.clone();
+        Callback::from(move |_| {
+            injections.set(Vec::new());
+            console_out.set(Vec::new());
+        })
+    };
+    let on_node = {
+        let console_node = console_node.clone();
+        Callback::from(move |e: Event| {
+            let v = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value();
+            console_node.set(v.parse().ok());
+        })
+    };
+
+    let log: Vec<Html> = m.trace[..=cur.min(last)]
+        .iter()
+        .rev()
+        .take(8)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .map(|e| html! { <li>{ describe(m, e) }</li> })
+        .collect();
+    let bands: Vec<Html> = m
+        .bands
+        .iter()
+        .map(|b| html! { <li class="violation-text">{ format!("⚠ {}", band_sentence(b)) }</li> })
+        .collect();
+    let time_text = format!("{:.1} ms", t_us as f64 / 1000.0);
+    let selected_node = (*console_node).or(nodes.first().map(|n| n.0));
+
+    html! {
+        <section class="scenario" aria-label={format!("Scenario {}", *name)} onkeydown={on_key} data-scenario={(*name).clone()}>
+            <div class="scenario-head">
+                if names.len() > 1 {
+                    <label>{"Scenario "}
+                        <select onchange={on_scenario} aria-label="Scenario">
+                            { for names.iter().map(|n| html! { <option value={n.clone()} selected={*n == *name}>{ n.clone() }</option> }) }
+                        </select>
+                    </label>
+                } else {
+                    <strong class="scenario-name">{ (*name).clone() }</strong>
+                }
+                <span class="seed">{ format!("Seed {}", *seed) }</span>
+                <button type="button" onclick={on_new_seed}>{"New seed"}</button>
+                <form class="seed-form" onsubmit={on_seed_submit}>
+                    <label>{"Seed "}<input type="text" inputmode="numeric" size="10" aria-label="Type a seed" value={(*seed_input).clone()} oninput={on_seed_input} /></label>
+                    <button type="submit">{"Use seed"}</button>
+                </form>
+                if !injections.is_empty() {
+                    <button type="button" class="undo-fork" onclick={on_undo}>{ format!("Undo fork ({} change(s))", injections.len()) }</button>
+                }
+            </div>
+            if let Some(d) = builtin(&name).and_then(Result::ok).map(|s| s.description).filter(|d| !d.is_empty()) {
+                <p class="scenario-desc">{ d }</p>
+            }
+            <div class="controls" role="toolbar" aria-label="Playback">
+                <button type="button" aria-label="Go to start" onclick={go(0)}>{"⏮"}</button>
+                <button type="button" aria-label="Step back" onclick={go(cur.saturating_sub(1))}>{"◀"}</button>
+                if *playing {
+                    <button type="button" class="play" aria-label="Pause" onclick={{ let p = playing.clone(); Callback::from(move |_| p.set(false)) }}>{"⏸"}</button>
+                } else {
+                    <button type="button" class="play" aria-label="Play" onclick={{ let p = playing.clone(); let c = cursor.clone(); Callback::from(move |_| { if *c >= last { c.set(0); } p.set(true) }) }}>{"▶"}</button>
+                }
+                <button type="button" aria-label="Step forward" onclick={go((cur + 1).min(last))}>{"▶|"}</button>
+                <button type="button" aria-label="Go to end" onclick={go(last)}>{"⏭"}</button>
+                <button type="button" aria-label="Reset" onclick={{ let z = zoom.clone(); let c = cursor.clone(); let p = playing.clone(); Callback::from(move |_| { p.set(false); c.set(0); z.set(None); }) }}>{"↺"}</button>
+                <label class="speed">{"Speed "}
+                    <select onchange={on_speed} aria-label="Speed">
+                        { for SPEEDS.iter().map(|s| html! { <option value={s.to_string()} selected={(*s - *speed).abs() < 1e-9}>{ format!("{s}×") }</option> }) }
+                    </select>
+                </label>
+                <span class="zoom-buttons">
+                    <button type="button" aria-label="Zoom in" onclick={zoom_by(0.5)}>{"+"}</button>
+                    <button type="button" aria-label="Zoom out" onclick={zoom_by(2.0)}>{"−"}</button>
+                    <button type="button" aria-label="Pan left" onclick={pan_by(-1)} disabled={zoom.is_none()}>{"←"}</button>
+                    <button type="button" aria-label="Pan right" onclick={pan_by(1)} disabled={zoom.is_none()}>{"→"}</button>
+                </span>
+            </div>
+            <input class="scrub" type="range" min="0" max={last.to_string()} value={cur.to_string()}
+                   aria-label="Time" aria-valuetext={time_text.clone()} oninput={on_scrub} />
+            <p class="cursor-time">{ format!("{time_text} · event {} of {}", cur + 1, m.trace.len()) }</p>
+            <div class="timeline-wrap" onwheel={on_wheel}>
+                <svg::TimelineSvg model={svg::Shared(m.clone())} {t_us} view={view} on_seek={on_seek_index} />
+            </div>
+            if !bands.is_empty() {
+                <ul class="violations">{ for bands }</ul>
+            }
+            <div class="scenario-side">
+                <div class="cluster" aria-label="Cluster at the cursor">
+                    <h3>{"At the cursor"}</h3>
+                    <ul class="cluster-clients">
+                        { for snap.clients.iter().map(|c| html! {
+                            <li data-status={c.status}>
+                                <strong>{ c.name.clone() }</strong>{": "}{ c.status }
+                                if let Some(t) = &c.token { { format!(", token {t}") } }
+                                if let Some(v) = c.validity_left_ms { { format!(", validity left {v} ms") } }
+                            </li>
+                        }) }
+                    </ul>
+                    <ul class="cluster-nodes">
+                        { for snap.nodes.iter().map(|n| html! {
+                            <li>
+                                <strong>{ n.name.clone() }</strong>{": "}{ if n.up { "up" } else { "down" } }
+                                if n.clock_offset_ms != 0 { { format!(", clock {:+} ms", n.clock_offset_ms) } }
+                                if n.keys.is_empty() { {", no keys"} }
+                                { for n.keys.iter().map(|(k, v, left)| html! {
+                                    <span class="key">{ format!(" · {k} = {v}{}", left.map(|l| format!(" (PTTL ≈ {l})")).unwrap_or_default()) }</span>
+                                }) }
+                            </li>
+                        }) }
+                    </ul>
+                    if let Some(r) = &snap.resource {
+                        <p class="cluster-resource"><strong>{ r.name.clone() }</strong>
+                            { format!(": highest token {}", r.highest_token.map_or("none".to_string(), |h| h.to_string())) }
+                            { for r.last_writes.iter().map(|(c, ok, text)| html! { <span>{ format!(" · {} {c}: {text}", if *ok { "✓" } else { "✗" }) }</span> }) }
+                        </p>
+                    }
+                </div>
+                <div class="event-log">
+                    <h3 id={format!("log-{}", *name)}>{"Events"}</h3>
+                    <ol role="log" aria-live="polite" aria-labelledby={format!("log-{}", *name)}>{ for log }</ol>
+                </div>
+            </div>
+            if !nodes.is_empty() {
+                <div class="scenario-console">
+                    <h3>{"Take over: run a command on a node at the cursor"}</h3>
+                    if nodes.len() > 1 {
+                        <label>{"Node "}
+                            <select onchange={on_node}>
+                                { for nodes.iter().map(|(pid, n)| html! { <option value={pid.to_string()} selected={selected_node == Some(*pid)}>{ n.clone() }</option> }) }
+                            </select>
+                        </label>
+                    }
+                    <console::ConsoleInput on_line={on_console} history={(*console_out).clone()} />
+                    <p class="hint">{"The command runs on the node at the cursor's time and the rest of the run is recomputed from there (a fork); Undo fork goes back."}</p>
+                </div>
+            }
+        </section>
+    }
+}
+
+/// The upper-case tag name of the element a key event is aimed at.
+fn target_tag(e: &KeyboardEvent) -> String {
+    use wasm_bindgen::JsCast;
+    e.target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .map(|t| t.tag_name().to_ascii_uppercase())
+        .unwrap_or_default()
+}

@@ -1,0 +1,208 @@
+//! The timeline picture: one swimlane per process, drawn as SVG from the `Model`.
+//! Only what intersects the visible window is drawn, so long traces stay cheap.
+
+use crate::timeline::{BarKind, LaneKind, MarkKind, Model};
+use std::rc::Rc;
+use yew::prelude::*;
+
+const W: f64 = 1000.0;
+const LABEL_W: f64 = 84.0;
+const PLOT_W: f64 = W - LABEL_W - 8.0;
+const TOP: f64 = 18.0;
+const LANE_H: f64 = 34.0;
+const AXIS_H: f64 = 22.0;
+/// Okabe–Ito: distinguishable with the common colour-vision deficiencies.
+const PALETTE: [&str; 7] = ["#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#0072B2", "#D55E00", "#F0E442"];
+
+/// A model shared by pointer: comparing two of them is O(1).
+#[derive(Clone)]
+pub struct Shared(pub Rc<Model>);
+
+impl PartialEq for Shared {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct TimelineSvgProps {
+    pub model: Shared,
+    /// The cursor's true time.
+    pub t_us: u64,
+    /// The visible window of true time.
+    pub view: (u64, u64),
+    /// Seek to a trace index (clicking an event).
+    pub on_seek: Callback<usize>,
+}
+
+fn nice_step(span_ms: f64) -> f64 {
+    let raw = span_ms / 6.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * mag).find(|s| *s >= raw).unwrap_or(10.0 * mag)
+}
+
+#[function_component(TimelineSvg)]
+pub fn timeline_svg(props: &TimelineSvgProps) -> Html {
+    let m = &props.model.0;
+    let (v0, v1) = (props.view.0, props.view.1.max(props.view.0 + 1));
+    let x = |t: u64| LABEL_W + (t.saturating_sub(v0)) as f64 / (v1 - v0) as f64 * PLOT_W;
+    let visible = |a: u64, b: u64| b >= v0 && a <= v1;
+    let row: std::collections::BTreeMap<u32, usize> = m.lanes.iter().enumerate().map(|(i, l)| (l.pid, i)).collect();
+    let lane_y = |pid: u32| TOP + row.get(&pid).copied().unwrap_or(0) as f64 * LANE_H;
+    let height = TOP + m.lanes.len() as f64 * LANE_H + AXIS_H;
+    let colour = |token: &Option<String>| {
+        token.as_ref().and_then(|t| m.token_index(t)).map_or("#888888", |i| PALETTE[i % PALETTE.len()])
+    };
+    let clampx = |t: u64| x(t.clamp(v0, v1));
+
+    let lanes = m.lanes.iter().enumerate().map(|(i, l)| {
+        let y = TOP + i as f64 * LANE_H;
+        let kind = match l.kind {
+            LaneKind::Client => "client",
+            LaneKind::Node => "node",
+            LaneKind::Resource => "resource",
+            LaneKind::Other => "other",
+        };
+        html! {
+            <g class={format!("lane lane-{kind}")}>
+                <rect x="0" y={y.to_string()} width={W.to_string()} height={LANE_H.to_string()} class={if i % 2 == 0 { "lane-bg even" } else { "lane-bg odd" }} />
+                <text x="6" y={(y + LANE_H / 2.0 + 4.0).to_string()} class="lane-label">{ l.name.clone() }</text>
+            </g>
+        }
+    });
+    let bars = m.bars.iter().filter(|b| visible(b.from_us, b.to_us)).map(|b| {
+        let y = lane_y(b.pid);
+        let (x0, x1) = (clampx(b.from_us), clampx(b.to_us));
+        let w = (x1 - x0).max(1.5);
+        let (dy, h, class, fill) = match b.kind {
+            BarKind::Holding => (8.0, LANE_H - 16.0, "bar bar-holding", colour(&b.token).to_string()),
+            BarKind::Key => (5.0, LANE_H - 10.0, "bar bar-key", colour(&b.token).to_string()),
+            BarKind::Paused => (3.0, LANE_H - 6.0, "bar bar-paused", "url(#hatch)".to_string()),
+            BarKind::Down => (3.0, LANE_H - 6.0, "bar bar-down", "url(#down)".to_string()),
+        };
+        let title = format!(
+            "{}: {} ({:.1}–{:.1} ms)",
+            m.name(b.pid),
+            b.label,
+            b.from_us as f64 / 1000.0,
+            b.to_us as f64 / 1000.0
+        );
+        let text = match b.kind {
+            BarKind::Holding | BarKind::Key => b.token.clone().unwrap_or_default(),
+            BarKind::Paused => "paused".into(),
+            BarKind::Down => "down".into(),
+        };
+        let show_text = w > text.len() as f64 * 6.5 + 6.0;
+        html! {
+            <g class={class}>
+                <rect x={x0.to_string()} y={(y + dy).to_string()} width={w.to_string()} height={h.to_string()} fill={fill} rx="3"><title>{ title }</title></rect>
+                if show_text {
+                    <text x={(x0 + 4.0).to_string()} y={(y + LANE_H / 2.0 + 4.0).to_string()} class="bar-text">{ text }</text>
+                }
+            </g>
+        }
+    });
+    let arrows = m.arrows.iter().filter(|a| visible(a.sent_us, a.at_us)).take(2_000).map(|a| {
+        let (x0, y0) = (clampx(a.sent_us), lane_y(a.from) + LANE_H / 2.0);
+        let (x1, y1) = (clampx(a.at_us), lane_y(a.to) + LANE_H / 2.0);
+        let class = if a.dropped { "arrow dropped" } else { "arrow" };
+        let idx = a.index;
+        let on_seek = props.on_seek.clone();
+        html! {
+            <g class={class} onclick={Callback::from(move |_| on_seek.emit(idx))}>
+                <line x1={x0.to_string()} y1={y0.to_string()} x2={x1.to_string()} y2={y1.to_string()} marker-end={if a.dropped { "" } else { "url(#head)" }}>
+                    <title>{ format!("{} → {}: {}{}", m.name(a.from), m.name(a.to), a.label, if a.dropped { " (lost)" } else { "" }) }</title>
+                </line>
+                if a.dropped {
+                    <text x={(x1 - 4.0).to_string()} y={(y1 + 4.0).to_string()} class="drop-x">{"×"}</text>
+                }
+            </g>
+        }
+    });
+    let marks = m.marks.iter().filter(|k| visible(k.t_us, k.t_us)).map(|k| {
+        let (glyph, class) = match k.kind {
+            MarkKind::WriteAccepted => ("✓", "mark ok"),
+            MarkKind::WriteRejected => ("✗", "mark bad"),
+            MarkKind::Crash => ("✕", "mark bad"),
+            MarkKind::Restart => ("↻", "mark"),
+            MarkKind::ClockJump => ("⏱", "mark warn"),
+            MarkKind::Drift => ("∿", "mark warn"),
+            MarkKind::Partition => ("⫽", "mark warn"),
+            MarkKind::Repair => ("⇄", "mark"),
+            MarkKind::Failover => ("★", "mark warn"),
+            MarkKind::AcquireFailed => ("·", "mark faint"),
+            MarkKind::Released => ("⏏", "mark"),
+            MarkKind::Lost => ("!", "mark bad"),
+        };
+        let label = format!("{:.1} ms · {}: {}", k.t_us as f64 / 1000.0, m.name(k.pid), k.label);
+        let idx = k.index;
+        let on_seek = props.on_seek.clone();
+        let on_key = {
+            let on_seek = props.on_seek.clone();
+            Callback::from(move |e: KeyboardEvent| {
+                if e.key() == "Enter" {
+                    on_seek.emit(idx);
+                }
+            })
+        };
+        html! {
+            <g class={class} tabindex="0" role="button" aria-label={label.clone()}
+               onclick={Callback::from(move |_| on_seek.emit(idx))} onkeydown={on_key}>
+                <text x={x(k.t_us).to_string()} y={(lane_y(k.pid) + 12.0).to_string()} text-anchor="middle">{ glyph }</text>
+                <title>{ label }</title>
+            </g>
+        }
+    });
+    let bands = m.bands.iter().filter(|b| visible(b.from_us, b.to_us)).map(|b| {
+        let (x0, x1) = (clampx(b.from_us), clampx(b.to_us));
+        html! {
+            <g class="band">
+                <rect x={x0.to_string()} y={TOP.to_string()} width={(x1 - x0).max(2.0).to_string()} height={(m.lanes.len() as f64 * LANE_H).to_string()}>
+                    <title>{ crate::timeline::band_sentence(b) }</title>
+                </rect>
+                <text x={(x0 + 3.0).to_string()} y="13" class="band-label">{ format!("⚠ {}", b.clients.join(" + ")) }</text>
+            </g>
+        }
+    });
+    let span_ms = (v1 - v0) as f64 / 1000.0;
+    let step = nice_step(span_ms);
+    let first = ((v0 as f64 / 1000.0) / step).ceil() as i64;
+    let last = ((v1 as f64 / 1000.0) / step).floor() as i64;
+    let axis_y = TOP + m.lanes.len() as f64 * LANE_H;
+    let ticks = (first..=last).take(40).map(|i| {
+        let t_ms = i as f64 * step;
+        let xx = x((t_ms * 1000.0) as u64);
+        html! {
+            <g class="tick">
+                <line x1={xx.to_string()} x2={xx.to_string()} y1={TOP.to_string()} y2={axis_y.to_string()} />
+                <text x={xx.to_string()} y={(axis_y + 15.0).to_string()} text-anchor="middle">{ format!("{t_ms}") }</text>
+            </g>
+        }
+    });
+    let cx = x(props.t_us.clamp(v0, v1));
+    html! {
+        <svg class="timeline" viewBox={format!("0 0 {W} {height}")} role="img"
+             aria-label={format!("Timeline of {}, {} lanes, {:.0} ms shown; the event log below describes it in words", m.scenario, m.lanes.len(), span_ms)}
+             preserveAspectRatio="xMinYMin meet">
+            <defs>
+                <pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
+                    <rect width="6" height="6" class="hatch-bg" /><line x1="0" y1="0" x2="0" y2="6" class="hatch-line" />
+                </pattern>
+                <pattern id="down" width="8" height="8" patternUnits="userSpaceOnUse">
+                    <rect width="8" height="8" class="down-bg" /><path d="M0 0L8 8M8 0L0 8" class="down-line" />
+                </pattern>
+                <marker id="head" viewBox="0 0 6 6" refX="6" refY="3" markerWidth="6" markerHeight="6" orient="auto-start-reverse">
+                    <path d="M0 0L6 3L0 6z" class="arrow-head" />
+                </marker>
+            </defs>
+            { for lanes }
+            { for ticks }
+            { for bands }
+            { for bars }
+            { for arrows }
+            { for marks }
+            <line class="cursor" x1={cx.to_string()} x2={cx.to_string()} y1="0" y2={axis_y.to_string()} />
+            <text x={(W - 4.0).to_string()} y={(axis_y + 15.0).to_string()} text-anchor="end" class="axis-unit">{"ms"}</text>
+        </svg>
+    }
+}

@@ -1,0 +1,152 @@
+//! Helpers shared by the browser tests: an exclusive page, mounting, waiting, querying.
+#![allow(dead_code)]
+
+use gloo::timers::future::TimeoutFuture;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlElement};
+
+pub fn document() -> web_sys::Document {
+    web_sys::window().and_then(|w| w.document()).expect("a document")
+}
+
+pub fn storage() -> web_sys::Storage {
+    web_sys::window()
+        .and_then(|w| w.local_storage().ok().flatten())
+        .expect("localStorage")
+}
+
+thread_local! {
+    static BUSY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// wasm-bindgen-test interleaves async tests at their awaits, but they share one page
+/// (URL, storage, document): each test holds this for its whole run.
+pub struct Exclusive;
+
+impl Exclusive {
+    pub async fn acquire() -> Exclusive {
+        while BUSY.with(|b| b.replace(true)) {
+            TimeoutFuture::new(10).await;
+        }
+        Exclusive
+    }
+}
+
+impl Drop for Exclusive {
+    fn drop(&mut self) {
+        BUSY.with(|b| b.set(false));
+    }
+}
+
+/// A mounted app that is unmounted when the test ends, so its listeners go with it.
+pub struct Mounted(pub Option<yew::AppHandle<lockstep::ui::App>>);
+
+impl Mounted {
+    pub fn new(root: &Element) -> Mounted {
+        Mounted(Some(lockstep::ui::mount(root.clone())))
+    }
+    pub fn unmount(mut self) {
+        if let Some(app) = self.0.take() {
+            app.destroy();
+        }
+    }
+}
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        if let Some(app) = self.0.take() {
+            app.destroy();
+        }
+    }
+}
+
+/// A fresh page: empty storage, the given hash, a new root element.
+pub fn fresh(hash: &str) -> Element {
+    storage().clear().expect("clear storage");
+    set_hash(hash);
+    reset_search();
+    new_root()
+}
+
+pub fn new_root() -> Element {
+    let doc = document();
+    if let Some(old) = doc.get_element_by_id("test-root") {
+        old.remove();
+    }
+    let root = doc.create_element("div").expect("div");
+    root.set_id("test-root");
+    doc.body().expect("body").append_child(&root).expect("append");
+    root
+}
+
+pub fn set_hash(hash: &str) {
+    let w = web_sys::window().expect("window");
+    let url = format!(
+        "{}{}",
+        w.location().pathname().unwrap_or_default(),
+        if hash.is_empty() { "#" } else { hash }
+    );
+    w.history()
+        .expect("history")
+        .replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+        .expect("replace");
+}
+
+pub fn reset_search() {
+    let w = web_sys::window().expect("window");
+    let loc = w.location();
+    let url = format!(
+        "{}{}",
+        loc.pathname().unwrap_or_default(),
+        loc.hash().unwrap_or_default()
+    );
+    w.history()
+        .expect("history")
+        .replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+        .expect("replace");
+}
+
+/// Waits (up to ~5 s of polling) until `cond` holds; yew renders asynchronously.
+pub async fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
+    for _ in 0..250 {
+        if cond() {
+            return;
+        }
+        TimeoutFuture::new(20).await;
+    }
+    panic!("timed out waiting until {what}");
+}
+
+pub fn query(root: &Element, selector: &str) -> Option<Element> {
+    root.query_selector(selector).ok().flatten()
+}
+
+pub fn query_all(root: &Element, selector: &str) -> Vec<Element> {
+    let list = root.query_selector_all(selector).expect("valid selector");
+    (0..list.length())
+        .filter_map(|i| list.item(i))
+        .filter_map(|n| n.dyn_into::<Element>().ok())
+        .collect()
+}
+
+pub fn heading(root: &Element) -> String {
+    query(root, "#section-title")
+        .and_then(|h| h.text_content())
+        .unwrap_or_default()
+}
+
+pub fn click(root: &Element, selector: &str) {
+    query(root, selector)
+        .unwrap_or_else(|| panic!("no element {selector}"))
+        .dyn_into::<HtmlElement>()
+        .expect("an HTML element")
+        .click();
+}
+
+pub async fn mounted(root: &Element) {
+    let r = root.clone();
+    wait_until("the app has rendered a section", move || {
+        query(&r, "#section-title").is_some()
+    })
+    .await;
+}

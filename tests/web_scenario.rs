@@ -1,0 +1,146 @@
+//! Browser tests of the live scenarios: playback, stepping, the cluster view, the
+//! console fork, keyboard, and state in the URL.
+#![cfg(target_arch = "wasm32")]
+
+use gloo::timers::future::TimeoutFuture;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+mod web_common;
+use web_common::*;
+
+fn panel(root: &Element) -> Element {
+    query(root, "section.scenario[data-scenario]").expect("a scenario panel")
+}
+
+fn text(el: &Element, sel: &str) -> String {
+    query(el, sel).and_then(|e| e.text_content()).unwrap_or_default()
+}
+
+/// The cursor's time in ms, from the line under the scrub bar.
+fn cursor_ms(p: &Element) -> f64 {
+    text(p, ".cursor-time").split(" ms").next().and_then(|s| s.trim().parse().ok()).unwrap_or(-1.0)
+}
+
+async fn open(hash: &str) -> (Element, Mounted) {
+    let root = fresh(hash);
+    let app = Mounted::new(&root);
+    let r = root.clone();
+    wait_until("the scenario panel", move || query(&r, "section.scenario svg.timeline").is_some()).await;
+    (root, app)
+}
+
+#[wasm_bindgen_test]
+async fn playing_unsafe_del_reaches_the_violation_band_and_log() {
+    let _x = Exclusive::acquire().await;
+    let (root, _app) = open("#/distributed-locks/3").await;
+    let p = panel(&root);
+    assert_eq!(p.get_attribute("data-scenario").as_deref(), Some("unsafe-del"));
+    // The violation is drawn as a band across the lanes and said in words.
+    assert!(query(&p, "svg .band rect").is_some(), "a red band");
+    assert!(text(&p, ".violations").contains("both hold the lock"));
+    // Play at 16× until the end.
+    let speed: HtmlSelectElement = query(&p, "select[aria-label=Speed]").unwrap().dyn_into().unwrap();
+    speed.set_value("16");
+    speed.dispatch_event(&web_sys::Event::new("change").unwrap()).unwrap();
+    TimeoutFuture::new(30).await;
+    click(&p, "button[aria-label=Play]");
+    let pp = p.clone();
+    wait_until("playback passes 12 300 ms", move || cursor_ms(&pp) > 12_300.0).await;
+    let pp = p.clone();
+    wait_until("playback stops at the end", move || query(&pp, "button[aria-label=Play]").is_some()).await;
+    let log = text(&p, "[role=log]");
+    assert!(log.contains(" ms · "), "{log}");
+    assert_eq!(query(&p, "[role=log]").and_then(|l| l.get_attribute("aria-live")).as_deref(), Some("polite"));
+}
+
+#[wasm_bindgen_test]
+async fn stepping_back_and_forward_updates_the_cluster_view() {
+    let _x = Exclusive::acquire().await;
+    let (root, _app) = open("#/distributed-locks/3?scenario=unsafe-del&seed=1&t=12300").await;
+    let p = panel(&root);
+    let pp = p.clone();
+    wait_until("the cursor from the URL", move || (cursor_ms(&pp) - 12_300.0).abs() < 5.0).await;
+    // At 12 300 ms, C has just acquired after A's DEL freed B's key.
+    let clients = text(&p, ".cluster-clients");
+    assert!(clients.contains("C: holding"), "{clients}");
+    let before = cursor_ms(&p);
+    click(&p, "button[aria-label='Step back']");
+    let pp = p.clone();
+    wait_until("step back", move || cursor_ms(&pp) <= before).await;
+    let back_events = text(&p, ".cursor-time");
+    click(&p, "button[aria-label='Step forward']");
+    let pp = p.clone();
+    wait_until("step forward", move || text(&pp, ".cursor-time") != back_events).await;
+    click(&p, "button[aria-label='Go to start']");
+    let pp = p.clone();
+    wait_until("back at the start", move || cursor_ms(&pp) == 0.0).await;
+    let start = text(&p, ".cluster-clients");
+    assert!(!start.contains("holding"), "nobody holds at the start: {start}");
+    // Keyboard inside the panel: → steps, End goes to the end.
+    let key = |k: &str| {
+        let init = web_sys::KeyboardEventInit::new();
+        init.set_key(k);
+        init.set_bubbles(true);
+        let e = web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+        query(&p, ".cursor-time").unwrap().dispatch_event(&e).unwrap();
+    };
+    key("End");
+    let pp = p.clone();
+    wait_until("End goes to the end", move || cursor_ms(&pp) > 20_000.0).await;
+}
+
+#[wasm_bindgen_test]
+async fn the_console_runs_a_command_on_the_node_and_forks() {
+    let _x = Exclusive::acquire().await;
+    let (root, _app) = open("#/distributed-locks/3?scenario=unsafe-del&seed=1&t=0").await;
+    let p = panel(&root);
+    let input: HtmlInputElement = query(&p, ".console-input").expect("a console").dyn_into().unwrap();
+    let label = input.parent_element().and_then(|l| l.text_content()).unwrap_or_default();
+    assert!(label.contains("Redis command"), "{label}");
+    input.set_value("SET lock:x t NX PX 1000");
+    input.dispatch_event(&web_sys::InputEvent::new("input").unwrap()).unwrap();
+    TimeoutFuture::new(30).await;
+    query(&p, ".console-form").unwrap().dyn_into::<web_sys::HtmlFormElement>().unwrap().request_submit().unwrap();
+    let pp = p.clone();
+    wait_until("the reply", move || text(&pp, ".console-history").contains("OK")).await;
+    assert!(text(&p, ".console-history").contains("SET lock:x t NX PX 1000"));
+    // The run is now a fork, which can be undone.
+    assert!(query(&p, "button.undo-fork").is_some());
+    // And the node's own lock key is refused a second time with NX.
+    input.set_value("SET lock:x u NX PX 1000");
+    input.dispatch_event(&web_sys::InputEvent::new("input").unwrap()).unwrap();
+    TimeoutFuture::new(30).await;
+    query(&p, ".console-form").unwrap().dyn_into::<web_sys::HtmlFormElement>().unwrap().request_submit().unwrap();
+    let pp = p.clone();
+    wait_until("the (nil) reply", move || text(&pp, ".console-history").contains("(nil)")).await;
+    click(&p, "button.undo-fork");
+    let pp = p.clone();
+    wait_until("the fork is undone", move || query(&pp, "button.undo-fork").is_none()).await;
+}
+
+#[wasm_bindgen_test]
+async fn a_new_seed_is_shown_and_goes_into_the_url() {
+    let _x = Exclusive::acquire().await;
+    let (root, _app) = open("#/distributed-locks/7?scenario=redlock-contention&seed=5&t=0").await;
+    let p = panel(&root);
+    assert_eq!(p.get_attribute("data-scenario").as_deref(), Some("redlock-contention"));
+    assert!(text(&p, ".seed").contains("Seed 5"));
+    let input: HtmlInputElement = query(&p, ".seed-form input").unwrap().dyn_into().unwrap();
+    input.set_value("42");
+    input.dispatch_event(&web_sys::InputEvent::new("input").unwrap()).unwrap();
+    TimeoutFuture::new(30).await;
+    query(&p, ".seed-form").unwrap().dyn_into::<web_sys::HtmlFormElement>().unwrap().request_submit().unwrap();
+    let pp = p.clone();
+    wait_until("seed 42", move || text(&pp, ".seed").contains("Seed 42")).await;
+    let hash = web_sys::window().unwrap().location().hash().unwrap();
+    let pp = p.clone();
+    wait_until("the URL holds the seed", move || {
+        web_sys::window().unwrap().location().hash().unwrap().contains("seed=42") && pp.is_connected()
+    })
+    .await;
+    assert!(hash.starts_with("#/distributed-locks/7"), "{hash}");
+}
