@@ -22,14 +22,21 @@ fn text(el: &Element, sel: &str) -> String {
 
 /// The cursor's time in ms, from the line under the scrub bar.
 fn cursor_ms(p: &Element) -> f64 {
-    text(p, ".cursor-time").split(" ms").next().and_then(|s| s.trim().parse().ok()).unwrap_or(-1.0)
+    text(p, ".cursor-time")
+        .split(" ms")
+        .next()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(-1.0)
 }
 
 async fn open(hash: &str) -> (Element, Mounted) {
     let root = fresh(hash);
     let app = Mounted::new(&root);
     let r = root.clone();
-    wait_until("the scenario panel", move || query(&r, "section.scenario svg.timeline").is_some()).await;
+    wait_until("the scenario panel", move || {
+        query(&r, "section.scenario svg.timeline").is_some()
+    })
+    .await;
     (root, app)
 }
 
@@ -45,16 +52,26 @@ async fn playing_unsafe_del_reaches_the_violation_band_and_log() {
     // Play at 16× until the end.
     let speed: HtmlSelectElement = query(&p, "select[aria-label=Speed]").unwrap().dyn_into().unwrap();
     speed.set_value("16");
-    speed.dispatch_event(&web_sys::Event::new("change").unwrap()).unwrap();
+    speed
+        .dispatch_event(&web_sys::Event::new("change").unwrap())
+        .unwrap();
     TimeoutFuture::new(30).await;
     click(&p, "button[aria-label=Play]");
     let pp = p.clone();
     wait_until("playback passes 12 300 ms", move || cursor_ms(&pp) > 12_300.0).await;
     let pp = p.clone();
-    wait_until("playback stops at the end", move || query(&pp, "button[aria-label=Play]").is_some()).await;
+    wait_until("playback stops at the end", move || {
+        query(&pp, "button[aria-label=Play]").is_some()
+    })
+    .await;
     let log = text(&p, "[role=log]");
     assert!(log.contains(" ms · "), "{log}");
-    assert_eq!(query(&p, "[role=log]").and_then(|l| l.get_attribute("aria-live")).as_deref(), Some("polite"));
+    assert_eq!(
+        query(&p, "[role=log]")
+            .and_then(|l| l.get_attribute("aria-live"))
+            .as_deref(),
+        Some("polite")
+    );
 }
 
 #[wasm_bindgen_test]
@@ -63,7 +80,10 @@ async fn stepping_back_and_forward_updates_the_cluster_view() {
     let (root, _app) = open("#/distributed-locks/3?scenario=unsafe-del&seed=1&t=12300").await;
     let p = panel(&root);
     let pp = p.clone();
-    wait_until("the cursor from the URL", move || (cursor_ms(&pp) - 12_300.0).abs() < 5.0).await;
+    wait_until("the cursor from the URL", move || {
+        (cursor_ms(&pp) - 12_300.0).abs() < 5.0
+    })
+    .await;
     // At 12 300 ms, C has just acquired after A's DEL freed B's key.
     let clients = text(&p, ".cluster-clients");
     assert!(clients.contains("C: holding"), "{clients}");
@@ -98,13 +118,26 @@ async fn the_console_runs_a_command_on_the_node_and_forks() {
     let _x = Exclusive::acquire().await;
     let (root, _app) = open("#/distributed-locks/3?scenario=unsafe-del&seed=1&t=0").await;
     let p = panel(&root);
-    let input: HtmlInputElement = query(&p, ".console-input").expect("a console").dyn_into().unwrap();
-    let label = input.parent_element().and_then(|l| l.text_content()).unwrap_or_default();
+    let input: HtmlInputElement = query(&p, ".console-input")
+        .expect("a console")
+        .dyn_into()
+        .unwrap();
+    let label = input
+        .parent_element()
+        .and_then(|l| l.text_content())
+        .unwrap_or_default();
     assert!(label.contains("Redis command"), "{label}");
     input.set_value("SET lock:x t NX PX 1000");
-    input.dispatch_event(&web_sys::InputEvent::new("input").unwrap()).unwrap();
+    input
+        .dispatch_event(&web_sys::InputEvent::new("input").unwrap())
+        .unwrap();
     TimeoutFuture::new(30).await;
-    query(&p, ".console-form").unwrap().dyn_into::<web_sys::HtmlFormElement>().unwrap().request_submit().unwrap();
+    query(&p, ".console-form")
+        .unwrap()
+        .dyn_into::<web_sys::HtmlFormElement>()
+        .unwrap()
+        .request_submit()
+        .unwrap();
     let pp = p.clone();
     wait_until("the reply", move || text(&pp, ".console-history").contains("OK")).await;
     assert!(text(&p, ".console-history").contains("SET lock:x t NX PX 1000"));
@@ -112,14 +145,27 @@ async fn the_console_runs_a_command_on_the_node_and_forks() {
     assert!(query(&p, "button.undo-fork").is_some());
     // And the node's own lock key is refused a second time with NX.
     input.set_value("SET lock:x u NX PX 1000");
-    input.dispatch_event(&web_sys::InputEvent::new("input").unwrap()).unwrap();
+    input
+        .dispatch_event(&web_sys::InputEvent::new("input").unwrap())
+        .unwrap();
     TimeoutFuture::new(30).await;
-    query(&p, ".console-form").unwrap().dyn_into::<web_sys::HtmlFormElement>().unwrap().request_submit().unwrap();
+    query(&p, ".console-form")
+        .unwrap()
+        .dyn_into::<web_sys::HtmlFormElement>()
+        .unwrap()
+        .request_submit()
+        .unwrap();
     let pp = p.clone();
-    wait_until("the (nil) reply", move || text(&pp, ".console-history").contains("(nil)")).await;
+    wait_until("the (nil) reply", move || {
+        text(&pp, ".console-history").contains("(nil)")
+    })
+    .await;
     click(&p, "button.undo-fork");
     let pp = p.clone();
-    wait_until("the fork is undone", move || query(&pp, "button.undo-fork").is_none()).await;
+    wait_until("the fork is undone", move || {
+        query(&pp, "button.undo-fork").is_none()
+    })
+    .await;
 }
 
 #[wasm_bindgen_test]
@@ -127,20 +173,77 @@ async fn a_new_seed_is_shown_and_goes_into_the_url() {
     let _x = Exclusive::acquire().await;
     let (root, _app) = open("#/distributed-locks/7?scenario=redlock-contention&seed=5&t=0").await;
     let p = panel(&root);
-    assert_eq!(p.get_attribute("data-scenario").as_deref(), Some("redlock-contention"));
+    assert_eq!(
+        p.get_attribute("data-scenario").as_deref(),
+        Some("redlock-contention")
+    );
     assert!(text(&p, ".seed").contains("Seed 5"));
     let input: HtmlInputElement = query(&p, ".seed-form input").unwrap().dyn_into().unwrap();
     input.set_value("42");
-    input.dispatch_event(&web_sys::InputEvent::new("input").unwrap()).unwrap();
+    input
+        .dispatch_event(&web_sys::InputEvent::new("input").unwrap())
+        .unwrap();
     TimeoutFuture::new(30).await;
-    query(&p, ".seed-form").unwrap().dyn_into::<web_sys::HtmlFormElement>().unwrap().request_submit().unwrap();
+    query(&p, ".seed-form")
+        .unwrap()
+        .dyn_into::<web_sys::HtmlFormElement>()
+        .unwrap()
+        .request_submit()
+        .unwrap();
     let pp = p.clone();
     wait_until("seed 42", move || text(&pp, ".seed").contains("Seed 42")).await;
     let hash = web_sys::window().unwrap().location().hash().unwrap();
     let pp = p.clone();
     wait_until("the URL holds the seed", move || {
-        web_sys::window().unwrap().location().hash().unwrap().contains("seed=42") && pp.is_connected()
+        web_sys::window()
+            .unwrap()
+            .location()
+            .hash()
+            .unwrap()
+            .contains("seed=42")
+            && pp.is_connected()
     })
     .await;
     assert!(hash.starts_with("#/distributed-locks/7"), "{hash}");
+}
+
+#[wasm_bindgen_test]
+async fn injecting_a_crash_forks_the_timeline() {
+    let _x = Exclusive::acquire().await;
+    // The last event before 5 000 ms is A's pause at 100 ms: the cursor lands there.
+    let (root, _app) = open("#/distributed-locks/3?scenario=unsafe-del&seed=1&t=5000").await;
+    let p = panel(&root);
+    let pp = p.clone();
+    wait_until("the cursor from the URL", move || {
+        (50.0..=5_000.0).contains(&cursor_ms(&pp))
+    })
+    .await;
+    let crash_marks = |p: &Element| {
+        query_all(p, "svg .mark")
+            .iter()
+            .filter(|m| {
+                m.get_attribute("aria-label")
+                    .unwrap_or_default()
+                    .contains("crash")
+            })
+            .count()
+    };
+    assert_eq!(crash_marks(&p), 0);
+    let bands_before = query_all(&p, "svg .band").len();
+    // The default fault is "Crash a node" on the only node.
+    query(&p, ".fault-form")
+        .unwrap()
+        .dyn_into::<web_sys::HtmlFormElement>()
+        .unwrap()
+        .request_submit()
+        .unwrap();
+    let pp = p.clone();
+    wait_until("a crash mark on the timeline", move || crash_marks(&pp) == 1).await;
+    assert!(query(&p, "button.undo-fork").is_some());
+    // With its only node down from the cursor on, nobody can take the lock again.
+    let bands_after = query_all(&p, "svg .band").len();
+    assert!(bands_after < bands_before, "{bands_before} → {bands_after}");
+    click(&p, "button.undo-fork");
+    let pp = p.clone();
+    wait_until("the original run is back", move || crash_marks(&pp) == 0).await;
 }

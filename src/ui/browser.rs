@@ -140,6 +140,10 @@ pub fn replace_hash(hash: &str) {
     let path = loc.pathname().unwrap_or_default();
     let search = loc.search().unwrap_or_default();
     if let Ok(history) = w.history() {
-        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("{path}{search}{hash}")));
+        let _ = history.replace_state_with_url(
+            &wasm_bindgen::JsValue::NULL,
+            "",
+            Some(&format!("{path}{search}{hash}")),
+        );
     }
 }

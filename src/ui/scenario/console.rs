@@ -17,7 +17,9 @@ pub fn console_input(props: &ConsoleInputProps) -> Html {
     let value = use_state(String::new);
     let on_input = {
         let value = value.clone();
-        Callback::from(move |e: InputEvent| value.set(e.target_unchecked_into::<web_sys::HtmlInputElement>().value()))
+        Callback::from(move |e: InputEvent| {
+            value.set(e.target_unchecked_into::<web_sys::HtmlInputElement>().value())
+        })
     };
     let on_submit = {
         let value = value.clone();

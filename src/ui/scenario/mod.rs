@@ -4,6 +4,7 @@
 //! Everything drawn comes from `crate::timeline::Model`, which comes from the simulator.
 
 mod console;
+mod faults;
 mod svg;
 
 pub use console::ConsoleExercise;
@@ -67,13 +68,14 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     let name = use_state(|| initial.0.clone());
     let seed = use_state(|| initial.1);
     let injections = use_state(Vec::<(u64, Fault)>::new);
-    let model: Rc<Result<Rc<Model>, String>> = use_memo(((*name).clone(), *seed, (*injections).clone()), |(n, seed, inj)| {
-        match builtin(n) {
+    let model: Rc<Result<Rc<Model>, String>> = use_memo(
+        ((*name).clone(), *seed, (*injections).clone()),
+        |(n, seed, inj)| match builtin(n) {
             Some(Ok(s)) => build_with(&s, *seed, inj).map(Rc::new),
             Some(Err(e)) => Err(e.to_string()),
             None => Err(format!("unknown scenario `{n}`")),
-        }
-    });
+        },
+    );
     let cursor = use_state(|| 0usize);
     let playing = use_state(|| false);
     let speed = use_state(|| 4.0f64);
@@ -106,40 +108,53 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         let model = model.clone();
         let speed = *speed;
         // Re-armed after every frame: the closure must see the cursor it advances from.
-        use_effect_with((*playing, speed, model.clone(), *cursor), move |(is_playing, _, _, _)| {
-            let interval = if *is_playing {
-                Some(Interval::new(FRAME_MS, move || {
-                    let Ok(m) = model.as_ref() else { return };
-                    let now = m.trace.get(*cursor).map_or(0, |e| e.t_us);
-                    let step = (speed * US_PER_REAL_SECOND * FRAME_MS as f64 / 1000.0) as u64;
-                    let next = m.index_at(now.saturating_add(step.max(1))).max(*cursor + 1);
-                    if next >= m.trace.len() {
-                        cursor.set(m.trace.len().saturating_sub(1));
-                        playing.set(false);
-                    } else {
-                        cursor.set(next);
-                    }
-                }))
-            } else {
-                None
-            };
-            move || drop(interval)
-        });
+        use_effect_with(
+            (*playing, speed, model.clone(), *cursor),
+            move |(is_playing, _, _, _)| {
+                let interval = if *is_playing {
+                    Some(Interval::new(FRAME_MS, move || {
+                        let Ok(m) = model.as_ref() else { return };
+                        let now = m.trace.get(*cursor).map_or(0, |e| e.t_us);
+                        let step = (speed * US_PER_REAL_SECOND * FRAME_MS as f64 / 1000.0) as u64;
+                        let next = m.index_at(now.saturating_add(step.max(1))).max(*cursor + 1);
+                        if next >= m.trace.len() {
+                            cursor.set(m.trace.len().saturating_sub(1));
+                            playing.set(false);
+                        } else {
+                            cursor.set(next);
+                        }
+                    }))
+                } else {
+                    None
+                };
+                move || drop(interval)
+            },
+        );
     }
 
     // Keep the URL in step (scenario, seed, cursor time).
     {
-        let t_ms = model.as_ref().as_ref().ok().and_then(|m| m.trace.get(*cursor)).map_or(0, |e| e.t_us / 1000);
-        use_effect_with(((*name).clone(), *seed, t_ms, *playing), move |(n, s, t, playing)| {
-            if !*playing {
-                write_url_state(n, *s, *t);
-            }
-        });
+        let t_ms = model
+            .as_ref()
+            .as_ref()
+            .ok()
+            .and_then(|m| m.trace.get(*cursor))
+            .map_or(0, |e| e.t_us / 1000);
+        use_effect_with(
+            ((*name).clone(), *seed, t_ms, *playing),
+            move |(n, s, t, playing)| {
+                if !*playing {
+                    write_url_state(n, *s, *t);
+                }
+            },
+        );
     }
 
     let m = match model.as_ref() {
         Ok(m) => m,
-        Err(e) => return html! { <div class="scenario error" role="alert">{ format!("This scenario cannot run: {e}") }</div> },
+        Err(e) => {
+            return html! { <div class="scenario error" role="alert">{ format!("This scenario cannot run: {e}") }</div> }
+        }
     };
     let last = m.trace.len().saturating_sub(1);
     let cur = (*cursor).min(last);
@@ -246,7 +261,11 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             let mid = (a + b) / 2;
             let half = (((b - a) as f64 * factor) / 2.0).max(500.0) as u64;
             let (na, nb) = (mid.saturating_sub(half), (mid + half).min(end));
-            zoom.set(if na == 0 && nb >= end { None } else { Some((na, nb)) });
+            zoom.set(if na == 0 && nb >= end {
+                None
+            } else {
+                Some((na, nb))
+            });
         })
     };
     let pan_by = |dir: i64| {
@@ -274,7 +293,11 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                 let mid = (a + b) / 2;
                 let half = ((w as f64 * factor) / 2.0).max(500.0) as u64;
                 let (na, nb) = (mid.saturating_sub(half), (mid + half).min(end));
-                zoom.set(if na == 0 && nb >= end { None } else { Some((na, nb)) });
+                zoom.set(if na == 0 && nb >= end {
+                    None
+                } else {
+                    Some((na, nb))
+                });
             } else if e.shift_key() && zoom.is_some() {
                 e.prevent_default();
                 let shift = (w as f64 * 0.1 * e.delta_y().signum()) as i64;
@@ -305,22 +328,33 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         let name = (*name).clone();
         let seed = *seed;
         Callback::from(move |line: String| {
-            let Some(node) = (*console_node).or(first_node) else { return };
+            let Some(node) = (*console_node).or(first_node) else {
+                return;
+            };
             let mut out = (*console_out).clone();
             match parse_line(&line) {
                 Ok(args) if !args.is_empty() => {
                     let mut inj = (*injections).clone();
-                    inj.push((t_us, Fault::Command { node: node as usize, args: args.clone() }));
+                    inj.push((
+                        t_us,
+                        Fault::Command {
+                            node: node as usize,
+                            args: args.clone(),
+                        },
+                    ));
                     // Run the fork now to read the reply the node gave at the cursor.
                     let reply = builtin(&name)
                         .and_then(Result::ok)
                         .and_then(|s| build_with(&s, seed, &inj).ok())
                         .and_then(|fork| {
-                            let want: Vec<String> = args.iter().map(|a| String::from_utf8_lossy(a).into_owned()).collect();
+                            let want: Vec<String> = args
+                                .iter()
+                                .map(|a| String::from_utf8_lossy(a).into_owned())
+                                .collect();
                             fork.trace.iter().find_map(|e| match &e.kind {
-                                crate::sim::TraceKind::Command { from, args, reply, .. }
-                                    if e.pid == node && *from == node && e.t_us >= t_us && *args == want =>
-                                {
+                                crate::sim::TraceKind::Command {
+                                    from, args, reply, ..
+                                } if e.pid == node && *from == node && e.t_us >= t_us && *args == want => {
                                     Some(reply.clone())
                                 }
                                 _ => None,
@@ -334,6 +368,14 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                 Err(e) => out.push((line, format!("(error) {e}"))),
             }
             console_out.set(out);
+        })
+    };
+    let on_inject = {
+        let injections = injections.clone();
+        Callback::from(move |faults: Vec<(u64, Fault)>| {
+            let mut inj = (*injections).clone();
+            inj.extend(faults);
+            injections.set(inj);
         })
     };
     let on_undo = {
@@ -462,6 +504,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                     <ol role="log" aria-live="polite" aria-labelledby={format!("log-{}", *name)}>{ for log }</ol>
                 </div>
             </div>
+            <faults::FaultForm lanes={m.lanes.clone()} {t_us} on_inject={on_inject} />
             if !nodes.is_empty() {
                 <div class="scenario-console">
                     <h3>{"Take over: run a command on a node at the cursor"}</h3>

@@ -12,7 +12,9 @@ const TOP: f64 = 18.0;
 const LANE_H: f64 = 34.0;
 const AXIS_H: f64 = 22.0;
 /// Okabe–Ito: distinguishable with the common colour-vision deficiencies.
-const PALETTE: [&str; 7] = ["#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#0072B2", "#D55E00", "#F0E442"];
+const PALETTE: [&str; 7] = [
+    "#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#0072B2", "#D55E00", "#F0E442",
+];
 
 /// A model shared by pointer: comparing two of them is O(1).
 #[derive(Clone)]
@@ -38,7 +40,11 @@ pub struct TimelineSvgProps {
 fn nice_step(span_ms: f64) -> f64 {
     let raw = span_ms / 6.0;
     let mag = 10f64.powf(raw.log10().floor());
-    [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * mag).find(|s| *s >= raw).unwrap_or(10.0 * mag)
+    [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag)
 }
 
 #[function_component(TimelineSvg)]
@@ -47,11 +53,15 @@ pub fn timeline_svg(props: &TimelineSvgProps) -> Html {
     let (v0, v1) = (props.view.0, props.view.1.max(props.view.0 + 1));
     let x = |t: u64| LABEL_W + (t.saturating_sub(v0)) as f64 / (v1 - v0) as f64 * PLOT_W;
     let visible = |a: u64, b: u64| b >= v0 && a <= v1;
-    let row: std::collections::BTreeMap<u32, usize> = m.lanes.iter().enumerate().map(|(i, l)| (l.pid, i)).collect();
+    let row: std::collections::BTreeMap<u32, usize> =
+        m.lanes.iter().enumerate().map(|(i, l)| (l.pid, i)).collect();
     let lane_y = |pid: u32| TOP + row.get(&pid).copied().unwrap_or(0) as f64 * LANE_H;
     let height = TOP + m.lanes.len() as f64 * LANE_H + AXIS_H;
     let colour = |token: &Option<String>| {
-        token.as_ref().and_then(|t| m.token_index(t)).map_or("#888888", |i| PALETTE[i % PALETTE.len()])
+        token
+            .as_ref()
+            .and_then(|t| m.token_index(t))
+            .map_or("#888888", |i| PALETTE[i % PALETTE.len()])
     };
     let clampx = |t: u64| x(t.clamp(v0, v1));
 

@@ -1,0 +1,156 @@
+//! "Change the run here": inject a fault at the cursor. The run forks: the past stays,
+//! the future is recomputed by the simulator; the panel's Undo fork goes back.
+
+use crate::sim::Fault;
+use crate::timeline::{Lane, LaneKind};
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct FaultFormProps {
+    pub lanes: Vec<Lane>,
+    /// The cursor's true time: faults start here.
+    pub t_us: u64,
+    /// Faults to add, each at a true time.
+    pub on_inject: Callback<Vec<(u64, Fault)>>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Crash,
+    Restart,
+    Pause,
+    Partition,
+    Repair,
+    Jump,
+}
+
+const KINDS: [(Kind, &str, &str); 6] = [
+    (Kind::Crash, "crash", "Crash a node"),
+    (Kind::Restart, "restart", "Restart a node"),
+    (Kind::Pause, "pause", "Pause a client for … ms"),
+    (Kind::Partition, "partition", "Cut a client off from a node"),
+    (Kind::Repair, "repair", "Reconnect a client and a node"),
+    (Kind::Jump, "jump", "Jump a node's clock by … ms"),
+];
+
+#[function_component(FaultForm)]
+pub fn fault_form(props: &FaultFormProps) -> Html {
+    let kind = use_state(|| Kind::Crash);
+    let node = use_state(|| None::<u32>);
+    let client = use_state(|| None::<u32>);
+    let amount = use_state(|| "5000".to_string());
+    let error = use_state(|| None::<String>);
+    let nodes: Vec<&Lane> = props.lanes.iter().filter(|l| l.kind == LaneKind::Node).collect();
+    let clients: Vec<&Lane> = props
+        .lanes
+        .iter()
+        .filter(|l| l.kind == LaneKind::Client)
+        .collect();
+    let node_pid = (*node).or(nodes.first().map(|l| l.pid));
+    let client_pid = (*client).or(clients.first().map(|l| l.pid));
+    let needs_node = *kind != Kind::Pause;
+    let needs_client = matches!(*kind, Kind::Pause | Kind::Partition | Kind::Repair);
+    let needs_amount = matches!(*kind, Kind::Pause | Kind::Jump);
+
+    let on_kind = {
+        let kind = kind.clone();
+        Callback::from(move |e: Event| {
+            let v = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value();
+            if let Some((k, _, _)) = KINDS.iter().find(|(_, id, _)| *id == v) {
+                kind.set(*k);
+            }
+        })
+    };
+    let pick = |state: UseStateHandle<Option<u32>>| {
+        Callback::from(move |e: Event| {
+            state.set(
+                e.target_unchecked_into::<web_sys::HtmlSelectElement>()
+                    .value()
+                    .parse()
+                    .ok(),
+            )
+        })
+    };
+    let on_amount = {
+        let amount = amount.clone();
+        Callback::from(move |e: InputEvent| {
+            amount.set(e.target_unchecked_into::<web_sys::HtmlInputElement>().value())
+        })
+    };
+    let on_submit = {
+        let (kind, amount, error, on_inject, t) = (
+            *kind,
+            amount.clone(),
+            error.clone(),
+            props.on_inject.clone(),
+            props.t_us,
+        );
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            let ms: Option<i64> = amount.trim().parse().ok();
+            let (Some(n), Some(c)) = (node_pid.map(|p| p as usize), client_pid.map(|p| p as usize)) else {
+                error.set(Some("This scenario has no such process.".into()));
+                return;
+            };
+            let faults = match (kind, ms) {
+                (Kind::Crash, _) => vec![(t, Fault::Crash(n))],
+                (Kind::Restart, _) => vec![(t, Fault::Restart(n))],
+                (Kind::Partition, _) => vec![(
+                    t,
+                    Fault::Partition {
+                        a: c,
+                        b: vec![n],
+                        oneway: false,
+                    },
+                )],
+                (Kind::Repair, _) => vec![(t, Fault::Repair { a: c, b: vec![n] })],
+                (Kind::Pause, Some(ms)) if (1..=600_000).contains(&ms) => {
+                    vec![(t, Fault::Pause(c)), (t + ms as u64 * 1000, Fault::Resume(c))]
+                }
+                (Kind::Jump, Some(ms)) if ms != 0 && ms.abs() <= 3_600_000 => {
+                    vec![(t, Fault::ClockJump(n, ms * 1000))]
+                }
+                _ => {
+                    error.set(Some(
+                        "Give a whole number of milliseconds (pause: 1 to 600000; jump: ±3600000, not 0)."
+                            .into(),
+                    ));
+                    return;
+                }
+            };
+            error.set(None);
+            on_inject.emit(faults);
+        })
+    };
+
+    html! {
+        <form class="fault-form" onsubmit={on_submit}>
+            <h3>{"Change the run at the cursor"}</h3>
+            <label>{"Fault "}
+                <select onchange={on_kind} class="fault-kind">
+                    { for KINDS.iter().filter(|(k, _, _)| !clients.is_empty() || !matches!(k, Kind::Pause | Kind::Partition | Kind::Repair))
+                        .map(|(k, id, label)| html! { <option value={*id} selected={*k == *kind}>{ *label }</option> }) }
+                </select>
+            </label>
+            if needs_node {
+                <label>{"Node "}
+                    <select onchange={pick(node.clone())} class="fault-node">
+                        { for nodes.iter().map(|l| html! { <option value={l.pid.to_string()} selected={node_pid == Some(l.pid)}>{ l.name.clone() }</option> }) }
+                    </select>
+                </label>
+            }
+            if needs_client {
+                <label>{"Client "}
+                    <select onchange={pick(client.clone())} class="fault-client">
+                        { for clients.iter().map(|l| html! { <option value={l.pid.to_string()} selected={client_pid == Some(l.pid)}>{ l.name.clone() }</option> }) }
+                    </select>
+                </label>
+            }
+            if needs_amount {
+                <label>{"ms "}<input type="text" inputmode="numeric" size="7" class="fault-amount" value={(*amount).clone()} oninput={on_amount} /></label>
+            }
+            <button type="submit" class="fault-apply">{"Apply here"}</button>
+            if let Some(e) = &*error { <p class="hint" role="alert">{ e.clone() }</p> }
+        </form>
+    }
+}
