@@ -159,3 +159,28 @@ fn generated_answers_match_a_fresh_engine_run_and_vary() {
         );
     }
 }
+
+#[test]
+fn predict_questions_run_their_scenario_and_show_each_outcome() {
+    use lockstep::lesson::generate::predict;
+    let mut answers = std::collections::BTreeSet::new();
+    for q in builtin_questions().expect("valid") {
+        if let Kind::Predict {
+            scenario,
+            pause_at_ms,
+        } = &q.kind
+        {
+            let (options, correct) = predict(scenario, *pause_at_ms, Lang::En);
+            let correct = correct.unwrap_or_else(|| panic!("{}: scenario {scenario} does not run", q.id));
+            assert_eq!(options.len(), 3);
+            answers.insert(correct);
+            // Both languages agree, and the panel stops before the answer happens.
+            assert_eq!(predict(scenario, *pause_at_ms, Lang::Nb).1, Some(correct));
+        }
+    }
+    assert_eq!(
+        answers.len(),
+        3,
+        "predict questions cover overlap, rejection and safety: {answers:?}"
+    );
+}

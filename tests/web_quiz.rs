@@ -291,3 +291,51 @@ async fn export_reset_and_import_restore_progress() {
     .await;
     assert_eq!(storage().get_item(PROGRESS_KEY).unwrap(), before);
 }
+
+#[wasm_bindgen_test]
+async fn a_predict_question_holds_the_timeline_then_plays_on() {
+    let _x = Exclusive::acquire().await;
+    let (q, order) = find(|q| matches!(&q.kind, Kind::Predict { scenario, .. } if scenario == "fencing"));
+    let Kind::Predict {
+        scenario,
+        pause_at_ms,
+    } = &q.kind
+    else {
+        unreachable!()
+    };
+    let (_, correct) = lockstep::lesson::generate::predict(scenario, *pause_at_ms, Lang::En);
+    let correct = correct.expect("the scenario runs");
+    let root = fresh(&format!("#/distributed-locks/{order}"));
+    let _app = Mounted::new(&root);
+    mounted(&root).await;
+    let el = question_el(&root, &q.id);
+    let e = el.clone();
+    wait_until("the question's timeline", move || {
+        query(&e, "section.scenario svg.timeline").is_some()
+    })
+    .await;
+    let cursor_ms = |el: &Element| -> f64 {
+        query(el, ".cursor-time")
+            .and_then(|c| c.text_content())
+            .and_then(|t| t.split(" ms").next().and_then(|s| s.trim().parse().ok()))
+            .unwrap_or(-1.0)
+    };
+    let held = cursor_ms(&el);
+    assert!(held >= 0.0 && held <= *pause_at_ms as f64, "held at {held}");
+    // Going to the end stops at the hold point while the question is open.
+    click(&el, "section.scenario button[aria-label='Go to end']");
+    TimeoutFuture::new(100).await;
+    assert!(cursor_ms(&el) <= *pause_at_ms as f64, "{}", cursor_ms(&el));
+    // Answer right: the run continues by itself and the answer shows on the timeline.
+    query_all(&el, "input[type=radio]")[correct]
+        .clone()
+        .dyn_into::<HtmlElement>()
+        .unwrap()
+        .click();
+    submit(&el);
+    let e = el.clone();
+    wait_until("right-answer feedback", move || feedback(&e).contains("Correct")).await;
+    let e = el.clone();
+    let pause = *pause_at_ms as f64;
+    wait_until("the run plays past the hold point", move || cursor_ms(&e) > pause).await;
+}

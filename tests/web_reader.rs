@@ -234,3 +234,25 @@ async fn code_blocks_are_highlighted_and_have_a_copy_button() {
     let button = query(&root, "figure.code button.copy").expect("a copy button");
     assert!(button.get_attribute("aria-label").is_some_and(|l| !l.is_empty()));
 }
+
+#[wasm_bindgen_test]
+async fn progress_from_the_previous_version_is_migrated() {
+    let _x = Exclusive::acquire().await;
+    let root = fresh("#/distributed-locks/1");
+    let v1 = r#"{"v":1,"lessons":{"distributed-locks":{"visited":["ttl","watchdog"],"last":5}}}"#;
+    storage().set_item("lockstep.progress.v1", v1).unwrap();
+    let _app = Mounted::new(&root);
+    mounted(&root).await;
+    let r = root.clone();
+    wait_until("three sections marked read", move || {
+        query_all(&r, "nav.toc li.visited").len() == 3
+    })
+    .await;
+    assert!(query(&root, ".notice").is_none(), "a migration is not an error");
+    let stored = storage().get_item(PROGRESS_KEY).unwrap().unwrap_or_default();
+    assert!(
+        stored.starts_with("{\"v\":2") && stored.contains("watchdog"),
+        "{stored}"
+    );
+    assert_eq!(storage().get_item("lockstep.progress.v1").unwrap(), None);
+}

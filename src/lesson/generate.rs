@@ -27,6 +27,8 @@ pub struct Instance {
     pub explanation: String,
     /// Code shown with the prompt (bug hunts, generated sessions), as (language, code).
     pub code: Option<(String, String)>,
+    /// A scenario to show, stopped at a true time (ms), for "what happens next?".
+    pub scenario: Option<(String, u64)>,
     pub body: Body,
 }
 
@@ -163,6 +165,7 @@ pub fn instance(q: &Question, lang: Lang, seed: u64) -> Instance {
         prompt: t.prompt.clone(),
         explanation: t.explanation.clone(),
         code,
+        scenario: None,
         body,
     };
     match &q.kind {
@@ -217,7 +220,60 @@ pub fn instance(q: &Question, lang: Lang, seed: u64) -> Instance {
             Some((code_lang.clone(), code.clone())),
         ),
         Kind::Generated(g) => generated(q, *g, lang, seed, &mut rng),
+        Kind::Predict {
+            scenario,
+            pause_at_ms,
+        } => {
+            let (options, correct) = predict(scenario, *pause_at_ms, lang);
+            let texts = super::i18n::Texts::new(lang);
+            let explanations = (0..options.len())
+                .map(|i| {
+                    if Some(i) == correct {
+                        texts.t("predict_right")
+                    } else {
+                        texts.t("predict_wrong")
+                    }
+                })
+                .collect();
+            let mut inst = base(
+                Body::Choice {
+                    options,
+                    explanations,
+                    correct: correct.into_iter().collect(),
+                    multiple: false,
+                },
+                None,
+            );
+            inst.scenario = Some((scenario.clone(), *pause_at_ms));
+            inst
+        }
     }
+}
+
+/// The outcomes a "what happens next?" question offers, and which one the run shows
+/// after `pause_at_ms`: a violation (two holders, a stale write accepted), a rejected
+/// write, or nothing wrong. `None` if the scenario cannot run (a test rules that out).
+pub fn predict(scenario: &str, pause_at_ms: u64, lang: Lang) -> (Vec<String>, Option<usize>) {
+    let texts = super::i18n::Texts::new(lang);
+    let options = vec![
+        texts.t("predict_overlap"),
+        texts.t("predict_rejected"),
+        texts.t("predict_safe"),
+    ];
+    let run = crate::sim::scenario::builtin(scenario)
+        .and_then(Result::ok)
+        .and_then(|s| crate::sim::run(&s, 1, crate::sim::TraceLevel::Semantic).ok());
+    let Some(run) = run else { return (options, None) };
+    let after = pause_at_ms as f64;
+    let o = &run.outcome;
+    let correct = if o.violations.iter().any(|v| v.to_ms > after) {
+        0
+    } else if o.rejected_writes.iter().any(|w| w.at_ms > after) {
+        1
+    } else {
+        2
+    };
+    (options, Some(correct))
 }
 
 fn fnv(s: &str) -> u64 {
@@ -250,6 +306,7 @@ fn generated(q: &Question, g: Generator, lang: Lang, seed: u64, rng: &mut ChaCha
         prompt: String::new(),
         explanation: String::new(),
         code: None,
+        scenario: None,
         body: Body::Numeric {
             answer: 0.0,
             tolerance: 0.0,

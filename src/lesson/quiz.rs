@@ -73,6 +73,12 @@ impl Generator {
 /// What kind of question, with its language-independent answer key.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Kind {
+    /// "What happens next?": the scenario's timeline stops at `pause_at_ms`; the answer
+    /// (overlap, rejected write, or nothing wrong) is computed by running it.
+    Predict {
+        scenario: String,
+        pause_at_ms: u64,
+    },
     Single {
         correct: usize,
     },
@@ -149,6 +155,8 @@ struct RawQuestion {
     code_lang: Option<String>,
     bug_line: Option<usize>,
     generator: Option<String>,
+    scenario: Option<String>,
+    pause_at_ms: Option<u64>,
     en: Option<Texts>,
     nb: Option<Texts>,
 }
@@ -395,6 +403,23 @@ pub fn parse_file(file: &str, text: &str) -> Result<Vec<Question>, Vec<QuizError
                     bug_line: line,
                 }
             }
+            "predict" => {
+                needs_explanation(&mut bad);
+                let (Some(scenario), Some(pause_at_ms)) = (q.scenario.clone(), q.pause_at_ms) else {
+                    bad(
+                        "scenario",
+                        format!(
+                            "question `{}` predicts a run: give `scenario` and `pause_at_ms`",
+                            q.id
+                        ),
+                    );
+                    continue;
+                };
+                Kind::Predict {
+                    scenario,
+                    pause_at_ms,
+                }
+            }
             "generated" => {
                 needs_explanation(&mut bad);
                 let name = q.generator.clone().unwrap_or_default();
@@ -432,7 +457,7 @@ pub fn parse_file(file: &str, text: &str) -> Result<Vec<Question>, Vec<QuizError
             other => {
                 bad(
                     "kind",
-                    format!("question `{}`: unknown kind `{other}` (single, multiple, numeric, order, bug, generated)", q.id),
+                    format!("question `{}`: unknown kind `{other}` (single, multiple, numeric, order, bug, predict, generated)", q.id),
                 );
                 continue;
             }
@@ -511,6 +536,8 @@ pub fn check(kind: &Kind, answer: &Answer) -> bool {
         }
         (Kind::Order, Answer::Order(order)) => order.iter().copied().eq(0..order.len()) && !order.is_empty(),
         (Kind::Bug { bug_line, .. }, Answer::Line(l)) => l == bug_line,
+        // Its key comes from a run: see `generate::instance`.
+        (Kind::Predict { .. }, _) => false,
         _ => false,
     }
 }

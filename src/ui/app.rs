@@ -4,7 +4,7 @@
 use crate::lesson::content::{self, Lang};
 use crate::lesson::i18n::Texts;
 use crate::lesson::progress::Score;
-use crate::lesson::progress::{Progress, LANG_KEY, PROGRESS_KEY};
+use crate::lesson::progress::{Progress, LANG_KEY, LEGACY_PROGRESS_KEYS, PROGRESS_KEY};
 use crate::lesson::route::{query_param, with_query_param, Route};
 use crate::lesson::state::{Action, Lessons, Notice, ReaderState, View};
 use crate::ui::browser;
@@ -79,7 +79,19 @@ struct ReaderProps {
 fn reader(props: &ReaderProps) -> Html {
     let lessons = props.lessons.clone();
     let state = use_reducer(move || {
-        let stored = browser::storage_get(PROGRESS_KEY);
+        // The current key, else an older version's (migrated by `Progress::load`, then
+        // written back under the current key by the save effect below, and removed).
+        let stored = browser::storage_get(PROGRESS_KEY).map(|v| {
+            v.or_else(|| {
+                LEGACY_PROGRESS_KEYS.iter().find_map(|k| {
+                    let old = browser::storage_get(k).ok().flatten();
+                    if old.is_some() {
+                        browser::storage_remove(k);
+                    }
+                    old
+                })
+            })
+        });
         let (progress, discarded) = Progress::load(stored.clone().ok().flatten().as_deref());
         let mut s = ReaderState::new(lessons, initial_lang(), Route::parse(&browser::hash()), progress);
         if let Some(why) = discarded {

@@ -147,3 +147,9 @@ pub fn replace_hash(hash: &str) {
         );
     }
 }
+
+pub fn storage_remove(key: &str) {
+    if let Some(s) = local_storage() {
+        let _ = s.remove_item(key);
+    }
+}

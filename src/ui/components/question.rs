@@ -269,6 +269,11 @@ pub fn question_view(props: &QuestionProps) -> Html {
                         <CodeBlock lang={Some(code_lang.clone())} code={code.clone()} ui_lang={props.lang} />
                     }
                 }
+                if let Some((scenario, pause_ms)) = &inst.scenario {
+                    if !answered { <p class="hint">{ t.t("predict_paused") }</p> }
+                    <crate::ui::scenario::ScenarioPanel names={vec![scenario.clone()]} lang={props.lang}
+                        hold_at_ms={(!answered).then_some(*pause_ms)} url_state={false} />
+                }
                 { body }
                 <div class="q-actions">
                     <button type="submit" class="q-check">{ t.t("quiz_check") }</button>

@@ -33,6 +33,13 @@ pub struct ScenarioPanelProps {
     /// Built-in scenario names this panel offers (the first is shown first).
     pub names: Vec<String>,
     pub lang: Lang,
+    /// Stop the run at this true time (ms) until it is cleared ("what happens next?");
+    /// clearing it plays the rest.
+    #[prop_or_default]
+    pub hold_at_ms: Option<u64>,
+    /// Whether this panel owns the URL's scenario state (the section's main panel does).
+    #[prop_or(true)]
+    pub url_state: bool,
 }
 
 /// The part of the URL hash after `?`: `scenario=…&seed=…&t=…` (t in ms).
@@ -57,7 +64,11 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     // Initial state: from the URL if it names one of ours, else the first, seed 1.
     let initial = use_memo((), {
         let names = names.clone();
+        let (own_url, hold) = (props.url_state, props.hold_at_ms);
         move |_| {
+            if !own_url {
+                return (names.first().cloned().unwrap_or_default(), 1, hold);
+            }
             let (s, seed, t) = url_state();
             match s.filter(|s| names.contains(s)) {
                 Some(s) => (s, seed.unwrap_or(1), t),
@@ -107,18 +118,20 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         let playing = playing.clone();
         let model = model.clone();
         let speed = *speed;
+        let hold = props.hold_at_ms;
         // Re-armed after every frame: the closure must see the cursor it advances from.
         use_effect_with(
-            (*playing, speed, model.clone(), *cursor),
-            move |(is_playing, _, _, _)| {
+            (*playing, speed, model.clone(), *cursor, hold),
+            move |(is_playing, _, _, _, _)| {
                 let interval = if *is_playing {
                     Some(Interval::new(FRAME_MS, move || {
                         let Ok(m) = model.as_ref() else { return };
+                        let limit = hold.map_or(m.trace.len().saturating_sub(1), |h| m.index_at(h * 1000));
                         let now = m.trace.get(*cursor).map_or(0, |e| e.t_us);
                         let step = (speed * US_PER_REAL_SECOND * FRAME_MS as f64 / 1000.0) as u64;
                         let next = m.index_at(now.saturating_add(step.max(1))).max(*cursor + 1);
-                        if next >= m.trace.len() {
-                            cursor.set(m.trace.len().saturating_sub(1));
+                        if next >= limit {
+                            cursor.set(limit);
                             playing.set(false);
                         } else {
                             cursor.set(next);
@@ -132,7 +145,20 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         );
     }
 
+    // A held run that is released plays on by itself: the answer is revealed.
+    {
+        let playing = playing.clone();
+        let was_held = use_mut_ref(|| props.hold_at_ms.is_some());
+        use_effect_with(props.hold_at_ms, move |hold| {
+            let before = std::mem::replace(&mut *was_held.borrow_mut(), hold.is_some());
+            if before && hold.is_none() {
+                playing.set(true);
+            }
+        });
+    }
+
     // Keep the URL in step (scenario, seed, cursor time).
+    let own_url = props.url_state;
     {
         let t_ms = model
             .as_ref()
@@ -143,7 +169,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         use_effect_with(
             ((*name).clone(), *seed, t_ms, *playing),
             move |(n, s, t, playing)| {
-                if !*playing {
+                if !*playing && own_url {
                     write_url_state(n, *s, *t);
                 }
             },
@@ -156,7 +182,10 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             return html! { <div class="scenario error" role="alert">{ format!("This scenario cannot run: {e}") }</div> }
         }
     };
-    let last = m.trace.len().saturating_sub(1);
+    // The furthest the cursor may go: the end, or the hold point.
+    let last = props
+        .hold_at_ms
+        .map_or(m.trace.len().saturating_sub(1), |h| m.index_at(h * 1000));
     let cur = (*cursor).min(last);
     let t_us = m.trace.get(cur).map_or(0, |e| e.t_us);
     let snap = snapshot(m, cur);
