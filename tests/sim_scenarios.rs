@@ -99,3 +99,34 @@ fn outcomes_hold_under_other_seeds() {
         }
     }
 }
+
+/// The data-driven checks can fail: shifted numbers or wrong clients are caught.
+#[test]
+fn verify_catches_wrong_expectations() {
+    let Some(Ok(s)) = builtin("unsafe-del") else {
+        panic!()
+    };
+    let r = run(&s, SEED, TraceLevel::Full).unwrap_or_else(|e| panic!("{e}"));
+    let good = s.expect.clone().unwrap_or_default();
+    assert!(verify(&good, &r).is_empty());
+
+    let mut shifted = good.clone();
+    shifted.violations[1].from_ms += 50.0;
+    assert_eq!(verify(&shifted, &r).len(), 1);
+
+    let mut swapped = good.clone();
+    swapped.violations[0].clients.reverse();
+    assert_eq!(verify(&swapped, &r).len(), 1);
+
+    let mut fewer = good.clone();
+    fewer.violations.pop();
+    assert!(verify(&fewer, &r)[0].contains("expected 1 violations, got 2"));
+
+    let mut never = good.clone();
+    never.never_held.push("C".into());
+    assert_eq!(verify(&never, &r).len(), 1);
+
+    let mut accepted = good;
+    accepted.accepted_per_key.insert("charge".into(), 1);
+    assert_eq!(verify(&accepted, &r).len(), 1);
+}

@@ -270,6 +270,10 @@ fn scenario_errors_name_line_and_field() {
         ("name = \"x\"\n[network]\nloss = 2\n", "test.toml:3: network.loss"),
         ("name = \"x\"\n[[nodes]]\nname = \"n\"\n[[nodes]]\nname = \"n\"\n", "test.toml:5: nodes[1].name"),
         ("[[nodes]]\nname = \"n\"\n", "missing field `name`"),
+        (
+            "name = \"x\"\n[[nodes]]\nname = \"n\"\n[[clients]]\nname = \"A\"\nalgorithm = \"redlock\"\nnodes = [\"n\"]\nwatchdog = true\n",
+            "test.toml:8: clients[0].watchdog",
+        ),
     ];
     for (src, want) in cases {
         let err = parse("test.toml", src)
@@ -309,4 +313,38 @@ work = ["sleep 10..30"]
         assert_eq!(r.outcome.holds.iter().filter(|h| h.client == w).count(), 5, "{w}");
     }
     assert!(r.outcome.is_safe(), "{:?}", r.outcome.violations);
+}
+
+#[test]
+fn get_then_del_releases_on_every_redlock_node() {
+    let src = r#"
+name = "gtd"
+end_ms = 2000
+[[nodes]]
+name = "n1"
+[[nodes]]
+name = "n2"
+[[nodes]]
+name = "n3"
+[[clients]]
+name = "A"
+algorithm = "redlock"
+nodes = ["n1", "n2", "n3"]
+release = "get-then-del"
+work = ["sleep 10"]
+"#;
+    let r = run(&scenario(src), 1, TraceLevel::Full).unwrap_or_else(|e| panic!("{e}"));
+    let mut deleted: Vec<u32> = r
+        .trace
+        .iter()
+        .filter_map(|e| match &e.kind {
+            TraceKind::Command { args, reply, .. } if args.first().map(String::as_str) == Some("DEL") => {
+                assert_eq!(reply, "(integer) 1");
+                Some(e.pid)
+            }
+            _ => None,
+        })
+        .collect();
+    deleted.sort();
+    assert_eq!(deleted, vec![0, 1, 2]);
 }

@@ -247,3 +247,50 @@ async fn injecting_a_crash_forks_the_timeline() {
     let pp = p.clone();
     wait_until("the original run is back", move || crash_marks(&pp) == 0).await;
 }
+
+#[wasm_bindgen_test]
+async fn editing_the_release_script_changes_the_outcome_and_bad_lua_is_refused() {
+    let _x = Exclusive::acquire().await;
+    let (root, _app) = open("#/distributed-locks/3?scenario=safe-release&seed=1&t=0").await;
+    let p = panel(&root);
+    let violations = |p: &Element| query_all(p, ".violations li").len();
+    let before = violations(&p);
+    let area: web_sys::HtmlTextAreaElement = query(&p, "textarea.lua")
+        .expect("a script editor")
+        .dyn_into()
+        .unwrap();
+    assert_eq!(area.get_attribute("aria-label").as_deref(), Some("Lua script"));
+    let submit_editor = |p: &Element| {
+        query(p, ".script-editor")
+            .unwrap()
+            .dyn_into::<web_sys::HtmlFormElement>()
+            .unwrap()
+            .request_submit()
+            .unwrap()
+    };
+    // A script that does not compile is refused at its line; the run is unchanged.
+    area.set_value("local ok = 1\nif ok then\n  return (\nend");
+    area.dispatch_event(&web_sys::InputEvent::new("input").unwrap())
+        .unwrap();
+    TimeoutFuture::new(30).await;
+    submit_editor(&p);
+    let pp = p.clone();
+    wait_until("the compile error", move || {
+        !text(&pp, ".script-error").is_empty()
+    })
+    .await;
+    assert!(text(&p, ".script-error").contains("previous script"));
+    assert_eq!(violations(&p), before);
+    // Drop the token check: A's late release deletes B's key again and C gets in.
+    area.set_value("return redis.call('del', KEYS[1])");
+    area.dispatch_event(&web_sys::InputEvent::new("input").unwrap())
+        .unwrap();
+    TimeoutFuture::new(30).await;
+    submit_editor(&p);
+    let pp = p.clone();
+    wait_until("more violations with the broken script", move || {
+        violations(&pp) > before
+    })
+    .await;
+    assert!(text(&p, ".script-error").is_empty());
+}

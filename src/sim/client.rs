@@ -193,7 +193,7 @@ enum Purpose {
     Wait { att: u64 },
     Renew { hold: u64 },
     Release,
-    GetForRelease,
+    GetForRelease { dest: Dest },
     Abandon,
     Lib { exec: u64 },
     Read,
@@ -572,10 +572,10 @@ impl Client {
                     self.done(out);
                 }
             }
-            Purpose::GetForRelease => {
+            Purpose::GetForRelease { dest } => {
                 if matches!(&reply, Reply::Bulk(v) if *v == self.release_token.as_bytes()) {
+                    // Not atomic: between this GET and the DEL anything can happen.
                     let args = vec![b("DEL"), b(&self.cfg.lock)];
-                    let dest = self.cfg.dests[0];
                     self.send(dest, args, Purpose::Release, out);
                 } else {
                     self.release_done(out);
@@ -854,7 +854,7 @@ impl Client {
                     Self::eval(&cfg.scripts.release, &[&cfg.lock], std::slice::from_ref(&h.token)),
                     Purpose::Release,
                 ),
-                ReleaseKind::GetThenDel => (vec![b("GET"), b(&cfg.lock)], Purpose::GetForRelease),
+                ReleaseKind::GetThenDel => (vec![b("GET"), b(&cfg.lock)], Purpose::GetForRelease { dest: d }),
             };
             self.release_outstanding += 1;
             self.send(d, args, purpose, out);

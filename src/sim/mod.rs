@@ -180,6 +180,20 @@ pub fn verify(expect: &scenario::Expect, run: &Run) -> Vec<String> {
             other => bad.push(format!("expected {c} to lose the lock at {t} ms, got {other:?}")),
         }
     }
+    if let Some(max) = expect.max_unavailable_ms {
+        let gaps = &o.figures.unavailable_after_crash;
+        if gaps.is_empty() {
+            bad.push("expected a holder crash, but none happened".to_string());
+        }
+        for g in gaps {
+            if g.unavailable_ms > max || g.next_holder.is_none() {
+                bad.push(format!(
+                    "after {} crashed the lock was unavailable {} ms (next holder {:?}), expected at most {max}",
+                    g.crashed, g.unavailable_ms, g.next_holder
+                ));
+            }
+        }
+    }
     for (c, t) in &expect.valid_until_ms {
         let pid = run.names.iter().position(|n| n == c);
         let v = run.trace.iter().find_map(|e| match &e.kind {

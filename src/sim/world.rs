@@ -30,6 +30,9 @@ pub const MAX_FAULTS: usize = 1_000;
 /// A run processes at most this many events; a scenario that would need more (a
 /// retry storm with a tiny delay) is cut off with an `End` event.
 pub const MAX_EVENTS: u64 = 5_000_000;
+/// Past this many trace entries only the checker's (semantic) events are recorded, so a
+/// long run keeps its verdict without holding gigabytes of message detail.
+pub const MAX_TRACE_DETAIL: usize = 1_000_000;
 
 /// A network latency in µs: fixed, or uniform in `[lo, hi)` per message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -529,6 +532,18 @@ impl World {
                 _ if dests.is_empty() => return Err((field("nodes"), "needs at least one node".into())),
                 _ => {}
             }
+            if c.algorithm != Algorithm::SetNx {
+                let only = |set: bool, name: &str| -> Result<(), FieldErr> {
+                    if set {
+                        Err((field(name), format!("`{name}` applies to set-nx clients only")))
+                    } else {
+                        Ok(())
+                    }
+                };
+                only(c.watchdog, "watchdog")?;
+                only(c.wait.is_some(), "wait")?;
+                only(c.fencing, "fencing")?;
+            }
             if c.work.len() > MAX_WORK_STEPS {
                 return Err((field("work"), format!("at most {MAX_WORK_STEPS} steps")));
             }
@@ -971,7 +986,7 @@ impl World {
     }
 
     fn emit(&self, out: &mut Vec<TraceEvent>, pid: Pid, kind: TraceKind) {
-        if self.level == TraceLevel::Semantic && !kind.is_semantic() {
+        if (self.level == TraceLevel::Semantic || out.len() >= MAX_TRACE_DETAIL) && !kind.is_semantic() {
             return;
         }
         let local_us = self

@@ -12,6 +12,10 @@
 //! - Marks: single events (writes, clock jumps, partitions, failovers…).
 //! - Bands: the checker's violations, in true time, with a sentence saying what broke.
 
+mod variant;
+
+pub use variant::{check_script, first_script_error, ScriptError, Variant};
+
 use crate::sim::scenario::Scenario;
 use crate::sim::timeline::Timeline;
 use crate::sim::trace::{TraceEvent, TraceKind};

@@ -4,6 +4,7 @@
 //! Everything drawn comes from `crate::timeline::Model`, which comes from the simulator.
 
 mod console;
+mod editor;
 mod faults;
 mod svg;
 
@@ -15,7 +16,7 @@ use crate::lesson::route::query_param;
 use crate::sim::scenario::builtin;
 use crate::sim::Fault;
 use crate::store::parse_line;
-use crate::timeline::{band_sentence, build_with, describe, snapshot, Model};
+use crate::timeline::{band_sentence, build_with, describe, snapshot, Model, Variant};
 use crate::ui::browser;
 use gloo::timers::callback::Interval;
 use std::rc::Rc;
@@ -79,10 +80,11 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     let name = use_state(|| initial.0.clone());
     let seed = use_state(|| initial.1);
     let injections = use_state(Vec::<(u64, Fault)>::new);
+    let variant = use_state(Variant::default);
     let model: Rc<Result<Rc<Model>, String>> = use_memo(
-        ((*name).clone(), *seed, (*injections).clone()),
-        |(n, seed, inj)| match builtin(n) {
-            Some(Ok(s)) => build_with(&s, *seed, inj).map(Rc::new),
+        ((*name).clone(), *seed, (*injections).clone(), (*variant).clone()),
+        |(n, seed, inj, variant)| match builtin(n) {
+            Some(Ok(s)) => build_with(&variant.apply(&s), *seed, inj).map(Rc::new),
             Some(Err(e)) => Err(e.to_string()),
             None => Err(format!("unknown scenario `{n}`")),
         },
@@ -246,12 +248,14 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     };
     let on_scenario = {
         let name = name.clone();
+        let variant = variant.clone();
         let injections = injections.clone();
         let cursor = cursor.clone();
         let zoom = zoom.clone();
         Callback::from(move |e: Event| {
             name.set(e.target_unchecked_into::<web_sys::HtmlSelectElement>().value());
             injections.set(Vec::new());
+            variant.set(Variant::default());
             cursor.set(0);
             zoom.set(None);
         })
@@ -356,6 +360,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         let first_node = nodes.first().map(|n| n.0);
         let name = (*name).clone();
         let seed = *seed;
+        let console_variant = (*variant).clone();
         Callback::from(move |line: String| {
             let Some(node) = (*console_node).or(first_node) else {
                 return;
@@ -374,7 +379,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                     // Run the fork now to read the reply the node gave at the cursor.
                     let reply = builtin(&name)
                         .and_then(Result::ok)
-                        .and_then(|s| build_with(&s, seed, &inj).ok())
+                        .and_then(|s| build_with(&console_variant.apply(&s), seed, &inj).ok())
                         .and_then(|fork| {
                             let want: Vec<String> = args
                                 .iter()
@@ -405,6 +410,15 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             let mut inj = (*injections).clone();
             inj.extend(faults);
             injections.set(inj);
+        })
+    };
+    let on_variant = {
+        let (variant, cursor, injections) = (variant.clone(), cursor.clone(), injections.clone());
+        Callback::from(move |v: Variant| {
+            // A knob or script change reruns from the start with the same seed.
+            injections.set(Vec::new());
+            cursor.set(0);
+            variant.set(v);
         })
     };
     let on_undo = {
@@ -533,6 +547,9 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                     <ol role="log" aria-live="polite" aria-labelledby={format!("log-{}", *name)}>{ for log }</ol>
                 </div>
             </div>
+            if let Some(Ok(base)) = builtin(&name) {
+                <editor::VariantEditor key={format!("{}-{}", *name, *seed)} {base} seed={*seed} variant={(*variant).clone()} on_change={on_variant} />
+            }
             <faults::FaultForm lanes={m.lanes.clone()} {t_us} on_inject={on_inject} />
             if !nodes.is_empty() {
                 <div class="scenario-console">
