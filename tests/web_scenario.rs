@@ -294,3 +294,38 @@ async fn editing_the_release_script_changes_the_outcome_and_bad_lua_is_refused()
     .await;
     assert!(text(&p, ".script-error").is_empty());
 }
+
+#[wasm_bindgen_test]
+async fn can_this_break_explores_and_loads_the_smallest_counterexample() {
+    let _x = Exclusive::acquire().await;
+    let (root, _app) = open("#/distributed-locks/3?scenario=unsafe-del&seed=1&t=0").await;
+    let p = panel(&root);
+    click(&p, "button.explore-start");
+    let pp = p.clone();
+    wait_until("progress is shown", move || {
+        query(&pp, "progress").is_some() || query(&pp, ".explore-result").is_some()
+    })
+    .await;
+    let pp = p.clone();
+    wait_long("the exploration finishes", move || {
+        query(&pp, "button.explore-load").is_some()
+    })
+    .await;
+    let result = text(&p, ".explore-result");
+    assert!(result.contains("of 200 trials broke"), "{result}");
+    // unsafe-del breaks even without faults; random faults only sometimes prevent it.
+    let broke: u32 = result
+        .split(" of ")
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    assert!(broke > 0, "{result}");
+    assert!(result.contains("Smallest: seed"), "{result}");
+    let seed_before = text(&p, ".seed");
+    click(&p, "button.explore-load");
+    let pp = p.clone();
+    wait_until("the counterexample's seed is loaded", move || {
+        text(&pp, ".seed") != seed_before
+    })
+    .await;
+}

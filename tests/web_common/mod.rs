@@ -150,3 +150,14 @@ pub async fn mounted(root: &Element) {
     })
     .await;
 }
+
+/// Like `wait_until`, for work that takes seconds in a debug build (up to ~60 s).
+pub async fn wait_long(what: &str, mut cond: impl FnMut() -> bool) {
+    for _ in 0..3000 {
+        if cond() {
+            return;
+        }
+        TimeoutFuture::new(20).await;
+    }
+    panic!("timed out waiting until {what}");
+}

@@ -5,6 +5,7 @@
 
 mod console;
 mod editor;
+mod explore;
 mod faults;
 mod svg;
 
@@ -421,6 +422,14 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             variant.set(v);
         })
     };
+    let on_counterexample = {
+        let (seed, injections, cursor) = (seed.clone(), injections.clone(), cursor.clone());
+        Callback::from(move |(s, ops): (u64, Vec<(u64, Fault)>)| {
+            seed.set(s);
+            injections.set(ops);
+            cursor.set(0);
+        })
+    };
     let on_undo = {
         let injections = injections.clone();
         let console_out = console_out.clone();
@@ -549,6 +558,9 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             </div>
             if let Some(Ok(base)) = builtin(&name) {
                 <editor::VariantEditor key={format!("{}-{}", *name, *seed)} {base} seed={*seed} variant={(*variant).clone()} on_change={on_variant} />
+            }
+            if let Some(Ok(base)) = builtin(&name) {
+                <explore::ExplorePanel key={(*name).clone()} scenario={variant.apply(&base)} seed={*seed} on_load={on_counterexample} />
             }
             <faults::FaultForm lanes={m.lanes.clone()} {t_us} on_inject={on_inject} />
             if !nodes.is_empty() {

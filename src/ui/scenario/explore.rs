@@ -1,0 +1,177 @@
+//! "Can this break?": the simulator's explorer, run in small batches between frames so
+//! the page stays responsive, with a progress bar and a cancel button. The smallest
+//! counterexample found can be loaded into the timeline.
+
+use crate::sim::explore::{explore, wilson, Counterexample, ExploreConfig};
+use crate::sim::scenario::Scenario;
+use crate::sim::Fault;
+use gloo::timers::callback::Timeout;
+use std::cell::RefCell;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// Trials per batch (one batch runs between two frames).
+const BATCH: u64 = 10;
+const TRIALS: u64 = 200;
+
+#[derive(Properties, PartialEq)]
+pub struct ExploreProps {
+    pub scenario: Scenario,
+    pub seed: u64,
+    /// Load a counterexample: (sim seed, faults at true times).
+    pub on_load: Callback<(u64, Vec<(u64, Fault)>)>,
+}
+
+#[derive(Clone, Default)]
+struct Progress {
+    done: u64,
+    violating: u64,
+    running: bool,
+    smallest: Option<Rc<Counterexample>>,
+    error: Option<String>,
+}
+
+impl PartialEq for Progress {
+    fn eq(&self, o: &Self) -> bool {
+        self.done == o.done
+            && self.violating == o.violating
+            && self.running == o.running
+            && self.error == o.error
+    }
+}
+
+#[function_component(ExplorePanel)]
+pub fn explore_panel(props: &ExploreProps) -> Html {
+    let progress = use_state(Progress::default);
+    let cancel = use_mut_ref(|| false);
+    let timer = use_mut_ref(|| None::<Timeout>);
+
+    let on_start = {
+        let (progress, cancel, timer) = (progress.clone(), cancel.clone(), timer.clone());
+        let (scenario, seed) = (props.scenario.clone(), props.seed);
+        Callback::from(move |_| {
+            *cancel.borrow_mut() = false;
+            let state = Rc::new(RefCell::new(Progress {
+                running: true,
+                ..Progress::default()
+            }));
+            progress.set(state.borrow().clone());
+            schedule(
+                0,
+                state,
+                scenario.clone(),
+                seed,
+                progress.clone(),
+                cancel.clone(),
+                timer.clone(),
+            );
+        })
+    };
+    let on_cancel = {
+        let (cancel, timer, progress) = (cancel.clone(), timer.clone(), progress.clone());
+        Callback::from(move |_| {
+            *cancel.borrow_mut() = true;
+            timer.borrow_mut().take();
+            progress.set(Progress {
+                running: false,
+                ..(*progress).clone()
+            });
+        })
+    };
+    let p = &*progress;
+    let (lo, hi) = wilson(p.violating, p.done.max(1));
+    let on_load = {
+        let smallest = p.smallest.clone();
+        let on_load = props.on_load.clone();
+        Callback::from(move |_| {
+            if let Some(c) = &smallest {
+                let ops = c.faults.iter().flat_map(|u| u.ops.iter().cloned()).collect();
+                on_load.emit((c.seed, ops));
+            }
+        })
+    };
+    html! {
+        <div class="explore">
+            <h3>{"Can this break?"}</h3>
+            <p class="hint">{ format!("Runs {TRIALS} trials of this scenario with random faults (pauses, drift, clock jumps, crashes, latency) and keeps the smallest run that breaks.") }</p>
+            if p.running {
+                <progress max={TRIALS.to_string()} value={p.done.to_string()} aria-label="Trials run"></progress>
+                <button type="button" class="explore-cancel" onclick={on_cancel}>{"Cancel"}</button>
+            } else {
+                <button type="button" class="explore-start" onclick={on_start}>{ if p.done == 0 { "Can this break?" } else { "Run again" } }</button>
+            }
+            if p.done > 0 {
+                <p class="explore-result" role="status">
+                    { format!("{} of {} trials broke ({:.1} %; 95 % interval {:.1}–{:.1} %).",
+                        p.violating, p.done, 100.0 * p.violating as f64 / p.done as f64, 100.0 * lo, 100.0 * hi) }
+                    if let Some(c) = &p.smallest {
+                        { format!(" Smallest: seed {}, {}.", c.seed, if c.fault_labels.is_empty() { "no fault at all".to_string() } else { c.fault_labels.join(", ") }) }
+                    }
+                </p>
+                if p.smallest.is_some() && !p.running {
+                    <button type="button" class="explore-load" onclick={on_load}>{"Show it on the timeline"}</button>
+                }
+            }
+            if let Some(e) = &p.error { <p class="hint" role="alert">{ e.clone() }</p> }
+        </div>
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn schedule(
+    batch: u64,
+    state: Rc<RefCell<Progress>>,
+    scenario: Scenario,
+    seed: u64,
+    view: UseStateHandle<Progress>,
+    cancel: Rc<RefCell<bool>>,
+    timer: Rc<RefCell<Option<Timeout>>>,
+) {
+    let t2 = timer.clone();
+    *timer.borrow_mut() = Some(Timeout::new(0, move || {
+        if *cancel.borrow() {
+            return;
+        }
+        let cfg = ExploreConfig {
+            trials: BATCH,
+            seed: seed.wrapping_add(batch.wrapping_mul(0x9E37_79B9)),
+        };
+        match explore(&scenario, &cfg) {
+            Ok(r) => {
+                let mut s = state.borrow_mut();
+                s.done += r.trials;
+                s.violating += r.violating;
+                if let Some(c) = r.smallest {
+                    let better = s
+                        .smallest
+                        .as_ref()
+                        .is_none_or(|b| c.faults.len() < b.faults.len());
+                    if better {
+                        s.smallest = Some(Rc::new(c));
+                    }
+                }
+            }
+            Err(e) => {
+                let mut s = state.borrow_mut();
+                s.error = Some(e);
+                s.running = false;
+            }
+        }
+        let finished = state.borrow().done >= TRIALS || state.borrow().error.is_some();
+        if finished {
+            state.borrow_mut().running = false;
+        }
+        view.set(state.borrow().clone());
+        if !finished {
+            schedule(
+                batch + 1,
+                state.clone(),
+                scenario.clone(),
+                seed,
+                view.clone(),
+                cancel.clone(),
+                t2.clone(),
+            );
+        }
+    }));
+}
