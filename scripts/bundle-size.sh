@@ -15,7 +15,7 @@ while IFS= read -r f; do
   raw=$(stat -c %s "$f"); gz=$(gzip -9 -c "$f" | wc -c)
   total_raw=$((total_raw + raw)); total_gz=$((total_gz + gz))
   printf '%-48s %10d %10d\n' "${f#"$dist"/}" "$raw" "$gz"
-done < <(find "$dist" -maxdepth 1 -type f \( -name '*.html' -o -name '*.js' -o -name '*.wasm' -o -name '*.css' \) | sort)
+done < <(find "$dist" -maxdepth 1 -type f \( -name '*.html' -o -name '*.js' -o -name '*.wasm' -o -name '*.css' \) ! -name 'embed-example.html' | sort)
 printf '%-48s %10d %10d\n' "total" "$total_raw" "$total_gz"
 if [ "$total_gz" -gt "$target" ]; then
   echo "bundle-size: over the ${target}-byte target by $((total_gz - target)) bytes gzip"

@@ -5,6 +5,7 @@
 //! `ui` renders it.
 
 pub mod content;
+pub mod embed;
 pub mod generate;
 pub mod highlight;
 pub mod i18n;

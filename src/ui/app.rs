@@ -2,6 +2,7 @@
 //! lays out the page (header, contents, section, pager).
 
 use crate::lesson::content::{self, Lang};
+use crate::lesson::embed::{EmbedConfig, Show};
 use crate::lesson::i18n::Texts;
 use crate::lesson::progress::Score;
 use crate::lesson::progress::{Progress, LANG_KEY, LEGACY_PROGRESS_KEYS, PROGRESS_KEY};
@@ -9,8 +10,9 @@ use crate::lesson::route::{query_param, with_query_param, Route};
 use crate::lesson::state::{Action, Lessons, Notice, ReaderState, View};
 use crate::ui::browser;
 use crate::ui::components::{
-    ContentErrors, LangSwitch, Notices, Pager, ProgressPage, Quiz, SectionView, Toc,
+    ContentErrors, LangSwitch, Notices, Pager, ProgressPage, Quiz, SectionView, ShareDialog, Toc,
 };
+use crate::ui::embed;
 use gloo::events::EventListener;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -78,6 +80,8 @@ struct ReaderProps {
 #[function_component(Reader_)]
 fn reader(props: &ReaderProps) -> Html {
     let lessons = props.lessons.clone();
+    let embed_cfg: Rc<EmbedConfig> = use_memo((), |_| EmbedConfig::from_query(&browser::search()));
+    let start_section = embed_cfg.section;
     let state = use_reducer(move || {
         // The current key, else an older version's (migrated by `Progress::load`, then
         // written back under the current key by the save effect below, and removed).
@@ -93,7 +97,15 @@ fn reader(props: &ReaderProps) -> Html {
             })
         });
         let (progress, discarded) = Progress::load(stored.clone().ok().flatten().as_deref());
-        let mut s = ReaderState::new(lessons, initial_lang(), Route::parse(&browser::hash()), progress);
+        let route = match start_section {
+            // `section=N` in an embed link wins over the hash.
+            Some(order) => Route::Section {
+                lesson: lessons.en.id.clone(),
+                order,
+            },
+            None => Route::parse(&browser::hash()),
+        };
+        let mut s = ReaderState::new(lessons, initial_lang(), route, progress);
         if let Some(why) = discarded {
             s = s.reduce(Action::Notify(Notice::ProgressDiscarded(why)));
         }
@@ -104,6 +116,46 @@ fn reader(props: &ReaderProps) -> Html {
     });
     let s = &state.0;
     let t = Texts::new(s.lang);
+
+    // Embedding: theme, `ready`, the host's `goto`, and `resize` as the content grows.
+    {
+        let cfg = embed_cfg.clone();
+        let dispatch = state.dispatcher();
+        let lesson_id = s.lesson().id.clone();
+        use_effect_with((), move |_| {
+            browser::set_document_theme(cfg.theme.attr());
+            embed::send(&cfg, "ready", serde_json::json!({}));
+            let listener = embed::listen(&cfg, move |goto| {
+                if let Some(order) = goto.section {
+                    dispatch.dispatch(Action::Route(Route::Section {
+                        lesson: lesson_id.clone(),
+                        order,
+                    }));
+                }
+                if let Some(step) = goto.step {
+                    embed::dispatch_step(step);
+                }
+            });
+            let reporter = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.body())
+                .and_then(|b| embed::report_resizes((*cfg).clone(), &b));
+            move || {
+                drop(listener);
+                drop(reporter);
+            }
+        });
+    }
+    {
+        let cfg = embed_cfg.clone();
+        let current = s.current();
+        let id = current.and_then(|o| s.lesson().section(o)).map(|x| x.id.clone());
+        use_effect_with(current, move |current| {
+            if let Some(order) = current {
+                embed::send(&cfg, "section", serde_json::json!({ "section": order, "id": id }));
+            }
+        });
+    }
 
     // URL → state: links, the back button, a hand-edited address.
     {
@@ -204,13 +256,39 @@ fn reader(props: &ReaderProps) -> Html {
     };
     let on_answer = {
         let dispatch = state.dispatcher();
+        let cfg = embed_cfg.clone();
         Callback::from(move |(question, correct): (String, bool)| {
+            embed::send(
+                &cfg,
+                "answer",
+                serde_json::json!({ "question": question, "correct": correct }),
+            );
             dispatch.dispatch(Action::Answered { question, correct })
         })
     };
     let on_quick_done = {
         let dispatch = state.dispatcher();
-        Callback::from(move |score: Score| dispatch.dispatch(Action::QuickCheckDone(score)))
+        let cfg = embed_cfg.clone();
+        Callback::from(move |score: Score| {
+            embed::send(
+                &cfg,
+                "complete",
+                serde_json::json!({ "correct": score.correct, "total": score.total }),
+            );
+            dispatch.dispatch(Action::QuickCheckDone(score))
+        })
+    };
+    // An embedded section's questions all answered: tell the host (the quick check
+    // also records its score, above).
+    let on_embed_complete = {
+        let cfg = embed_cfg.clone();
+        Callback::from(move |score: Score| {
+            embed::send(
+                &cfg,
+                "complete",
+                serde_json::json!({ "correct": score.correct, "total": score.total }),
+            );
+        })
     };
     let on_import = {
         let dispatch = state.dispatcher();
@@ -282,7 +360,40 @@ fn reader(props: &ReaderProps) -> Html {
         },
     };
 
+    if embed_cfg.embed {
+        let body = match (&s.view, embed_cfg.show) {
+            (View::Section(order), Show::Scenario) => {
+                let names: Vec<String> = crate::ui::components::scenario_names(lesson, *order);
+                html! { <crate::ui::scenario::ScenarioPanel {names} lang={s.lang} /> }
+            }
+            (View::Section(order), show) => match lesson.section(*order) {
+                Some(section) => html! {
+                    <>
+                        if show == Show::Section {
+                            <SectionView lessons={s.lessons.clone()} lang={s.lang} order={section.order} />
+                        }
+                        <Quiz key={format!("{}-{}", section.id, s.lang.code())}
+                              lessons={s.lessons.clone()} lang={s.lang} section_id={section.id.clone()}
+                              progress={s.progress.clone()} on_answer={on_answer.clone()}
+                              on_complete={Some(if lesson.next_order(*order).is_none() { on_quick_done.clone() } else { on_embed_complete.clone() })} />
+                    </>
+                },
+                None => html! {},
+            },
+            _ => main,
+        };
+        return html! {
+            <ContextProvider<Rc<EmbedConfig>> context={embed_cfg.clone()}>
+                <main id="main" class="embedded" tabindex="-1">
+                    <Notices notices={s.notices.clone()} lang={s.lang} on_dismiss={on_dismiss} />
+                    { body }
+                </main>
+            </ContextProvider<Rc<EmbedConfig>>>
+        };
+    }
+
     html! {
+        <ContextProvider<Rc<EmbedConfig>> context={embed_cfg.clone()}>
         <div class={classes!("layout", menu_open.then_some("menu-open"))}>
             <a class="skip-link" href="#main" onclick={Callback::from(|e: MouseEvent| {
                 e.prevent_default();
@@ -298,6 +409,7 @@ fn reader(props: &ReaderProps) -> Html {
                     <span class="brand-name">{ t.t("app_name") }</span>
                     <span class="brand-tagline">{ t.t("tagline") }</span>
                 </div>
+                <ShareDialog lang={s.lang} />
                 <LangSwitch lang={s.lang} on_change={on_lang} />
             </header>
             <Toc lessons={s.lessons.clone()} current={s.current()} on_progress_page={s.view == View::Progress} progress={s.progress.clone()} lang={s.lang} on_navigate={close_menu} />
@@ -307,6 +419,7 @@ fn reader(props: &ReaderProps) -> Html {
                 <p class="shortcuts">{ t.t("shortcuts") }</p>
             </main>
         </div>
+        </ContextProvider<Rc<EmbedConfig>>>
     }
 }
 

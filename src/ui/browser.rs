@@ -153,3 +153,27 @@ pub fn storage_remove(key: &str) {
         let _ = s.remove_item(key);
     }
 }
+
+/// Forces `light` or `dark` on `<html data-theme>`, or follows the system with `None`.
+pub fn set_document_theme(theme: Option<&str>) {
+    if let Some(el) = window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+    {
+        match theme {
+            Some(t) => {
+                let _ = el.set_attribute("data-theme", t);
+            }
+            None => {
+                let _ = el.remove_attribute("data-theme");
+            }
+        }
+    }
+}
+
+/// Whether the learner asked for less motion (no autoplay then).
+pub fn prefers_reduced_motion() -> bool {
+    window()
+        .and_then(|w| w.match_media("(prefers-reduced-motion: reduce)").ok().flatten())
+        .is_some_and(|m| m.matches())
+}

@@ -4,6 +4,7 @@
 mod app;
 mod browser;
 mod components;
+pub mod embed;
 mod panic;
 pub mod scenario;
 

@@ -13,6 +13,7 @@ pub use console::ConsoleExercise;
 pub use ScenarioPanel as Panel;
 
 use crate::lesson::content::Lang;
+use crate::lesson::embed::EmbedConfig;
 use crate::lesson::route::query_param;
 use crate::sim::scenario::builtin;
 use crate::sim::Fault;
@@ -90,6 +91,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             None => Err(format!("unknown scenario `{n}`")),
         },
     );
+    let embed_cfg = use_context::<Rc<EmbedConfig>>();
     let cursor = use_state(|| 0usize);
     let playing = use_state(|| false);
     let speed = use_state(|| 4.0f64);
@@ -148,6 +150,31 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         );
     }
 
+    // Embedding: autoplay (unless the learner prefers less motion), and a host's
+    // `goto { step }` moves the cursor.
+    {
+        let (playing, cursor) = (playing.clone(), cursor.clone());
+        let autoplay = embed_cfg.as_ref().is_some_and(|c| c.autoplay) && props.hold_at_ms.is_none();
+        use_effect_with((), move |_| {
+            if autoplay && !browser::prefers_reduced_motion() {
+                playing.set(true);
+            }
+            let listener = web_sys::window().and_then(|w| w.document()).map(|d| {
+                gloo::events::EventListener::new(&d, crate::ui::embed::STEP_EVENT, move |e| {
+                    use wasm_bindgen::JsCast;
+                    if let Some(step) = e
+                        .dyn_ref::<web_sys::CustomEvent>()
+                        .and_then(|c| c.detail().as_f64())
+                    {
+                        playing.set(false);
+                        cursor.set(step.max(0.0) as usize);
+                    }
+                })
+            });
+            move || drop(listener)
+        });
+    }
+
     // A held run that is released plays on by itself: the answer is revealed.
     {
         let playing = playing.clone();
@@ -179,6 +206,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         );
     }
 
+    let shows = |c: &str| embed_cfg.as_ref().is_none_or(|cfg| cfg.shows(c));
     let m = match model.as_ref() {
         Ok(m) => m,
         Err(e) => {
@@ -476,11 +504,13 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                     <strong class="scenario-name">{ (*name).clone() }</strong>
                 }
                 <span class="seed">{ format!("Seed {}", *seed) }</span>
-                <button type="button" onclick={on_new_seed}>{"New seed"}</button>
-                <form class="seed-form" onsubmit={on_seed_submit}>
-                    <label>{"Seed "}<input type="text" inputmode="numeric" size="10" aria-label="Type a seed" value={(*seed_input).clone()} oninput={on_seed_input} /></label>
-                    <button type="submit">{"Use seed"}</button>
-                </form>
+                if shows("seed") {
+                    <button type="button" onclick={on_new_seed}>{"New seed"}</button>
+                    <form class="seed-form" onsubmit={on_seed_submit}>
+                        <label>{"Seed "}<input type="text" inputmode="numeric" size="10" aria-label="Type a seed" value={(*seed_input).clone()} oninput={on_seed_input} /></label>
+                        <button type="submit">{"Use seed"}</button>
+                    </form>
+                }
                 if !injections.is_empty() {
                     <button type="button" class="undo-fork" onclick={on_undo}>{ format!("Undo fork ({} change(s))", injections.len()) }</button>
                 }
@@ -489,30 +519,41 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                 <p class="scenario-desc">{ d }</p>
             }
             <div class="controls" role="toolbar" aria-label="Playback">
-                <button type="button" aria-label="Go to start" onclick={go(0)}>{"⏮"}</button>
-                <button type="button" aria-label="Step back" onclick={go(cur.saturating_sub(1))}>{"◀"}</button>
-                if *playing {
+                if shows("step") {
+                    <button type="button" aria-label="Go to start" onclick={go(0)}>{"⏮"}</button>
+                    <button type="button" aria-label="Step back" onclick={go(cur.saturating_sub(1))}>{"◀"}</button>
+                }
+                if !shows("play") {
+                } else if *playing {
                     <button type="button" class="play" aria-label="Pause" onclick={{ let p = playing.clone(); Callback::from(move |_| p.set(false)) }}>{"⏸"}</button>
                 } else {
                     <button type="button" class="play" aria-label="Play" onclick={{ let p = playing.clone(); let c = cursor.clone(); Callback::from(move |_| { if *c >= last { c.set(0); } p.set(true) }) }}>{"▶"}</button>
                 }
-                <button type="button" aria-label="Step forward" onclick={go((cur + 1).min(last))}>{"▶|"}</button>
-                <button type="button" aria-label="Go to end" onclick={go(last)}>{"⏭"}</button>
+                if shows("step") {
+                    <button type="button" aria-label="Step forward" onclick={go((cur + 1).min(last))}>{"▶|"}</button>
+                    <button type="button" aria-label="Go to end" onclick={go(last)}>{"⏭"}</button>
+                }
                 <button type="button" aria-label="Reset" onclick={{ let z = zoom.clone(); let c = cursor.clone(); let p = playing.clone(); Callback::from(move |_| { p.set(false); c.set(0); z.set(None); }) }}>{"↺"}</button>
-                <label class="speed">{"Speed "}
-                    <select onchange={on_speed} aria-label="Speed">
-                        { for SPEEDS.iter().map(|s| html! { <option value={s.to_string()} selected={(*s - *speed).abs() < 1e-9}>{ format!("{s}×") }</option> }) }
-                    </select>
-                </label>
+                if shows("speed") {
+                    <label class="speed">{"Speed "}
+                        <select onchange={on_speed} aria-label="Speed">
+                            { for SPEEDS.iter().map(|s| html! { <option value={s.to_string()} selected={(*s - *speed).abs() < 1e-9}>{ format!("{s}×") }</option> }) }
+                        </select>
+                    </label>
+                }
+                if shows("zoom") {
                 <span class="zoom-buttons">
                     <button type="button" aria-label="Zoom in" onclick={zoom_by(0.5)}>{"+"}</button>
                     <button type="button" aria-label="Zoom out" onclick={zoom_by(2.0)}>{"−"}</button>
                     <button type="button" aria-label="Pan left" onclick={pan_by(-1)} disabled={zoom.is_none()}>{"←"}</button>
                     <button type="button" aria-label="Pan right" onclick={pan_by(1)} disabled={zoom.is_none()}>{"→"}</button>
                 </span>
+                }
             </div>
-            <input class="scrub" type="range" min="0" max={last.to_string()} value={cur.to_string()}
-                   aria-label="Time" aria-valuetext={time_text.clone()} oninput={on_scrub} />
+            if shows("scrub") {
+                <input class="scrub" type="range" min="0" max={last.to_string()} value={cur.to_string()}
+                       aria-label="Time" aria-valuetext={time_text.clone()} oninput={on_scrub} />
+            }
             <p class="cursor-time">{ format!("{time_text} · event {} of {}", cur + 1, m.trace.len()) }</p>
             <div class="timeline-wrap" onwheel={on_wheel}>
                 <svg::TimelineSvg model={svg::Shared(m.clone())} {t_us} view={view} on_seek={on_seek_index} />
@@ -556,14 +597,16 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                     <ol role="log" aria-live="polite" aria-labelledby={format!("log-{}", *name)}>{ for log }</ol>
                 </div>
             </div>
-            if let Some(Ok(base)) = builtin(&name) {
+            if let Some(Ok(base)) = builtin(&name).filter(|_| shows("editor")) {
                 <editor::VariantEditor key={format!("{}-{}", *name, *seed)} {base} seed={*seed} variant={(*variant).clone()} on_change={on_variant} />
             }
-            if let Some(Ok(base)) = builtin(&name) {
+            if let Some(Ok(base)) = builtin(&name).filter(|_| shows("editor")) {
                 <explore::ExplorePanel key={(*name).clone()} scenario={variant.apply(&base)} seed={*seed} on_load={on_counterexample} />
             }
-            <faults::FaultForm lanes={m.lanes.clone()} {t_us} on_inject={on_inject} />
-            if !nodes.is_empty() {
+            if shows("faults") {
+                <faults::FaultForm lanes={m.lanes.clone()} {t_us} on_inject={on_inject} />
+            }
+            if !nodes.is_empty() && shows("console") {
                 <div class="scenario-console">
                     <h3>{"Take over: run a command on a node at the cursor"}</h3>
                     if nodes.len() > 1 {

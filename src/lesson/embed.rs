@@ -1,0 +1,186 @@
+//! Embed mode: what an instructor's `<iframe src="…?embed=1&…">` asks for, parsed from
+//! the query string (plain Rust, tested natively; `ui` applies it).
+
+use super::route::query_param;
+use std::collections::BTreeSet;
+
+/// What the embedded page shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Show {
+    Section,
+    Scenario,
+    Quiz,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Theme {
+    Auto,
+    Light,
+    Dark,
+}
+
+impl Theme {
+    pub fn attr(self) -> Option<&'static str> {
+        match self {
+            Theme::Auto => None,
+            Theme::Light => Some("light"),
+            Theme::Dark => Some("dark"),
+        }
+    }
+}
+
+/// The controls a scenario panel can show; `controls=` picks a subset.
+pub const CONTROLS: [&str; 9] = [
+    "play", "step", "scrub", "speed", "seed", "zoom", "console", "faults", "editor",
+];
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EmbedConfig {
+    pub embed: bool,
+    pub show: Show,
+    pub section: Option<u32>,
+    pub theme: Theme,
+    /// `None`: every control.
+    pub controls: Option<BTreeSet<String>>,
+    pub autoplay: bool,
+    /// The only origin messages are sent to and accepted from; without it only `ready`
+    /// and `resize` are sent (to any origin) and nothing is accepted.
+    pub origin: Option<String>,
+}
+
+impl EmbedConfig {
+    pub fn from_query(search: &str) -> EmbedConfig {
+        let p = |n: &str| query_param(search, n);
+        let truthy = |v: Option<String>| v.is_some_and(|v| matches!(v.as_str(), "1" | "true" | "yes" | ""));
+        let show = match p("show").as_deref() {
+            Some("scenario") => Show::Scenario,
+            Some("quiz") => Show::Quiz,
+            _ => Show::Section,
+        };
+        let theme = match p("theme").as_deref() {
+            Some("light") => Theme::Light,
+            Some("dark") => Theme::Dark,
+            _ => Theme::Auto,
+        };
+        let controls = p("controls").map(|c| {
+            c.split(',')
+                .map(|s| s.trim().to_ascii_lowercase())
+                .filter(|s| CONTROLS.contains(&s.as_str()))
+                .collect()
+        });
+        EmbedConfig {
+            embed: truthy(p("embed")),
+            show,
+            section: p("section").and_then(|s| s.parse().ok()).filter(|&n| n > 0),
+            theme,
+            controls,
+            autoplay: truthy(p("autoplay")),
+            origin: p("origin").and_then(|o| valid_origin(&o)),
+        }
+    }
+
+    pub fn shows(&self, control: &str) -> bool {
+        self.controls.as_ref().is_none_or(|c| c.contains(control))
+    }
+}
+
+/// `https://host[:port]` or `http://…` with nothing after the authority; anything else
+/// (a path, `*`, `javascript:`) is refused so messages never go to a wildcard by mistake.
+pub fn valid_origin(o: &str) -> Option<String> {
+    let o = o.trim().trim_end_matches('/');
+    let rest = o.strip_prefix("https://").or_else(|| o.strip_prefix("http://"))?;
+    let ok = !rest.is_empty()
+        && rest
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'));
+    ok.then(|| o.to_string())
+}
+
+/// A message a host may send: `{source: "lockstep-host", type: "goto", section, step}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Goto {
+    pub section: Option<u32>,
+    pub step: Option<usize>,
+}
+
+/// Parses a host message (JSON text of the posted object); anything else is `None`.
+pub fn parse_host_message(json: &str) -> Option<Goto> {
+    let v: serde_json::Value = serde_json::from_str(json).ok()?;
+    if v.get("source")?.as_str()? != "lockstep-host" || v.get("type")?.as_str()? != "goto" {
+        return None;
+    }
+    let section = v
+        .get("section")
+        .and_then(|s| s.as_u64())
+        .and_then(|s| u32::try_from(s).ok())
+        .filter(|&s| s > 0);
+    let step = v
+        .get("step")
+        .and_then(|s| s.as_u64())
+        .and_then(|s| usize::try_from(s).ok());
+    (section.is_some() || step.is_some()).then_some(Goto { section, step })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_everything_an_instructor_can_set() {
+        let c = EmbedConfig::from_query(
+            "?embed=1&show=scenario&section=3&theme=dark&controls=play,step,bogus&autoplay=1&origin=https://course.example.edu/",
+        );
+        assert!(c.embed && c.autoplay);
+        assert_eq!(
+            (c.show, c.section, c.theme),
+            (Show::Scenario, Some(3), Theme::Dark)
+        );
+        assert!(c.shows("play") && c.shows("step") && !c.shows("console") && !c.shows("bogus"));
+        assert_eq!(c.origin.as_deref(), Some("https://course.example.edu"));
+        let plain = EmbedConfig::from_query("");
+        assert!(!plain.embed && plain.shows("console") && plain.origin.is_none());
+    }
+
+    #[test]
+    fn only_real_origins_are_accepted() {
+        for bad in [
+            "*",
+            "javascript:alert(1)",
+            "https://a.example/path",
+            "ftp://x",
+            "https://",
+            "https://a b",
+        ] {
+            assert_eq!(valid_origin(bad), None, "{bad}");
+        }
+        assert_eq!(
+            valid_origin("http://127.0.0.1:8080").as_deref(),
+            Some("http://127.0.0.1:8080")
+        );
+    }
+
+    #[test]
+    fn host_messages() {
+        let g = parse_host_message(r#"{"source":"lockstep-host","type":"goto","section":5,"step":12}"#);
+        assert_eq!(
+            g,
+            Some(Goto {
+                section: Some(5),
+                step: Some(12)
+            })
+        );
+        assert_eq!(
+            parse_host_message(r#"{"source":"someone","type":"goto","section":5}"#),
+            None
+        );
+        assert_eq!(
+            parse_host_message(r#"{"source":"lockstep-host","type":"goto"}"#),
+            None
+        );
+        assert_eq!(parse_host_message("not json"), None);
+        assert_eq!(
+            parse_host_message(r#"{"source":"lockstep-host","type":"goto","section":-1}"#),
+            None
+        );
+    }
+}

@@ -1,0 +1,113 @@
+//! "Share / Embed": a link to exactly this view, and a ready `<iframe>` snippet.
+
+use crate::lesson::content::Lang;
+use crate::lesson::i18n::Texts;
+use crate::ui::browser;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct ShareDialogProps {
+    pub lang: Lang,
+}
+
+/// The embed URL for the current address: same page, `embed=1` added.
+pub fn embed_url(href: &str) -> String {
+    let (before_hash, hash) = href.split_once('#').map_or((href, ""), |(a, b)| (a, b));
+    let sep = if before_hash.contains('?') { '&' } else { '?' };
+    let hash = if hash.is_empty() {
+        String::new()
+    } else {
+        format!("#{hash}")
+    };
+    format!("{before_hash}{sep}embed=1{hash}")
+}
+
+#[function_component(ShareDialog)]
+pub fn share_dialog(props: &ShareDialogProps) -> Html {
+    let t = Texts::new(props.lang);
+    let open = use_state(|| false);
+    let copied = use_state(|| None::<&'static str>);
+    let href = if *open {
+        web_sys::window()
+            .and_then(|w| w.location().href().ok())
+            .unwrap_or_default()
+    } else {
+        String::new()
+    };
+    let snippet = format!(
+        "<iframe src=\"{}\" title=\"{}\" width=\"100%\" height=\"640\" style=\"border:0\" loading=\"lazy\"></iframe>",
+        embed_url(&href).replace('"', "&quot;"),
+        t.t("embed_title")
+    );
+    let toggle = {
+        let (open, copied) = (open.clone(), copied.clone());
+        Callback::from(move |_| {
+            copied.set(None);
+            open.set(!*open);
+        })
+    };
+    let close = {
+        let open = open.clone();
+        Callback::from(move |_| {
+            open.set(false);
+            if let Some(b) = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.get_element_by_id("share-button"))
+                .and_then(|b| b.dyn_into::<web_sys::HtmlElement>().ok())
+            {
+                let _ = b.focus();
+            }
+        })
+    };
+    let on_key = {
+        let close = close.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Escape" {
+                close.emit(());
+            }
+        })
+    };
+    // Focus the dialog when it opens.
+    use_effect_with(*open, |open| {
+        if *open {
+            if let Some(h) = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.get_element_by_id("share-title"))
+                .and_then(|h| h.dyn_into::<web_sys::HtmlElement>().ok())
+            {
+                let _ = h.focus();
+            }
+        }
+    });
+    let copy = |what: &'static str, text: String| {
+        let copied = copied.clone();
+        Callback::from(move |_| {
+            browser::copy_text(&text);
+            copied.set(Some(what));
+        })
+    };
+    html! {
+        <>
+            <button id="share-button" type="button" class="share-button" aria-haspopup="dialog" onclick={toggle}>{ t.t("share") }</button>
+            if *open {
+                <div class="dialog-backdrop" onclick={{ let c = close.clone(); Callback::from(move |_| c.emit(())) }}></div>
+                <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="share-title" onkeydown={on_key}>
+                    <h2 id="share-title" tabindex="-1">{ t.t("share") }</h2>
+                    <label for="share-link">{ t.t("share_link") }</label>
+                    <div class="copy-row">
+                        <input id="share-link" type="text" readonly=true value={href.clone()} />
+                        <button type="button" onclick={copy("link", href.clone())}>{ if *copied == Some("link") { t.t("copied") } else { t.t("copy") } }</button>
+                    </div>
+                    <label for="share-embed">{ t.t("share_embed") }</label>
+                    <div class="copy-row">
+                        <textarea id="share-embed" readonly=true rows="3" value={snippet.clone()} />
+                        <button type="button" onclick={copy("embed", snippet.clone())}>{ if *copied == Some("embed") { t.t("copied") } else { t.t("copy") } }</button>
+                    </div>
+                    <p class="hint">{ t.t("share_hint") }</p>
+                    <button type="button" class="dialog-close" onclick={{ let c = close.clone(); Callback::from(move |_| c.emit(())) }}>{ t.t("close") }</button>
+                </div>
+            }
+        </>
+    }
+}

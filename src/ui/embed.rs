@@ -1,0 +1,88 @@
+//! The embed API: messages to the host page (`ready`, `resize`, `section`, `answer`,
+//! `complete`), and `goto` messages from it, only with the origin the instructor named.
+//! Every message is `{source: "lockstep", type, …}`.
+
+use crate::lesson::embed::{parse_host_message, EmbedConfig, Goto};
+use gloo::events::EventListener;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// The DOM event a scenario panel listens to for a host's `goto { step }`.
+pub const STEP_EVENT: &str = "lockstep-step";
+
+/// Sends `{source: "lockstep", type: kind, ...fields}` to the host. `ready` and `resize`
+/// go to `*` when no origin was named; everything else only to the named origin.
+pub fn send(cfg: &EmbedConfig, kind: &str, fields: serde_json::Value) {
+    let Some(window) = web_sys::window() else { return };
+    let Ok(Some(parent)) = window.parent() else { return };
+    let target = match (&cfg.origin, kind) {
+        (Some(o), _) => o.clone(),
+        (None, "ready" | "resize") => "*".to_string(),
+        (None, _) => return,
+    };
+    let mut msg = serde_json::json!({ "source": "lockstep", "type": kind });
+    if let (Some(m), serde_json::Value::Object(extra)) = (msg.as_object_mut(), fields) {
+        m.extend(extra);
+    }
+    if let Ok(value) = js_sys::JSON::parse(&msg.to_string()) {
+        let _ = parent.post_message(&value, &target);
+    }
+}
+
+/// Listens for the host's `goto` messages from the named origin only.
+pub fn listen(cfg: &EmbedConfig, on_goto: impl Fn(Goto) + 'static) -> Option<EventListener> {
+    let origin = cfg.origin.clone()?;
+    let window = web_sys::window()?;
+    Some(EventListener::new(&window, "message", move |event| {
+        let Some(e) = event.dyn_ref::<web_sys::MessageEvent>() else {
+            return;
+        };
+        if e.origin() != origin {
+            return; // not the instructor's page: ignored
+        }
+        let text = js_sys::JSON::stringify(&e.data())
+            .ok()
+            .and_then(|s| s.as_string())
+            .unwrap_or_default();
+        if let Some(goto) = parse_host_message(&text) {
+            on_goto(goto);
+        }
+    }))
+}
+
+/// Tells the scenario panels to move their cursor to `step`.
+pub fn dispatch_step(step: usize) {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let init = web_sys::CustomEventInit::new();
+    init.set_detail(&JsValue::from_f64(step as f64));
+    if let Ok(e) = web_sys::CustomEvent::new_with_event_init_dict(STEP_EVENT, &init) {
+        let _ = document.dispatch_event(&e);
+    }
+}
+
+/// Reports the content height whenever it changes (so the host can size the iframe).
+pub struct ResizeReporter {
+    _observer: web_sys::ResizeObserver,
+    _callback: Closure<dyn FnMut(js_sys::Array)>,
+}
+
+pub fn report_resizes(cfg: EmbedConfig, element: &web_sys::Element) -> Option<ResizeReporter> {
+    let last = std::cell::Cell::new(0i32);
+    let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |_entries: js_sys::Array| {
+        let height = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.document_element())
+            .map_or(0, |e| e.scroll_height());
+        if height != last.replace(height) {
+            send(&cfg, "resize", serde_json::json!({ "height": height }));
+        }
+    });
+    let observer = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()).ok()?;
+    observer.observe(element);
+    Some(ResizeReporter {
+        _observer: observer,
+        _callback: callback,
+    })
+}
