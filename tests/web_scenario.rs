@@ -329,3 +329,32 @@ async fn can_this_break_explores_and_loads_the_smallest_counterexample() {
     })
     .await;
 }
+
+#[wasm_bindgen_test]
+async fn broken_and_fixed_side_by_side_on_the_same_seed() {
+    let _x = Exclusive::acquire().await;
+    let (root, _app) = open("#/distributed-locks/3?scenario=unsafe-del&seed=1&t=12300").await;
+    let p = panel(&root);
+    let toggle: HtmlInputElement = query(&p, ".compare-toggle input")
+        .expect("a compare toggle")
+        .dyn_into()
+        .unwrap();
+    assert!(text(&p, ".compare-toggle").contains("safe-release"));
+    toggle.click();
+    let pp = p.clone();
+    wait_until("a second timeline", move || {
+        query_all(&pp, "svg.timeline").len() == 2
+    })
+    .await;
+    assert_eq!(text(&p, ".compare h3"), "safe-release");
+    // Both cursors stand at the same true time.
+    let cursors: Vec<String> = query_all(&p, "svg.timeline line.cursor")
+        .iter()
+        .filter_map(|l| l.get_attribute("x1"))
+        .collect();
+    assert_eq!(cursors.len(), 2);
+    // The fixed run has fewer violations than the broken one.
+    let broken = query_all(&p, ":scope > .violations li").len();
+    let fixed = query_all(&p, ".compare .violations li.violation-text").len();
+    assert!(fixed < broken, "{fixed} vs {broken}");
+}

@@ -24,6 +24,28 @@ use gloo::timers::callback::Interval;
 use std::rc::Rc;
 use yew::prelude::*;
 
+/// Broken and fixed versions the lesson pairs; either can be compared with the other.
+const PAIRS: [(&str, &str); 5] = [
+    ("unsafe-del", "safe-release"),
+    ("no-fencing", "fencing"),
+    ("failover", "failover-wait"),
+    ("redlock-pause-acquire-unchecked", "redlock-pause-acquire"),
+    ("double-charge-no-lock", "double-charge-redis-lock"),
+];
+
+/// The scenario paired with `name`, if any.
+pub fn pair_of(name: &str) -> Option<&'static str> {
+    PAIRS.iter().find_map(|(a, b)| {
+        if *a == name {
+            Some(*b)
+        } else if *b == name {
+            Some(*a)
+        } else {
+            None
+        }
+    })
+}
+
 /// Playback speeds offered (× simulated time per real time).
 const SPEEDS: [f64; 7] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0];
 /// Real milliseconds between playback frames.
@@ -92,6 +114,15 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         },
     );
     let embed_cfg = use_context::<Rc<EmbedConfig>>();
+    // Side by side: the paired scenario on the same seed, drawn at the same true time.
+    let compare = use_state(|| false);
+    let other: Rc<Option<Rc<Model>>> = use_memo(((*name).clone(), *seed, *compare), |(n, seed, on)| {
+        let other = pair_of(n).filter(|_| *on)?;
+        builtin(other)
+            .and_then(Result::ok)
+            .and_then(|s| build_with(&s, *seed, &[]).ok())
+            .map(Rc::new)
+    });
     let cursor = use_state(|| 0usize);
     let playing = use_state(|| false);
     let speed = use_state(|| 4.0f64);
@@ -555,9 +586,27 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                        aria-label="Time" aria-valuetext={time_text.clone()} oninput={on_scrub} />
             }
             <p class="cursor-time">{ format!("{time_text} · event {} of {}", cur + 1, m.trace.len()) }</p>
+            if let Some(other_name) = pair_of(&name) {
+                <label class="compare-toggle">
+                    <input type="checkbox" checked={*compare} onchange={{ let c = compare.clone(); Callback::from(move |_| c.set(!*c)) }} />
+                    { format!(" Side by side with {other_name} (same seed, same moment)") }
+                </label>
+            }
             <div class="timeline-wrap" onwheel={on_wheel}>
                 <svg::TimelineSvg model={svg::Shared(m.clone())} {t_us} view={view} on_seek={on_seek_index} />
             </div>
+            if let Some(o) = other.as_ref() {
+                <div class="compare">
+                    <h3>{ o.scenario.clone() }</h3>
+                    <div class="timeline-wrap">
+                        <svg::TimelineSvg model={svg::Shared(o.clone())} {t_us} view={view} on_seek={Callback::noop()} />
+                    </div>
+                    <ul class="violations">
+                        { for o.bands.iter().map(|b| html! { <li class="violation-text">{ format!("⚠ {}", band_sentence(b)) }</li> }) }
+                        if o.bands.is_empty() { <li class="safe-text">{"✓ No violation in this run."}</li> }
+                    </ul>
+                </div>
+            }
             if !bands.is_empty() {
                 <ul class="violations">{ for bands }</ul>
             }
