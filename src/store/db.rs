@@ -35,11 +35,14 @@ impl Hasher for FxHasher {
         }
         let rest = chunks.remainder();
         if !rest.is_empty() {
-            let mut word = [0u8; 8];
-            for (w, b) in word.iter_mut().zip(rest) {
-                *w = *b;
-            }
-            self.add(u64::from_le_bytes(word));
+            // The tail as a little-endian word (the same value as zero-padding it to 8
+            // bytes), built in registers: filling a stack buffer byte by byte and reading
+            // it back as one word stalls on store forwarding, and keys are short.
+            let word = rest
+                .iter()
+                .rev()
+                .fold(0u64, |word, &b| (word << 8) | u64::from(b));
+            self.add(word);
         }
     }
 
@@ -91,13 +94,25 @@ impl Db {
         self.keys.get(key)
     }
 
+    /// `get` with one hash lookup when the key is live or absent (the hot paths: SET NX on
+    /// a held lock, GET): `f` sees the live entry. An expired key is deleted as by `get`.
+    pub(crate) fn with_live<R>(&mut self, key: &[u8], f: impl FnOnce(&Entry) -> R) -> Option<R> {
+        match self.keys.get(key) {
+            None => return None,
+            Some(entry) if !Self::expired(self.now_ms, entry) => return Some(f(entry)),
+            Some(_) => {}
+        }
+        self.remove(key);
+        None
+    }
+
     /// Whether the key exists and is live, without side effects (for WATCH bookkeeping).
     pub(crate) fn is_live(&self, key: &[u8]) -> bool {
         self.keys.get(key).is_some_and(|e| !Self::expired(self.now_ms, e))
     }
 
     pub(crate) fn exists(&mut self, key: &[u8]) -> bool {
-        self.get(key).is_some()
+        self.with_live(key, |_| ()).is_some()
     }
 
     fn expire_if_needed(&mut self, key: &[u8]) {
@@ -130,6 +145,17 @@ impl Db {
         });
         self.touch(key);
         true
+    }
+
+    /// DEL of one key: deletes it whether live or expired (an expired key goes as by lazy
+    /// expiry), with one hash lookup. Returns whether it was live.
+    pub(crate) fn delete_live(&mut self, key: &[u8]) -> bool {
+        let Some(entry) = self.keys.remove(key) else {
+            return false;
+        };
+        self.effects.push(Effect::Del { key: key.to_vec() });
+        self.touch(key);
+        !Self::expired(self.now_ms, &entry)
     }
 
     /// Deletes a key (live or not). Returns whether it was present.

@@ -17,7 +17,7 @@ impl Del {
     pub(crate) fn apply(self, db: &mut Db) -> Reply {
         let mut deleted = 0;
         for key in &self.keys {
-            if db.exists(key) && db.remove(key) {
+            if db.delete_live(key) {
                 deleted += 1;
             }
         }

@@ -15,9 +15,7 @@ impl<'a> Get<'a> {
     }
 
     pub(crate) fn apply(self, db: &mut Db) -> Reply {
-        match db.get(self.key) {
-            Some(entry) => Reply::Bulk(entry.value.clone()),
-            None => Reply::Nil,
-        }
+        db.with_live(self.key, |entry| Reply::Bulk(entry.value.clone()))
+            .unwrap_or(Reply::Nil)
     }
 }

@@ -38,6 +38,41 @@ enum Unit {
     PxAt,
 }
 
+/// A SET option word, recognised case-insensitively by its length and letters (this runs
+/// on every lock acquisition, so no table scan).
+#[derive(Clone, Copy)]
+enum Opt {
+    Nx,
+    Xx,
+    Get,
+    KeepTtl,
+    Expire(Unit),
+    Unknown,
+}
+
+impl Opt {
+    fn of(word: &[u8]) -> Opt {
+        let lower = |b: &u8| b.to_ascii_lowercase();
+        match word {
+            [a, b] => match [lower(a), lower(b)] {
+                [b'n', b'x'] => Opt::Nx,
+                [b'x', b'x'] => Opt::Xx,
+                [b'e', b'x'] => Opt::Expire(Unit::Ex),
+                [b'p', b'x'] => Opt::Expire(Unit::Px),
+                _ => Opt::Unknown,
+            },
+            [a, b, c] if [lower(a), lower(b), lower(c)] == *b"get" => Opt::Get,
+            [a, b, c, d] => match [lower(a), lower(b), lower(c), lower(d)] {
+                [b'e', b'x', b'a', b't'] => Opt::Expire(Unit::ExAt),
+                [b'p', b'x', b'a', b't'] => Opt::Expire(Unit::PxAt),
+                _ => Opt::Unknown,
+            },
+            _ if is(word, "keepttl") => Opt::KeepTtl,
+            _ => Opt::Unknown,
+        }
+    }
+}
+
 impl<'a> Set<'a> {
     /// A port of `parseExtendedStringArgumentsOrReply`: which option may follow which, and
     /// when the expire value is checked, match Redis (options first, then the number).
@@ -51,28 +86,15 @@ impl<'a> Set<'a> {
         while let Some(opt) = args.next() {
             let has_next = args.peek().is_some();
             let other_expire = |u: Unit| expire.is_some_and(|(v, _)| v != u);
-            if is(opt, "nx") && condition != Condition::IfPresent {
-                condition = Condition::IfAbsent;
-            } else if is(opt, "xx") && condition != Condition::IfAbsent {
-                condition = Condition::IfPresent;
-            } else if is(opt, "get") {
-                get = true;
-            } else if is(opt, "keepttl") && expire.is_none() {
-                keep_ttl = true;
-            } else if let Some(unit) = [
-                ("ex", Unit::Ex),
-                ("px", Unit::Px),
-                ("exat", Unit::ExAt),
-                ("pxat", Unit::PxAt),
-            ]
-            .into_iter()
-            .find(|(name, _)| is(opt, name))
-            .map(|(_, u)| u)
-            .filter(|&u| !keep_ttl && !other_expire(u) && has_next)
-            {
-                expire = Some((unit, args.required()?));
-            } else {
-                return Err(Reply::syntax_error());
+            match Opt::of(opt) {
+                Opt::Nx if condition != Condition::IfPresent => condition = Condition::IfAbsent,
+                Opt::Xx if condition != Condition::IfAbsent => condition = Condition::IfPresent,
+                Opt::Get => get = true,
+                Opt::KeepTtl if expire.is_none() => keep_ttl = true,
+                Opt::Expire(unit) if !keep_ttl && !other_expire(unit) && has_next => {
+                    expire = Some((unit, args.required()?));
+                }
+                _ => return Err(Reply::syntax_error()),
             }
         }
         let expiry = match expire {
@@ -90,13 +112,12 @@ impl<'a> Set<'a> {
     }
 
     pub(crate) fn apply(self, db: &mut Db) -> Reply {
-        let (exists, old_expiry, get_reply) = match db.get(self.key) {
-            Some(e) => (
-                true,
-                e.expire_at_ms,
-                // Only SET ... GET needs the old value copied out.
-                self.get.then(|| Reply::Bulk(e.value.clone())),
-            ),
+        let live = db.with_live(self.key, |e| {
+            // Only SET ... GET needs the old value copied out.
+            (e.expire_at_ms, self.get.then(|| Reply::Bulk(e.value.clone())))
+        });
+        let (exists, old_expiry, get_reply) = match live {
+            Some((old_expiry, get_reply)) => (true, old_expiry, get_reply),
             None => (false, None, self.get.then_some(Reply::Nil)),
         };
         let allowed = match self.condition {
