@@ -60,6 +60,9 @@ mod cli {
             #[arg(long, allow_hyphen_values = true)]
             seed: Option<String>,
         },
+        /// Validate a lesson pack (a folder, its pack.toml, or a single-file pack): every
+        /// mistake as `file:line: field: message`, or a one-line summary.
+        CheckPack { path: String },
     }
 
     /// A fresh seed for the simulator: entropy is read here, never in `lockstep::sim`.
@@ -106,6 +109,15 @@ mod cli {
                 "explore",
                 lockstep::sim::cli::explore_command(&scenario, &trials, seed.as_deref(), fresh_seed()),
             ),
+            Command::CheckPack { path } => match lockstep::lesson::pack_cli::check_pack(&path) {
+                Ok(summary) => sim_output("check-pack", Ok(summary)),
+                Err(lines) => {
+                    for line in lines {
+                        eprintln!("{line}");
+                    }
+                    ExitCode::FAILURE
+                }
+            },
             Command::Repl { seed } => {
                 let start_ms = SystemTime::now()
                     .duration_since(UNIX_EPOCH)

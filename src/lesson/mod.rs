@@ -11,6 +11,8 @@ pub mod highlight;
 pub mod i18n;
 pub mod lang;
 pub mod markdown;
+pub mod pack;
+pub mod pack_cli;
 pub mod progress;
 pub mod quiz;
 pub mod route;

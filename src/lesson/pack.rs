@@ -1,0 +1,1231 @@
+//! Lesson packs: sections, quizzes and scenarios an instructor writes without
+//! recompiling, validated with every mistake reported at once (`file:line: field: message`).
+//!
+//! A pack is a **pack file** (usually `pack.toml`) plus, in the folder form, the files it
+//! lists. The full format is in `docs/authoring.md`; in short:
+//!
+//! ```toml
+//! id = "leases"                                  # lowercase letters, digits, dashes
+//! languages = ["en", "nb"]                       # the first is the reference language
+//! title = { en = "Lock leases", nb = "Låseleie" }
+//! files = [                                      # folder form: every other file, relative
+//!   "sections/en/01-lease.md",                   # Markdown with `+++` front matter
+//!   "quiz/01-lease.toml",                        # the `content/quiz` format
+//!   "scenarios/lease-short.toml",                # the simulator's scenario format
+//! ]
+//!
+//! # Single-file form (may be mixed with `files`):
+//! [[section]]
+//! lang = "en"
+//! id = "lease"
+//! title = "What a lease is"
+//! order = 1
+//! body = '''
+//! Markdown…
+//! '''
+//!
+//! [[question]]                                   # a quiz file's question, plus `section`
+//! id = "lease-expiry"
+//! section = "lease"
+//! kind = "single"
+//! # …, [question.en], [question.nb] as in a quiz file
+//!
+//! [[scenario]]
+//! source = '''
+//! name = "lease-short"
+//! # … a scenario file
+//! '''
+//! ```
+//!
+//! Everything here is pure: [`load_files`] takes `(path, text)` pairs, so the browser can
+//! call it with fetched files ([`files_to_fetch`] says which), and [`load_dir`] reads a
+//! folder or a single file for the native `lockstep check-pack`.
+//!
+//! Safety: nothing in a pack is ever injected as HTML. Markdown (sections and question
+//! texts) goes through [`super::markdown::parse`], which keeps only allowlisted elements
+//! and `http(s)://` / `#/…` links; every other string (titles, names, descriptions) is
+//! rendered as text. Ids and scenario names are slugs, and the files a pack lists are
+//! plain relative paths inside its folder, so a pack cannot point the app at another URL.
+
+use super::content::{parse_section, ContentError, Lesson, Section, BUILTIN_LESSON_ID};
+use super::lang::Lang;
+use super::markdown::{self, Node};
+use super::quiz::{self, Kind, Question, QuizError};
+use super::route::Route;
+use crate::sim::scenario::{self as scenario, Scenario, ScenarioError, BUILTINS};
+use serde::Deserialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::ops::Range;
+use toml::Spanned;
+
+/// The usual name of a pack file in the folder form.
+pub const PACK_FILE: &str = "pack.toml";
+
+/// The `code_lang` values a bug-hunt question may use in a pack.
+pub const CODE_LANGS: [&str; 4] = ["lua", "redis", "js", "text"];
+
+/// A mistake in a pack: the file, the 1-based line, the field, what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PackError {
+    pub file: String,
+    pub line: usize,
+    pub field: String,
+    pub message: String,
+}
+
+impl PackError {
+    fn new(file: &str, line: usize, field: &str, message: impl Into<String>) -> PackError {
+        PackError {
+            file: file.to_string(),
+            line: line.max(1),
+            field: if field.is_empty() {
+                "toml".into()
+            } else {
+                field.to_string()
+            },
+            message: message.into(),
+        }
+    }
+
+    /// A file that could not be read or fetched (`reason` says why).
+    pub fn unreadable(file: &str, reason: &str) -> PackError {
+        PackError::new(file, 1, "file", format!("cannot read: {reason}"))
+    }
+}
+
+impl fmt::Display for PackError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}: {}", self.file, self.line, self.field, self.message)
+    }
+}
+
+impl std::error::Error for PackError {}
+
+impl From<ContentError> for PackError {
+    fn from(e: ContentError) -> Self {
+        PackError::new(&e.file, e.line, &e.field, e.message)
+    }
+}
+
+impl From<QuizError> for PackError {
+    fn from(e: QuizError) -> Self {
+        PackError::new(&e.file, e.line, &e.field, e.message)
+    }
+}
+
+impl From<ScenarioError> for PackError {
+    fn from(e: ScenarioError) -> Self {
+        PackError::new(&e.file, e.line.unwrap_or(1), &e.field, e.message)
+    }
+}
+
+/// A validated lesson pack.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pack {
+    /// The pack's id: a slug, also the first part of its routes (`#/<id>/<order>`).
+    pub id: String,
+    /// The pack's title in each of its languages.
+    pub titles: BTreeMap<Lang, String>,
+    /// Its languages; the first is the reference the others are checked against.
+    pub langs: Vec<Lang>,
+    /// One lesson per language (same section ids and orders in each), with `id` = pack id.
+    pub lessons: BTreeMap<Lang, Lesson>,
+    /// Every question, in file order (folder files first, then the pack file's own).
+    pub questions: Vec<Question>,
+    /// The pack's own scenarios (built-ins are not repeated here).
+    pub scenarios: Vec<Scenario>,
+}
+
+impl Pack {
+    /// The lesson in `lang`, or in the pack's first language if it lacks `lang`.
+    pub fn lesson(&self, lang: Lang) -> Option<&Lesson> {
+        self.lessons
+            .get(&lang)
+            .or_else(|| self.langs.first().and_then(|l| self.lessons.get(l)))
+    }
+
+    /// The title in `lang`, or in the pack's first language.
+    pub fn title(&self, lang: Lang) -> &str {
+        self.titles
+            .get(&lang)
+            .or_else(|| self.langs.first().and_then(|l| self.titles.get(l)))
+            .map_or(self.id.as_str(), String::as_str)
+    }
+
+    /// A scenario of the pack by name (built-ins are found with `sim::scenario::builtin`).
+    pub fn scenario(&self, name: &str) -> Option<&Scenario> {
+        self.scenarios.iter().find(|s| s.name == name)
+    }
+
+    /// The questions of section `section_id`, in order.
+    pub fn questions_for<'a>(&'a self, section_id: &'a str) -> impl Iterator<Item = &'a Question> + 'a {
+        self.questions.iter().filter(move |q| q.section == section_id)
+    }
+
+    /// One line: sections per language, questions, scenarios.
+    pub fn summary(&self) -> String {
+        let sections: Vec<String> = self
+            .langs
+            .iter()
+            .map(|l| {
+                let n = self.lessons.get(l).map_or(0, |x| x.sections.len());
+                format!("{} {n} {}", l.code(), plural(n, "section", "sections"))
+            })
+            .collect();
+        let q = self.questions.len();
+        let s = self.scenarios.len();
+        format!(
+            "pack {} ({}): {}; {q} {}; {s} {}",
+            self.id,
+            self.title(self.langs.first().copied().unwrap_or(Lang::En)),
+            sections.join(", "),
+            plural(q, "question", "questions"),
+            plural(s, "scenario", "scenarios"),
+        )
+    }
+}
+
+fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 {
+        one
+    } else {
+        many
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The pack file
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPack {
+    id: Spanned<String>,
+    title: Spanned<BTreeMap<String, String>>,
+    languages: Spanned<Vec<String>>,
+    #[serde(default)]
+    files: Vec<Spanned<String>>,
+    #[serde(default)]
+    section: Vec<Spanned<toml::Table>>,
+    #[serde(default)]
+    question: Vec<Spanned<toml::Table>>,
+    #[serde(default)]
+    scenario: Vec<Spanned<toml::Table>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawInlineSection {
+    lang: Spanned<String>,
+    id: Spanned<String>,
+    title: Spanned<String>,
+    order: Spanned<u32>,
+    body: Spanned<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawInlineScenario {
+    source: Spanned<String>,
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    1 + text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+}
+
+/// A toml error as a pack error: line from its span, field from its message or the key
+/// written on that line.
+fn toml_error(file: &str, src: &str, e: &toml::de::Error) -> PackError {
+    let line = e.span().map_or(1, |s| line_of(src, s.start));
+    let msg = e
+        .message()
+        .trim()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ");
+    let mut field = msg
+        .split('`')
+        .nth(1)
+        .filter(|_| msg.contains("field"))
+        .unwrap_or("")
+        .to_string();
+    if field.is_empty() {
+        if let Some((key, _)) = src.lines().nth(line - 1).and_then(|l| l.split_once('=')) {
+            field = key.trim().trim_start_matches('{').trim().to_string();
+        }
+    }
+    PackError::new(file, line, &field, msg)
+}
+
+/// `text[span]` as its own TOML document on the same lines: the lines before it are
+/// empty and its `[[header]]` line is blanked.
+fn sub_document(text: &str, span: &Range<usize>) -> String {
+    let slice = text.get(span.start..span.end.max(span.start)).unwrap_or("");
+    let mut out = "\n".repeat(line_of(text, span.start) - 1);
+    out.push_str(slice.find('\n').map_or("", |i| &slice[i..]));
+    out
+}
+
+/// The line a string value's content starts on (a multi-line string's first newline is
+/// not part of it).
+fn string_first_line(text: &str, span: &Range<usize>) -> usize {
+    let line = line_of(text, span.start);
+    let rest = text.get(span.start..).unwrap_or("");
+    let after = rest.strip_prefix("'''").or_else(|| rest.strip_prefix("\"\"\""));
+    match after {
+        Some(a) if a.starts_with('\n') || a.starts_with("\r\n") => line + 1,
+        _ => line,
+    }
+}
+
+/// A TOML basic string holding `s`.
+fn toml_quote(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn is_slug(s: &str) -> bool {
+    !s.is_empty()
+        && !s.starts_with('-')
+        && !s.ends_with('-')
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+/// The pack's language for a folder name or `lang` value: exactly `en` or `nb`.
+fn lang_of_code(code: &str) -> Option<Lang> {
+    Lang::ALL.into_iter().find(|l| l.code() == code)
+}
+
+/// The line of the first `key = …` at or after `from_line` (1-based) in `text`.
+fn key_line(text: &str, from_line: usize, key: &str) -> Option<usize> {
+    text.lines()
+        .enumerate()
+        .skip(from_line.saturating_sub(1))
+        .find(|(_, l)| l.split_once('=').is_some_and(|(k, _)| k.trim() == key))
+        .map(|(i, _)| i + 1)
+}
+
+/// The value of the first `key = "value"` line of `text`, read leniently (for a file
+/// that did not parse: its id or name still counts, so one mistake does not cascade).
+fn lenient_value(text: &str, key: &str) -> Option<String> {
+    let line = key_line(text, 1, key)?;
+    let (_, v) = text.lines().nth(line - 1)?.split_once('=')?;
+    let v = v.trim().trim_matches(|c| c == '"' || c == '\'');
+    (!v.is_empty()).then(|| v.to_string())
+}
+
+/// What a file in a pack's folder is, by its path relative to the folder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FileKind {
+    Section(Lang),
+    Quiz,
+    Scenario,
+}
+
+fn classify(rel: &str, langs: &[Lang]) -> Result<FileKind, String> {
+    let expected = "expected sections/<lang>/NN-id.md, quiz/NN-id.toml or scenarios/<name>.toml";
+    let parts: Vec<&str> = rel.split('/').collect();
+    let plain = |p: &str| {
+        !p.is_empty()
+            && !p.starts_with('.')
+            && p.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    };
+    if !parts.iter().all(|p| plain(p)) {
+        return Err(format!(
+            "`{rel}` is not a plain relative path inside the pack folder (letters, digits, `-`, `_`, `.`; no `..`, no URL); {expected}"
+        ));
+    }
+    let stem_ok = |name: &str, ext: &str| name.len() > ext.len() && name.ends_with(ext);
+    match parts.as_slice() {
+        ["sections", lang, name] if stem_ok(name, ".md") => match lang_of_code(lang) {
+            Some(l) if langs.contains(&l) => Ok(FileKind::Section(l)),
+            _ => Err(format!(
+                "`{lang}` is not one of the pack's languages ({})",
+                langs.iter().map(|l| l.code()).collect::<Vec<_>>().join(", ")
+            )),
+        },
+        ["quiz", name] if stem_ok(name, ".toml") => Ok(FileKind::Quiz),
+        ["scenarios", name] if stem_ok(name, ".toml") => Ok(FileKind::Scenario),
+        _ => Err(format!("`{rel}` is not a pack file: {expected}")),
+    }
+}
+
+/// The files a pack file lists (`files = [...]`), relative to its folder, in order: what
+/// the browser must fetch next (next to the pack file's URL). Empty for a single-file pack.
+pub fn files_to_fetch(pack_file: &str, text: &str) -> Result<Vec<String>, Vec<PackError>> {
+    let raw: RawPack = toml::from_str(text).map_err(|e| vec![toml_error(pack_file, text, &e)])?;
+    let langs: Vec<Lang> = raw
+        .languages
+        .get_ref()
+        .iter()
+        .filter_map(|c| lang_of_code(c))
+        .collect();
+    let mut errors = Vec::new();
+    let mut out = Vec::new();
+    for f in &raw.files {
+        match classify(f.get_ref(), &langs) {
+            Ok(_) => out.push(f.get_ref().clone()),
+            Err(m) => errors.push(PackError::new(
+                pack_file,
+                line_of(text, f.span().start),
+                "files",
+                m,
+            )),
+        }
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Loading
+
+/// Where a parsed section came from, for the cross-checks.
+struct SectionSrc {
+    lang: Lang,
+    section: Section,
+    /// The line of the file where the body starts.
+    body_line: usize,
+    /// The lines of its `id` and `order`.
+    id_line: usize,
+    order_line: usize,
+}
+
+/// A parsed quiz source: the file name, the text lines are counted in, and the shift to
+/// add to a line of `text` to get the line in the file.
+struct QuizSrc {
+    file: String,
+    text: String,
+    shift: isize,
+    /// The line of the `section` key in the file.
+    section_line: usize,
+}
+
+impl QuizSrc {
+    fn line(&self, l: usize) -> usize {
+        (l as isize + self.shift).max(1) as usize
+    }
+}
+
+/// Loads and validates a pack from `(path, text)` pairs, without touching a filesystem.
+///
+/// The first pair is the pack file (`…/pack.toml`, or the one file of a single-file
+/// pack); the others are the files it lists, with paths relative to the pack file's
+/// folder (`sections/en/01-x.md`) or prefixed with that folder (`packs/x/sections/…`).
+/// Every mistake is reported, each with its file, line and field.
+pub fn load_files(files: &[(String, String)]) -> Result<Pack, Vec<PackError>> {
+    load(files, &[], false)
+}
+
+/// The built-in lesson, loaded as a pack through the same checks (its scenarios are the
+/// built-ins, so `scenarios` is empty).
+pub fn builtin() -> Result<Pack, Vec<PackError>> {
+    let mut listed = Vec::new();
+    let mut files = vec![(PACK_FILE.to_string(), String::new())];
+    let content = super::content::builtin_files()
+        .iter()
+        .chain(super::content::builtin_quiz_files());
+    for (path, text) in content {
+        let rel = path.strip_prefix("content/").unwrap_or(path);
+        let rel = if rel.starts_with("quiz/") {
+            rel.to_string()
+        } else {
+            format!("sections/{rel}")
+        };
+        listed.push(toml_quote(&rel));
+        files.push((rel, text.to_string()));
+    }
+    files[0].1 = format!(
+        "id = {}\nlanguages = [\"en\", \"nb\"]\ntitle = {{ en = \"Distributed locks with Redis\", nb = \"Distribuerte låser med Redis\" }}\nfiles = [{}]\n",
+        toml_quote(BUILTIN_LESSON_ID),
+        listed.join(", ")
+    );
+    load(&files, &[], true)
+}
+
+fn load(
+    files: &[(String, String)],
+    unreadable: &[(String, String)],
+    allow_builtin_id: bool,
+) -> Result<Pack, Vec<PackError>> {
+    let Some((pack_path, pack_text)) = files.first() else {
+        return Err(vec![PackError::new(
+            PACK_FILE,
+            1,
+            "file",
+            "no pack file was given",
+        )]);
+    };
+    let mut errors: Vec<PackError> = unreadable
+        .iter()
+        .map(|(f, reason)| PackError::unreadable(f, reason))
+        .collect();
+    let pack_text = pack_text.strip_prefix('\u{feff}').unwrap_or(pack_text);
+    let raw: RawPack = match toml::from_str(pack_text) {
+        Ok(r) => r,
+        Err(e) => {
+            errors.push(toml_error(pack_path, pack_text, &e));
+            return Err(errors);
+        }
+    };
+    let err_at = |offset: usize, field: &str, message: String| {
+        PackError::new(pack_path, line_of(pack_text, offset), field, message)
+    };
+
+    // Metadata.
+    let id = raw.id.get_ref().clone();
+    if !is_slug(&id) {
+        errors.push(err_at(
+            raw.id.span().start,
+            "id",
+            format!("`{id}` is not a valid id: use lowercase letters, digits and dashes"),
+        ));
+    } else if id == BUILTIN_LESSON_ID && !allow_builtin_id {
+        errors.push(err_at(
+            raw.id.span().start,
+            "id",
+            format!("`{id}` is the built-in lesson's id; choose another"),
+        ));
+    }
+    let mut langs: Vec<Lang> = Vec::new();
+    for code in raw.languages.get_ref() {
+        match lang_of_code(code) {
+            Some(l) if langs.contains(&l) => errors.push(err_at(
+                raw.languages.span().start,
+                "languages",
+                format!("`{code}` is listed twice"),
+            )),
+            Some(l) => langs.push(l),
+            None => errors.push(err_at(
+                raw.languages.span().start,
+                "languages",
+                format!(
+                    "`{code}` is not a supported language (supported: {})",
+                    Lang::ALL.map(|l| l.code()).join(", ")
+                ),
+            )),
+        }
+    }
+    if raw.languages.get_ref().is_empty() {
+        errors.push(err_at(
+            raw.languages.span().start,
+            "languages",
+            "list at least one language".into(),
+        ));
+    }
+    let mut titles = BTreeMap::new();
+    for (code, title) in raw.title.get_ref() {
+        match lang_of_code(code).filter(|l| langs.contains(l)) {
+            Some(_) if title.trim().is_empty() => errors.push(err_at(
+                raw.title.span().start,
+                "title",
+                format!("the {code} title is empty"),
+            )),
+            Some(l) => {
+                titles.insert(l, title.clone());
+            }
+            None => errors.push(err_at(
+                raw.title.span().start,
+                "title",
+                format!("`{code}` is not one of the pack's languages"),
+            )),
+        }
+    }
+    for l in &langs {
+        if !raw.title.get_ref().contains_key(l.code()) {
+            errors.push(err_at(
+                raw.title.span().start,
+                "title",
+                format!("no {} title", l.code()),
+            ));
+        }
+    }
+
+    // Which files belong to the pack.
+    let root = pack_path.rsplit_once('/').map_or("", |(dir, _)| dir);
+    let rel_of = |path: &str| -> String {
+        if root.is_empty() {
+            path.to_string()
+        } else {
+            path.strip_prefix(root)
+                .and_then(|p| p.strip_prefix('/'))
+                .unwrap_or(path)
+                .to_string()
+        }
+    };
+    let mut listed: BTreeMap<String, usize> = BTreeMap::new();
+    for f in &raw.files {
+        let line = line_of(pack_text, f.span().start);
+        if let Err(m) = classify(f.get_ref(), &langs) {
+            errors.push(PackError::new(pack_path, line, "files", m));
+        } else if listed.insert(f.get_ref().clone(), line).is_some() {
+            errors.push(PackError::new(
+                pack_path,
+                line,
+                "files",
+                format!("`{}` is listed twice", f.get_ref()),
+            ));
+        }
+    }
+    let given: BTreeSet<String> = files
+        .iter()
+        .skip(1)
+        .map(|(p, _)| rel_of(p))
+        .chain(unreadable.iter().map(|(p, _)| rel_of(p)))
+        .collect();
+    let mut sections: Vec<SectionSrc> = Vec::new();
+    // Sections that did not parse and whose id could not even be read: then checks that
+    // need every section id (translations) are skipped rather than piling up.
+    let mut section_failures = 0usize;
+    // Ids and names read from files that did not parse.
+    let mut recovered_ids: BTreeSet<String> = BTreeSet::new();
+    let mut recovered_names: BTreeSet<String> = BTreeSet::new();
+    // A listed file that is missing or unreadable counts as a failed one: its id or name
+    // is taken from its file name (`01-lease.md` → `lease`) so nothing cascades.
+    let stem = |rel: &str| {
+        let name = rel.rsplit('/').next().unwrap_or(rel);
+        let name = name.rsplit_once('.').map_or(name, |(n, _)| n);
+        let digits = name.find(|c: char| !c.is_ascii_digit()).unwrap_or(0);
+        name[digits..].trim_start_matches('-').to_string()
+    };
+    for rel in listed.keys().chain(unreadable.iter().map(|(p, _)| p)) {
+        let rel = rel_of(rel);
+        if listed.contains_key(&rel)
+            && (!given.contains(&rel) || unreadable.iter().any(|(p, _)| rel_of(p) == rel))
+        {
+            match classify(&rel, &langs) {
+                Ok(FileKind::Section(_)) => {
+                    recovered_ids.insert(stem(&rel));
+                }
+                Ok(FileKind::Scenario) => {
+                    recovered_names.insert(stem(&rel));
+                }
+                _ => {}
+            }
+        }
+    }
+    for (rel, line) in &listed {
+        if !given.contains(rel) {
+            errors.push(PackError::new(
+                pack_path,
+                *line,
+                "files",
+                format!("`{rel}` is listed but was not found"),
+            ));
+        }
+    }
+
+    let mut quiz_srcs: Vec<QuizSrc> = Vec::new();
+    let mut scenarios: Vec<(Scenario, String, usize)> = Vec::new();
+
+    for (path, text) in files.iter().skip(1) {
+        let rel = rel_of(path);
+        let kind = match classify(&rel, &langs) {
+            Ok(k) => k,
+            Err(m) => {
+                errors.push(PackError::new(path, 1, "file", m));
+                continue;
+            }
+        };
+        if !listed.contains_key(&rel) {
+            errors.push(PackError::new(
+                path,
+                1,
+                "file",
+                format!("`{rel}` is not listed in the pack file's `files` (the app loads only listed files)"),
+            ));
+        }
+        match kind {
+            FileKind::Section(lang) => match parse_section(path, text) {
+                Ok(section) => {
+                    let body_line = line_of(text, text.len() - section.body.len());
+                    sections.push(SectionSrc {
+                        lang,
+                        section,
+                        body_line,
+                        id_line: key_line(text, 1, "id").unwrap_or(2),
+                        order_line: key_line(text, 1, "order").unwrap_or(2),
+                    });
+                }
+                Err(e) => {
+                    match lenient_value(text, "id") {
+                        Some(id) => drop(recovered_ids.insert(id)),
+                        None => section_failures += 1,
+                    }
+                    errors.push(e.into());
+                }
+            },
+            FileKind::Quiz => quiz_srcs.push(QuizSrc {
+                file: path.clone(),
+                text: text.clone(),
+                shift: 0,
+                section_line: key_line(text, 1, "section").unwrap_or(1),
+            }),
+            FileKind::Scenario => match scenario::parse(path, text) {
+                Ok(s) => {
+                    let line = key_line(text, 1, "name").unwrap_or(1);
+                    scenarios.push((s, path.clone(), line));
+                }
+                Err(e) => {
+                    recovered_names.extend(lenient_value(text, "name"));
+                    errors.push(e.into());
+                }
+            },
+        }
+    }
+
+    // The pack file's own sections, questions and scenarios.
+    let mut starts: Vec<usize> = raw
+        .section
+        .iter()
+        .chain(&raw.question)
+        .chain(&raw.scenario)
+        .map(|t| t.span().start)
+        .collect();
+    starts.push(raw.title.span().start);
+    starts.sort_unstable();
+    for t in &raw.section {
+        let span = t.span();
+        let header = line_of(pack_text, span.start);
+        let doc = sub_document(pack_text, &span);
+        let s: RawInlineSection = match toml::from_str(&doc) {
+            Ok(s) => s,
+            Err(e) => {
+                match lenient_value(&doc, "id") {
+                    Some(id) => drop(recovered_ids.insert(id)),
+                    None => section_failures += 1,
+                }
+                errors.push(toml_error(pack_path, &doc, &e));
+                continue;
+            }
+        };
+        let line = |sp: Range<usize>| line_of(&doc, sp.start);
+        let Some(lang) = lang_of_code(s.lang.get_ref()).filter(|l| langs.contains(l)) else {
+            recovered_ids.insert(s.id.get_ref().clone());
+            errors.push(PackError::new(
+                pack_path,
+                line(s.lang.span()),
+                "lang",
+                format!("`{}` is not one of the pack's languages", s.lang.get_ref()),
+            ));
+            continue;
+        };
+        let synthetic = format!(
+            "+++\nid = {}\ntitle = {}\norder = {}\n+++\n{}",
+            toml_quote(s.id.get_ref()),
+            toml_quote(s.title.get_ref()),
+            s.order.get_ref(),
+            s.body.get_ref()
+        );
+        let body_line = string_first_line(&doc, &s.body.span());
+        match parse_section(pack_path, &synthetic) {
+            Ok(section) => sections.push(SectionSrc {
+                lang,
+                section,
+                body_line,
+                id_line: line(s.id.span()),
+                order_line: line(s.order.span()),
+            }),
+            Err(e) => {
+                recovered_ids.insert(s.id.get_ref().clone());
+                let l = match e.field.as_str() {
+                    "id" => line(s.id.span()),
+                    "title" => line(s.title.span()),
+                    "order" => line(s.order.span()),
+                    "body" => body_line,
+                    _ => header,
+                };
+                errors.push(PackError::new(pack_path, l, &e.field, e.message));
+            }
+        }
+    }
+    for t in &raw.question {
+        let span = t.span();
+        let end = starts
+            .iter()
+            .copied()
+            .find(|&s| s > span.start)
+            .unwrap_or(pack_text.len());
+        let header = line_of(pack_text, span.start);
+        let Some(section) = t.get_ref().get("section").and_then(|v| v.as_str()) else {
+            errors.push(PackError::new(
+                pack_path,
+                header,
+                "section",
+                "a [[question]] needs `section = \"<section id>\"`",
+            ));
+            continue;
+        };
+        // The question's text, with its `section` line blanked: a quiz file of one question.
+        let region = pack_text.get(span.start..end).unwrap_or("");
+        let mut body = String::new();
+        let mut in_own_keys = true;
+        let mut section_line = header;
+        for (i, l) in region.split_inclusive('\n').enumerate() {
+            if i > 0 && l.trim_start().starts_with('[') {
+                in_own_keys = false;
+            }
+            let is_section = in_own_keys && l.split_once('=').is_some_and(|(k, _)| k.trim() == "section");
+            if is_section {
+                section_line = header + i;
+                body.push('\n');
+            } else {
+                body.push_str(l);
+            }
+        }
+        quiz_srcs.push(QuizSrc {
+            file: pack_path.clone(),
+            text: format!(
+                "section = {}\n{}{body}",
+                toml_quote(section),
+                "\n".repeat(header - 1)
+            ),
+            shift: -1,
+            section_line,
+        });
+    }
+    for t in &raw.scenario {
+        let span = t.span();
+        let doc = sub_document(pack_text, &span);
+        let s: RawInlineScenario = match toml::from_str(&doc) {
+            Ok(s) => s,
+            Err(e) => {
+                let mut e = toml_error(pack_path, &doc, &e);
+                if !t.get_ref().contains_key("source") {
+                    e.message
+                        .push_str("; a [[scenario]] holds a scenario file as source = '''…'''");
+                }
+                errors.push(e);
+                continue;
+            }
+        };
+        let first = string_first_line(&doc, &s.source.span());
+        match scenario::parse(pack_path, s.source.get_ref()) {
+            Ok(sc) => {
+                let line = key_line(s.source.get_ref(), 1, "name").map_or(first, |l| first + l - 1);
+                scenarios.push((sc, pack_path.clone(), line));
+            }
+            Err(e) => {
+                recovered_names.extend(lenient_value(s.source.get_ref(), "name"));
+                let mut e = PackError::from(e);
+                e.line = first + e.line - 1;
+                errors.push(e);
+            }
+        }
+    }
+
+    // Scenarios: slug names, unique, not a built-in's name.
+    let mut scenario_names: BTreeMap<String, String> = BTreeMap::new();
+    for (s, file, line) in &scenarios {
+        if !is_slug(&s.name) {
+            errors.push(PackError::new(
+                file,
+                *line,
+                "name",
+                format!(
+                    "`{}` is not a valid scenario name: use lowercase letters, digits and dashes",
+                    s.name
+                ),
+            ));
+        } else if BUILTINS.iter().any(|b| b.name == s.name) {
+            errors.push(PackError::new(
+                file,
+                *line,
+                "name",
+                format!("`{}` is the name of a built-in scenario; choose another", s.name),
+            ));
+        } else if let Some(other) = scenario_names.get(&s.name) {
+            errors.push(PackError::new(
+                file,
+                *line,
+                "name",
+                format!("`{}` is already used by {other}", s.name),
+            ));
+        } else {
+            scenario_names.insert(s.name.clone(), file.clone());
+        }
+    }
+    let scenario_known = |name: &str| {
+        scenario_names.contains_key(name)
+            || recovered_names.contains(name)
+            || BUILTINS.iter().any(|b| b.name == name)
+    };
+
+    // Sections: unique ids and orders per language, the same in every language.
+    let mut lessons: BTreeMap<Lang, Vec<&SectionSrc>> = BTreeMap::new();
+    for src in &sections {
+        let list = lessons.entry(src.lang).or_default();
+        let s = &src.section;
+        if let Some(other) = list.iter().find(|o| o.section.id == s.id) {
+            errors.push(PackError::new(
+                &s.file,
+                src.id_line,
+                "id",
+                format!("`{}` is already used by {}", s.id, other.section.file),
+            ));
+        } else if let Some(other) = list.iter().find(|o| o.section.order == s.order) {
+            errors.push(PackError::new(
+                &s.file,
+                src.order_line,
+                "order",
+                format!("{} is already used by {}", s.order, other.section.file),
+            ));
+        } else {
+            list.push(src);
+        }
+    }
+    if sections.is_empty() && section_failures == 0 && recovered_ids.is_empty() {
+        errors.push(PackError::new(
+            pack_path,
+            1,
+            "section",
+            "the pack has no sections",
+        ));
+    }
+    if let Some(&reference) = langs.first().filter(|_| section_failures == 0) {
+        let empty = Vec::new();
+        let ref_list = lessons.get(&reference).unwrap_or(&empty);
+        for &lang in langs.iter().skip(1) {
+            let list = lessons.get(&lang).unwrap_or(&empty);
+            for r in ref_list {
+                match list.iter().find(|o| o.section.id == r.section.id) {
+                    None if recovered_ids.contains(&r.section.id) => {}
+                    None => errors.push(PackError::new(
+                        &r.section.file,
+                        r.id_line,
+                        "id",
+                        format!(
+                            "section `{}` has no {} version (every language needs the same sections)",
+                            r.section.id,
+                            lang.code()
+                        ),
+                    )),
+                    Some(o) if o.section.order != r.section.order => errors.push(PackError::new(
+                        &o.section.file,
+                        o.order_line,
+                        "order",
+                        format!(
+                            "section `{}` has order {} in {} but {} in {}",
+                            o.section.id,
+                            r.section.order,
+                            reference.code(),
+                            o.section.order,
+                            lang.code()
+                        ),
+                    )),
+                    Some(_) => {}
+                }
+            }
+            for o in list {
+                if !ref_list.iter().any(|r| r.section.id == o.section.id)
+                    && !recovered_ids.contains(&o.section.id)
+                {
+                    errors.push(PackError::new(
+                        &o.section.file,
+                        o.id_line,
+                        "id",
+                        format!(
+                            "section `{}` is in {} but not in {}, the pack's first language",
+                            o.section.id,
+                            lang.code(),
+                            reference.code()
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    let section_ids: BTreeSet<&str> = sections.iter().map(|s| s.section.id.as_str()).collect();
+    let orders: BTreeSet<u32> = sections.iter().map(|s| s.section.order).collect();
+
+    // Section bodies: scenario blocks name known scenarios; in-pack links go somewhere.
+    for src in &sections {
+        let body = &src.section.body;
+        let doc = markdown::parse(body);
+        for name in scenario_blocks(&doc) {
+            if !scenario_known(&name) {
+                let line = src.body_line + line_in_body(body, &name);
+                errors.push(PackError::new(
+                    &src.section.file,
+                    line,
+                    "scenario",
+                    format!("`{name}` is neither a scenario of this pack nor a built-in one"),
+                ));
+            }
+        }
+        for href in markdown::links(&doc) {
+            if let Route::Section { lesson, order } = Route::parse(&href) {
+                if lesson == id && !orders.contains(&order) {
+                    errors.push(PackError::new(
+                        &src.section.file,
+                        src.body_line + line_in_body(body, &href),
+                        "body",
+                        format!("the link `{href}` points to section {order}, which the pack does not have"),
+                    ));
+                }
+            }
+        }
+    }
+
+    // Questions: parse, unique ids, sections and scenarios exist.
+    let mut questions: Vec<Question> = Vec::new();
+    let mut question_files: BTreeMap<String, String> = BTreeMap::new();
+    for src in &quiz_srcs {
+        let parsed = match quiz::parse_file(&src.file, &src.text) {
+            Ok(qs) => qs,
+            Err(es) => {
+                errors.extend(es.into_iter().map(|e| {
+                    let mut p = PackError::from(e);
+                    p.line = src.line(p.line);
+                    p
+                }));
+                continue;
+            }
+        };
+        for q in parsed {
+            let id_line = src
+                .text
+                .lines()
+                .position(|l| {
+                    l.split_once('=')
+                        .is_some_and(|(k, v)| k.trim() == "id" && v.trim().trim_matches('"') == q.id)
+                })
+                .map_or(1, |i| i + 1);
+            let at = |l: usize| src.line(l);
+            if let Some(other) = question_files.get(&q.id) {
+                errors.push(PackError::new(
+                    &src.file,
+                    at(id_line),
+                    "id",
+                    format!("`{}` is already used in {other}", q.id),
+                ));
+                continue;
+            }
+            question_files.insert(q.id.clone(), src.file.clone());
+            let reported = errors
+                .iter()
+                .any(|e| e.file == src.file && e.line == src.section_line && e.field == "section");
+            let known = section_ids.contains(q.section.as_str()) || recovered_ids.contains(&q.section);
+            if !known && !reported {
+                errors.push(PackError::new(
+                    &src.file,
+                    src.section_line,
+                    "section",
+                    format!(
+                        "`{}` is not a section of this pack (its sections: {})",
+                        q.section,
+                        section_ids
+                            .iter()
+                            .copied()
+                            .chain(recovered_ids.iter().map(String::as_str))
+                            .collect::<BTreeSet<_>>()
+                            .into_iter()
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            }
+            match &q.kind {
+                Kind::Predict {
+                    scenario: name,
+                    pause_at_ms,
+                } => {
+                    let line = key_line(&src.text, id_line, "scenario").unwrap_or(id_line);
+                    if !scenario_known(name) {
+                        errors.push(PackError::new(
+                            &src.file,
+                            at(line),
+                            "scenario",
+                            format!("question `{}`: `{name}` is neither a scenario of this pack nor a built-in one", q.id),
+                        ));
+                    } else {
+                        let end = scenarios
+                            .iter()
+                            .find(|(s, _, _)| &s.name == name)
+                            .map(|(s, _, _)| s.end_ms)
+                            .or_else(|| scenario::builtin(name).and_then(Result::ok).map(|s| s.end_ms));
+                        if let Some(end) = end.filter(|&end| *pause_at_ms as f64 >= end) {
+                            let line = key_line(&src.text, id_line, "pause_at_ms").unwrap_or(id_line);
+                            errors.push(PackError::new(
+                                &src.file,
+                                at(line),
+                                "pause_at_ms",
+                                format!(
+                                    "question `{}`: {pause_at_ms} is not before the end of `{name}` ({end} ms)",
+                                    q.id
+                                ),
+                            ));
+                        }
+                    }
+                }
+                Kind::Bug { code_lang, .. } if !CODE_LANGS.contains(&code_lang.as_str()) => {
+                    let line = key_line(&src.text, id_line, "code_lang").unwrap_or(id_line);
+                    errors.push(PackError::new(
+                        &src.file,
+                        at(line),
+                        "code_lang",
+                        format!(
+                            "question `{}`: `{code_lang}` is not one of {}",
+                            q.id,
+                            CODE_LANGS.join(", ")
+                        ),
+                    ));
+                }
+                _ => {}
+            }
+            questions.push(q);
+        }
+    }
+
+    if !errors.is_empty() {
+        // By file, then line; errors of one line keep the order they were found in.
+        errors.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+        return Err(errors);
+    }
+    let lessons = langs
+        .iter()
+        .map(|&lang| {
+            let mut list: Vec<Section> = lessons
+                .get(&lang)
+                .map(|l| l.iter().map(|s| s.section.clone()).collect())
+                .unwrap_or_default();
+            list.sort_by_key(|s| s.order);
+            (
+                lang,
+                Lesson {
+                    id: id.clone(),
+                    lang,
+                    sections: list,
+                },
+            )
+        })
+        .collect();
+    Ok(Pack {
+        id,
+        titles,
+        langs,
+        lessons,
+        questions,
+        scenarios: scenarios.into_iter().map(|(s, _, _)| s).collect(),
+    })
+}
+
+/// The scenario names a document's `scenario` blocks offer, in order.
+pub fn scenario_blocks(doc: &[Node]) -> Vec<String> {
+    let mut out = Vec::new();
+    fn walk(nodes: &[Node], out: &mut Vec<String>) {
+        for n in nodes {
+            match n {
+                Node::CodeBlock { lang: Some(l), code } if l == "scenario" => {
+                    out.extend(code.split_whitespace().map(str::to_string))
+                }
+                Node::Element { children, .. } | Node::Link { children, .. } => walk(children, out),
+                _ => {}
+            }
+        }
+    }
+    walk(doc, &mut out);
+    out
+}
+
+/// The 0-based line of the body where `needle` first occurs (0 if nowhere).
+fn line_in_body(body: &str, needle: &str) -> usize {
+    body.find(needle).map_or(0, |o| line_of(body, o) - 1)
+}
+
+// ---------------------------------------------------------------------------------------
+// Native: reading a folder or a file
+
+/// Reads a pack folder (its `pack.toml` and the files in `sections/`, `quiz/` and
+/// `scenarios/`, listed or not, so unlisted ones are reported), or a single-file pack,
+/// and validates it. A file that cannot be read is an error naming it, never a panic.
+pub fn load_dir(path: impl AsRef<std::path::Path>) -> Result<Pack, Vec<PackError>> {
+    use std::fs;
+    let path = path.as_ref();
+    let shown = |p: &std::path::Path| p.to_string_lossy().replace('\\', "/");
+    let dir = if path.is_dir() {
+        path.to_path_buf()
+    } else if path.file_name().is_some_and(|n| n == PACK_FILE) {
+        path.parent().map(|p| p.to_path_buf()).unwrap_or_default()
+    } else {
+        // A single-file pack.
+        let name = shown(path);
+        return match fs::read_to_string(path) {
+            Ok(text) => load(&[(name, text)], &[], false),
+            Err(e) => Err(vec![PackError::unreadable(&name, &e.to_string())]),
+        };
+    };
+    let root = shown(&dir);
+    let root = root.trim_end_matches('/');
+    let join = |rel: &str| {
+        if root.is_empty() {
+            rel.to_string()
+        } else {
+            format!("{root}/{rel}")
+        }
+    };
+    let pack_name = join(PACK_FILE);
+    let pack_text = match fs::read_to_string(dir.join(PACK_FILE)) {
+        Ok(t) => t,
+        Err(e) => return Err(vec![PackError::unreadable(&pack_name, &e.to_string())]),
+    };
+    // The listed files, and whatever sits in the pack's folders (to report unlisted ones).
+    let mut rels: BTreeSet<String> = BTreeSet::new();
+    if let Ok(listed) = toml::from_str::<RawPack>(&pack_text) {
+        rels.extend(listed.files.iter().map(|f| f.get_ref().clone()));
+    }
+    let names_in = |sub: &std::path::Path| -> Vec<String> {
+        let mut out: Vec<String> = fs::read_dir(sub)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str().map(str::to_string))
+            .collect();
+        out.sort();
+        out
+    };
+    for lang in names_in(&dir.join("sections")) {
+        if dir.join("sections").join(&lang).is_dir() {
+            for name in names_in(&dir.join("sections").join(&lang)) {
+                rels.insert(format!("sections/{lang}/{name}"));
+            }
+        }
+    }
+    for sub in ["quiz", "scenarios"] {
+        for name in names_in(&dir.join(sub)) {
+            rels.insert(format!("{sub}/{name}"));
+        }
+    }
+    let mut files = vec![(pack_name, pack_text)];
+    let mut unreadable = Vec::new();
+    for rel in rels {
+        let file = dir.join(&rel);
+        if !file.exists() {
+            continue; // reported as "listed but not found"
+        }
+        match fs::read_to_string(&file) {
+            Ok(text) => files.push((join(&rel), text)),
+            Err(e) => unreadable.push((join(&rel), e.to_string())),
+        }
+    }
+    load(&files, &unreadable, false)
+}
