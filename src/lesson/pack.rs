@@ -1229,3 +1229,63 @@ pub fn load_dir(path: impl AsRef<std::path::Path>) -> Result<Pack, Vec<PackError
     }
     load(&files, &unreadable, false)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoted_strings_survive_a_round_trip() {
+        for s in [
+            "plain",
+            "a \"quoted\" \\ back",
+            "tab\tnew\nline\u{7f}",
+            "<script>'x'</script>",
+            "ø æ å",
+        ] {
+            let doc = format!("v = {}", toml_quote(s));
+            let parsed: BTreeMap<String, String> = toml::from_str(&doc).unwrap_or_default();
+            assert_eq!(parsed.get("v").map(String::as_str), Some(s), "{doc}");
+        }
+    }
+
+    #[test]
+    fn paths_are_classified_by_folder() {
+        let langs = [Lang::En];
+        assert_eq!(
+            classify("sections/en/01-a.md", &langs),
+            Ok(FileKind::Section(Lang::En))
+        );
+        assert_eq!(classify("quiz/01-a.toml", &langs), Ok(FileKind::Quiz));
+        assert_eq!(classify("scenarios/x.toml", &langs), Ok(FileKind::Scenario));
+        for bad in [
+            "sections/nb/01-a.md",
+            "quiz/.toml",
+            "quiz/a.md",
+            "x.toml",
+            "scenarios/../x.toml",
+            "",
+        ] {
+            assert!(classify(bad, &langs).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn ids_and_names_are_read_from_broken_files() {
+        assert_eq!(
+            lenient_value("+++\nid = \"a-b\"\norder = x\n", "id").as_deref(),
+            Some("a-b")
+        );
+        assert_eq!(lenient_value("name = 'n'\n", "name").as_deref(), Some("n"));
+        assert_eq!(lenient_value("nothing here", "id"), None);
+    }
+
+    #[test]
+    fn multi_line_strings_start_on_the_next_line() {
+        let text = "a = 1\nbody = '''\nx\n'''\n";
+        let start = text.find("'''").unwrap_or(0);
+        assert_eq!(string_first_line(text, &(start..text.len())), 3);
+        let text = "body = \"x\"\n";
+        assert_eq!(string_first_line(text, &(7..10)), 1);
+    }
+}
