@@ -10,6 +10,7 @@ mod faults;
 mod svg;
 
 pub use console::ConsoleExercise;
+pub use svg::{Shared, TimelineSvg};
 pub use ScenarioPanel as Panel;
 
 use crate::lesson::content::Lang;

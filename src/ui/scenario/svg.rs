@@ -12,6 +12,10 @@ const TOP: f64 = 18.0;
 const LANE_H: f64 = 34.0;
 const AXIS_H: f64 = 22.0;
 /// Okabe–Ito: distinguishable with the common colour-vision deficiencies.
+/// Most messages drawn at once (see the level-of-detail note in `layers`).
+const MAX_ARROWS: usize = 400;
+/// Most marks drawn at once; beyond it only the ones that matter most (writes, crashes…).
+const MAX_MARKS: usize = 600;
 const PALETTE: [&str; 7] = [
     "#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#0072B2", "#D55E00", "#F0E442",
 ];
@@ -47,16 +51,55 @@ fn nice_step(span_ms: f64) -> f64 {
         .unwrap_or(10.0 * mag)
 }
 
+/// Everything but the cursor. A step moves only the cursor, so this part is not redrawn
+/// unless the run or the visible window changes.
+#[derive(Properties)]
+struct LayersProps {
+    model: Shared,
+    view: (u64, u64),
+    on_seek: Callback<usize>,
+}
+
+impl PartialEq for LayersProps {
+    /// `on_seek` is left out: the panel makes a new callback each render, but it always
+    /// does the same thing (seek this panel's cursor).
+    fn eq(&self, o: &Self) -> bool {
+        self.model == o.model && self.view == o.view
+    }
+}
+
+fn geometry(m: &Model, view: (u64, u64)) -> (u64, u64, f64, f64) {
+    let (v0, v1) = (view.0, view.1.max(view.0 + 1));
+    let axis_y = TOP + m.lanes.len() as f64 * LANE_H;
+    (v0, v1, axis_y, axis_y + AXIS_H)
+}
+
 #[function_component(TimelineSvg)]
 pub fn timeline_svg(props: &TimelineSvgProps) -> Html {
     let m = &props.model.0;
-    let (v0, v1) = (props.view.0, props.view.1.max(props.view.0 + 1));
+    let (v0, v1, axis_y, height) = geometry(m, props.view);
+    let x = |t: u64| LABEL_W + (t.saturating_sub(v0)) as f64 / (v1 - v0) as f64 * PLOT_W;
+    let cx = x(props.t_us.clamp(v0, v1));
+    let span_ms = (v1 - v0) as f64 / 1000.0;
+    html! {
+        <svg class="timeline" viewBox={format!("0 0 {W} {height}")} role="img"
+             aria-label={format!("Timeline of {}, {} lanes, {:.0} ms shown; the event log below describes it in words", m.scenario, m.lanes.len(), span_ms)}
+             preserveAspectRatio="xMinYMin meet">
+            <Layers model={props.model.clone()} view={props.view} on_seek={props.on_seek.clone()} />
+            <line class="cursor" x1={cx.to_string()} x2={cx.to_string()} y1="0" y2={axis_y.to_string()} />
+        </svg>
+    }
+}
+
+#[function_component(Layers)]
+fn layers(props: &LayersProps) -> Html {
+    let m = &props.model.0;
+    let (v0, v1, _, _) = geometry(m, props.view);
     let x = |t: u64| LABEL_W + (t.saturating_sub(v0)) as f64 / (v1 - v0) as f64 * PLOT_W;
     let visible = |a: u64, b: u64| b >= v0 && a <= v1;
     let row: std::collections::BTreeMap<u32, usize> =
         m.lanes.iter().enumerate().map(|(i, l)| (l.pid, i)).collect();
     let lane_y = |pid: u32| TOP + row.get(&pid).copied().unwrap_or(0) as f64 * LANE_H;
-    let height = TOP + m.lanes.len() as f64 * LANE_H + AXIS_H;
     let colour = |token: &Option<String>| {
         token
             .as_ref()
@@ -112,7 +155,10 @@ pub fn timeline_svg(props: &TimelineSvgProps) -> Html {
             </g>
         }
     });
-    let arrows = m.arrows.iter().filter(|a| visible(a.sent_us, a.at_us)).take(2_000).map(|a| {
+    // Level of detail: zoomed far out on a long run, messages would be a grey smear and
+    // cost most of the drawing time; they appear once the window holds few enough.
+    let arrows_in_view = m.arrows.iter().filter(|a| visible(a.sent_us, a.at_us)).count();
+    let arrows = m.arrows.iter().filter(|a| arrows_in_view <= MAX_ARROWS && visible(a.sent_us, a.at_us)).map(|a| {
         let (x0, y0) = (clampx(a.sent_us), lane_y(a.from) + LANE_H / 2.0);
         let (x1, y1) = (clampx(a.at_us), lane_y(a.to) + LANE_H / 2.0);
         let class = if a.dropped { "arrow dropped" } else { "arrow" };
@@ -129,7 +175,9 @@ pub fn timeline_svg(props: &TimelineSvgProps) -> Html {
             </g>
         }
     });
-    let marks = m.marks.iter().filter(|k| visible(k.t_us, k.t_us)).map(|k| {
+    let marks_in_view = m.marks.iter().filter(|k| visible(k.t_us, k.t_us)).count();
+    let minor = |k: &MarkKind| matches!(k, MarkKind::AcquireFailed | MarkKind::Released);
+    let marks = m.marks.iter().filter(|k| visible(k.t_us, k.t_us) && (marks_in_view <= MAX_MARKS || !minor(&k.kind))).map(|k| {
         let (glyph, class) = match k.kind {
             MarkKind::WriteAccepted => ("✓", "mark ok"),
             MarkKind::WriteRejected => ("✗", "mark bad"),
@@ -189,11 +237,8 @@ pub fn timeline_svg(props: &TimelineSvgProps) -> Html {
             </g>
         }
     });
-    let cx = x(props.t_us.clamp(v0, v1));
     html! {
-        <svg class="timeline" viewBox={format!("0 0 {W} {height}")} role="img"
-             aria-label={format!("Timeline of {}, {} lanes, {:.0} ms shown; the event log below describes it in words", m.scenario, m.lanes.len(), span_ms)}
-             preserveAspectRatio="xMinYMin meet">
+        <g class="layers">
             <defs>
                 <pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
                     <rect width="6" height="6" class="hatch-bg" /><line x1="0" y1="0" x2="0" y2="6" class="hatch-line" />
@@ -211,8 +256,7 @@ pub fn timeline_svg(props: &TimelineSvgProps) -> Html {
             { for bars }
             { for arrows }
             { for marks }
-            <line class="cursor" x1={cx.to_string()} x2={cx.to_string()} y1="0" y2={axis_y.to_string()} />
             <text x={(W - 4.0).to_string()} y={(axis_y + 15.0).to_string()} text-anchor="end" class="axis-unit">{"ms"}</text>
-        </svg>
+        </g>
     }
 }
