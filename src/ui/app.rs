@@ -13,6 +13,8 @@ use crate::ui::components::{
     ContentErrors, LangSwitch, Notices, Pager, ProgressPage, Quiz, SectionView, ShareDialog, Toc,
 };
 use crate::ui::embed;
+use crate::ui::pack_loader;
+use crate::ui::scenario::PackScenarios;
 use gloo::events::EventListener;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -65,9 +67,70 @@ fn load_lessons() -> Result<Lessons, Vec<String>> {
 
 #[function_component(App)]
 pub fn app() -> Html {
+    // `?pack=<url>` (or `?pack=local` for files the learner chose) swaps the lesson.
+    let pack = use_memo((), |_| {
+        query_param(&browser::search(), "pack").filter(|p| !p.trim().is_empty())
+    });
+    if let Some(source) = pack.as_ref() {
+        return html! { <PackApp source={source.clone()} /> };
+    }
     match load_lessons() {
         Ok(lessons) => html! { <Reader_ lessons={Rc::new(lessons)} /> },
         Err(errors) => html! { <ContentErrors {errors} /> },
+    }
+}
+
+#[derive(Clone, PartialEq)]
+enum PackLoad {
+    Loading,
+    Ready(Rc<Lessons>, PackScenarios),
+    Failed(Vec<String>),
+}
+
+#[derive(Properties, PartialEq)]
+struct PackAppProps {
+    source: String,
+}
+
+/// A lesson pack: fetched and validated first; every mistake is listed at once.
+#[function_component(PackApp)]
+fn pack_app(props: &PackAppProps) -> Html {
+    let load = use_state(|| PackLoad::Loading);
+    {
+        let load = load.clone();
+        use_effect_with(props.source.clone(), move |source| {
+            let source = source.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let result = if source == "local" {
+                    pack_loader::from_session()
+                } else {
+                    pack_loader::from_url(&source).await
+                };
+                load.set(match result {
+                    Ok(pack) => match (pack.lesson(Lang::En).cloned(), pack.lesson(Lang::Nb).cloned()) {
+                        (Some(en), Some(nb)) => PackLoad::Ready(
+                            Rc::new(Lessons {
+                                en,
+                                nb,
+                                questions: pack.questions.clone(),
+                            }),
+                            PackScenarios(Rc::new(pack.scenarios.clone())),
+                        ),
+                        _ => PackLoad::Failed(vec![format!("{source}: the pack has no sections")]),
+                    },
+                    Err(errors) => PackLoad::Failed(errors),
+                });
+            });
+        });
+    }
+    match &*load {
+        PackLoad::Loading => html! { <p class="loading" role="status">{ "Loading the lesson pack…" }</p> },
+        PackLoad::Failed(errors) => html! { <ContentErrors errors={errors.clone()} /> },
+        PackLoad::Ready(lessons, scenarios) => html! {
+            <ContextProvider<PackScenarios> context={scenarios.clone()}>
+                <Reader_ lessons={lessons.clone()} />
+            </ContextProvider<PackScenarios>>
+        },
     }
 }
 

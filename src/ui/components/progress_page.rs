@@ -91,6 +91,18 @@ pub fn progress_page(props: &ProgressPageProps) -> Html {
                     </tbody>
                 </table>
             </div>
+            <h2>{ t.t("pack_title") }</h2>
+            <p>{ t.t("pack_body") }</p>
+            <div class="progress-actions">
+                <input type="file" id="pack-file" class="visually-hidden" accept=".toml" onchange={Callback::from(|e: Event| {
+                    crate::ui::pack_loader::open_chosen(&e.target_unchecked_into());
+                })} />
+                <label class="button-like" for="pack-file">{ t.t("pack_open_file") }</label>
+                <input type="file" id="pack-folder" class="visually-hidden" webkitdirectory=true multiple=true onchange={Callback::from(|e: Event| {
+                    crate::ui::pack_loader::open_chosen(&e.target_unchecked_into());
+                })} />
+                <label class="button-like" for="pack-folder">{ t.t("pack_open_folder") }</label>
+            </div>
             <h2>{ t.t("progress_keep_title") }</h2>
             <p>{ t.t("progress_keep_body") }</p>
             <div class="progress-actions">

@@ -25,6 +25,18 @@ use gloo::timers::callback::Interval;
 use std::rc::Rc;
 use yew::prelude::*;
 
+/// Scenarios a lesson pack brings, looked up before the built-ins.
+#[derive(Clone, PartialEq, Default)]
+pub struct PackScenarios(pub Rc<Vec<crate::sim::scenario::Scenario>>);
+
+/// A scenario by name: the pack's first, then the built-ins.
+fn find(name: &str, pack: &Option<PackScenarios>) -> Option<Result<crate::sim::scenario::Scenario, String>> {
+    if let Some(s) = pack.as_ref().and_then(|p| p.0.iter().find(|s| s.name == name)) {
+        return Some(Ok(s.clone()));
+    }
+    builtin(name).map(|r| r.map_err(|e| e.to_string()))
+}
+
 /// Broken and fixed versions the lesson pairs; either can be compared with the other.
 const PAIRS: [(&str, &str); 5] = [
     ("unsafe-del", "safe-release"),
@@ -87,6 +99,7 @@ fn write_url_state(name: &str, seed: u64, t_ms: u64) {
 #[function_component(ScenarioPanel)]
 pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     let names = props.names.clone();
+    let pack = use_context::<PackScenarios>();
     // Initial state: from the URL if it names one of ours, else the first, seed 1.
     let initial = use_memo((), {
         let names = names.clone();
@@ -106,11 +119,12 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     let seed = use_state(|| initial.1);
     let injections = use_state(Vec::<(u64, Fault)>::new);
     let variant = use_state(Variant::default);
+    let pack_for_memo = pack.clone();
     let model: Rc<Result<Rc<Model>, String>> = use_memo(
         ((*name).clone(), *seed, (*injections).clone(), (*variant).clone()),
-        |(n, seed, inj, variant)| match builtin(n) {
+        |(n, seed, inj, variant)| match find(n, &pack_for_memo) {
             Some(Ok(s)) => build_with(&variant.apply(&s), *seed, inj).map(Rc::new),
-            Some(Err(e)) => Err(e.to_string()),
+            Some(Err(e)) => Err(e),
             None => Err(format!("unknown scenario `{n}`")),
         },
     );
@@ -422,6 +436,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         let name = (*name).clone();
         let seed = *seed;
         let console_variant = (*variant).clone();
+        let console_pack = pack.clone();
         Callback::from(move |line: String| {
             let Some(node) = (*console_node).or(first_node) else {
                 return;
@@ -438,7 +453,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                         },
                     ));
                     // Run the fork now to read the reply the node gave at the cursor.
-                    let reply = builtin(&name)
+                    let reply = find(&name, &console_pack)
                         .and_then(Result::ok)
                         .and_then(|s| build_with(&console_variant.apply(&s), seed, &inj).ok())
                         .and_then(|fork| {
@@ -547,7 +562,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                     <button type="button" class="undo-fork" onclick={on_undo}>{ format!("Undo fork ({} change(s))", injections.len()) }</button>
                 }
             </div>
-            if let Some(d) = builtin(&name).and_then(Result::ok).map(|s| s.description).filter(|d| !d.is_empty()) {
+            if let Some(d) = find(&name, &pack).and_then(Result::ok).map(|s| s.description).filter(|d| !d.is_empty()) {
                 <p class="scenario-desc">{ d }</p>
             }
             <div class="controls" role="toolbar" aria-label="Playback">
@@ -647,10 +662,10 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                     <ol role="log" aria-live="polite" aria-labelledby={format!("log-{}", *name)}>{ for log }</ol>
                 </div>
             </div>
-            if let Some(Ok(base)) = builtin(&name).filter(|_| shows("editor")) {
+            if let Some(Ok(base)) = find(&name, &pack).filter(|_| shows("editor")) {
                 <editor::VariantEditor key={format!("{}-{}", *name, *seed)} {base} seed={*seed} variant={(*variant).clone()} on_change={on_variant} />
             }
-            if let Some(Ok(base)) = builtin(&name).filter(|_| shows("editor")) {
+            if let Some(Ok(base)) = find(&name, &pack).filter(|_| shows("editor")) {
                 <explore::ExplorePanel key={(*name).clone()} scenario={variant.apply(&base)} seed={*seed} on_load={on_counterexample} />
             }
             if shows("faults") {

@@ -1,0 +1,177 @@
+//! Browser tests of lesson packs: a good pack loads, a broken one lists every mistake,
+//! and a pack full of injection attempts renders as inert text.
+#![cfg(target_arch = "wasm32")]
+
+use lockstep::lesson::pack::load_files;
+use wasm_bindgen_test::*;
+use web_sys::Element;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+mod web_common;
+use web_common::*;
+
+macro_rules! files {
+    ($dir:literal: $($path:literal),* $(,)?) => {
+        vec![$(($path.to_string(), include_str!(concat!("../packs/", $dir, "/", $path)).to_string())),*]
+    };
+}
+
+fn example() -> Vec<(String, String)> {
+    files!("example": "pack.toml", "sections/en/01-lease.md", "sections/en/02-renew.md", "sections/nb/01-lease.md",
+        "sections/nb/02-renew.md", "quiz/01-lease.toml", "quiz/02-renew.toml", "scenarios/lease-short.toml")
+}
+
+fn broken() -> Vec<(String, String)> {
+    files!("broken": "pack.toml", "sections/en/01-start.md", "sections/en/02-more.md", "sections/nb/01-start.md",
+        "sections/nb/02-more.md", "quiz/01-start.toml", "quiz/02-more.toml", "quiz/03-unlisted.toml",
+        "scenarios/taken-name.toml", "scenarios/bad-type.toml")
+}
+
+fn xss() -> Vec<(String, String)> {
+    files!("xss": "pack.toml", "sections/en/01-attempts.md", "sections/en/02-more.md", "quiz/01-attempts.toml",
+        "scenarios/xss-names.toml")
+}
+
+/// Puts `files` where a learner's chosen files go and opens the page with `?pack=local`.
+fn open_local(files: &[(String, String)]) -> Element {
+    let root = fresh("");
+    let w = web_sys::window().unwrap();
+    w.session_storage()
+        .unwrap()
+        .unwrap()
+        .set_item("lockstep.pack.files", &serde_json::to_string(files).unwrap())
+        .unwrap();
+    let url = format!("{}?pack=local", w.location().pathname().unwrap());
+    w.history()
+        .unwrap()
+        .replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+        .unwrap();
+    root
+}
+
+#[wasm_bindgen_test]
+async fn the_example_pack_loads_with_its_sections_and_scenario() {
+    let _x = Exclusive::acquire().await;
+    let files = example();
+    let pack = load_files(&files).expect("the example pack is valid");
+    let root = open_local(&files);
+    let _app = Mounted::new(&root);
+    mounted(&root).await;
+    let lesson = pack
+        .lesson(lockstep::lesson::content::Lang::En)
+        .expect("an English lesson");
+    assert_eq!(heading(&root), lesson.sections[0].title);
+    let links = query_all(&root, "nav.toc ol a");
+    assert_eq!(links.len(), lesson.sections.len());
+    assert_eq!(links[0].get_attribute("href"), Some(format!("#/{}/1", pack.id)));
+    reset_search();
+}
+
+#[wasm_bindgen_test]
+async fn a_broken_pack_lists_every_mistake_with_file_and_line() {
+    let _x = Exclusive::acquire().await;
+    let files = broken();
+    let expected = load_files(&files).expect_err("the broken pack is broken");
+    let root = open_local(&files);
+    let _app = Mounted::new(&root);
+    let r = root.clone();
+    wait_until("the error list", move || {
+        query(&r, ".content-errors li").is_some()
+    })
+    .await;
+    let items = query_all(&root, ".content-errors li");
+    assert_eq!(items.len(), expected.len(), "all mistakes at once");
+    assert!(items.len() >= 5);
+    let first = items[0].text_content().unwrap_or_default();
+    assert_eq!(first, expected[0].to_string());
+    assert!(
+        query(&root, ".content-errors")
+            .and_then(|e| e.get_attribute("role"))
+            .as_deref()
+            == Some("alert")
+    );
+    reset_search();
+}
+
+#[wasm_bindgen_test]
+async fn the_xss_pack_renders_as_inert_text() {
+    let _x = Exclusive::acquire().await;
+    let files = xss();
+    let root = open_local(&files);
+    let _app = Mounted::new(&root);
+    mounted(&root).await;
+    for n in 1..=2 {
+        web_sys::window()
+            .unwrap()
+            .location()
+            .set_hash(&format!("#/{}/{n}", load_files(&files).expect("loads").id))
+            .unwrap();
+        gloo::timers::future::TimeoutFuture::new(100).await;
+        for tag in [
+            "script",
+            "img",
+            "iframe",
+            "object",
+            "embed",
+            "style",
+            "svg a",
+            "form[action]",
+        ] {
+            assert!(
+                query(&root, &format!("article {tag}")).is_none(),
+                "a <{tag}> got into section {n}"
+            );
+        }
+        for a in query_all(&root, "a[href]") {
+            let href = a.get_attribute("href").unwrap_or_default().to_ascii_lowercase();
+            assert!(
+                href.starts_with("http") || href.starts_with('#'),
+                "unsafe link {href}"
+            );
+        }
+        for el in query_all(&root, "article *") {
+            let attrs = el.get_attribute_names();
+            for i in 0..attrs.length() {
+                let name = attrs.get(i).as_string().unwrap_or_default();
+                assert!(
+                    !name.starts_with("on"),
+                    "an event handler attribute {name} in section {n}"
+                );
+            }
+        }
+    }
+    let text = query(&root, "article")
+        .and_then(|a| a.text_content())
+        .unwrap_or_default();
+    assert!(text.contains('<'), "the attempts are shown as text");
+    reset_search();
+}
+
+#[wasm_bindgen_test]
+async fn a_pack_loads_from_an_address() {
+    let _x = Exclusive::acquire().await;
+    let single = include_str!("../packs/single/lease-mini.toml");
+    let pack = load_files(&[("lease-mini.toml".to_string(), single.to_string())])
+        .expect("the single-file pack is valid");
+    let root = fresh("");
+    let w = web_sys::window().unwrap();
+    let encoded = js_sys::encode_uri_component(&format!(
+        "data:text/plain;charset=utf-8,{}",
+        js_sys::encode_uri_component(single)
+    ));
+    let url = format!(
+        "{}?pack={}",
+        w.location().pathname().unwrap(),
+        String::from(encoded)
+    );
+    w.history()
+        .unwrap()
+        .replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+        .unwrap();
+    let _app = Mounted::new(&root);
+    mounted(&root).await;
+    let lesson = pack.lesson(lockstep::lesson::content::Lang::En).expect("English");
+    assert_eq!(heading(&root), lesson.sections[0].title);
+    reset_search();
+}
