@@ -2,12 +2,12 @@
 # Prints the release bundle's size: every file the first page loads, raw and gzip -9.
 # Two limits, in gzip bytes:
 #   BUNDLE_TARGET_BYTES (default 358400 = 350 KiB): the product target; reported.
-#   BUNDLE_MAX_BYTES (default 819200 = 800 KiB): a regression guard; exceeding it fails.
+#   BUNDLE_MAX_BYTES (default 1000000 bytes): a regression guard; exceeding it fails.
 # (The target is not met yet: see BENCHMARKS.md, "Release bundle".)
 set -euo pipefail
 dist=${1:-dist}
 target=${BUNDLE_TARGET_BYTES:-358400}
-max=${BUNDLE_MAX_BYTES:-819200}
+max=${BUNDLE_MAX_BYTES:-1000000}
 [ -f "$dist/index.html" ] || { echo "bundle-size: no $dist/index.html (run trunk build --release first)" >&2; exit 1; }
 total_raw=0; total_gz=0
 printf '%-48s %10s %10s\n' "file" "bytes" "gzip"

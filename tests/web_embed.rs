@@ -199,11 +199,7 @@ async fn the_share_dialog_offers_the_exact_link_and_an_iframe() {
     );
     assert!(snippet.value().contains("title="));
     // Escape closes it.
-    let init = web_sys::KeyboardEventInit::new();
-    init.set_key("Escape");
-    init.set_bubbles(true);
-    let e = web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
-    link.dispatch_event(&e).unwrap();
+    press_key(&link, "Escape");
     let r = root.clone();
     wait_until("the dialog closes", move || query(&r, "[role=dialog]").is_none()).await;
 }

@@ -41,10 +41,17 @@ pub fn set_hash(hash: &str) {
 
 /// Replaces the query string without a new history entry or a reload.
 pub fn replace_search(search: &str) {
+    replace_url(Some(search), None);
+}
+
+/// Replaces the query string and/or the hash (`None`: keep the current one) without a
+/// new history entry or a reload.
+fn replace_url(search: Option<&str>, hash: Option<&str>) {
     let Some(w) = window() else { return };
     let loc = w.location();
     let path = loc.pathname().unwrap_or_default();
-    let hash = loc.hash().unwrap_or_default();
+    let search = search.map_or_else(|| loc.search().unwrap_or_default(), str::to_string);
+    let hash = hash.map_or_else(|| loc.hash().unwrap_or_default(), str::to_string);
     if let Ok(history) = w.history() {
         let _ = history.replace_state_with_url(
             &wasm_bindgen::JsValue::NULL,
@@ -135,17 +142,7 @@ pub fn read_first_file(input: &web_sys::HtmlInputElement, done: impl FnOnce(Stri
 
 /// Replaces `location.hash` without a new history entry (state that changes often).
 pub fn replace_hash(hash: &str) {
-    let Some(w) = window() else { return };
-    let loc = w.location();
-    let path = loc.pathname().unwrap_or_default();
-    let search = loc.search().unwrap_or_default();
-    if let Ok(history) = w.history() {
-        let _ = history.replace_state_with_url(
-            &wasm_bindgen::JsValue::NULL,
-            "",
-            Some(&format!("{path}{search}{hash}")),
-        );
-    }
+    replace_url(None, Some(hash));
 }
 
 pub fn storage_remove(key: &str) {

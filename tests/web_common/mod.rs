@@ -161,3 +161,12 @@ pub async fn wait_long(what: &str, mut cond: impl FnMut() -> bool) {
     }
     panic!("timed out waiting until {what}");
 }
+
+/// Dispatches a bubbling `keydown` of `key` at `target`.
+pub fn press_key(target: &web_sys::EventTarget, key: &str) {
+    let init = web_sys::KeyboardEventInit::new();
+    init.set_key(key);
+    init.set_bubbles(true);
+    let e = web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).expect("a key event");
+    target.dispatch_event(&e).expect("dispatched");
+}
