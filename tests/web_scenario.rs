@@ -48,7 +48,7 @@ async fn playing_unsafe_del_reaches_the_violation_band_and_log() {
     assert_eq!(p.get_attribute("data-scenario").as_deref(), Some("unsafe-del"));
     // The violation is drawn as a band across the lanes and said in words.
     assert!(query(&p, "svg .band rect").is_some(), "a red band");
-    assert!(text(&p, ".violations").contains("both hold the lock"));
+    assert!(text(&p, ".violations").contains("both believed they held"));
     // Play at 16× until the end.
     let speed: HtmlSelectElement = query(&p, "select[aria-label=Speed]").unwrap().dyn_into().unwrap();
     speed.set_value("16");

@@ -103,6 +103,8 @@ pub struct Mark {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Band {
+    /// The lock it is about, when the checker's holds name one.
+    pub lock: Option<String>,
     pub from_us: u64,
     pub to_us: u64,
     pub kind: String,
@@ -564,6 +566,11 @@ fn layout(
         .violations
         .iter()
         .map(|v| Band {
+            lock: outcome
+                .holds
+                .iter()
+                .find(|h| v.clients.contains(&h.client))
+                .map(|h| h.lock.clone()),
             from_us: (v.from_ms * 1000.0).max(0.0) as u64,
             to_us: (v.to_ms * 1000.0).max(0.0) as u64,
             kind: v.kind.clone(),
@@ -850,7 +857,7 @@ pub fn describe(m: &Model, e: &TraceEvent) -> String {
     format!("{ms:.1} ms · {who} {what}")
 }
 
-/// A violation in words: "C1 and C2 both hold lock:invoice:42 from 12 300 to 20 500 ms".
+/// A violation in words: "C1 and C2 both believed they held lock:invoice:42 (12300–20500 ms)."
 pub fn band_sentence(b: &Band) -> String {
     let who = match b.clients.as_slice() {
         [] => "Clients".to_string(),
@@ -863,9 +870,12 @@ pub fn band_sentence(b: &Band) -> String {
         b.to_us as f64 / 1000.0
     );
     match b.kind.as_str() {
-        "overlap" => format!("{who} both hold the lock ({span}). {}", b.detail),
-        "stale_write" => format!("{who} wrote after its lock lapsed ({span}). {}", b.detail),
-        "lost_update" => format!("Lost update by {who} ({span}). {}", b.detail),
+        "overlap" => format!(
+            "{who} both believed they held {} ({span}).",
+            b.lock.as_deref().unwrap_or("the lock")
+        ),
+        "stale_write" => format!("{who} wrote after its lock had lapsed ({span})."),
+        "lost_update" => format!("{who}'s write overwrote a newer one: a lost update ({span})."),
         other => format!("{other}: {who} ({span}). {}", b.detail),
     }
 }
@@ -886,7 +896,11 @@ mod tests {
         assert!(!m.bands.is_empty(), "the checker's violation becomes a band");
         let b = &m.bands[0];
         assert_eq!(b.kind, "overlap");
-        assert!(band_sentence(b).contains("both hold"));
+        assert!(
+            band_sentence(b).contains("both believed they held"),
+            "{}",
+            band_sentence(b)
+        );
         // Lanes: clients before nodes before the resource.
         let kinds: Vec<LaneKind> = m.lanes.iter().map(|l| l.kind).collect();
         let mut sorted = kinds.clone();

@@ -567,18 +567,18 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             }
             <div class="controls" role="toolbar" aria-label="Playback">
                 if shows("step") {
-                    <button type="button" aria-label="Go to start" onclick={go(0)}>{"⏮"}</button>
+                    <button type="button" aria-label="Go to start" onclick={go(0)}>{"⇤"}</button>
                     <button type="button" aria-label="Step back" onclick={go(cur.saturating_sub(1))}>{"◀"}</button>
                 }
                 if !shows("play") {
                 } else if *playing {
-                    <button type="button" class="play" aria-label="Pause" onclick={{ let p = playing.clone(); Callback::from(move |_| p.set(false)) }}>{"⏸"}</button>
+                    <button type="button" class="play" aria-label="Pause" onclick={{ let p = playing.clone(); Callback::from(move |_| p.set(false)) }}>{"❚❚"}</button>
                 } else {
                     <button type="button" class="play" aria-label="Play" onclick={{ let p = playing.clone(); let c = cursor.clone(); Callback::from(move |_| { if *c >= last { c.set(0); } p.set(true) }) }}>{"▶"}</button>
                 }
                 if shows("step") {
                     <button type="button" aria-label="Step forward" onclick={go((cur + 1).min(last))}>{"▶|"}</button>
-                    <button type="button" aria-label="Go to end" onclick={go(last)}>{"⏭"}</button>
+                    <button type="button" aria-label="Go to end" onclick={go(last)}>{"⇥"}</button>
                 }
                 <button type="button" aria-label="Reset" onclick={{ let z = zoom.clone(); let c = cursor.clone(); let p = playing.clone(); Callback::from(move |_| { p.set(false); c.set(0); z.set(None); }) }}>{"↺"}</button>
                 if shows("speed") {
