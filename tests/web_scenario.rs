@@ -358,3 +358,38 @@ async fn broken_and_fixed_side_by_side_on_the_same_seed() {
     let fixed = query_all(&p, ".compare .violations li.violation-text").len();
     assert!(fixed < broken, "{fixed} vs {broken}");
 }
+
+#[wasm_bindgen_test]
+async fn knobs_and_faults_travel_in_the_link() {
+    let _x = Exclusive::acquire().await;
+    // A TTL longer than A's pause: the shared link shows a run without overlap.
+    let (root, app) = open("#/distributed-locks/3?scenario=unsafe-del&seed=1&t=0&ttl=30000").await;
+    let p = panel(&root);
+    assert!(query(&p, ".violations").is_none(), "{}", text(&p, ".violations"));
+    app.unmount();
+
+    // A crash injected at the cursor is written into the link, and the link brings it back.
+    let (root, app) = open("#/distributed-locks/3?scenario=unsafe-del&seed=1&t=5000").await;
+    let p = panel(&root);
+    submit_form(&p, ".fault-form");
+    let hash = || web_sys::window().unwrap().location().hash().unwrap();
+    wait_until("the link holds the fault", move || hash().contains("faults=")).await;
+    let link = hash();
+    app.unmount();
+    let root = new_root();
+    let _app = Mounted::new(&root);
+    let r = root.clone();
+    wait_until("the panel again", move || {
+        query(&r, "section.scenario svg.timeline").is_some()
+    })
+    .await;
+    assert_eq!(hash(), link);
+    let p = panel(&root);
+    let crash = query_all(&p, "svg .mark").iter().any(|m| {
+        m.get_attribute("aria-label")
+            .unwrap_or_default()
+            .contains("crash")
+    });
+    assert!(crash, "the crash came back from the link");
+    assert!(query(&p, "button.undo-fork").is_some());
+}

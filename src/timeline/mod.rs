@@ -12,6 +12,7 @@
 //! - Marks: single events (writes, clock jumps, partitions, failovers…).
 //! - Bands: the checker's violations, in true time, with a sentence saying what broke.
 
+pub mod link;
 mod variant;
 
 pub use variant::{check_script, first_script_error, ScriptError, Variant};

@@ -170,3 +170,13 @@ pub fn press_key(target: &web_sys::EventTarget, key: &str) {
     let e = web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).expect("a key event");
     target.dispatch_event(&e).expect("dispatched");
 }
+
+/// Submits the form matching `selector` inside `root`, as Enter or its submit button would.
+pub fn submit_form(root: &Element, selector: &str) {
+    query(root, selector)
+        .unwrap_or_else(|| panic!("no form {selector}"))
+        .dyn_into::<web_sys::HtmlFormElement>()
+        .expect("a form")
+        .request_submit()
+        .expect("submitted");
+}

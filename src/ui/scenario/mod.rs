@@ -19,7 +19,7 @@ use crate::lesson::route::query_param;
 use crate::sim::scenario::builtin;
 use crate::sim::Fault;
 use crate::store::parse_line;
-use crate::timeline::{band_sentence, build_with, describe, snapshot, Model, Variant};
+use crate::timeline::{band_sentence, build_with, describe, link, snapshot, Model, Variant};
 use crate::ui::browser;
 use gloo::timers::callback::Interval;
 use std::rc::Rc;
@@ -82,18 +82,42 @@ pub struct ScenarioPanelProps {
 
 /// The part of the URL hash after `?`: `scenario=…&seed=…&t=…` (t in ms).
 fn url_state() -> (Option<String>, Option<u64>, Option<u64>) {
-    let hash = browser::hash();
-    let query = hash.split_once('?').map(|(_, q)| q).unwrap_or("");
-    let scenario = query_param(query, "scenario");
-    let seed = query_param(query, "seed").and_then(|s| s.parse().ok());
-    let t = query_param(query, "t").and_then(|s| s.parse().ok());
+    let query = hash_query();
+    let scenario = query_param(&query, "scenario");
+    let seed = query_param(&query, "seed").and_then(|s| s.parse().ok());
+    let t = query_param(&query, "t").and_then(|s| s.parse().ok());
     (scenario, seed, t)
 }
 
-fn write_url_state(name: &str, seed: u64, t_ms: u64) {
+/// The part of the hash after `?`.
+fn hash_query() -> String {
+    browser::hash()
+        .split_once('?')
+        .map(|(_, q)| q.to_string())
+        .unwrap_or_default()
+}
+
+/// The knobs and the faults a link carries (`ttl`, `drift`, `timeout`, `faults`).
+fn url_changes() -> (Variant, Vec<(u64, Fault)>) {
+    let query = hash_query();
+    let variant = link::decode_variant(|k| query_param(&query, k));
+    let faults = query_param(&query, "faults")
+        .map(|f| link::decode_faults(&f))
+        .unwrap_or_default();
+    (variant, faults)
+}
+
+fn write_url_state(name: &str, seed: u64, t_ms: u64, variant: &Variant, faults: &[(u64, Fault)]) {
     let hash = browser::hash();
     let route = hash.split('?').next().unwrap_or("");
-    browser::replace_hash(&format!("{route}?scenario={name}&seed={seed}&t={t_ms}"));
+    let mut q = format!("{route}?scenario={name}&seed={seed}&t={t_ms}");
+    for (k, v) in link::encode_variant(variant) {
+        q.push_str(&format!("&{k}={v}"));
+    }
+    if !faults.is_empty() {
+        q.push_str(&format!("&faults={}", link::encode_faults(faults)));
+    }
+    browser::replace_hash(&q);
 }
 
 #[function_component(ScenarioPanel)]
@@ -117,8 +141,19 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     });
     let name = use_state(|| initial.0.clone());
     let seed = use_state(|| initial.1);
-    let injections = use_state(Vec::<(u64, Fault)>::new);
-    let variant = use_state(Variant::default);
+    // A link's knobs and faults apply to the scenario it names.
+    let from_link = {
+        let own = props.url_state && url_state().0.as_deref() == Some(initial.0.as_str());
+        use_memo((), move |_| {
+            if own {
+                url_changes()
+            } else {
+                (Variant::default(), Vec::new())
+            }
+        })
+    };
+    let injections = use_state(|| from_link.1.clone());
+    let variant = use_state(|| from_link.0.clone());
     let pack_for_memo = pack.clone();
     let model: Rc<Result<Rc<Model>, String>> = use_memo(
         ((*name).clone(), *seed, (*injections).clone(), (*variant).clone()),
@@ -243,10 +278,17 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             .and_then(|m| m.trace.get(*cursor))
             .map_or(0, |e| e.t_us / 1000);
         use_effect_with(
-            ((*name).clone(), *seed, t_ms, *playing),
-            move |(n, s, t, playing)| {
+            (
+                (*name).clone(),
+                *seed,
+                t_ms,
+                *playing,
+                (*variant).clone(),
+                (*injections).clone(),
+            ),
+            move |(n, s, t, playing, v, f)| {
                 if !*playing && own_url {
-                    write_url_state(n, *s, *t);
+                    write_url_state(n, *s, *t, v, f);
                 }
             },
         );
