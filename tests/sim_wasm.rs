@@ -34,16 +34,35 @@ fn all_builtins_hash() -> u64 {
     h
 }
 
+/// Trials/s of `explore` after two warm-up rounds (a fresh page's first round mostly
+/// measures the engine warming up), the median of three timed rounds.
+fn steady_trials_per_second(now_ms: impl Fn() -> f64) -> (f64, f64) {
+    let mut cold = 0.0;
+    for round in 0..2 {
+        let t = now_ms();
+        assert_eq!(contention_violating(300), PINNED_VIOLATING);
+        if round == 0 {
+            cold = 300_000.0 / (now_ms() - t);
+        }
+    }
+    let mut rates: Vec<f64> = (0..3)
+        .map(|_| {
+            let t = now_ms();
+            assert_eq!(contention_violating(300), PINNED_VIOLATING);
+            300_000.0 / (now_ms() - t)
+        })
+        .collect();
+    rates.sort_by(|a, b| a.total_cmp(b));
+    (cold, rates[1])
+}
+
 #[cfg(not(target_arch = "wasm32"))]
 #[test]
 fn native_matches_the_pinned_results() {
-    let start = std::time::Instant::now();
-    assert_eq!(contention_violating(300), PINNED_VIOLATING);
-    let secs = start.elapsed().as_secs_f64();
+    let origin = std::time::Instant::now();
+    let (cold, steady) = steady_trials_per_second(|| origin.elapsed().as_secs_f64() * 1e3);
     println!(
-        "native explore redlock-contention: {:.0} trials/s (300 trials in {:.0} ms)",
-        300.0 / secs,
-        secs * 1e3
+        "native explore redlock-contention: first round {cold:.0} trials/s, steady {steady:.0} trials/s"
     );
     // Recorded for the wasm test below to compare against.
     let h = all_builtins_hash();
@@ -59,13 +78,9 @@ mod wasm {
 
     #[wasm_bindgen_test]
     fn wasm_matches_native_and_reports_speed() {
-        let start = js_sys::Date::now();
-        let v = contention_violating(300);
-        let ms = js_sys::Date::now() - start;
-        assert_eq!(v, PINNED_VIOLATING);
+        let (cold, steady) = steady_trials_per_second(js_sys::Date::now);
         console_log!(
-            "wasm explore redlock-contention: {:.0} trials/s (300 trials in {ms:.0} ms)",
-            300_000.0 / ms
+            "wasm explore redlock-contention: first round {cold:.0} trials/s, steady {steady:.0} trials/s"
         );
         console_log!("all-builtins hash {:#018x}", all_builtins_hash());
     }
