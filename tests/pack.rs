@@ -447,3 +447,19 @@ fn check_pack_prints_every_error_and_fails() {
     assert!(!ok && out.is_empty());
     assert_eq!(err.lines().count(), 1, "{err}");
 }
+
+#[test]
+fn a_predict_question_on_the_packs_own_scenario_has_an_answer() {
+    use lockstep::lesson::generate::{instance_in, Body};
+    let pack = lockstep::lesson::pack::load_dir("packs/example").expect("the example pack loads");
+    let q = pack
+        .questions
+        .iter()
+        .find(|q| matches!(q.kind, lockstep::lesson::quiz::Kind::Predict { .. }))
+        .expect("the example pack has a predict question");
+    let inst = instance_in(q, lockstep::lesson::content::Lang::En, 1, &pack.scenarios);
+    let Body::Choice { correct, .. } = &inst.body else {
+        panic!("a choice")
+    };
+    assert_eq!(correct.len(), 1, "the pack's scenario ran and gave the answer");
+}

@@ -157,6 +157,17 @@ fn fill(template: &str, params: &[(&str, String)]) -> String {
 
 /// Builds the instance of `q` to show in `lang` for `seed`.
 pub fn instance(q: &Question, lang: Lang, seed: u64) -> Instance {
+    instance_in(q, lang, seed, &[])
+}
+
+/// Like [`instance`], for a lesson pack: `scenarios` (the pack's own) are looked up
+/// before the built-ins by "what happens next?" questions.
+pub fn instance_in(
+    q: &Question,
+    lang: Lang,
+    seed: u64,
+    scenarios: &[crate::sim::scenario::Scenario],
+) -> Instance {
     let t = q.texts(lang);
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ fnv(&q.id));
     let base = |body: Body, code: Option<(String, String)>| Instance {
@@ -224,7 +235,7 @@ pub fn instance(q: &Question, lang: Lang, seed: u64) -> Instance {
             scenario,
             pause_at_ms,
         } => {
-            let (options, correct) = predict(scenario, *pause_at_ms, lang);
+            let (options, correct) = predict_in(scenario, *pause_at_ms, lang, scenarios);
             let texts = super::i18n::Texts::new(lang);
             let explanations = (0..options.len())
                 .map(|i| {
@@ -254,14 +265,25 @@ pub fn instance(q: &Question, lang: Lang, seed: u64) -> Instance {
 /// after `pause_at_ms`: a violation (two holders, a stale write accepted), a rejected
 /// write, or nothing wrong. `None` if the scenario cannot run (a test rules that out).
 pub fn predict(scenario: &str, pause_at_ms: u64, lang: Lang) -> (Vec<String>, Option<usize>) {
+    predict_in(scenario, pause_at_ms, lang, &[])
+}
+
+/// Like [`predict`], looking the scenario up in `scenarios` (a pack's) first.
+pub fn predict_in(
+    scenario: &str,
+    pause_at_ms: u64,
+    lang: Lang,
+    scenarios: &[crate::sim::scenario::Scenario],
+) -> (Vec<String>, Option<usize>) {
     let texts = super::i18n::Texts::new(lang);
     let options = vec![
         texts.t("predict_overlap"),
         texts.t("predict_rejected"),
         texts.t("predict_safe"),
     ];
-    let run = crate::sim::scenario::builtin(scenario)
-        .and_then(Result::ok)
+    let found = scenarios.iter().find(|s| s.name == scenario).cloned();
+    let run = found
+        .or_else(|| crate::sim::scenario::builtin(scenario).and_then(Result::ok))
         .and_then(|s| crate::sim::run(&s, 1, crate::sim::TraceLevel::Semantic).ok());
     let Some(run) = run else { return (options, None) };
     let after = pause_at_ms as f64;

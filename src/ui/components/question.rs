@@ -3,7 +3,7 @@
 
 use super::{render_inline, CodeBlock};
 use crate::lesson::content::Lang;
-use crate::lesson::generate::{instance, Body};
+use crate::lesson::generate::{instance_in, Body};
 use crate::lesson::i18n::Texts;
 use crate::lesson::quiz::{parse_number, Answer, Kind, Question};
 use crate::ui::browser;
@@ -69,10 +69,12 @@ pub fn question_view(props: &QuestionProps) -> Html {
         let q = q.clone();
         use_state(move || fresh_seed(&q))
     };
+    // A pack's own scenarios, for its "what happens next?" questions.
+    let pack = use_context::<crate::ui::scenario::PackScenarios>().unwrap_or_default();
     let inst = {
         let q = q.clone();
-        use_memo((q, props.lang, *seed), |(q, lang, seed)| {
-            instance(q, *lang, *seed)
+        use_memo((q, props.lang, *seed, pack), |(q, lang, seed, pack)| {
+            instance_in(q, *lang, *seed, &pack.0)
         })
     };
     // The draft lives in a RefCell so that a Check right after a change (before the
