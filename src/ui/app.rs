@@ -1,7 +1,7 @@
 //! The root component: owns the reader state, syncs it with the URL and storage, and
 //! lays out the page (header, contents, section, pager).
 
-use crate::lesson::content::{self, Lang};
+use crate::lesson::content::Lang;
 use crate::lesson::embed::{EmbedConfig, Show};
 use crate::lesson::i18n::Texts;
 use crate::lesson::progress::Score;
@@ -45,23 +45,17 @@ fn initial_lang() -> Lang {
         .unwrap_or(Lang::En)
 }
 
+/// The built-in lesson, loaded as a pack, the same way an instructor's pack is.
 fn load_lessons() -> Result<Lessons, Vec<String>> {
-    let en = content::builtin(Lang::En);
-    let nb = content::builtin(Lang::Nb);
-    let questions = content::builtin_questions();
-    match (en, nb, questions) {
-        (Ok(en), Ok(nb), Ok(questions)) => Ok(Lessons { en, nb, questions }),
-        (en, nb, questions) => {
-            let mut errors: Vec<String> = en
-                .err()
-                .into_iter()
-                .chain(nb.err())
-                .flatten()
-                .map(|e| e.to_string())
-                .collect();
-            errors.extend(questions.err().into_iter().flatten().map(|e| e.to_string()));
-            Err(errors)
-        }
+    let pack = crate::lesson::pack::builtin()
+        .map_err(|errs| errs.iter().map(|e| e.to_string()).collect::<Vec<_>>())?;
+    match (pack.lesson(Lang::En).cloned(), pack.lesson(Lang::Nb).cloned()) {
+        (Some(en), Some(nb)) => Ok(Lessons {
+            en,
+            nb,
+            questions: pack.questions,
+        }),
+        _ => Err(vec!["the built-in lesson has no sections".to_string()]),
     }
 }
 
