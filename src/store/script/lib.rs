@@ -156,22 +156,7 @@ fn arg_string<'gc>(
     i: usize,
     fname: &str,
 ) -> Result<Vec<u8>, piccolo::Error<'gc>> {
-    let v = stack.get(i);
-    check_string(v).ok_or_else(|| {
-        let got = if i >= stack.len() {
-            "no value"
-        } else {
-            type_name(v)
-        };
-        bad_arg(
-            ctx,
-            exec,
-            host,
-            i + 1,
-            fname,
-            &format!("string expected, got {got}"),
-        )
-    })
+    arg_as(ctx, exec, host, stack, i, fname, "string", check_string)
 }
 
 fn arg_number<'gc>(
@@ -182,8 +167,24 @@ fn arg_number<'gc>(
     i: usize,
     fname: &str,
 ) -> Result<f64, piccolo::Error<'gc>> {
+    arg_as(ctx, exec, host, stack, i, fname, "number", to_number)
+}
+
+/// Argument `i` converted by `convert`, or Lua's "bad argument … (<expected> expected,
+/// got <type>)" error.
+#[allow(clippy::too_many_arguments)]
+fn arg_as<'gc, T>(
+    ctx: Context<'gc>,
+    exec: &Execution,
+    host: &Shared,
+    stack: &Stack<'gc, '_>,
+    i: usize,
+    fname: &str,
+    expected: &str,
+    convert: impl FnOnce(Value<'gc>) -> Option<T>,
+) -> Result<T, piccolo::Error<'gc>> {
     let v = stack.get(i);
-    to_number(v).ok_or_else(|| {
+    convert(v).ok_or_else(|| {
         let got = if i >= stack.len() {
             "no value"
         } else {
@@ -195,7 +196,7 @@ fn arg_number<'gc>(
             host,
             i + 1,
             fname,
-            &format!("number expected, got {got}"),
+            &format!("{expected} expected, got {got}"),
         )
     })
 }
