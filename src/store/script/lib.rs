@@ -376,42 +376,26 @@ fn install_base<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Shared) {
     set(ctx, g, "unpack", unpack);
 
     // rawset / setmetatable / getmetatable must not get around read-only tables.
-    let original_rawset = g.get(ctx, "rawset");
-    set(
-        ctx,
-        g,
-        "rawset",
-        Callback::from_fn_with(&ctx, original_rawset, |original, ctx, _, stack| {
-            if is_readonly(ctx, stack.get(0)) {
-                return Err(plain_error(ctx, "Attempt to modify a readonly table"));
-            }
-            match original {
-                Value::Function(f) => Ok(CallbackReturn::Call {
-                    function: *f,
-                    then: None,
-                }),
-                _ => Err(plain_error(ctx, "rawset is unavailable")),
-            }
-        }),
-    );
-    let original_setmt = g.get(ctx, "setmetatable");
-    set(
-        ctx,
-        g,
-        "setmetatable",
-        Callback::from_fn_with(&ctx, original_setmt, |original, ctx, _, stack| {
-            if is_readonly(ctx, stack.get(0)) {
-                return Err(plain_error(ctx, "Attempt to modify a readonly table"));
-            }
-            match original {
-                Value::Function(f) => Ok(CallbackReturn::Call {
-                    function: *f,
-                    then: None,
-                }),
-                _ => Err(plain_error(ctx, "setmetatable is unavailable")),
-            }
-        }),
-    );
+    for name in ["rawset", "setmetatable"] {
+        let original = g.get(ctx, name);
+        set(
+            ctx,
+            g,
+            name,
+            Callback::from_fn_with(&ctx, original, move |original, ctx, _, stack| {
+                if is_readonly(ctx, stack.get(0)) {
+                    return Err(plain_error(ctx, "Attempt to modify a readonly table"));
+                }
+                match original {
+                    Value::Function(f) => Ok(CallbackReturn::Call {
+                        function: *f,
+                        then: None,
+                    }),
+                    _ => Err(plain_error(ctx, format!("{name} is unavailable"))),
+                }
+            }),
+        );
+    }
     let original_getmt = g.get(ctx, "getmetatable");
     set(
         ctx,
