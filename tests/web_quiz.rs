@@ -134,11 +134,7 @@ async fn a_numeric_question_is_answered_by_keyboard_and_survives_a_reload() {
         .dyn_into()
         .unwrap();
     assert!(query(&el, &format!("label[for=\"{}\"]", input.id())).is_some());
-    input.set_value(&format!("{}", answer as i64));
-    input
-        .dispatch_event(&web_sys::InputEvent::new("input").unwrap())
-        .unwrap();
-    TimeoutFuture::new(30).await;
+    type_into(&input, &format!("{}", answer as i64)).await;
     // Enter in the field submits the form, as a keyboard user would.
     el.clone()
         .dyn_into::<web_sys::HtmlFormElement>()

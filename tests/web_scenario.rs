@@ -127,34 +127,16 @@ async fn the_console_runs_a_command_on_the_node_and_forks() {
         .and_then(|l| l.text_content())
         .unwrap_or_default();
     assert!(label.contains("Redis command"), "{label}");
-    input.set_value("SET lock:x t NX PX 1000");
-    input
-        .dispatch_event(&web_sys::InputEvent::new("input").unwrap())
-        .unwrap();
-    TimeoutFuture::new(30).await;
-    query(&p, ".console-form")
-        .unwrap()
-        .dyn_into::<web_sys::HtmlFormElement>()
-        .unwrap()
-        .request_submit()
-        .unwrap();
+    type_into(&input, "SET lock:x t NX PX 1000").await;
+    submit_form(&p, ".console-form");
     let pp = p.clone();
     wait_until("the reply", move || text(&pp, ".console-history").contains("OK")).await;
     assert!(text(&p, ".console-history").contains("SET lock:x t NX PX 1000"));
     // The run is now a fork, which can be undone.
     assert!(query(&p, "button.undo-fork").is_some());
     // And the node's own lock key is refused a second time with NX.
-    input.set_value("SET lock:x u NX PX 1000");
-    input
-        .dispatch_event(&web_sys::InputEvent::new("input").unwrap())
-        .unwrap();
-    TimeoutFuture::new(30).await;
-    query(&p, ".console-form")
-        .unwrap()
-        .dyn_into::<web_sys::HtmlFormElement>()
-        .unwrap()
-        .request_submit()
-        .unwrap();
+    type_into(&input, "SET lock:x u NX PX 1000").await;
+    submit_form(&p, ".console-form");
     let pp = p.clone();
     wait_until("the (nil) reply", move || {
         text(&pp, ".console-history").contains("(nil)")
@@ -179,17 +161,8 @@ async fn a_new_seed_is_shown_and_goes_into_the_url() {
     );
     assert!(text(&p, ".seed").contains("Seed 5"));
     let input: HtmlInputElement = query(&p, ".seed-form input").unwrap().dyn_into().unwrap();
-    input.set_value("42");
-    input
-        .dispatch_event(&web_sys::InputEvent::new("input").unwrap())
-        .unwrap();
-    TimeoutFuture::new(30).await;
-    query(&p, ".seed-form")
-        .unwrap()
-        .dyn_into::<web_sys::HtmlFormElement>()
-        .unwrap()
-        .request_submit()
-        .unwrap();
+    type_into(&input, "42").await;
+    submit_form(&p, ".seed-form");
     let pp = p.clone();
     wait_until("seed 42", move || text(&pp, ".seed").contains("Seed 42")).await;
     let hash = web_sys::window().unwrap().location().hash().unwrap();
@@ -231,12 +204,7 @@ async fn injecting_a_crash_forks_the_timeline() {
     assert_eq!(crash_marks(&p), 0);
     let bands_before = query_all(&p, "svg .band").len();
     // The default fault is "Crash a node" on the only node.
-    query(&p, ".fault-form")
-        .unwrap()
-        .dyn_into::<web_sys::HtmlFormElement>()
-        .unwrap()
-        .request_submit()
-        .unwrap();
+    submit_form(&p, ".fault-form");
     let pp = p.clone();
     wait_until("a crash mark on the timeline", move || crash_marks(&pp) == 1).await;
     assert!(query(&p, "button.undo-fork").is_some());
@@ -260,20 +228,9 @@ async fn editing_the_release_script_changes_the_outcome_and_bad_lua_is_refused()
         .dyn_into()
         .unwrap();
     assert_eq!(area.get_attribute("aria-label").as_deref(), Some("Lua script"));
-    let submit_editor = |p: &Element| {
-        query(p, ".script-editor")
-            .unwrap()
-            .dyn_into::<web_sys::HtmlFormElement>()
-            .unwrap()
-            .request_submit()
-            .unwrap()
-    };
     // A script that does not compile is refused at its line; the run is unchanged.
-    area.set_value("local ok = 1\nif ok then\n  return (\nend");
-    area.dispatch_event(&web_sys::InputEvent::new("input").unwrap())
-        .unwrap();
-    TimeoutFuture::new(30).await;
-    submit_editor(&p);
+    type_into(&area, "local ok = 1\nif ok then\n  return (\nend").await;
+    submit_form(&p, ".script-editor");
     let pp = p.clone();
     wait_until("the compile error", move || {
         !text(&pp, ".script-error").is_empty()
@@ -282,11 +239,8 @@ async fn editing_the_release_script_changes_the_outcome_and_bad_lua_is_refused()
     assert!(text(&p, ".script-error").contains("previous script"));
     assert_eq!(violations(&p), before);
     // Drop the token check: A's late release deletes B's key again and C gets in.
-    area.set_value("return redis.call('del', KEYS[1])");
-    area.dispatch_event(&web_sys::InputEvent::new("input").unwrap())
-        .unwrap();
-    TimeoutFuture::new(30).await;
-    submit_editor(&p);
+    type_into(&area, "return redis.call('del', KEYS[1])").await;
+    submit_form(&p, ".script-editor");
     let pp = p.clone();
     wait_until("more violations with the broken script", move || {
         violations(&pp) > before

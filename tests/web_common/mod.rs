@@ -180,3 +180,17 @@ pub fn submit_form(root: &Element, selector: &str) {
         .request_submit()
         .expect("submitted");
 }
+
+/// Types `value` into a text field or text area as a learner would (an `input` event
+/// follows), then lets the app re-render.
+pub async fn type_into(field: &web_sys::EventTarget, value: &str) {
+    if let Some(i) = field.dyn_ref::<web_sys::HtmlInputElement>() {
+        i.set_value(value);
+    } else if let Some(t) = field.dyn_ref::<web_sys::HtmlTextAreaElement>() {
+        t.set_value(value);
+    }
+    field
+        .dispatch_event(&web_sys::InputEvent::new("input").expect("an input event"))
+        .expect("dispatched");
+    TimeoutFuture::new(30).await;
+}
