@@ -7,6 +7,7 @@ pub mod lesson;
 pub mod sim;
 pub mod store;
 pub mod timeline;
+pub mod toml_error;
 
 #[cfg(target_arch = "wasm32")]
 pub mod ui;

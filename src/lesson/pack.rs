@@ -229,37 +229,13 @@ struct RawInlineScenario {
     source: Spanned<String>,
 }
 
-fn line_of(text: &str, offset: usize) -> usize {
-    1 + text.as_bytes()[..offset.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-}
+use crate::toml_error::line_of;
 
 /// A toml error as a pack error: line from its span, field from its message or the key
 /// written on that line.
 fn toml_error(file: &str, src: &str, e: &toml::de::Error) -> PackError {
-    let line = e.span().map_or(1, |s| line_of(src, s.start));
-    let msg = e
-        .message()
-        .trim()
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join("; ");
-    let mut field = msg
-        .split('`')
-        .nth(1)
-        .filter(|_| msg.contains("field"))
-        .unwrap_or("")
-        .to_string();
-    if field.is_empty() {
-        if let Some((key, _)) = src.lines().nth(line - 1).and_then(|l| l.split_once('=')) {
-            field = key.trim().trim_start_matches('{').trim().to_string();
-        }
-    }
-    PackError::new(file, line, &field, msg)
+    let p = crate::toml_error::explain(src, e);
+    PackError::new(file, p.line.unwrap_or(1), &p.field, p.message)
 }
 
 /// `text[span]` as its own TOML document on the same lines: the lines before it are

@@ -543,45 +543,15 @@ impl fmt::Display for ScenarioError {
 
 impl std::error::Error for ScenarioError {}
 
-/// 1-based line of byte `offset` in `src`.
-fn line_of_offset(src: &str, offset: usize) -> usize {
-    let end = offset.min(src.len());
-    src.as_bytes()[..end].iter().filter(|b| **b == b'\n').count() + 1
-}
-
 /// Parse a scenario file. `file` only labels errors.
 pub fn parse(file: &str, src: &str) -> Result<Scenario, ScenarioError> {
     let scenario: Scenario = toml::from_str(src).map_err(|e| {
-        let line = e.span().map(|s| line_of_offset(src, s.start));
-        // One line: toml's messages sometimes continue on a second line.
-        let msg = e
-            .message()
-            .trim()
-            .lines()
-            .map(str::trim)
-            .collect::<Vec<_>>()
-            .join("; ");
-        // toml reports the field in the message ("unknown field `foo`", "missing field
-        // `name`"); pull it out so the error line names it first.
-        let mut field = msg
-            .split('`')
-            .nth(1)
-            .filter(|_| msg.contains("field"))
-            .unwrap_or("")
-            .to_string();
-        if field.is_empty() {
-            // A bad value: name the key written on the line the error points at.
-            if let Some(l) = line.and_then(|l| src.lines().nth(l - 1)) {
-                if let Some((key, _)) = l.split_once('=') {
-                    field = key.trim().trim_start_matches('{').trim().to_string();
-                }
-            }
-        }
+        let p = crate::toml_error::explain(src, &e);
         ScenarioError {
             file: file.to_string(),
-            line,
-            field,
-            message: msg,
+            line: p.line,
+            field: p.field,
+            message: p.message,
         }
     })?;
     let located = |field: String, message: String| ScenarioError {
