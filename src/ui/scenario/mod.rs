@@ -154,13 +154,16 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     };
     let injections = use_state(|| from_link.1.clone());
     let variant = use_state(|| from_link.0.clone());
-    let pack_for_memo = pack.clone();
+    // The scenario is parsed once per name, not on every frame of playback.
+    let base: Rc<Result<crate::sim::scenario::Scenario, String>> =
+        use_memo(((*name).clone(), pack.clone()), |(n, pack)| {
+            find(n, pack).unwrap_or_else(|| Err(format!("unknown scenario `{n}`")))
+        });
     let model: Rc<Result<Rc<Model>, String>> = use_memo(
-        ((*name).clone(), *seed, (*injections).clone(), (*variant).clone()),
-        |(n, seed, inj, variant)| match find(n, &pack_for_memo) {
-            Some(Ok(s)) => build_with(&variant.apply(&s), *seed, inj).map(Rc::new),
-            Some(Err(e)) => Err(e),
-            None => Err(format!("unknown scenario `{n}`")),
+        (base.clone(), *seed, (*injections).clone(), (*variant).clone()),
+        |(base, seed, inj, variant)| match base.as_ref() {
+            Ok(s) => build_with(&variant.apply(s), *seed, inj).map(Rc::new),
+            Err(e) => Err(e.clone()),
         },
     );
     let embed_cfg = use_context::<Rc<EmbedConfig>>();
@@ -475,10 +478,9 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         let console_out = console_out.clone();
         let console_node = console_node.clone();
         let first_node = nodes.first().map(|n| n.0);
-        let name = (*name).clone();
         let seed = *seed;
         let console_variant = (*variant).clone();
-        let console_pack = pack.clone();
+        let console_base = base.clone();
         Callback::from(move |line: String| {
             let Some(node) = (*console_node).or(first_node) else {
                 return;
@@ -495,9 +497,11 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                         },
                     ));
                     // Run the fork now to read the reply the node gave at the cursor.
-                    let reply = find(&name, &console_pack)
-                        .and_then(Result::ok)
-                        .and_then(|s| build_with(&console_variant.apply(&s), seed, &inj).ok())
+                    let reply = console_base
+                        .as_ref()
+                        .as_ref()
+                        .ok()
+                        .and_then(|s| build_with(&console_variant.apply(s), seed, &inj).ok())
                         .and_then(|fork| {
                             let want: Vec<String> = args
                                 .iter()
@@ -604,7 +608,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                     <button type="button" class="undo-fork" onclick={on_undo}>{ format!("Undo fork ({} change(s))", injections.len()) }</button>
                 }
             </div>
-            if let Some(d) = find(&name, &pack).and_then(Result::ok).map(|s| s.description).filter(|d| !d.is_empty()) {
+            if let Some(d) = base.as_ref().as_ref().ok().map(|s| s.description.clone()).filter(|d| !d.is_empty()) {
                 <p class="scenario-desc">{ d }</p>
             }
             <div class="controls" role="toolbar" aria-label="Playback">
@@ -704,11 +708,11 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                     <ol role="log" aria-live="polite" aria-labelledby={format!("log-{}", *name)}>{ for log }</ol>
                 </div>
             </div>
-            if let Some(Ok(base)) = find(&name, &pack).filter(|_| shows("editor")) {
+            if let Some(base) = base.as_ref().as_ref().ok().filter(|_| shows("editor")).cloned() {
                 <editor::VariantEditor key={format!("{}-{}", *name, *seed)} {base} seed={*seed} variant={(*variant).clone()} on_change={on_variant} />
             }
-            if let Some(Ok(base)) = find(&name, &pack).filter(|_| shows("editor")) {
-                <explore::ExplorePanel key={(*name).clone()} scenario={variant.apply(&base)} seed={*seed} on_load={on_counterexample} />
+            if let Some(base) = base.as_ref().as_ref().ok().filter(|_| shows("editor")) {
+                <explore::ExplorePanel key={(*name).clone()} scenario={variant.apply(base)} seed={*seed} on_load={on_counterexample} />
             }
             if shows("faults") {
                 <faults::FaultForm lanes={m.lanes.clone()} {t_us} on_inject={on_inject} />
