@@ -348,3 +348,20 @@ work = ["sleep 10"]
     deleted.sort();
     assert_eq!(deleted, vec![0, 1, 2]);
 }
+
+#[test]
+fn a_fault_naming_an_unknown_process_is_refused_not_a_panic() {
+    let s = builtin_ok("unsafe-del");
+    let mut world = lockstep::sim::World::build(&s, 1, TraceLevel::Full).expect("builds");
+    let n = world.process_names().len();
+    assert!(!world.inject(Fault::Crash(n)), "pid {n} is past the last process");
+    assert!(!world.inject(Fault::Partition {
+        a: 0,
+        b: vec![n + 5],
+        oneway: false
+    }));
+    assert!(world.inject(Fault::Pause(0)), "pid 0 exists");
+    let mut out = Vec::new();
+    world.run(&mut out);
+    assert!(!out.is_empty());
+}

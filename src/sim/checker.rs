@@ -213,7 +213,7 @@ pub fn check(trace: &[TraceEvent], names: &[String]) -> Outcome {
     // sorted by start, so the scan for `a` stops at the first hold starting after `a`
     // ends (a sweep, not all pairs).
     for (i, a) in holds.iter().enumerate() {
-        for b in &holds[i + 1..] {
+        for b in holds.iter().skip(i + 1) {
             if b.2 >= a.3 {
                 break;
             }

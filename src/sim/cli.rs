@@ -62,8 +62,10 @@ pub fn event_line(e: &TraceEvent, names: &[String]) -> String {
             script,
         } => {
             let mut a: Vec<String> = args.iter().map(|s| short(s)).collect();
-            if *script && a.len() > 1 {
-                a[1] = "<script>".to_string();
+            if *script {
+                if let Some(body) = a.get_mut(1) {
+                    *body = "<script>".to_string();
+                }
             }
             format!("runs [{}] {} → {reply}", n(*from), a.join(" "))
         }

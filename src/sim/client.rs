@@ -455,8 +455,9 @@ impl Client {
                             &[&self.cfg.lock],
                             &[h.token.clone(), self.cfg.ttl_ms.to_string()],
                         );
-                        let dest = self.cfg.dests[0];
-                        self.send(dest, args, Purpose::Renew { hold }, out);
+                        if let Some(&dest) = self.cfg.dests.first() {
+                            self.send(dest, args, Purpose::Renew { hold }, out);
+                        }
                         // Fixed rate: every ttl/3, whether or not the last one answered.
                         out.push(Action::Timer {
                             after_local_us: self.cfg.ttl_ms * 1000 / 3,
@@ -595,17 +596,13 @@ impl Client {
             Algorithm::SetNx => {
                 if a.ok == 0 {
                     self.attempt_failed("lock taken (or no reply)", out);
-                } else if let Some((want, timeout_ms)) = cfg.wait {
+                } else if let (Some((want, timeout_ms)), Some(&dest)) = (cfg.wait, cfg.dests.first()) {
                     let args = vec![b("WAIT"), b(&want.to_string()), b(&timeout_ms.to_string())];
                     // WAIT blocks for its own timeout; do not let the request timeout
                     // cut it short.
                     let req = self.id();
                     self.pending.insert(req, Purpose::Wait { att: a.id });
-                    out.push(Action::Cmd {
-                        dest: cfg.dests[0],
-                        req,
-                        args,
-                    });
+                    out.push(Action::Cmd { dest, req, args });
                 } else {
                     self.held(ctx, out);
                 }

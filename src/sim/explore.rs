@@ -226,12 +226,15 @@ fn smaller(u: &FaultUnit) -> Option<FaultUnit> {
             *end = *at + d / 2;
             v.label = format!("{} (shortened to {} ms)", strip(&u.label), fmt_ms(d / 2));
         }
-        [(_, Fault::ClockJump(p, d))] => {
+        [(_, fault @ Fault::ClockJump(..))] => {
+            let Fault::ClockJump(p, d) = *fault else {
+                return None;
+            };
             if d.abs() < 2_000 {
                 return None;
             }
-            let half = *d / 2;
-            v.ops[0].1 = Fault::ClockJump(*p, half);
+            let half = d / 2;
+            *fault = Fault::ClockJump(p, half);
             v.label = format!("{} (reduced to {:+} ms)", strip(&u.label), half as f64 / 1000.0);
         }
         _ => return None,
@@ -264,9 +267,13 @@ fn shrink(scenario: &Scenario, seed: u64, mut units: Vec<FaultUnit>) -> Vec<Faul
     }
     for i in 0..units.len() {
         while budget > 0 {
-            let Some(s) = smaller(&units[i]) else { break };
+            let Some(s) = units.get(i).and_then(smaller) else {
+                break;
+            };
             let mut cand = units.clone();
-            cand[i] = s;
+            if let Some(slot) = cand.get_mut(i) {
+                *slot = s;
+            }
             budget -= 1;
             if violates(scenario, seed, &cand) {
                 units = cand;

@@ -5,6 +5,13 @@
 //! the order they were scheduled and a run is a pure function of (scenario, seed).
 //! Everything is `Clone` (a `Store` included), which is what checkpoints and `fork`
 //! rely on.
+//!
+//! Indexing: `procs`, `groups` and the network's link tables are indexed directly
+//! (`clippy::indexing_slicing` is allowed in this file only). Every index is a `Pid` or
+//! group number this world handed out itself in [`World::build`], which validates every
+//! name in the scenario, or one checked at the boundary by [`World::inject_at`]; the
+//! tables never shrink. The scenario fuzz target runs this code with debug assertions.
+#![allow(clippy::indexing_slicing)]
 
 use super::client::{
     Action, Client, ClientCfg, ClientCtx, Dest, Input, LibCfg, ResOp, ResReply, Step, Timer,
@@ -973,16 +980,40 @@ impl World {
         }
     }
 
-    /// Inject a fault now (fork, explorer).
-    pub fn inject(&mut self, fault: Fault) {
+    /// Inject a fault now (fork, explorer). A fault naming a process this world does
+    /// not have is refused (returns false) rather than scheduled.
+    pub fn inject(&mut self, fault: Fault) -> bool {
         let now = self.now_us;
-        self.schedule(now, Ev::Fault(fault));
+        self.inject_at(now, fault)
     }
 
-    /// Inject a fault at a later true time.
-    pub fn inject_at(&mut self, at_us: u64, fault: Fault) {
+    /// Inject a fault at a later true time; false (and nothing scheduled) if the fault
+    /// names a process this world does not have.
+    pub fn inject_at(&mut self, at_us: u64, fault: Fault) -> bool {
+        if !self.fault_in_range(&fault) {
+            return false;
+        }
         let at = at_us.max(self.now_us);
         self.schedule(at, Ev::Fault(fault));
+        true
+    }
+
+    /// Every pid a fault names is one of ours: the boundary that lets the handlers
+    /// index `procs` and the link tables (see the note at the top of this file).
+    fn fault_in_range(&self, fault: &Fault) -> bool {
+        let ok = |p: &Pid| *p < self.procs.len();
+        match fault {
+            Fault::Pause(p)
+            | Fault::Resume(p)
+            | Fault::Crash(p)
+            | Fault::Restart(p)
+            | Fault::ClockJump(p, _)
+            | Fault::Drift(p, _) => ok(p),
+            Fault::Partition { a, b, .. } | Fault::Repair { a, b } | Fault::Latency { a, b, .. } => {
+                ok(a) && b.iter().all(ok)
+            }
+            Fault::Command { node, .. } => ok(node),
+        }
     }
 
     fn emit(&self, out: &mut Vec<TraceEvent>, pid: Pid, kind: TraceKind) {
