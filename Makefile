@@ -32,6 +32,7 @@ test-native:
 
 test-browser:
 	cargo test $(WASM) --test 'web_*'
+	env -u CHROMEDRIVER GECKODRIVER=$$(command -v geckodriver) cargo test $(WASM) --test 'web_*'
 
 oracle:
 	bash scripts/oracle.sh

@@ -36,11 +36,19 @@ if ! { have trunk && trunk --version | grep -q " $TRUNK_VERSION\$"; }; then
   cargo install trunk --version "$TRUNK_VERSION" --locked --force
 fi
 
-# 4. System packages: a headless browser for wasm-bindgen-test, redis-server for the
-#    differential oracle.
+# 4. geckodriver (crates.io) drives headless Firefox for the second browser run.
+GECKODRIVER_VERSION=0.37.1
+if ! { have geckodriver && geckodriver --version | head -1 | grep -q " $GECKODRIVER_VERSION"; }; then
+  log "installing geckodriver $GECKODRIVER_VERSION (about 2 minutes)"
+  cargo install geckodriver --version "$GECKODRIVER_VERSION" --locked --force
+fi
+
+# 5. System packages: two headless browsers for wasm-bindgen-test (Chromium and
+#    Firefox ESR), redis-server for the differential oracle.
 need_pkgs=()
 have chromium || need_pkgs+=(chromium)
 have chromedriver || need_pkgs+=(chromium-driver)
+have firefox-esr || need_pkgs+=(firefox-esr)
 have redis-server || need_pkgs+=(redis-server)
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   if have apt-get; then
@@ -54,4 +62,4 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
     exit 1
   fi
 fi
-log "ready (wasm-bindgen $WB_VERSION, trunk $TRUNK_VERSION, $(chromium --version 2>/dev/null | head -1), $(redis-server --version 2>/dev/null | awk '{print $3}'))"
+log "ready (wasm-bindgen $WB_VERSION, trunk $TRUNK_VERSION, $(chromium --version 2>/dev/null | head -1), $(firefox-esr --version 2>/dev/null | head -1), geckodriver $GECKODRIVER_VERSION, $(redis-server --version 2>/dev/null | awk '{print $3}'))"

@@ -23,6 +23,10 @@ cargo test
 step "browser tests (wasm-bindgen-test, headless Chromium)"
 cargo test --target wasm32-unknown-unknown --test 'web_*'
 
+step "browser tests again (wasm-bindgen-test, headless Firefox ESR)"
+env -u CHROMEDRIVER GECKODRIVER="$(command -v geckodriver)" \
+  cargo test --target wasm32-unknown-unknown --test 'web_*'
+
 if [ -x scripts/oracle.sh ]; then
   step "differential tests against the Redis oracle"
   bash scripts/oracle.sh
