@@ -19,7 +19,7 @@ fn lockstep(args: &[&str]) -> (bool, String, String) {
 fn scenarios_lists_the_builtins() {
     let (ok, out, _) = lockstep(&["scenarios"]);
     assert!(ok);
-    assert_eq!(out.lines().count(), 25);
+    assert_eq!(out.lines().count(), lockstep::sim::scenario::BUILTINS.len());
     assert!(out.lines().any(|l| l.starts_with("redlock-clock-jump ")));
 }
 

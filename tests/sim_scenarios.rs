@@ -45,6 +45,7 @@ scenario_tests! {
     safe_release => "safe-release",
     get_then_del => "get-then-del",
     ttl_too_short => "ttl-too-short",
+    ttl_workers => "ttl-workers",
     watchdog_pause => "watchdog-pause",
     watchdog_crash => "watchdog-crash",
     failover => "failover",
@@ -78,7 +79,8 @@ fn every_scenario_expects_something() {
             || !e.rejected.is_empty()
             || !e.accepted_per_key.is_empty()
             || !e.first_held_ms.is_empty()
-            || !e.never_held.is_empty();
+            || !e.never_held.is_empty()
+            || e.violations_between.is_some();
         assert!(says_something, "{} has no expectations", b.name);
     }
 }
@@ -121,6 +123,21 @@ fn verify_catches_wrong_expectations() {
     let mut fewer = good.clone();
     fewer.violations.pop();
     assert!(verify(&fewer, &r)[0].contains("expected 1 violations, got 2"));
+
+    let mut between = good.clone();
+    between.violations_between = Some([5, 9]);
+    assert_eq!(
+        verify(&between, &r),
+        vec![format!("expected 5 to 9 violations, got 2: {:?}", {
+            r.outcome
+                .violations
+                .iter()
+                .map(|v| format!("{} {:?} {}–{}", v.kind, v.clients, v.from_ms, v.to_ms))
+                .collect::<Vec<_>>()
+        })]
+    );
+    between.violations_between = Some([2, 2]);
+    assert!(verify(&between, &r).is_empty());
 
     let mut never = good.clone();
     never.never_held.push("C".into());

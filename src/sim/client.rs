@@ -29,6 +29,14 @@ pub enum Step {
         lo_us: u64,
         hi_us: u64,
     },
+    /// Local work whose duration is log-normal with this median and 99th percentile
+    /// (µs), capped at 20 × p99: a few jobs run long, as real ones do.
+    SleepLogNormal {
+        median_us: u64,
+        p99_us: u64,
+    },
+    /// The client's process dies here, in the middle of its work (holding the lock).
+    Crash,
     Read(String),
     /// Stop the work unless the last read of `key` returned `value`.
     Expect(String, String),
@@ -155,6 +163,8 @@ pub enum Action {
         timer: Timer,
     },
     Trace(TraceKind),
+    /// The client's process crashes now (a `crash` step).
+    CrashSelf,
 }
 
 /// What the world tells a client about "now".
@@ -743,6 +753,19 @@ impl Client {
                     });
                     return;
                 }
+                Step::SleepLogNormal { median_us, p99_us } => {
+                    self.step_gen += 1;
+                    let d = log_normal_us(&mut self.rng, median_us, p99_us);
+                    out.push(Action::Timer {
+                        after_local_us: d,
+                        timer: Timer::Step(self.step_gen),
+                    });
+                    return;
+                }
+                Step::Crash => {
+                    out.push(Action::CrashSelf);
+                    return;
+                }
                 Step::Read(key) => {
                     let req = self.id();
                     self.pending.insert(req, Purpose::Read);
@@ -1069,4 +1092,20 @@ pub fn reply_text(r: &Reply) -> String {
             format!("[{}]", inner.join(", "))
         }
     }
+}
+
+/// z of the standard normal distribution's 99th percentile.
+const Z_P99: f64 = 2.326_347_874;
+
+/// A log-normal draw (µs) with the given median and 99th percentile, by Box–Muller
+/// from the client's own seeded RNG; capped at 20 × p99 so one draw cannot stall a run.
+fn log_normal_us(rng: &mut SimRng, median_us: u64, p99_us: u64) -> u64 {
+    let median = median_us.max(1) as f64;
+    let p99 = (p99_us as f64).max(median);
+    let sigma = (p99 / median).ln() / Z_P99;
+    let u1 = 1.0 - rng.unit(); // (0, 1]: ln is finite
+    let u2 = rng.unit();
+    let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+    let d = median * (sigma * z).exp();
+    d.clamp(0.0, 20.0 * p99) as u64
 }

@@ -10,6 +10,7 @@
 //! - [`scenario`]: the TOML format and the built-in scenarios.
 //! - [`timeline`]: step forward/back, seek, fork (for the UI).
 //! - [`explore`]: random faults around a scenario, shrinking counterexamples.
+//! - [`sweep`]: one scenario at several TTLs, for §4's trade-off table.
 //! - [`cli`]: `lockstep scenarios | run | explore`.
 //!
 //! Invariants: nothing here reads the wall clock or OS entropy (one seed drives every
@@ -42,6 +43,7 @@ pub mod lockmath;
 pub mod rng;
 pub mod scenario;
 pub mod scripts;
+pub mod sweep;
 pub mod timeline;
 pub mod trace;
 pub mod world;
@@ -112,7 +114,12 @@ pub fn verify(expect: &scenario::Expect, run: &Run) -> Vec<String> {
         .iter()
         .map(|v| format!("{} {:?} {}–{}", v.kind, v.clients, v.from_ms, v.to_ms))
         .collect();
-    if o.violations.len() != expect.violations.len() {
+    if let Some([lo, hi]) = expect.violations_between {
+        let n = o.violations.len();
+        if n < lo as usize || n > hi as usize {
+            bad.push(format!("expected {lo} to {hi} violations, got {n}: {got:?}"));
+        }
+    } else if o.violations.len() != expect.violations.len() {
         bad.push(format!(
             "expected {} violations, got {}: {got:?}",
             expect.violations.len(),

@@ -8,6 +8,7 @@
 //! description = "one line for `lockstep scenarios`"
 //! section = 3                        # syllabus section (for the lesson UI)
 //! end_ms = 25000                     # the run stops here (default 60 000)
+//! sweep_ttl_ms = [300, 800, 3200]    # optional: TTLs for the UI's trade-off table
 //!
 //! [network]
 //! latency_ms = 1                     # fixed, or [lo, hi] drawn per message (default 1)
@@ -60,6 +61,8 @@
 //! extension_threshold_ms = 500
 //! repeat = 1                         # cycles of acquire → work → release
 //! work = ["read paid", "expect paid false", "sleep 40", "write charge 42"]
+//! # other steps: "sleep 100..300" (uniform), "sleep 200~800" (log-normal, median~p99),
+//! # "crash" (the client's process dies here, holding the lock)
 //!
 //! [[faults]]
 //! at_ms = 100
@@ -117,6 +120,10 @@ pub struct Scenario {
     /// What the run is expected to show; checked by the scenario tests, shown by the UI.
     #[serde(default)]
     pub expect: Option<Expect>,
+    /// TTLs (ms) to compare in a trade-off table: the UI reruns the scenario once per
+    /// value and shows violations against the time the lock stayed stuck after a crash.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sweep_ttl_ms: Vec<f64>,
 }
 
 fn default_end_ms() -> f64 {
@@ -492,6 +499,10 @@ pub struct Expect {
     /// After each holder crash, the lock was unavailable for at most this long.
     #[serde(default)]
     pub max_unavailable_ms: Option<f64>,
+    /// Instead of an exact `violations` list: how many violations, `[lo, hi]` (for
+    /// runs whose violations come from random work times).
+    #[serde(default)]
+    pub violations_between: Option<[u32; 2]>,
 }
 
 fn default_tolerance() -> f64 {
@@ -641,6 +652,7 @@ builtins!(
     "safe-release",
     "get-then-del",
     "ttl-too-short",
+    "ttl-workers",
     "watchdog-pause",
     "watchdog-crash",
     "failover",
@@ -705,7 +717,7 @@ mod tests {
 
     #[test]
     fn every_builtin_parses() {
-        assert_eq!(BUILTINS.len(), 25);
+        assert_eq!(BUILTINS.len(), 26);
         for b in BUILTINS {
             let s = builtin(b.name).map(|r| r.map_err(|e| e.to_string()));
             match s {

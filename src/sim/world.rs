@@ -294,9 +294,22 @@ fn probability(p: f64) -> Result<f64, String> {
 fn parse_step(s: &str) -> Result<Step, String> {
     let words: Vec<&str> = s.split_whitespace().collect();
     let bad = || {
-        format!("`{s}` is not a step: use `sleep MS`, `sleep LO..HI`, `read KEY`, `expect KEY VALUE` or `write KEY VALUE`")
+        format!("`{s}` is not a step: use `sleep MS`, `sleep LO..HI`, `sleep MEDIAN~P99`, `read KEY`, `expect KEY VALUE`, `write KEY VALUE` or `crash`")
     };
     match words.as_slice() {
+        ["sleep", d] if d.contains('~') => {
+            let (m, p) = d.split_once('~').ok_or_else(bad)?;
+            let median = ms_to_us(m.parse::<f64>().map_err(|_| bad())?)?;
+            let p99 = ms_to_us(p.parse::<f64>().map_err(|_| bad())?)?;
+            if median == 0 || p99 < median {
+                return Err(format!("`{s}`: a work time MEDIAN~P99 needs 0 < MEDIAN ≤ P99"));
+            }
+            Ok(Step::SleepLogNormal {
+                median_us: median,
+                p99_us: p99,
+            })
+        }
+        ["crash"] => Ok(Step::Crash),
         ["sleep", d] => {
             let (lo, hi) = match d.split_once("..") {
                 Some((a, b)) => (a, b),
@@ -1251,6 +1264,10 @@ impl World {
                 self.schedule(at, Ev::Timer { pid, inc, timer });
             }
             Action::Trace(kind) => self.emit(out, pid, kind),
+            Action::CrashSelf => {
+                let now = self.now_us;
+                self.schedule(now, Ev::Fault(Fault::Crash(pid)));
+            }
         }
     }
 
