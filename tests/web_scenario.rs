@@ -347,3 +347,86 @@ async fn knobs_and_faults_travel_in_the_link() {
     assert!(crash, "the crash came back from the link");
     assert!(query(&p, "button.undo-fork").is_some());
 }
+
+/// The number of lanes the timeline says it draws.
+fn lanes(p: &Element) -> usize {
+    query(p, "svg.timeline")
+        .and_then(|s| s.get_attribute("aria-label"))
+        .and_then(|l| l.split(" lanes").next()?.rsplit(' ').next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+#[wasm_bindgen_test]
+async fn the_ttl_tradeoff_table_compares_seven_ttls_and_picks_one() {
+    let _x = Exclusive::acquire().await;
+    let (root, _app) = open("#/distributed-locks/4?scenario=ttl-workers&seed=1").await;
+    let p = panel(&root);
+    let pp = p.clone();
+    wait_long("the trade-off table", move || {
+        query_all(&pp, ".tradeoff-table tbody tr").len() == 7
+    })
+    .await;
+    let rows = query_all(&p, ".tradeoff-table tbody tr");
+    let violations = |r: &Element| -> u32 { text(r, "td").trim().parse().expect("a count") };
+    assert_eq!(text(&rows[0], "th"), "300");
+    assert!(
+        violations(&rows[0]) > 10,
+        "TTL 300: {}",
+        rows[0].text_content().unwrap_or_default()
+    );
+    assert_eq!(
+        violations(&rows[6]),
+        0,
+        "TTL 30 000: {}",
+        rows[6].text_content().unwrap_or_default()
+    );
+    assert!(rows[6].text_content().unwrap_or_default().contains("ms"));
+    click(&p, "button[aria-label='Show TTL 30000 ms']");
+    let pp = p.clone();
+    wait_long("the panel reruns at TTL 30 000", move || {
+        query(&pp, ".ttl-slider input")
+            .and_then(|s| s.get_attribute("aria-valuetext"))
+            .as_deref()
+            == Some("TTL 30000 ms")
+    })
+    .await;
+    let pp = p.clone();
+    wait_long("the table marks the row shown", move || {
+        text(&pp, ".tradeoff-table tr.current th") == "30000"
+    })
+    .await;
+    assert!(
+        query(&p, ".violations").is_none(),
+        "no overlap at TTL 30 000: {}",
+        text(&p, ".violations")
+    );
+    let hash = web_sys::window().unwrap().location().hash().unwrap();
+    assert!(hash.contains("ttl=30000"), "{hash}");
+}
+
+#[wasm_bindgen_test]
+async fn the_n_knob_reruns_redlock_with_fewer_masters() {
+    let _x = Exclusive::acquire().await;
+    let (root, _app) = open("#/distributed-locks/7?scenario=redlock-baseline&seed=1").await;
+    let p = panel(&root);
+    let before = lanes(&p);
+    assert!(before >= 6, "five masters and the clients: {before}");
+    let n: HtmlInputElement = query(&p, "input.knob-n").expect("an N knob").dyn_into().unwrap();
+    assert_eq!(n.value(), "5");
+    type_into(&n, "3").await;
+    submit_form(&p, "form.knobs");
+    let pp = p.clone();
+    wait_until("two lanes fewer", move || lanes(&pp) == before - 2).await;
+    let hash = web_sys::window().unwrap().location().hash().unwrap();
+    assert!(hash.contains("n=3"), "{hash}");
+    // Out of range is refused with a message, and the run stays.
+    let n: HtmlInputElement = query(&p, "input.knob-n").expect("an N knob").dyn_into().unwrap();
+    type_into(&n, "12").await;
+    submit_form(&p, "form.knobs");
+    let pp = p.clone();
+    wait_until("the knob error", move || {
+        text(&pp, "form.knobs [role=alert]").contains("N must be")
+    })
+    .await;
+    assert_eq!(lanes(&p), before - 2);
+}

@@ -136,6 +136,18 @@ pub fn encode_variant(v: &Variant) -> Vec<(&'static str, String)> {
     if let Some(t) = v.timeout_ms {
         out.push(("timeout", t.to_string()));
     }
+    if let Some((m, p)) = v.work_ms {
+        out.push(("work", format!("{m}~{p}")));
+    }
+    if let Some(n) = v.nodes {
+        out.push(("n", n.to_string()));
+    }
+    if let Some(d) = v.retry_delay_ms {
+        out.push(("retry", d.to_string()));
+    }
+    if let Some(l) = v.latency_ms {
+        out.push(("latency", l.to_string()));
+    }
     out
 }
 
@@ -145,10 +157,21 @@ pub fn decode_variant(get: impl Fn(&str) -> Option<String>) -> Variant {
             .and_then(|s| s.parse::<f64>().ok())
             .filter(|x| x.is_finite() && *x >= 0.0)
     };
+    let work = get("work").and_then(|w| {
+        let (m, p) = w.split_once('~')?;
+        let (m, p) = (m.parse::<f64>().ok()?, p.parse::<f64>().ok()?);
+        (m >= 1.0 && p >= m && p <= 3_600_000.0).then_some((m, p))
+    });
     Variant {
         ttl_ms: num("ttl").filter(|t| (1.0..=3_600_000.0).contains(t)),
         drift_factor: num("drift").filter(|d| *d <= 0.5),
-        timeout_ms: num("timeout"),
+        timeout_ms: num("timeout").filter(|t| *t <= 3_600_000.0),
+        work_ms: work,
+        nodes: num("n")
+            .filter(|n| n.fract() == 0.0 && (1.0..=f64::from(super::variant::MAX_N)).contains(n))
+            .map(|n| n as u32),
+        retry_delay_ms: num("retry").filter(|d| *d <= 3_600_000.0),
+        latency_ms: num("latency").filter(|l| *l <= 60_000.0),
         ..Variant::default()
     }
 }
@@ -224,6 +247,10 @@ mod tests {
         let v = Variant {
             ttl_ms: Some(30_000.0),
             drift_factor: Some(0.02),
+            work_ms: Some((100.0, 400.0)),
+            nodes: Some(3),
+            retry_delay_ms: Some(150.0),
+            latency_ms: Some(2.5),
             ..Variant::default()
         };
         let pairs = encode_variant(&v);
@@ -232,6 +259,9 @@ mod tests {
         let bad = |k: &str| match k {
             "ttl" => Some("-5".to_string()),
             "drift" => Some("NaN".to_string()),
+            "work" => Some("800~200".to_string()),
+            "n" => Some("9".to_string()),
+            "latency" => Some("-1".to_string()),
             _ => None,
         };
         assert_eq!(decode_variant(bad), Variant::default());

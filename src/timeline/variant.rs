@@ -1,8 +1,8 @@
 //! A learner's variant of a built-in scenario: knobs (TTL, drift factor, per-node
-//! timeout) and replaced Lua scripts. Applied to a copy of the scenario before a run, so
+//! timeout, work time, N, retry delay, network latency) and replaced Lua scripts. Applied to a copy of the scenario before a run, so
 //! the run itself stays a pure function of (scenario, seed, faults).
 
-use crate::sim::scenario::Scenario;
+use crate::sim::scenario::{Algorithm, DelaySpec, LatencySpec, Scenario};
 use crate::store::{Reply, Store};
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -10,6 +10,14 @@ pub struct Variant {
     pub ttl_ms: Option<f64>,
     pub drift_factor: Option<f64>,
     pub timeout_ms: Option<f64>,
+    /// Median and p99 (ms) of every log-normal work step (`sleep MEDIAN~P99`).
+    pub work_ms: Option<(f64, f64)>,
+    /// N: how many independent masters the Redlock clients use (1 to [`MAX_N`]).
+    pub nodes: Option<u32>,
+    /// A fixed delay between attempts, for every client (library: `retryDelay`).
+    pub retry_delay_ms: Option<f64>,
+    /// The network's one-way latency on every link without an override.
+    pub latency_ms: Option<f64>,
     pub release_script: Option<String>,
     pub extend_script: Option<String>,
 }
@@ -32,6 +40,22 @@ impl Variant {
             if let Some(t) = self.timeout_ms {
                 c.timeout_ms = Some(t);
             }
+            if let Some(d) = self.retry_delay_ms {
+                c.retry_delay_ms = Some(DelaySpec::Fixed(d));
+            }
+            if let Some((median, p99)) = self.work_ms {
+                for step in &mut c.work {
+                    if step.starts_with("sleep ") && step.contains('~') {
+                        *step = format!("sleep {median}~{p99}");
+                    }
+                }
+            }
+        }
+        if let Some(l) = self.latency_ms {
+            s.network.latency_ms = LatencySpec::Fixed(l);
+        }
+        if let Some(n) = self.nodes {
+            set_n(&mut s, n);
         }
         if let Some(r) = &self.release_script {
             s.scripts.release = r.clone();
@@ -41,6 +65,68 @@ impl Variant {
         }
         s
     }
+}
+
+/// The largest N the knob offers (the syllabus: 1 to 7).
+pub const MAX_N: u32 = 7;
+
+/// The node list the Redlock clients share, if the scenario has Redlock clients.
+pub fn redlock_nodes(s: &Scenario) -> Option<Vec<String>> {
+    s.clients
+        .iter()
+        .find(|c| {
+            matches!(
+                c.algorithm,
+                Algorithm::Redlock | Algorithm::RedlockUnchecked | Algorithm::Library
+            )
+        })
+        .map(|c| c.nodes.clone())
+}
+
+/// Give the Redlock clients `n` masters: drop the last ones (with the faults and link
+/// overrides that name them) or add copies of the last one, named on from it.
+fn set_n(s: &mut Scenario, n: u32) {
+    let Some(old) = redlock_nodes(s) else { return };
+    let n = n.clamp(1, MAX_N) as usize;
+    let mut new: Vec<String> = old.iter().take(n).cloned().collect();
+    let template = s.nodes.iter().find(|x| old.last() == Some(&x.name)).cloned();
+    while new.len() < n {
+        let Some(mut spec) = template.clone() else { return };
+        spec.name = fresh_name(s, new.len());
+        new.push(spec.name.clone());
+        s.nodes.push(spec);
+    }
+    let dropped: Vec<String> = old.iter().filter(|x| !new.contains(x)).cloned().collect();
+    let gone = |name: &str| dropped.iter().any(|d| d == name);
+    for c in &mut s.clients {
+        if c.nodes == old {
+            c.nodes = new.clone();
+        } else {
+            c.nodes.retain(|x| !gone(x));
+            if c.nodes.is_empty() {
+                c.nodes = new.clone();
+            }
+        }
+    }
+    s.nodes.retain(|x| !gone(&x.name));
+    s.faults
+        .retain(|f| !gone(&f.target) && !f.peer.as_deref().is_some_and(gone));
+    s.links.retain(|l| !gone(&l.from) && !gone(&l.to));
+}
+
+/// A node name nobody uses: the next capital letter after the last one, or `nK`.
+fn fresh_name(s: &Scenario, k: usize) -> String {
+    let taken =
+        |name: &str| s.nodes.iter().any(|x| x.name == name) || s.clients.iter().any(|c| c.name == name);
+    if s.nodes.iter().all(|x| x.name.len() == 1) {
+        if let Some(letter) = (b'A'..=b'Z').map(|c| (c as char).to_string()).find(|n| !taken(n)) {
+            return letter;
+        }
+    }
+    (k + 1..)
+        .map(|i| format!("n{i}"))
+        .find(|n| !taken(n))
+        .unwrap_or_default()
 }
 
 /// A script error with the line it points at (1-based), if the message names one.
@@ -117,6 +203,93 @@ mod tests {
         assert!(long.clients.iter().all(|c| c.ttl_ms == 30_000.0));
         // With a TTL longer than A's pause, A's key never expires under it: no overlap.
         assert!(build(&long, 1).expect("runs").bands.is_empty());
+    }
+
+    #[test]
+    fn n_drops_or_adds_masters_and_keeps_the_scenario_runnable() {
+        let s = builtin("redlock-clock-jump").expect("built-in").expect("valid");
+        let five = redlock_nodes(&s).expect("a Redlock scenario");
+        assert_eq!(five.len(), 5);
+        for n in 1..=MAX_N {
+            let v = Variant {
+                nodes: Some(n),
+                ..Variant::default()
+            }
+            .apply(&s);
+            let list = redlock_nodes(&v).expect("still Redlock");
+            assert_eq!(list.len(), n as usize, "N = {n}");
+            for name in &list {
+                assert!(v.nodes.iter().any(|x| &x.name == name), "{name} is a node");
+            }
+            assert!(
+                v.faults.iter().all(|f| v.nodes.iter().any(|x| x.name == f.target)
+                    || v.clients.iter().any(|c| c.name == f.target)),
+                "N = {n}: a fault names a dropped node"
+            );
+            let m = build(&v, 1).unwrap_or_else(|e| panic!("N = {n}: {e}"));
+            assert!(!m.trace.is_empty());
+        }
+        // Seven masters: two new ones, named on from the last letter.
+        let seven = Variant {
+            nodes: Some(7),
+            ..Variant::default()
+        }
+        .apply(&s);
+        assert_eq!(
+            redlock_nodes(&seven).expect("Redlock")[5..],
+            ["F".to_string(), "G".to_string()]
+        );
+        // Out of range is clamped, not a panic.
+        assert_eq!(
+            redlock_nodes(
+                &Variant {
+                    nodes: Some(99),
+                    ..Variant::default()
+                }
+                .apply(&s)
+            )
+            .map(|l| l.len()),
+            Some(7)
+        );
+    }
+
+    #[test]
+    fn work_retry_and_latency_knobs_reach_every_client_and_link() {
+        let s = builtin("ttl-workers").expect("built-in").expect("valid");
+        let v = Variant {
+            work_ms: Some((50.0, 100.0)),
+            retry_delay_ms: Some(25.0),
+            latency_ms: Some(3.0),
+            ..Variant::default()
+        }
+        .apply(&s);
+        assert!(
+            v.clients
+                .iter()
+                .filter(|c| c.work.iter().any(|w| w.contains('~')))
+                .count()
+                >= 19
+        );
+        assert!(v
+            .clients
+            .iter()
+            .flat_map(|c| &c.work)
+            .filter(|w| w.contains('~'))
+            .all(|w| w == "sleep 50~100"));
+        assert!(v
+            .clients
+            .iter()
+            .all(|c| c.retry_delay_ms == Some(DelaySpec::Fixed(25.0))));
+        assert_eq!(v.network.latency_ms, LatencySpec::Fixed(3.0));
+        // Shorter jobs under the same TTL: fewer overlaps than the default work.
+        let base = build(&s, 1).expect("runs");
+        let short = build(&v, 1).expect("runs");
+        assert!(
+            short.bands.len() < base.bands.len() || base.bands.is_empty(),
+            "{} vs {}",
+            short.bands.len(),
+            base.bands.len()
+        );
     }
 
     #[test]

@@ -2,9 +2,103 @@
 //! start with the same seed; a script that does not compile, or fails when the nodes run
 //! it, is refused with its error at its line, and the run keeps the previous script.
 
-use crate::sim::scenario::Scenario;
+use crate::sim::scenario::{DelaySpec, LatencySpec, Scenario};
+use crate::timeline::variant::{redlock_nodes, MAX_N};
 use crate::timeline::{build, check_script, first_script_error, ScriptError, Variant};
 use yew::prelude::*;
+
+/// The knob inputs as typed (text until "Rerun with these" parses them).
+#[derive(Clone, PartialEq)]
+struct KnobText {
+    ttl: String,
+    drift: String,
+    timeout: String,
+    retry: String,
+    latency: String,
+    n: String,
+    median: String,
+    p99: String,
+}
+
+impl KnobText {
+    /// What the run uses now: the variant's knob, else the scenario's own value.
+    fn of(base: &Scenario, v: &Variant) -> KnobText {
+        let first = base.clients.first();
+        let work = first_work(base);
+        let num = |x: Option<f64>| x.map(|x| x.to_string()).unwrap_or_default();
+        KnobText {
+            ttl: num(v.ttl_ms.or(first.map(|c| c.ttl_ms))),
+            drift: num(v.drift_factor.or(first.map(|c| c.drift_factor))),
+            timeout: num(v.timeout_ms.or(first.and_then(|c| c.timeout_ms))),
+            retry: num(v.retry_delay_ms.or(first.and_then(|c| match c.retry_delay_ms {
+                Some(DelaySpec::Fixed(d)) => Some(d),
+                _ => None,
+            }))),
+            latency: num(v.latency_ms.or(match base.network.latency_ms {
+                LatencySpec::Fixed(l) => Some(l),
+                LatencySpec::Range(_) => None,
+            })),
+            n: num(v
+                .nodes
+                .map(f64::from)
+                .or(redlock_nodes(base).map(|l| l.len() as f64))),
+            median: num(v.work_ms.map(|w| w.0).or(work.map(|w| w.0))),
+            p99: num(v.work_ms.map(|w| w.1).or(work.map(|w| w.1))),
+        }
+    }
+}
+
+/// Median and p99 of the scenario's first log-normal work step, if it has one.
+fn first_work(base: &Scenario) -> Option<(f64, f64)> {
+    base.clients.iter().flat_map(|c| &c.work).find_map(|w| {
+        let (m, p) = w.strip_prefix("sleep ")?.split_once('~')?;
+        Some((m.trim().parse().ok()?, p.trim().parse().ok()?))
+    })
+}
+
+/// Parses the knobs; `Err` names the first one out of range.
+fn parse_knobs(k: &KnobText, v: &Variant) -> Result<Variant, String> {
+    fn num(s: &str) -> Option<f64> {
+        s.trim()
+            .replace(',', ".")
+            .replace(' ', "")
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())
+    }
+    fn opt(s: &str, lo: f64, hi: f64, what: &str) -> Result<Option<f64>, String> {
+        if s.trim().is_empty() {
+            return Ok(None);
+        }
+        num(s)
+            .filter(|x| (lo..=hi).contains(x))
+            .map(Some)
+            .ok_or_else(|| format!("{what} must be a number from {lo} to {hi}."))
+    }
+    let ttl = opt(&k.ttl, 1.0, 3_600_000.0, "The TTL (ms)")?;
+    let drift = opt(&k.drift, 0.0, 0.5, "The drift factor")?;
+    let timeout = opt(&k.timeout, 0.0, 3_600_000.0, "The per-node timeout (ms)")?;
+    let retry = opt(&k.retry, 0.0, 3_600_000.0, "The retry delay (ms)")?;
+    let latency = opt(&k.latency, 0.0, 60_000.0, "The latency (ms)")?;
+    let n = opt(&k.n, 1.0, f64::from(MAX_N), "N")?.map(|n| n.round() as u32);
+    let median = opt(&k.median, 1.0, 3_600_000.0, "The work median (ms)")?;
+    let p99 = opt(&k.p99, 1.0, 3_600_000.0, "The work p99 (ms)")?;
+    let work_ms = match (median, p99) {
+        (Some(m), Some(p)) if p >= m => Some((m, p)),
+        (Some(_), Some(_)) => return Err("The work p99 must be at least its median.".into()),
+        _ => None,
+    };
+    Ok(Variant {
+        ttl_ms: ttl,
+        drift_factor: drift,
+        timeout_ms: timeout,
+        retry_delay_ms: retry,
+        latency_ms: latency,
+        nodes: n,
+        work_ms,
+        ..v.clone()
+    })
+}
 
 #[derive(Properties, PartialEq)]
 pub struct VariantEditorProps {
@@ -23,11 +117,9 @@ enum Which {
 
 #[function_component(VariantEditor)]
 pub fn variant_editor(props: &VariantEditorProps) -> Html {
-    let first = props.base.clients.first();
-    let ttl_default = first.map_or(10_000.0, |c| c.ttl_ms);
-    let drift_default = first.map_or(0.01, |c| c.drift_factor);
-    let ttl = use_state(|| props.variant.ttl_ms.unwrap_or(ttl_default).to_string());
-    let drift = use_state(|| props.variant.drift_factor.unwrap_or(drift_default).to_string());
+    let knobs = use_state(|| KnobText::of(&props.base, &props.variant));
+    let has_n = redlock_nodes(&props.base).is_some();
+    let has_work = first_work(&props.base).is_some();
     let which = use_state(|| Which::Release);
     let release_src = props
         .variant
@@ -44,35 +136,58 @@ pub fn variant_editor(props: &VariantEditorProps) -> Html {
     let knob_error = use_state(|| None::<String>);
 
     let on_knobs = {
-        let (ttl, drift, knob_error) = (ttl.clone(), drift.clone(), knob_error.clone());
+        let (knobs, knob_error) = (knobs.clone(), knob_error.clone());
         let (variant, on_change) = (props.variant.clone(), props.on_change.clone());
+        let defaults = parse_knobs(
+            &KnobText::of(&props.base, &Variant::default()),
+            &Variant::default(),
+        )
+        .ok();
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
-            let t: Option<f64> = ttl
-                .trim()
-                .parse()
-                .ok()
-                .filter(|t: &f64| (1.0..=3_600_000.0).contains(t));
-            let d: Option<f64> = drift
-                .trim()
-                .replace(',', ".")
-                .parse()
-                .ok()
-                .filter(|d: &f64| (0.0..=0.5).contains(d));
-            match (t, d) {
-                (Some(t), Some(d)) => {
+            match parse_knobs(&knobs, &variant) {
+                Ok(mut v) => {
+                    // A knob left at the scenario's own value stays out of the variant
+                    // (and so out of the link).
+                    if let Some(d) = &defaults {
+                        fn same<T: PartialEq>(x: &mut Option<T>, d: &Option<T>) {
+                            if x == d {
+                                *x = None;
+                            }
+                        }
+                        same(&mut v.ttl_ms, &d.ttl_ms);
+                        same(&mut v.drift_factor, &d.drift_factor);
+                        same(&mut v.timeout_ms, &d.timeout_ms);
+                        same(&mut v.retry_delay_ms, &d.retry_delay_ms);
+                        same(&mut v.latency_ms, &d.latency_ms);
+                        same(&mut v.nodes, &d.nodes);
+                        same(&mut v.work_ms, &d.work_ms);
+                    }
                     knob_error.set(None);
-                    on_change.emit(Variant {
-                        ttl_ms: Some(t),
-                        drift_factor: Some(d),
-                        ..variant.clone()
-                    });
+                    on_change.emit(v);
                 }
-                _ => knob_error.set(Some(
-                    "TTL must be 1 to 3 600 000 ms and the drift factor 0 to 0.5.".into(),
-                )),
+                Err(msg) => knob_error.set(Some(msg)),
             }
         })
+    };
+    // One text input per knob, bound to its field of `knobs`.
+    let knob = |label: &'static str,
+                class: &'static str,
+                mode: &'static str,
+                get: fn(&KnobText) -> &String,
+                set: fn(&mut KnobText, String)| {
+        let k = knobs.clone();
+        let oninput = Callback::from(move |e: InputEvent| {
+            let mut next = (*k).clone();
+            set(
+                &mut next,
+                e.target_unchecked_into::<web_sys::HtmlInputElement>().value(),
+            );
+            k.set(next);
+        });
+        html! {
+            <label>{ format!("{label} ") }<input type="text" inputmode={mode} size="7" class={class} value={get(&knobs).clone()} {oninput} /></label>
+        }
     };
     let on_pick = {
         let (which, draft) = (which.clone(), draft.clone());
@@ -135,19 +250,17 @@ pub fn variant_editor(props: &VariantEditorProps) -> Html {
         })
     };
     let on_reset = {
-        let (on_change, draft, error, ttl, drift) = (
+        let (on_change, draft, error, knobs) = (
             props.on_change.clone(),
             draft.clone(),
             error.clone(),
-            ttl.clone(),
-            drift.clone(),
+            knobs.clone(),
         );
         let base = props.base.clone();
         Callback::from(move |_| {
             error.set(None);
             draft.set(pretty(&base.scripts.release));
-            ttl.set(ttl_default.to_string());
-            drift.set(drift_default.to_string());
+            knobs.set(KnobText::of(&base, &Variant::default()));
             on_change.emit(Variant::default());
         })
     };
@@ -158,10 +271,16 @@ pub fn variant_editor(props: &VariantEditorProps) -> Html {
         <details class="variant-editor">
             <summary>{"Change the knobs or the Lua scripts"}</summary>
             <form class="knobs" onsubmit={on_knobs}>
-                <label>{"TTL (ms) "}<input type="text" inputmode="numeric" size="8" class="knob-ttl" value={(*ttl).clone()}
-                    oninput={{ let t = ttl.clone(); Callback::from(move |e: InputEvent| t.set(e.target_unchecked_into::<web_sys::HtmlInputElement>().value())) }} /></label>
-                <label>{"Drift factor "}<input type="text" inputmode="decimal" size="6" class="knob-drift" value={(*drift).clone()}
-                    oninput={{ let d = drift.clone(); Callback::from(move |e: InputEvent| d.set(e.target_unchecked_into::<web_sys::HtmlInputElement>().value())) }} /></label>
+                { knob("TTL (ms)", "knob-ttl", "numeric", |k| &k.ttl, |k, v| k.ttl = v) }
+                { knob("Drift factor", "knob-drift", "decimal", |k| &k.drift, |k, v| k.drift = v) }
+                { knob("Per-node timeout (ms)", "knob-timeout", "decimal", |k| &k.timeout, |k, v| k.timeout = v) }
+                { knob("Retry delay (ms)", "knob-retry", "decimal", |k| &k.retry, |k, v| k.retry = v) }
+                { knob("Network latency (ms)", "knob-latency", "decimal", |k| &k.latency, |k, v| k.latency = v) }
+                if has_n { { knob("N (masters, 1–7)", "knob-n", "numeric", |k| &k.n, |k, v| k.n = v) } }
+                if has_work {
+                    { knob("Work median (ms)", "knob-median", "numeric", |k| &k.median, |k, v| k.median = v) }
+                    { knob("Work p99 (ms)", "knob-p99", "numeric", |k| &k.p99, |k, v| k.p99 = v) }
+                }
                 <button type="submit">{"Rerun with these"}</button>
                 if let Some(e) = &*knob_error { <span class="hint" role="alert">{ e.clone() }</span> }
             </form>

@@ -8,6 +8,7 @@ mod editor;
 mod explore;
 mod faults;
 mod svg;
+mod tradeoff;
 
 pub use console::ConsoleExercise;
 pub use svg::{Shared, TimelineSvg};
@@ -672,6 +673,13 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             if !bands.is_empty() {
                 <ul class="violations">{ for bands }</ul>
             }
+            if let Some(base) = base.as_ref().as_ref().ok().filter(|s| !s.sweep_ttl_ms.is_empty()) {
+                <tradeoff::TradeoffTable
+                    scenario={Variant { ttl_ms: None, ..(*variant).clone() }.apply(base)}
+                    seed={*seed}
+                    ttl_ms={variant.ttl_ms.unwrap_or_else(|| base.clients.first().map_or(0.0, |c| c.ttl_ms))}
+                    on_pick={{ let (v, on) = ((*variant).clone(), on_variant.clone()); Callback::from(move |t: f64| on.emit(Variant { ttl_ms: Some(t), ..v.clone() })) }} />
+            }
             <div class="scenario-side">
                 <div class="cluster" aria-label="Cluster at the cursor">
                     <h3>{"At the cursor"}</h3>
@@ -709,7 +717,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                 </div>
             </div>
             if let Some(base) = base.as_ref().as_ref().ok().filter(|_| shows("editor")).cloned() {
-                <editor::VariantEditor key={format!("{}-{}", *name, *seed)} {base} seed={*seed} variant={(*variant).clone()} on_change={on_variant} />
+                <editor::VariantEditor key={format!("{}-{}-{:?}", *name, *seed, variant.ttl_ms)} {base} seed={*seed} variant={(*variant).clone()} on_change={on_variant} />
             }
             if let Some(base) = base.as_ref().as_ref().ok().filter(|_| shows("editor")) {
                 <explore::ExplorePanel key={(*name).clone()} scenario={variant.apply(base)} seed={*seed} on_load={on_counterexample} />

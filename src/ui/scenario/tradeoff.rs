@@ -1,0 +1,114 @@
+//! §4's trade-off table: the scenario rerun once per TTL of its `sweep_ttl_ms`, with
+//! the violations, the jobs done and how long the lock stayed stuck after the crash.
+//! A slider (and a button per row) picks the TTL the timeline above shows.
+
+use crate::sim::scenario::Scenario;
+use crate::sim::sweep::{ttl_tradeoff, TtlPoint};
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct TradeoffProps {
+    /// The scenario with the learner's other knobs applied (its TTL is replaced per row).
+    pub scenario: Scenario,
+    pub seed: u64,
+    /// The TTL the timeline shows now.
+    pub ttl_ms: f64,
+    pub on_pick: Callback<f64>,
+}
+
+#[function_component(TradeoffTable)]
+pub fn tradeoff_table(props: &TradeoffProps) -> Html {
+    let ttls = props.scenario.sweep_ttl_ms.clone();
+    // Seven runs of twenty workers: computed after the first paint, not during it.
+    let rows = use_state(|| None::<Result<Vec<TtlPoint>, String>>);
+    {
+        let rows = rows.clone();
+        let (scenario, seed) = (props.scenario.clone(), props.seed);
+        use_effect_with((scenario, seed), move |(scenario, seed)| {
+            rows.set(None);
+            let (scenario, seed) = (scenario.clone(), *seed);
+            let t = gloo::timers::callback::Timeout::new(0, move || {
+                let ttls = scenario.sweep_ttl_ms.clone();
+                rows.set(Some(ttl_tradeoff(&scenario, seed, &ttls)));
+            });
+            move || drop(t)
+        });
+    }
+    let at = ttls
+        .iter()
+        .position(|t| (*t - props.ttl_ms).abs() < 0.5)
+        .unwrap_or_else(|| nearest(&ttls, props.ttl_ms));
+    let on_slide = {
+        let (ttls, on_pick) = (ttls.clone(), props.on_pick.clone());
+        Callback::from(move |e: InputEvent| {
+            let v = e.target_unchecked_into::<web_sys::HtmlInputElement>().value();
+            if let Some(t) = v.parse::<usize>().ok().and_then(|i| ttls.get(i)) {
+                on_pick.emit(*t);
+            }
+        })
+    };
+    let slider_text = format!("TTL {} ms", fmt(props.ttl_ms));
+    html! {
+        <div class="tradeoff">
+            <label class="ttl-slider">{ format!("{slider_text} ") }
+                <input type="range" min="0" max={ttls.len().saturating_sub(1).to_string()} step="1"
+                    value={at.to_string()} aria-valuetext={slider_text.clone()} oninput={on_slide} />
+            </label>
+            { match &*rows {
+                None => html! { <p class="hint" role="status">{"Comparing the TTLs…"}</p> },
+                Some(Err(e)) => html! { <p class="hint" role="alert">{ format!("The comparison could not run: {e}") }</p> },
+                Some(Ok(rows)) => html! {
+                    <table class="tradeoff-table">
+                        <caption>{ format!("The same run (seed {}) at each TTL", props.seed) }</caption>
+                        <thead><tr>
+                            <th scope="col">{"TTL (ms)"}</th>
+                            <th scope="col">{"Violations"}</th>
+                            <th scope="col">{"Jobs done"}</th>
+                            <th scope="col">{"Lock stuck after the crash"}</th>
+                            <th scope="col"><span class="visually-hidden">{"Show"}</span></th>
+                        </tr></thead>
+                        <tbody>
+                            { for rows.iter().map(|r| {
+                                let current = (r.ttl_ms - props.ttl_ms).abs() < 0.5;
+                                let pick = { let (t, p) = (r.ttl_ms, props.on_pick.clone()); Callback::from(move |_| p.emit(t)) };
+                                html! {
+                                    <tr class={classes!(current.then_some("current"))} aria-current={current.then_some("true")}>
+                                        <th scope="row">{ fmt(r.ttl_ms) }</th>
+                                        <td class={classes!((r.violations > 0).then_some("bad"))}>{ r.violations }</td>
+                                        <td>{ r.jobs }</td>
+                                        <td>{ stuck(r) }</td>
+                                        <td><button type="button" onclick={pick} disabled={current}
+                                            aria-label={format!("Show TTL {} ms", fmt(r.ttl_ms))}>{"Show"}</button></td>
+                                    </tr>
+                                }
+                            }) }
+                        </tbody>
+                    </table>
+                },
+            } }
+        </div>
+    }
+}
+
+fn nearest(ttls: &[f64], ttl: f64) -> usize {
+    ttls.iter()
+        .enumerate()
+        .min_by(|a, b| (a.1 - ttl).abs().total_cmp(&(b.1 - ttl).abs()))
+        .map_or(0, |(i, _)| i)
+}
+
+fn fmt(ms: f64) -> String {
+    if ms.fract() == 0.0 {
+        format!("{ms:.0}")
+    } else {
+        format!("{ms}")
+    }
+}
+
+fn stuck(r: &TtlPoint) -> String {
+    match r.stuck_ms {
+        None => "no crash".into(),
+        Some(ms) if r.stuck_to_end => format!("≥ {:.0} ms (until the end)", ms),
+        Some(ms) => format!("{ms:.0} ms"),
+    }
+}
