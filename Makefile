@@ -6,7 +6,10 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 export CHROMEDRIVER ?= /usr/bin/chromedriver
 WASM := --target wasm32-unknown-unknown
 
-.PHONY: setup serve test fmt lint test-native test-browser oracle bundle build
+.PHONY: setup serve test fmt lint test-native test-browser oracle bundle build fuzz
+
+# make fuzz FUZZ_SECONDS=900   runs every cargo-fuzz target for that long (default 60 s each)
+FUZZ_SECONDS ?= 60
 
 setup:
 	@bash scripts/setup.sh
@@ -36,6 +39,9 @@ test-browser:
 
 oracle:
 	bash scripts/oracle.sh
+
+fuzz: setup
+	bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
 bundle: build
 	bash scripts/bundle-size.sh dist

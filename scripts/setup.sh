@@ -62,4 +62,7 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
     exit 1
   fi
 fi
+# 6. Fuzzing: a nightly toolchain and cargo-fuzz (its own idempotent script).
+bash scripts/setup-fuzz.sh
+
 log "ready (wasm-bindgen $WB_VERSION, trunk $TRUNK_VERSION, $(chromium --version 2>/dev/null | head -1), $(firefox-esr --version 2>/dev/null | head -1), geckodriver $GECKODRIVER_VERSION, $(redis-server --version 2>/dev/null | awk '{print $3}'))"

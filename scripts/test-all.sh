@@ -32,6 +32,9 @@ if [ -x scripts/oracle.sh ]; then
   bash scripts/oracle.sh
 fi
 
+step "fuzz smoke run (20 s per cargo-fuzz target)"
+bash scripts/fuzz.sh 20
+
 step "release build (trunk build --release)"
 trunk build --release
 
