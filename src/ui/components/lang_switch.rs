@@ -8,7 +8,9 @@ pub struct LangSwitchProps {
     pub on_change: Callback<Lang>,
 }
 
-/// A group of toggle buttons, one per language, each named in its own language.
+/// A group of toggle buttons, one per language, each named in its own language. The
+/// name is the text the button shows (the full name, or the code on a phone), so a
+/// speech user can say what they see (WCAG 2.5.3); the title has the full name.
 #[function_component(LangSwitch)]
 pub fn lang_switch(props: &LangSwitchProps) -> Html {
     let t = Texts::new(props.lang);
@@ -17,7 +19,7 @@ pub fn lang_switch(props: &LangSwitchProps) -> Html {
             { for Lang::ALL.iter().map(|&l| {
                 let on_change = props.on_change.clone();
                 html! {
-                    <button type="button" lang={l.code()} aria-label={l.native_name()} aria-pressed={(l == props.lang).to_string()}
+                    <button type="button" lang={l.code()} title={l.native_name()} aria-pressed={(l == props.lang).to_string()}
                             data-lang={l.code()}
                             onclick={Callback::from(move |_| on_change.emit(l))}>
                         <span class="lang-long">{ l.native_name() }</span>

@@ -13,6 +13,8 @@ pub struct PagerProps {
 }
 
 /// Previous / next buttons under a section. A missing neighbour shows no button.
+/// The visible text is the whole name (no `aria-label`), so a speech user can say what
+/// they see (WCAG 2.5.3).
 #[function_component(Pager)]
 pub fn pager(props: &PagerProps) -> Html {
     let t = Texts::new(props.lang);
@@ -21,16 +23,14 @@ pub fn pager(props: &PagerProps) -> Html {
     html! {
         <nav class="pager" aria-label={format!("{} / {}", t.t("previous"), t.t("next"))}>
             if let Some(title) = &props.prev {
-                <button type="button" class="pager-prev" aria-label={format!("{}: {}", t.t("previous_section"), title)}
-                        onclick={Callback::from(move |_| prev.emit(()))}>
-                    <span class="pager-dir">{ format!("← {}", t.t("previous")) }</span>
+                <button type="button" class="pager-prev" onclick={Callback::from(move |_| prev.emit(()))}>
+                    <span class="pager-dir"><span aria-hidden="true">{"← "}</span>{ t.t("previous_section") }</span>
                     <span class="pager-title">{ title.clone() }</span>
                 </button>
             }
             if let Some(title) = &props.next {
-                <button type="button" class="pager-next" aria-label={format!("{}: {}", t.t("next_section"), title)}
-                        onclick={Callback::from(move |_| next.emit(()))}>
-                    <span class="pager-dir">{ format!("{} →", t.t("next")) }</span>
+                <button type="button" class="pager-next" onclick={Callback::from(move |_| next.emit(()))}>
+                    <span class="pager-dir">{ t.t("next_section") }<span aria-hidden="true">{" →"}</span></span>
                     <span class="pager-title">{ title.clone() }</span>
                 </button>
             }
