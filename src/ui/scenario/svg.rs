@@ -3,6 +3,7 @@
 
 use crate::timeline::{BarKind, LaneKind, MarkKind, Model};
 use std::rc::Rc;
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 const W: f64 = 1000.0;
@@ -39,6 +40,17 @@ pub struct TimelineSvgProps {
     pub view: (u64, u64),
     /// Seek to a trace index (clicking an event).
     pub on_seek: Callback<usize>,
+}
+
+/// Moves the focus to the mark at `pos` (in time order) inside `layer`.
+fn focus_mark(layer: &NodeRef, pos: usize) {
+    if let Some(el) = layer
+        .cast::<web_sys::Element>()
+        .and_then(|g| g.query_selector(&format!("[data-mark=\"{pos}\"]")).ok().flatten())
+        .and_then(|el| el.dyn_into::<web_sys::SvgElement>().ok())
+    {
+        let _ = el.focus();
+    }
 }
 
 fn nice_step(span_ms: f64) -> f64 {
@@ -82,17 +94,20 @@ pub fn timeline_svg(props: &TimelineSvgProps) -> Html {
     let cx = x(props.t_us.clamp(v0, v1));
     let span_ms = (v1 - v0) as f64 / 1000.0;
     html! {
-        <svg class="timeline" viewBox={format!("0 0 {W} {height}")} role="img"
-             aria-label={format!("Timeline of {}, {} lanes, {:.0} ms shown; the event log below describes it in words", m.scenario, m.lanes.len(), span_ms)}
+        <svg class="timeline" viewBox={format!("0 0 {W} {height}")} role="group"
+             aria-label={format!("Timeline of {}, {} lanes, {:.0} ms shown; the event log below describes it in words, and its marks are buttons that move the cursor (arrow keys go from one to the next)", m.scenario, m.lanes.len(), span_ms)}
              preserveAspectRatio="xMinYMin meet">
             <Layers model={props.model.clone()} view={props.view} on_seek={props.on_seek.clone()} />
-            <line class="cursor" x1={cx.to_string()} x2={cx.to_string()} y1="0" y2={axis_y.to_string()} />
+            <line class="cursor" aria-hidden="true" x1={cx.to_string()} x2={cx.to_string()} y1="0" y2={axis_y.to_string()} />
         </svg>
     }
 }
 
 #[function_component(Layers)]
 fn layers(props: &LayersProps) -> Html {
+    // Which mark holds the tab stop (its place in time order), and the layer to find it in.
+    let active = use_state(|| 0usize);
+    let layer = use_node_ref();
     let m = &props.model.0;
     let (v0, v1, _, _) = geometry(m, props.view);
     let x = |t: u64| LABEL_W + (t.saturating_sub(v0)) as f64 / (v1 - v0) as f64 * PLOT_W;
@@ -117,7 +132,7 @@ fn layers(props: &LayersProps) -> Html {
             LaneKind::Other => "other",
         };
         html! {
-            <g class={format!("lane lane-{kind}")}>
+            <g class={format!("lane lane-{kind}")} aria-hidden="true">
                 <rect x="0" y={y.to_string()} width={W.to_string()} height={LANE_H.to_string()} class={if i % 2 == 0 { "lane-bg even" } else { "lane-bg odd" }} />
                 <text x="6" y={(y + LANE_H / 2.0 + 4.0).to_string()} class="lane-label">{ l.name.clone() }</text>
             </g>
@@ -147,7 +162,7 @@ fn layers(props: &LayersProps) -> Html {
         };
         let show_text = w > text.len() as f64 * 6.5 + 6.0;
         html! {
-            <g class={class}>
+            <g class={class} aria-hidden="true">
                 <rect x={x0.to_string()} y={(y + dy).to_string()} width={w.to_string()} height={h.to_string()} fill={fill} rx="3"><title>{ title }</title></rect>
                 if show_text {
                     <text x={(x0 + 4.0).to_string()} y={(y + LANE_H / 2.0 + 4.0).to_string()} class="bar-text">{ text }</text>
@@ -165,7 +180,7 @@ fn layers(props: &LayersProps) -> Html {
         let idx = a.index;
         let on_seek = props.on_seek.clone();
         html! {
-            <g class={class} onclick={Callback::from(move |_| on_seek.emit(idx))}>
+            <g class={class} aria-hidden="true" onclick={Callback::from(move |_| on_seek.emit(idx))}>
                 <line x1={x0.to_string()} y1={y0.to_string()} x2={x1.to_string()} y2={y1.to_string()} marker-end={if a.dropped { "" } else { "url(#head)" }}>
                     <title>{ format!("{} → {}: {}{}", m.name(a.from), m.name(a.to), a.label, if a.dropped { " (lost)" } else { "" }) }</title>
                 </line>
@@ -177,7 +192,18 @@ fn layers(props: &LayersProps) -> Html {
     });
     let marks_in_view = m.marks.iter().filter(|k| visible(k.t_us, k.t_us)).count();
     let minor = |k: &MarkKind| matches!(k, MarkKind::AcquireFailed | MarkKind::Released);
-    let marks = m.marks.iter().filter(|k| visible(k.t_us, k.t_us) && (marks_in_view <= MAX_MARKS || !minor(&k.kind))).map(|k| {
+    // The marks are buttons that seek, in time order: one tab stop for all of them (a
+    // roving tabindex), the arrow keys go from one to the next, so Tab gets past a long
+    // run in one press.
+    let mut shown: Vec<&crate::timeline::Mark> = m
+        .marks
+        .iter()
+        .filter(|k| visible(k.t_us, k.t_us) && (marks_in_view <= MAX_MARKS || !minor(&k.kind)))
+        .collect();
+    shown.sort_by_key(|k| (k.t_us, k.index));
+    let tab_stop = (*active).min(shown.len().saturating_sub(1));
+    let seek_to: Vec<usize> = shown.iter().map(|k| k.index).collect();
+    let marks = shown.iter().enumerate().map(|(pos, k)| {
         let (glyph, class) = match k.kind {
             MarkKind::WriteAccepted => ("✓", "mark ok"),
             MarkKind::WriteRejected => ("✗", "mark bad"),
@@ -196,17 +222,32 @@ fn layers(props: &LayersProps) -> Html {
         let idx = k.index;
         let on_seek = props.on_seek.clone();
         let on_key = {
-            let on_seek = props.on_seek.clone();
+            let (on_seek, active, layer, seek_to) = (props.on_seek.clone(), active.clone(), layer.clone(), seek_to.clone());
             Callback::from(move |e: KeyboardEvent| {
-                if e.key() == "Enter" {
-                    on_seek.emit(idx);
+                let to = match e.key().as_str() {
+                    "Enter" | " " | "Spacebar" => pos,
+                    "ArrowRight" | "ArrowDown" => (pos + 1).min(seek_to.len() - 1),
+                    "ArrowLeft" | "ArrowUp" => pos.saturating_sub(1),
+                    _ => return,
+                };
+                // The panel would step its cursor on these keys too.
+                e.prevent_default();
+                e.stop_propagation();
+                if to != pos {
+                    active.set(to);
+                    focus_mark(&layer, to);
                 }
+                on_seek.emit(seek_to[to]);
             })
         };
+        let on_focus = {
+            let active = active.clone();
+            Callback::from(move |_: FocusEvent| active.set(pos))
+        };
         html! {
-            <g class={class} tabindex="0" role="button" aria-label={label.clone()}
-               onclick={Callback::from(move |_| on_seek.emit(idx))} onkeydown={on_key}>
-                <text x={x(k.t_us).to_string()} y={(lane_y(k.pid) + 12.0).to_string()} text-anchor="middle">{ glyph }</text>
+            <g class={class} tabindex={if pos == tab_stop { "0" } else { "-1" }} role="button" aria-label={label.clone()}
+               data-mark={pos.to_string()} onclick={Callback::from(move |_| on_seek.emit(idx))} onkeydown={on_key} onfocus={on_focus}>
+                <text x={x(k.t_us).to_string()} y={(lane_y(k.pid) + 12.0).to_string()} text-anchor="middle" aria-hidden="true">{ glyph }</text>
                 <title>{ label }</title>
             </g>
         }
@@ -214,7 +255,7 @@ fn layers(props: &LayersProps) -> Html {
     let bands = m.bands.iter().filter(|b| visible(b.from_us, b.to_us)).map(|b| {
         let (x0, x1) = (clampx(b.from_us), clampx(b.to_us));
         html! {
-            <g class="band">
+            <g class="band" aria-hidden="true">
                 <rect x={x0.to_string()} y={TOP.to_string()} width={(x1 - x0).max(2.0).to_string()} height={(m.lanes.len() as f64 * LANE_H).to_string()}>
                     <title>{ crate::timeline::band_sentence(b) }</title>
                 </rect>
@@ -231,14 +272,14 @@ fn layers(props: &LayersProps) -> Html {
         let t_ms = i as f64 * step;
         let xx = x((t_ms * 1000.0) as u64);
         html! {
-            <g class="tick">
+            <g class="tick" aria-hidden="true">
                 <line x1={xx.to_string()} x2={xx.to_string()} y1={TOP.to_string()} y2={axis_y.to_string()} />
                 <text x={xx.to_string()} y={(axis_y + 15.0).to_string()} text-anchor="middle">{ format!("{t_ms}") }</text>
             </g>
         }
     });
     html! {
-        <g class="layers">
+        <g class="layers" ref={layer.clone()}>
             <defs>
                 <pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
                     <rect width="6" height="6" class="hatch-bg" /><line x1="0" y1="0" x2="0" y2="6" class="hatch-line" />
@@ -256,7 +297,7 @@ fn layers(props: &LayersProps) -> Html {
             { for bars }
             { for arrows }
             { for marks }
-            <text x={(W - 4.0).to_string()} y={(axis_y + 15.0).to_string()} text-anchor="end" class="axis-unit">{"ms"}</text>
+            <text x={(W - 4.0).to_string()} y={(axis_y + 15.0).to_string()} text-anchor="end" class="axis-unit" aria-hidden="true">{"ms"}</text>
         </g>
     }
 }
