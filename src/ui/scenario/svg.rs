@@ -274,7 +274,8 @@ fn layers(props: &LayersProps) -> Html {
         html! {
             <g class="tick" aria-hidden="true">
                 <line x1={xx.to_string()} x2={xx.to_string()} y1={TOP.to_string()} y2={axis_y.to_string()} />
-                <text x={xx.to_string()} y={(axis_y + 15.0).to_string()} text-anchor="middle">{ format!("{t_ms}") }</text>
+                // A label at the right edge ends there instead of being cut off.
+                <text x={xx.to_string()} y={(axis_y + 15.0).to_string()} text-anchor={if xx > W - 24.0 { "end" } else { "middle" }}>{ format!("{t_ms}") }</text>
             </g>
         }
     });
@@ -297,7 +298,8 @@ fn layers(props: &LayersProps) -> Html {
             { for bars }
             { for arrows }
             { for marks }
-            <text x={(W - 4.0).to_string()} y={(axis_y + 15.0).to_string()} text-anchor="end" class="axis-unit" aria-hidden="true">{"ms"}</text>
+            // The unit sits in the label column, where no tick label can run into it.
+            <text x={(LABEL_W - 12.0).to_string()} y={(axis_y + 15.0).to_string()} text-anchor="end" class="axis-unit" aria-hidden="true">{"ms"}</text>
         </g>
     }
 }
