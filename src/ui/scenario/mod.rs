@@ -179,6 +179,9 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     });
     let cursor = use_state(|| 0usize);
     let playing = use_state(|| false);
+    // Ids must be unique in the page, and one scenario can be drawn twice (the section's
+    // panel and a "what happens next?" question).
+    let panel_id = use_memo((), |_| next_panel_id());
     let speed = use_state(|| 4.0f64);
     let zoom = use_state(|| None::<(u64, u64)>);
     let seed_input = use_state(String::new);
@@ -582,7 +585,15 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         .iter()
         .map(|b| html! { <li class="violation-text">{ format!("⚠ {}", band_sentence(b)) }</li> })
         .collect();
-    let time_text = format!("{:.1} ms", t_us as f64 / 1000.0);
+    let log_id = format!("log-{}-{}", *name, *panel_id);
+    let cluster_id = format!("cluster-{}-{}", *name, *panel_id);
+    // Several events can share a time: the slider says which one it is on, as the text does.
+    let cursor_text = format!(
+        "{:.1} ms · event {} of {}",
+        t_us as f64 / 1000.0,
+        cur + 1,
+        m.trace.len()
+    );
     let selected_node = (*console_node).or(nodes.first().map(|n| n.0));
 
     html! {
@@ -646,9 +657,9 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             </div>
             if shows("scrub") {
                 <input class="scrub" type="range" min="0" max={last.to_string()} value={cur.to_string()}
-                       aria-label="Time" aria-valuetext={time_text.clone()} oninput={on_scrub} />
+                       aria-label="Time" aria-valuetext={cursor_text.clone()} oninput={on_scrub} />
             }
-            <p class="cursor-time">{ format!("{time_text} · event {} of {}", cur + 1, m.trace.len()) }</p>
+            <p class="cursor-time">{ cursor_text }</p>
             if let Some(other_name) = pair_of(&name) {
                 <label class="compare-toggle">
                     <input type="checkbox" checked={*compare} onchange={{ let c = compare.clone(); Callback::from(move |_| c.set(!*c)) }} />
@@ -681,8 +692,9 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                     on_pick={{ let (v, on) = ((*variant).clone(), on_variant.clone()); Callback::from(move |t: f64| on.emit(Variant { ttl_ms: Some(t), ..v.clone() })) }} />
             }
             <div class="scenario-side">
-                <div class="cluster" aria-label="Cluster at the cursor">
-                    <h3>{"At the cursor"}</h3>
+                // A `<div>` may not carry a name (aria-label); the group takes its heading's.
+                <div class="cluster" role="group" aria-labelledby={cluster_id.clone()}>
+                    <h3 id={cluster_id}>{"At the cursor"}</h3>
                     <ul class="cluster-clients">
                         { for snap.clients.iter().map(|c| html! {
                             <li data-status={c.status}>
@@ -712,8 +724,12 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                     }
                 </div>
                 <div class="event-log">
-                    <h3 id={format!("log-{}", *name)}>{"Events"}</h3>
-                    <ol role="log" aria-live="polite" aria-labelledby={format!("log-{}", *name)}>{ for log }</ol>
+                    <h3 id={log_id.clone()}>{"Events"}</h3>
+                    // The live region wraps the list: `role="log"` on the `<ol>` itself
+                    // would take away its list semantics.
+                    <div role="log" aria-live="polite" aria-labelledby={log_id}>
+                        <ol>{ for log }</ol>
+                    </div>
                 </div>
             </div>
             if let Some(base) = base.as_ref().as_ref().ok().filter(|_| shows("editor")).cloned() {
@@ -741,6 +757,13 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             }
         </section>
     }
+}
+
+/// A number no other panel on the page has (the app runs on one thread).
+fn next_panel_id() -> u32 {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 /// The upper-case tag name of the element a key event is aimed at.
