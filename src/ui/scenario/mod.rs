@@ -263,14 +263,23 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         });
     }
 
-    // A held run that is released plays on by itself: the answer is revealed.
+    // A held run that is released plays on by itself: the answer is revealed. A learner
+    // who prefers less motion gets the outcome at once instead of an animation.
     {
-        let playing = playing.clone();
+        let (playing, cursor) = (playing.clone(), cursor.clone());
+        let end = model
+            .as_ref()
+            .as_ref()
+            .map_or(0, |m| m.trace.len().saturating_sub(1));
         let was_held = use_mut_ref(|| props.hold_at_ms.is_some());
         use_effect_with(props.hold_at_ms, move |hold| {
             let before = std::mem::replace(&mut *was_held.borrow_mut(), hold.is_some());
             if before && hold.is_none() {
-                playing.set(true);
+                if browser::prefers_reduced_motion() {
+                    cursor.set(end);
+                } else {
+                    playing.set(true);
+                }
             }
         });
     }
