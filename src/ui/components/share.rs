@@ -23,6 +23,34 @@ pub fn embed_url(href: &str) -> String {
     format!("{before_hash}{sep}embed=1{hash}")
 }
 
+/// Where Tab (or Shift+Tab with `back`) must go instead of leaving `dialog`: the first
+/// control after the last one, the last before the first (or before the heading, which
+/// takes focus when the dialog opens). `None`: the browser's own move stays inside.
+fn wrap_focus(dialog: &web_sys::Element, back: bool) -> Option<web_sys::HtmlElement> {
+    let list = dialog
+        .query_selector_all("button:not([disabled]), input, textarea, select, a[href], [tabindex=\"0\"]")
+        .ok()?;
+    let controls: Vec<web_sys::HtmlElement> = (0..list.length())
+        .filter_map(|i| list.item(i))
+        .filter_map(|n| n.dyn_into::<web_sys::HtmlElement>().ok())
+        .collect();
+    let (first, last) = (controls.first()?, controls.last()?);
+    let active = web_sys::window()?.document()?.active_element();
+    let at = |el: &web_sys::HtmlElement| {
+        active
+            .as_ref()
+            .is_some_and(|a| a == el.as_ref() as &web_sys::Element)
+    };
+    let on_heading = active.as_ref().is_some_and(|a| a.id() == "share-title");
+    if back && (at(first) || on_heading) {
+        Some(last.clone())
+    } else if !back && at(last) {
+        Some(first.clone())
+    } else {
+        None
+    }
+}
+
 #[function_component(ShareDialog)]
 pub fn share_dialog(props: &ShareDialogProps) -> Html {
     let t = Texts::new(props.lang);
@@ -60,12 +88,22 @@ pub fn share_dialog(props: &ShareDialogProps) -> Html {
             }
         })
     };
+    let dialog = use_node_ref();
     let on_key = {
-        let close = close.clone();
-        Callback::from(move |e: KeyboardEvent| {
-            if e.key() == "Escape" {
-                close.emit(());
+        let (close, dialog) = (close.clone(), dialog.clone());
+        Callback::from(move |e: KeyboardEvent| match e.key().as_str() {
+            "Escape" => close.emit(()),
+            // The dialog is modal: Tab and Shift+Tab go round inside it.
+            "Tab" => {
+                if let Some(to) = dialog
+                    .cast::<web_sys::Element>()
+                    .and_then(|d| wrap_focus(&d, e.shift_key()))
+                {
+                    e.prevent_default();
+                    let _ = to.focus();
+                }
             }
+            _ => {}
         })
     };
     // Focus the dialog when it opens.
@@ -92,7 +130,7 @@ pub fn share_dialog(props: &ShareDialogProps) -> Html {
             <button id="share-button" type="button" class="share-button" aria-haspopup="dialog" onclick={toggle}>{ t.t("share") }</button>
             if *open {
                 <div class="dialog-backdrop" onclick={{ let c = close.clone(); Callback::from(move |_| c.emit(())) }}></div>
-                <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="share-title" onkeydown={on_key}>
+                <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="share-title" onkeydown={on_key} ref={dialog}>
                     <h2 id="share-title" tabindex="-1">{ t.t("share") }</h2>
                     <label for="share-link">{ t.t("share_link") }</label>
                     <div class="copy-row">
