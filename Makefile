@@ -6,7 +6,7 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 export CHROMEDRIVER ?= /usr/bin/chromedriver
 WASM := --target wasm32-unknown-unknown
 
-.PHONY: setup serve test fmt lint test-native test-browser oracle bundle build fuzz
+.PHONY: setup serve test fmt lint test-native test-browser oracle bundle build fuzz e2e screenshot
 
 # make fuzz FUZZ_SECONDS=900   runs every cargo-fuzz target for that long (default 60 s each)
 FUZZ_SECONDS ?= 60
@@ -42,6 +42,13 @@ oracle:
 
 fuzz: setup
 	bash scripts/fuzz.sh $(FUZZ_SECONDS)
+
+e2e: build
+	bash scripts/e2e.sh
+
+# docs/timeline.png, drawn by the end-to-end script
+screenshot: build
+	bash scripts/e2e.sh --only screenshot
 
 bundle: build
 	bash scripts/bundle-size.sh dist

@@ -49,6 +49,9 @@ need_pkgs=()
 have chromium || need_pkgs+=(chromium)
 have chromedriver || need_pkgs+=(chromium-driver)
 have firefox-esr || need_pkgs+=(firefox-esr)
+have node || need_pkgs+=(nodejs)   # scripts/e2e.sh (Playwright + axe-core) needs Node >= 18
+# nodesource's nodejs ships npm and conflicts with Debian's npm package: only when missing.
+have npm || need_pkgs+=(npm)
 have redis-server || need_pkgs+=(redis-server)
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   if have apt-get; then
@@ -62,7 +65,12 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
     exit 1
   fi
 fi
+if [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 18 ]; then
+  echo "setup: scripts/e2e.sh needs Node.js >= 18 (found $(node --version))" >&2
+  exit 1
+fi
+
 # 6. Fuzzing: a nightly toolchain and cargo-fuzz (its own idempotent script).
 bash scripts/setup-fuzz.sh
 
-log "ready (wasm-bindgen $WB_VERSION, trunk $TRUNK_VERSION, $(chromium --version 2>/dev/null | head -1), $(firefox-esr --version 2>/dev/null | head -1), geckodriver $GECKODRIVER_VERSION, $(redis-server --version 2>/dev/null | awk '{print $3}'))"
+log "ready (wasm-bindgen $WB_VERSION, trunk $TRUNK_VERSION, $(chromium --version 2>/dev/null | head -1), $(firefox-esr --version 2>/dev/null | head -1), geckodriver $GECKODRIVER_VERSION, node $(node --version), $(redis-server --version 2>/dev/null | awk '{print $3}'))"

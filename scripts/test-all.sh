@@ -41,4 +41,7 @@ trunk build --release
 step "release bundle size"
 bash scripts/bundle-size.sh dist
 
+step "end-to-end accessibility audit (axe-core + keyboard walk, Chromium)"
+bash scripts/e2e.sh --no-screenshot
+
 printf '\nAll checks passed in %ss.\n' "$((SECONDS - start))"
