@@ -13,6 +13,7 @@
 //! - Bands: the checker's violations, in true time, with a sentence saying what broke.
 
 pub mod link;
+pub mod lod;
 pub mod variant;
 
 pub use variant::{check_script, first_script_error, ScriptError, Variant};

@@ -17,6 +17,9 @@ const AXIS_H: f64 = 22.0;
 const MAX_ARROWS: usize = 400;
 /// Most marks drawn at once; beyond it only the ones that matter most (writes, crashes…).
 const MAX_MARKS: usize = 600;
+/// Most bars drawn one by one; beyond it, bars closer than two pixels merge (see
+/// `timeline::lod`).
+const MAX_BARS: usize = 300;
 const PALETTE: [&str; 7] = [
     "#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#0072B2", "#D55E00", "#F0E442",
 ];
@@ -138,7 +141,37 @@ fn layers(props: &LayersProps) -> Html {
             </g>
         }
     });
-    let bars = m.bars.iter().filter(|b| visible(b.from_us, b.to_us)).map(|b| {
+    // Two pixels of time: bars closer than that merge when there are too many to draw.
+    let gap_us = ((v1 - v0) as f64 / PLOT_W * 2.0) as u64;
+    let bars = crate::timeline::lod::thin_bars(&m.bars, v0, v1, MAX_BARS, gap_us).into_iter().map(|shown| {
+        let b = match shown {
+            crate::timeline::lod::ShownBar::One(b) => b,
+            crate::timeline::lod::ShownBar::Dense { pid, kind, from_us, to_us, count } => {
+                let (x0, x1) = (clampx(from_us), clampx(to_us));
+                let (dy, h) = match kind {
+                    BarKind::Holding => (8.0, LANE_H - 16.0),
+                    BarKind::Key => (5.0, LANE_H - 10.0),
+                    BarKind::Paused | BarKind::Down => (3.0, LANE_H - 6.0),
+                };
+                let what = match kind {
+                    BarKind::Holding => "holds of the lock",
+                    BarKind::Key => "stored keys",
+                    BarKind::Paused => "pauses",
+                    BarKind::Down => "crashes",
+                };
+                let title = format!(
+                    "{}: {count} {what}, {:.1}–{:.1} ms (zoom in to see each)",
+                    m.name(pid),
+                    from_us as f64 / 1000.0,
+                    to_us as f64 / 1000.0
+                );
+                return html! {
+                    <g class="bar bar-dense" aria-hidden="true">
+                        <rect x={x0.to_string()} y={(lane_y(pid) + dy).to_string()} width={(x1 - x0).max(1.5).to_string()} height={h.to_string()} rx="3"><title>{ title }</title></rect>
+                    </g>
+                };
+            }
+        };
         let y = lane_y(b.pid);
         let (x0, x1) = (clampx(b.from_us), clampx(b.to_us));
         let w = (x1 - x0).max(1.5);
