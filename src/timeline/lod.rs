@@ -21,15 +21,27 @@ pub enum ShownBar<'a> {
 }
 
 /// The bars intersecting `[v0, v1]`, merged when there are more than `budget`:
-/// same-lane, same-kind bars closer than `gap_us` become one dense span.
+/// same-lane, same-kind bars closer than `gap_us` become one dense span, and the gap
+/// doubles until the result fits the budget (or one span per lane and kind is left).
 pub fn thin_bars(bars: &[Bar], v0: u64, v1: u64, budget: usize, gap_us: u64) -> Vec<ShownBar<'_>> {
     let visible: Vec<&Bar> = bars.iter().filter(|b| b.to_us >= v0 && b.from_us <= v1).collect();
     if visible.len() <= budget {
         return visible.into_iter().map(ShownBar::One).collect();
     }
+    let mut gap = gap_us.max(1);
+    loop {
+        let out = merge(&visible, gap);
+        if out.len() <= budget || gap >= v1.saturating_sub(v0) {
+            return out;
+        }
+        gap = gap.saturating_mul(2);
+    }
+}
+
+fn merge<'a>(visible: &[&'a Bar], gap_us: u64) -> Vec<ShownBar<'a>> {
     let mut lanes: BTreeMap<(u32, u8), Vec<&Bar>> = BTreeMap::new();
     for b in visible {
-        lanes.entry((b.pid, b.kind as u8)).or_default().push(b);
+        lanes.entry((b.pid, b.kind as u8)).or_default().push(*b);
     }
     let mut out = Vec::new();
     for group in lanes.into_values() {
@@ -102,6 +114,10 @@ mod tests {
         bars.push(bar(1, 1_000_000, 1_000_100));
         let shown = thin_bars(&bars, 0, 2_000_000, 300, 1_000);
         assert_eq!(shown.len(), 3, "{shown:?}");
+        // Bars spread wider than the gap: the gap grows until the budget holds.
+        let spread: Vec<Bar> = (0..1_000).map(|i| bar(1, i * 5_000, i * 5_000 + 10)).collect();
+        let fit = thin_bars(&spread, 0, 5_000_000, 100, 10);
+        assert!(!fit.is_empty() && fit.len() <= 100, "{}", fit.len());
         let count: usize = shown
             .iter()
             .map(|s| match s {

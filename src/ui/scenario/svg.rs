@@ -16,10 +16,10 @@ const AXIS_H: f64 = 22.0;
 /// Most messages drawn at once (see the level-of-detail note in `layers`).
 const MAX_ARROWS: usize = 400;
 /// Most marks drawn at once; beyond it only the ones that matter most (writes, crashes…).
-const MAX_MARKS: usize = 600;
+const MAX_MARKS: usize = 200;
 /// Most bars drawn one by one; beyond it, bars closer than two pixels merge (see
 /// `timeline::lod`).
-const MAX_BARS: usize = 300;
+const MAX_BARS: usize = 200;
 const PALETTE: [&str; 7] = [
     "#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#0072B2", "#D55E00", "#F0E442",
 ];
@@ -235,7 +235,7 @@ fn layers(props: &LayersProps) -> Html {
         .collect();
     shown.sort_by_key(|k| (k.t_us, k.index));
     let tab_stop = (*active).min(shown.len().saturating_sub(1));
-    let seek_to: Vec<usize> = shown.iter().map(|k| k.index).collect();
+    let seek_to: Rc<Vec<usize>> = Rc::new(shown.iter().map(|k| k.index).collect());
     let marks = shown.iter().enumerate().map(|(pos, k)| {
         let (glyph, class) = match k.kind {
             MarkKind::WriteAccepted => ("✓", "mark ok"),
