@@ -170,6 +170,60 @@ async fn first_render_of_a_section_against_hello_world() {
     }
     let (h50, _) = p95(hello_ms);
     let (s50, _) = p95(section_ms);
+    // Where the section's time goes: loading the built-in lesson (parse every file).
+    let mut pack_ms = Vec::new();
+    for _ in 0..5 {
+        let t0 = now();
+        let ok = lockstep::lesson::pack::builtin().is_ok();
+        pack_ms.push(now() - t0);
+        assert!(ok);
+    }
+    let (p50, _) = p95(pack_ms);
+    // And a section without a scenario, to the first paint of its heading.
+    let mut plain_ms = Vec::new();
+    for _ in 0..5 {
+        web_sys::window()
+            .unwrap()
+            .location()
+            .set_hash("#/distributed-locks/11")
+            .unwrap();
+        let root = doc.create_element("div").unwrap();
+        doc.body().unwrap().append_child(&root).unwrap();
+        let t0 = now();
+        let app = lockstep::ui::mount(root.clone());
+        wait_for("#section-title").await;
+        plain_ms.push(now() - t0);
+        app.destroy();
+        root.remove();
+    }
+    let (q50, _) = p95(plain_ms);
+    // And one scenario panel on its own.
+    let mut panel_ms = Vec::new();
+    for _ in 0..5 {
+        let root = doc.create_element("div").unwrap();
+        doc.body().unwrap().append_child(&root).unwrap();
+        let t0 = now();
+        let app = yew::Renderer::<lockstep::ui::scenario::ScenarioPanel>::with_root_and_props(
+            root.clone(),
+            lockstep::ui::scenario::ScenarioPanelProps {
+                names: vec!["unsafe-del".into()],
+                lang: lockstep::lesson::content::Lang::En,
+                hold_at_ms: None,
+                url_state: false,
+            },
+        )
+        .render();
+        wait_for("section.scenario svg.timeline").await;
+        panel_ms.push(now() - t0);
+        app.destroy();
+        root.remove();
+    }
+    let (r50, _) = p95(panel_ms);
+    web_sys::console::log_1(&format!("bench_ui: one scenario panel alone median {r50:.1} ms").into());
+    web_sys::console::log_1(&format!("bench_ui: section 11 (no scenario) median {q50:.1} ms").into());
+    web_sys::console::log_1(
+        &format!("bench_ui: of which loading the built-in lesson: median {p50:.1} ms").into(),
+    );
     web_sys::console::log_1(
         &format!("bench_ui: first render, hello world median {h50:.1} ms; section 3 with its scenario median {s50:.1} ms; ratio {:.1}×", s50 / h50.max(0.1)).into(),
     );
