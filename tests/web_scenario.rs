@@ -57,6 +57,16 @@ async fn playing_unsafe_del_reaches_the_violation_band_and_log() {
         .unwrap();
     TimeoutFuture::new(30).await;
     click(&p, "button[aria-label=Play]");
+    // While it plays, the log does not speak every frame.
+    let pp = p.clone();
+    wait_until("the log goes quiet while playing", move || {
+        query(&pp, "[role=log]")
+            .and_then(|l| l.get_attribute("aria-live"))
+            .as_deref()
+            == Some("off")
+            || query(&pp, "button[aria-label=Play]").is_some()
+    })
+    .await;
     let pp = p.clone();
     wait_until("playback passes 12 300 ms", move || cursor_ms(&pp) > 12_300.0).await;
     let pp = p.clone();

@@ -736,7 +736,9 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                     <h3 id={log_id.clone()}>{"Events"}</h3>
                     // The live region wraps the list: `role="log"` on the `<ol>` itself
                     // would take away its list semantics.
-                    <div role="log" aria-live="polite" aria-labelledby={log_id}>
+                    // While playing, the log changes every frame: a screen reader would
+                    // read a torrent, so it speaks again once playback stops or steps.
+                    <div role="log" aria-live={if *playing { "off" } else { "polite" }} aria-labelledby={log_id}>
                         <ol>{ for log }</ol>
                     </div>
                 </div>
