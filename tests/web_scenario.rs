@@ -59,14 +59,16 @@ async fn playing_unsafe_del_reaches_the_violation_band_and_log() {
     click(&p, "button[aria-label=Play]");
     // While it plays, the log does not speak every frame.
     let pp = p.clone();
-    wait_until("the log goes quiet while playing", move || {
-        query(&pp, "[role=log]")
-            .and_then(|l| l.get_attribute("aria-live"))
-            .as_deref()
-            == Some("off")
-            || query(&pp, "button[aria-label=Play]").is_some()
+    wait_until("playing", move || {
+        query(&pp, "button[aria-label=Pause]").is_some()
     })
     .await;
+    assert_eq!(
+        query(&p, "[role=log]")
+            .and_then(|l| l.get_attribute("aria-live"))
+            .as_deref(),
+        Some("off")
+    );
     let pp = p.clone();
     wait_until("playback passes 12 300 ms", move || cursor_ms(&pp) > 12_300.0).await;
     let pp = p.clone();
