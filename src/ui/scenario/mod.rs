@@ -167,6 +167,24 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             Err(e) => Err(e.clone()),
         },
     );
+    // §4's trade-off table reruns the scenario with the learner's knobs but each row's
+    // TTL: built once per change, not on every frame of playback.
+    let sweep_base: Rc<Option<Rc<crate::sim::scenario::Scenario>>> =
+        use_memo((base.clone(), (*variant).clone()), |(base, variant)| {
+            base.as_ref()
+                .as_ref()
+                .ok()
+                .filter(|s| !s.sweep_ttl_ms.is_empty())
+                .map(|s| {
+                    Rc::new(
+                        Variant {
+                            ttl_ms: None,
+                            ..variant.clone()
+                        }
+                        .apply(s),
+                    )
+                })
+        });
     let embed_cfg = use_context::<Rc<EmbedConfig>>();
     // Side by side: the paired scenario on the same seed, drawn at the same true time.
     let compare = use_state(|| false);
@@ -693,11 +711,11 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             if !bands.is_empty() {
                 <ul class="violations">{ for bands }</ul>
             }
-            if let Some(base) = base.as_ref().as_ref().ok().filter(|s| !s.sweep_ttl_ms.is_empty()) {
+            if let Some(sweep) = sweep_base.as_ref() {
                 <tradeoff::TradeoffTable
-                    scenario={Variant { ttl_ms: None, ..(*variant).clone() }.apply(base)}
+                    scenario={sweep.clone()}
                     seed={*seed}
-                    ttl_ms={variant.ttl_ms.unwrap_or_else(|| base.clients.first().map_or(0.0, |c| c.ttl_ms))}
+                    ttl_ms={variant.ttl_ms.unwrap_or_else(|| sweep.clients.first().map_or(0.0, |c| c.ttl_ms))}
                     on_pick={{ let (v, on) = ((*variant).clone(), on_variant.clone()); Callback::from(move |t: f64| on.emit(Variant { ttl_ms: Some(t), ..v.clone() })) }} />
             }
             <div class="scenario-side">

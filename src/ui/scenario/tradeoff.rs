@@ -4,12 +4,13 @@
 
 use crate::sim::scenario::Scenario;
 use crate::sim::sweep::{ttl_tradeoff, TtlPoint};
+use std::rc::Rc;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
 pub struct TradeoffProps {
     /// The scenario with the learner's other knobs applied (its TTL is replaced per row).
-    pub scenario: Scenario,
+    pub scenario: Rc<Scenario>,
     pub seed: u64,
     /// The TTL the timeline shows now.
     pub ttl_ms: f64,
