@@ -48,10 +48,15 @@ fi
 start=$SECONDS
 # Build every requested target first, so a compile error stops the run before any fuzzing
 # and the per-target times below are fuzzing only.
-for t in "${targets[@]}"; do
-  printf '==> fuzz: building %s\n' "$t"
-  cargo +nightly fuzz build "$t"
-done
+if [ ${#targets[@]} -eq ${#ALL_TARGETS[@]} ]; then
+  printf '==> fuzz: building every target\n'
+  cargo +nightly fuzz build
+else
+  for t in "${targets[@]}"; do
+    printf '==> fuzz: building %s\n' "$t"
+    cargo +nightly fuzz build "$t"
+  done
+fi
 
 failed=()
 rows=()
