@@ -650,7 +650,9 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             if let Some(d) = base.as_ref().as_ref().ok().map(|s| s.description.clone()).filter(|d| !d.is_empty()) {
                 <p class="scenario-desc">{ d }</p>
             }
-            <div class="controls" role="toolbar" aria-label="Playback">
+            // A named group, not a toolbar: each control is its own Tab stop, where a
+            // toolbar would promise one stop with the arrow keys moving inside it.
+            <div class="controls" role="group" aria-label="Playback">
                 if shows("step") {
                     <button type="button" aria-label="Go to start" onclick={go(0)}>{"⇤"}</button>
                     <button type="button" aria-label="Step back" onclick={go(cur.saturating_sub(1))}>{"◀"}</button>
