@@ -1,6 +1,7 @@
 //! A learner's variant of a built-in scenario: knobs (TTL, drift factor, per-node
-//! timeout, work time, N, retry delay, network latency) and replaced Lua scripts. Applied to a copy of the scenario before a run, so
-//! the run itself stays a pure function of (scenario, seed, faults).
+//! timeout, work time, N, retry delay, network latency) and replaced Lua scripts.
+//! Applied to a copy of the scenario before a run, so the run itself stays a pure
+//! function of (scenario, seed, faults).
 
 use crate::sim::scenario::{Algorithm, DelaySpec, LatencySpec, Scenario};
 use crate::store::{Reply, Store};
@@ -84,7 +85,7 @@ pub fn redlock_nodes(s: &Scenario) -> Option<Vec<String>> {
 }
 
 /// Give the Redlock clients `n` masters: drop the last ones (with the faults and link
-/// overrides that name them) or add copies of the last one, named on from it.
+/// overrides that name them) or add copies of the last one under fresh names.
 fn set_n(s: &mut Scenario, n: u32) {
     let Some(old) = redlock_nodes(s) else { return };
     let n = n.clamp(1, MAX_N) as usize;
@@ -114,7 +115,8 @@ fn set_n(s: &mut Scenario, n: u32) {
     s.links.retain(|l| !gone(&l.from) && !gone(&l.to));
 }
 
-/// A node name nobody uses: the next capital letter after the last one, or `nK`.
+/// A name nobody uses: the first free capital letter when every node has a one-letter
+/// name (A–E gain F, G), else the first free `nK`.
 fn fresh_name(s: &Scenario, k: usize) -> String {
     let taken =
         |name: &str| s.nodes.iter().any(|x| x.name == name) || s.clients.iter().any(|c| c.name == name);
