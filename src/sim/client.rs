@@ -1102,10 +1102,11 @@ const Z_P99: f64 = 2.326_347_874;
 fn log_normal_us(rng: &mut SimRng, median_us: u64, p99_us: u64) -> u64 {
     let median = median_us.max(1) as f64;
     let p99 = (p99_us as f64).max(median);
-    let sigma = (p99 / median).ln() / Z_P99;
+    // libm, not the platform's maths library: the same bits natively and in wasm.
+    let sigma = libm::log(p99 / median) / Z_P99;
     let u1 = 1.0 - rng.unit(); // (0, 1]: ln is finite
     let u2 = rng.unit();
-    let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
-    let d = median * (sigma * z).exp();
+    let z = (-2.0 * libm::log(u1)).sqrt() * libm::cos(std::f64::consts::TAU * u2);
+    let d = median * libm::exp(sigma * z);
     d.clamp(0.0, 20.0 * p99) as u64
 }
