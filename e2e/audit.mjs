@@ -126,7 +126,8 @@ async function newPage({ scheme = 'light', viewport = { width: 1280, height: 900
 /// Waits until the app has replaced the loading placeholder with its content.
 async function rendered(page, { svg = false } = {}) {
   await page.waitForFunction(
-    () => !document.querySelector('.loading') && document.querySelector('main#main') && !document.querySelector('.error-panel'),
+    // `.deferred`: parts drawn a task after the rest (the quiz, question panels).
+    () => !document.querySelector('.loading') && document.querySelector('main#main') && !document.querySelector('.error-panel') && !document.querySelector('.deferred'),
     null,
     { timeout: 20000 },
   );

@@ -335,3 +335,48 @@ async fn a_predict_question_holds_the_timeline_then_plays_on() {
     let pause = *pause_at_ms as f64;
     wait_until("the run plays past the hold point", move || cursor_ms(&e) > pause).await;
 }
+
+/// Lets queued microtasks run (yew renders in one), but no timer.
+async fn microtasks() {
+    for _ in 0..4 {
+        let p = js_sys::Promise::resolve(&wasm_bindgen::JsValue::UNDEFINED);
+        let _ = wasm_bindgen_futures::JsFuture::from(p).await;
+    }
+}
+
+#[wasm_bindgen_test]
+async fn the_quiz_is_drawn_after_the_section_text_and_its_scenario() {
+    let _x = Exclusive::acquire().await;
+    let lesson = builtin(Lang::En).expect("lesson");
+    let section = lesson.sections.iter().find(|s| s.order == 3).expect("§3");
+    let questions = builtin_questions()
+        .expect("questions")
+        .into_iter()
+        .filter(|q| q.section == section.id)
+        .count();
+    assert!(questions >= 2, "§3 has a quiz");
+    let root = fresh("#/distributed-locks/3");
+    let _app = Mounted::new(&root);
+    // The first render: the text and the section's own timeline, and one busy
+    // placeholder per question, none of them drawn yet.
+    microtasks().await;
+    assert!(
+        query(&root, "#section-title").is_some(),
+        "the section is drawn at once"
+    );
+    assert!(query(&root, "article.section section.scenario svg.timeline").is_some());
+    assert_eq!(
+        query_all(&root, ".quiz .deferred[aria-busy=true]").len(),
+        questions
+    );
+    assert!(query(&root, "form.question").is_none());
+    // A few tasks later: every question, including the scenario panel of each "what
+    // happens next?" question, and no placeholder left.
+    let r = root.clone();
+    wait_until("every question is drawn", move || {
+        query_all(&r, "form.question").len() == questions && query(&r, ".deferred").is_none()
+    })
+    .await;
+    let predicts = query_all(&root, "form.question section.scenario svg.timeline").len();
+    assert!(predicts >= 1, "§3's predict questions carry their timelines");
+}

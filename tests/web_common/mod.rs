@@ -149,6 +149,13 @@ pub async fn mounted(root: &Element) {
         query(&r, "#section-title").is_some()
     })
     .await;
+    // What sits below the text (the quiz, question panels) follows a task or two later
+    // (`ui::components::Deferred`): wait until nothing is left to draw.
+    let r = root.clone();
+    wait_until("the section's deferred parts have rendered", move || {
+        query(&r, ".deferred").is_none()
+    })
+    .await;
 }
 
 /// Like `wait_until`, for work that takes seconds in a debug build (up to ~60 s).

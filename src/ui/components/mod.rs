@@ -2,6 +2,7 @@
 
 mod code_block;
 mod content_errors;
+mod deferred;
 mod lang_switch;
 mod markdown;
 mod notices;
@@ -15,6 +16,7 @@ mod toc;
 
 pub use code_block::CodeBlock;
 pub use content_errors::ContentErrors;
+pub use deferred::Deferred;
 pub use lang_switch::LangSwitch;
 pub use markdown::render_inline;
 pub use notices::Notices;

@@ -273,8 +273,10 @@ pub fn question_view(props: &QuestionProps) -> Html {
                 }
                 if let Some((scenario, pause_ms)) = &inst.scenario {
                     if !answered { <p class="hint">{ t.t("predict_paused") }</p> }
-                    <crate::ui::scenario::ScenarioPanel names={vec![scenario.clone()]} lang={props.lang}
-                        hold_at_ms={(!answered).then_some(*pause_ms)} url_state={false} />
+                    <super::Deferred>
+                        <crate::ui::scenario::ScenarioPanel names={vec![scenario.clone()]} lang={props.lang}
+                            hold_at_ms={(!answered).then_some(*pause_ms)} url_state={false} />
+                    </super::Deferred>
                 }
                 { body }
                 <div class="q-actions">

@@ -69,7 +69,13 @@ pub fn quiz(props: &QuizProps) -> Html {
             }
             { for questions.iter().map(|q| {
                 let attempts = props.progress.question(&lesson_id, &q.id).map_or(0, |p| p.attempts);
-                html! { <QuestionView key={q.id.clone()} question={q.clone()} lang={props.lang} on_result={on_result.clone()} {attempts} /> }
+                // Each question in a task of its own (see `Deferred`): the section above
+                // is drawn and usable first.
+                html! {
+                    <super::Deferred key={q.id.clone()}>
+                        <QuestionView question={q.clone()} lang={props.lang} on_result={on_result.clone()} {attempts} />
+                    </super::Deferred>
+                }
             }) }
         </section>
     }
