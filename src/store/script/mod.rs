@@ -59,8 +59,118 @@ struct Cached {
     function: StashedFunction,
 }
 
-/// The Lua VM and the script cache.
+/// Scripting for one store: a Lua VM built on first use.
+///
+/// A store that never runs a script never pays for a VM, and a clone (a timeline
+/// checkpoint: one per 64 events, every node's store included) holds only the script
+/// sources and the generator's state until it runs something. A VM built late starts
+/// from exactly what an eager one would have: the same generator state and the same
+/// scripts compiled in the same order (the semantics `Clone` always had).
 pub(crate) struct Scripting {
+    vm: Option<Box<Vm>>,
+    /// While there is no VM: the generator's state and the scripts, as (SHA1 hex,
+    /// source) in load order, to build it from. Unused once it is built.
+    rng: ChaCha8Rng,
+    pending: Vec<(String, Vec<u8>)>,
+    pub(crate) limits: ScriptLimits,
+}
+
+impl Scripting {
+    pub(crate) fn new(seed: u64) -> Scripting {
+        Scripting {
+            vm: None,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            pending: Vec::new(),
+            limits: ScriptLimits::default(),
+        }
+    }
+
+    pub(crate) fn sha1_hex(source: &[u8]) -> String {
+        sha1_smol::Sha1::from(source).digest().to_string()
+    }
+
+    /// Whether the VM exists (laziness is observable only here, for tests).
+    #[cfg(test)]
+    pub(crate) fn is_built(&self) -> bool {
+        self.vm.is_some()
+    }
+
+    /// The VM, built now if it was not.
+    fn vm(&mut self) -> &mut Vm {
+        let (rng, pending, limits) = (&self.rng, &mut self.pending, self.limits);
+        let vm = self.vm.get_or_insert_with(|| {
+            let mut vm = Vm::with_rng(rng.clone(), limits);
+            for (_, source) in pending.drain(..) {
+                // These compiled before, so they compile again.
+                let _ = vm.load(&source);
+            }
+            Box::new(vm)
+        });
+        vm.limits = limits;
+        vm
+    }
+
+    pub(crate) fn exists(&self, sha: &[u8]) -> bool {
+        let sha = String::from_utf8_lossy(sha).to_ascii_lowercase();
+        match &self.vm {
+            Some(vm) => vm.scripts.contains_key(&sha),
+            None => self.pending.iter().any(|(s, _)| *s == sha),
+        }
+    }
+
+    /// Compiles and caches a script; returns its SHA1 or the compile error reply.
+    pub(crate) fn load(&mut self, source: &[u8]) -> Result<String, Reply> {
+        if self.vm.is_none() {
+            let sha = Self::sha1_hex(source);
+            if self.pending.iter().any(|(s, _)| *s == sha) {
+                return Ok(sha);
+            }
+        }
+        self.vm().load(source)
+    }
+
+    /// SCRIPT FLUSH: forget every script and start from a fresh VM (as Redis does), keeping
+    /// the random generator's state.
+    pub(crate) fn flush(&mut self) {
+        if let Some(vm) = self.vm.take() {
+            self.rng = vm.host.borrow().rng.clone();
+        }
+        self.pending.clear();
+    }
+
+    /// Runs a cached script against `db`. `sha` must have been loaded.
+    pub(crate) fn run(&mut self, db: &mut Db, sha: &str, keys: &[Vec<u8>], args: &[Vec<u8>]) -> Reply {
+        if !self.exists(sha.as_bytes()) {
+            return Reply::err("NOSCRIPT No matching script. Please use EVAL.");
+        }
+        self.vm().run(db, sha, keys, args)
+    }
+}
+
+impl Clone for Scripting {
+    /// The sources and the generator's state: a fresh VM is built from them on first use.
+    fn clone(&self) -> Scripting {
+        let (rng, pending) = match &self.vm {
+            Some(vm) => (
+                vm.host.borrow().rng.clone(),
+                vm.order
+                    .iter()
+                    .filter_map(|sha| vm.scripts.get(sha).map(|c| (sha.clone(), c.source.clone())))
+                    .collect(),
+            ),
+            None => (self.rng.clone(), self.pending.clone()),
+        };
+        Scripting {
+            vm: None,
+            rng,
+            pending,
+            limits: self.limits,
+        }
+    }
+}
+
+/// The Lua VM and the script cache.
+struct Vm {
     lua: Lua,
     globals: StashedTable,
     env: StashedTable,
@@ -73,12 +183,8 @@ pub(crate) struct Scripting {
     pub(crate) limits: ScriptLimits,
 }
 
-impl Scripting {
-    pub(crate) fn new(seed: u64) -> Scripting {
-        Scripting::with_rng(ChaCha8Rng::seed_from_u64(seed), ScriptLimits::default())
-    }
-
-    fn with_rng(rng: ChaCha8Rng, limits: ScriptLimits) -> Scripting {
+impl Vm {
+    fn with_rng(rng: ChaCha8Rng, limits: ScriptLimits) -> Vm {
         let host = Rc::new(RefCell::new(Host {
             db: Db::default(),
             rng,
@@ -98,7 +204,7 @@ impl Scripting {
             let _ = g.set(ctx, "_G", env);
             (ctx.stash(g), ctx.stash(env), ctx.stash(Executor::new(ctx)))
         });
-        Scripting {
+        Vm {
             lua,
             globals,
             env,
@@ -110,18 +216,8 @@ impl Scripting {
         }
     }
 
-    pub(crate) fn sha1_hex(source: &[u8]) -> String {
-        sha1_smol::Sha1::from(source).digest().to_string()
-    }
-
-    pub(crate) fn exists(&self, sha: &[u8]) -> bool {
-        let sha = String::from_utf8_lossy(sha).to_ascii_lowercase();
-        self.scripts.contains_key(&sha)
-    }
-
-    /// Compiles and caches a script; returns its SHA1 or the compile error reply.
-    pub(crate) fn load(&mut self, source: &[u8]) -> Result<String, Reply> {
-        let sha = Self::sha1_hex(source);
+    fn load(&mut self, source: &[u8]) -> Result<String, Reply> {
+        let sha = Scripting::sha1_hex(source);
         if self.scripts.contains_key(&sha) {
             return Ok(sha);
         }
@@ -150,15 +246,7 @@ impl Scripting {
         }
     }
 
-    /// SCRIPT FLUSH: forget every script and start from a fresh VM (as Redis does), keeping
-    /// the random generator's state.
-    pub(crate) fn flush(&mut self) {
-        let rng = self.host.borrow().rng.clone();
-        *self = Scripting::with_rng(rng, self.limits);
-    }
-
-    /// Runs a cached script against `db`. `sha` must have been loaded.
-    pub(crate) fn run(&mut self, db: &mut Db, sha: &str, keys: &[Vec<u8>], args: &[Vec<u8>]) -> Reply {
+    fn run(&mut self, db: &mut Db, sha: &str, keys: &[Vec<u8>], args: &[Vec<u8>]) -> Reply {
         let Some(cached) = self.scripts.get(sha) else {
             return Reply::err("NOSCRIPT No matching script. Please use EVAL.");
         };
@@ -226,27 +314,6 @@ impl Scripting {
         });
         *db = std::mem::take(&mut self.host.borrow_mut().db);
         reply
-    }
-
-    /// The cached scripts' sources, in load order.
-    fn sources(&self) -> Vec<Vec<u8>> {
-        self.order
-            .iter()
-            .filter_map(|sha| self.scripts.get(sha).map(|c| c.source.clone()))
-            .collect()
-    }
-}
-
-impl Clone for Scripting {
-    /// A fresh VM with the same scripts (recompiled from source) and generator state.
-    fn clone(&self) -> Scripting {
-        let rng = self.host.borrow().rng.clone();
-        let mut copy = Scripting::with_rng(rng, self.limits);
-        for source in self.sources() {
-            // These compiled before, so they compile again.
-            let _ = copy.load(&source);
-        }
-        copy
     }
 }
 
@@ -328,4 +395,81 @@ pub(crate) fn vm_message(text: &str) -> String {
         return "attempt to compare incompatible values".to_string();
     }
     text.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::store::{Reply, Store};
+
+    fn run(store: &mut Store, args: &[&str]) -> Reply {
+        let argv: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
+        store.execute(&argv)
+    }
+
+    const RANDOM: &str = "return math.random(1000000)";
+
+    #[test]
+    fn a_store_builds_its_vm_on_the_first_script_only() {
+        let mut s = Store::new(7);
+        assert!(!s.scripting.is_built());
+        assert_eq!(run(&mut s, &["SET", "k", "v", "NX", "PX", "1000"]), Reply::ok());
+        assert!(!s.scripting.is_built(), "plain commands need no Lua");
+        assert_eq!(run(&mut s, &["EVAL", "return 1", "0"]), Reply::Int(1));
+        assert!(s.scripting.is_built());
+    }
+
+    #[test]
+    fn a_clone_keeps_scripts_and_generator_without_a_vm_until_it_runs_one() {
+        let mut a = Store::new(7);
+        let Reply::Bulk(sha) = run(&mut a, &["SCRIPT", "LOAD", RANDOM]) else {
+            panic!("SCRIPT LOAD answers the sha")
+        };
+        let sha = String::from_utf8(sha).expect("hex");
+        // Advance the generator once, then copy.
+        let first = run(&mut a, &["EVALSHA", &sha, "0"]);
+        let mut b = a.clone();
+        assert!(!b.scripting.is_built(), "a checkpoint holds no VM");
+        assert_eq!(
+            run(
+                &mut b,
+                &[
+                    "SCRIPT",
+                    "EXISTS",
+                    &sha,
+                    "ffffffffffffffffffffffffffffffffffffffff"
+                ]
+            ),
+            Reply::Array(vec![Reply::Int(1), Reply::Int(0)])
+        );
+        assert!(!b.scripting.is_built(), "SCRIPT EXISTS needs no VM");
+        // The copy goes on exactly as the original does, and differs from the first value.
+        let next_a = run(&mut a, &["EVALSHA", &sha, "0"]);
+        let next_b = run(&mut b, &["EVALSHA", &sha, "0"]);
+        assert!(b.scripting.is_built());
+        assert_eq!(next_a, next_b);
+        assert_ne!(next_a, first);
+        // A clone of a clone that never ran anything is the same again.
+        let mut c = b.clone().clone();
+        assert_eq!(
+            run(&mut c, &["EVALSHA", &sha, "0"]),
+            run(&mut a, &["EVALSHA", &sha, "0"])
+        );
+    }
+
+    #[test]
+    fn flush_forgets_scripts_but_keeps_the_generator_whether_or_not_a_vm_exists() {
+        let mut built = Store::new(3);
+        run(&mut built, &["EVAL", RANDOM, "0"]);
+        let mut lazy = built.clone();
+        for s in [&mut built, &mut lazy] {
+            assert_eq!(run(s, &["SCRIPT", "FLUSH"]), Reply::ok());
+            assert!(
+                matches!(run(s, &["EVALSHA", &super::Scripting::sha1_hex(RANDOM.as_bytes()), "0"]), Reply::Error(e) if e.starts_with("NOSCRIPT"))
+            );
+        }
+        assert_eq!(
+            run(&mut built, &["EVAL", RANDOM, "0"]),
+            run(&mut lazy, &["EVAL", RANDOM, "0"])
+        );
+    }
 }
