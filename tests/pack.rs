@@ -463,3 +463,68 @@ fn a_predict_question_on_the_packs_own_scenario_has_an_answer() {
     };
     assert_eq!(correct.len(), 1, "the pack's scenario ran and gave the answer");
 }
+
+/// A single-file pack in `languages` whose one question carries the `tables` given.
+fn one_question_pack(languages: &str, tables: &[&str]) -> String {
+    let titles: Vec<String> = ["en", "nb"]
+        .iter()
+        .filter(|l| languages.contains(*l))
+        .map(|l| format!("{l} = \"One {l}\""))
+        .collect();
+    let mut text = format!(
+        "id = \"one-lang\"\nlanguages = [{languages}]\ntitle = {{ {} }}\n",
+        titles.join(", ")
+    );
+    for lang in ["en", "nb"] {
+        if languages.contains(lang) {
+            text.push_str(&format!(
+                "\n[[section]]\nlang = \"{lang}\"\nid = \"intro\"\ntitle = \"Intro {lang}\"\norder = 1\nbody = '''\nText.\n'''\n"
+            ));
+        }
+    }
+    text.push_str("\n[[question]]\nid = \"q-one\"\nsection = \"intro\"\nkind = \"single\"\ncorrect = [0]\n");
+    for lang in tables {
+        text.push_str(&format!(
+            "\n[question.{lang}]\nprompt = \"Which ({lang})?\"\noptions = [\"A\", \"B\"]\nexplanations = [\"Yes.\", \"No.\"]\n"
+        ));
+    }
+    text
+}
+
+#[test]
+fn a_question_needs_the_texts_of_its_packs_languages_only() {
+    // An English pack: English texts suffice, and a Norwegian reader sees them.
+    let p = pack::load_files(&[("one.toml".into(), one_question_pack("\"en\"", &["en"]))])
+        .unwrap_or_else(|e| panic!("{}", show(&e)));
+    assert_eq!(p.questions.len(), 1);
+    assert_eq!(p.questions[0].texts(Lang::Nb).prompt, "Which (en)?");
+    assert_eq!(p.lesson(Lang::Nb).map(|l| l.lang), Some(Lang::En));
+    // A Norwegian pack likewise.
+    let p = pack::load_files(&[("one.toml".into(), one_question_pack("\"nb\"", &["nb"]))])
+        .unwrap_or_else(|e| panic!("{}", show(&e)));
+    assert_eq!(p.questions[0].texts(Lang::En).prompt, "Which (nb)?");
+
+    // Each language the pack lists is required, named by file, line and field.
+    for (languages, tables, field) in [
+        ("\"en\", \"nb\"", &["en"][..], "nb"),
+        ("\"en\", \"nb\"", &["nb"][..], "en"),
+        ("\"en\"", &["nb"][..], "en"),
+        ("\"nb\"", &[][..], "nb"),
+    ] {
+        let text = one_question_pack(languages, tables);
+        let errors = pack::load_files(&[("one.toml".into(), text.clone())]).unwrap_err();
+        assert_eq!(errors.len(), 1, "{languages} {tables:?}: {}", show(&errors));
+        let question_line = 1 + text[..text.find("[[question]]").unwrap()].matches('\n').count();
+        assert_eq!(
+            (errors[0].file.as_str(), errors[0].line, errors[0].field.as_str()),
+            ("one.toml", question_line, field),
+            "{languages} {tables:?}: {}",
+            show(&errors)
+        );
+        assert!(
+            errors[0].message.contains(&format!("[question.{field}]")),
+            "{}",
+            errors[0].message
+        );
+    }
+}

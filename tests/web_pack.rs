@@ -175,3 +175,44 @@ async fn a_pack_loads_from_an_address() {
     assert_eq!(heading(&root), lesson.sections[0].title);
     reset_search();
 }
+
+#[wasm_bindgen_test]
+async fn a_one_language_pack_is_read_in_its_language_without_a_switch() {
+    let _x = Exclusive::acquire().await;
+    // An English-only pack whose question has English texts only, opened by a reader
+    // who asked for Norwegian.
+    let pack = "id = \"en-only\"\nlanguages = [\"en\"]\ntitle = { en = \"English only\" }\n\
+        [[section]]\nlang = \"en\"\nid = \"intro\"\ntitle = \"Leases in English\"\norder = 1\nbody = '''\nText.\n'''\n\
+        [[question]]\nid = \"q-en\"\nsection = \"intro\"\nkind = \"single\"\ncorrect = [0]\n\
+        [question.en]\nprompt = \"Which one?\"\noptions = [\"This\", \"That\"]\nexplanations = [\"Yes.\", \"No.\"]\n";
+    let files = vec![("en-only.toml".to_string(), pack.to_string())];
+    load_files(&files).expect("valid with English texts only");
+    let root = open_local(&files);
+    let w = web_sys::window().unwrap();
+    let url = format!("{}?pack=local&lang=nb", w.location().pathname().unwrap());
+    w.history()
+        .unwrap()
+        .replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+        .unwrap();
+    let _app = Mounted::new(&root);
+    mounted(&root).await;
+    assert_eq!(heading(&root), "Leases in English");
+    assert!(query(&root, ".lang-switch").is_none(), "nothing to switch to");
+    let html_lang = w
+        .document()
+        .unwrap()
+        .document_element()
+        .unwrap()
+        .get_attribute("lang");
+    assert_eq!(
+        html_lang.as_deref(),
+        Some("en"),
+        "the page says what language it is in"
+    );
+    let legend = query(&root, "form[data-question-id=\"q-en\"] legend").and_then(|l| l.text_content());
+    assert_eq!(legend.as_deref(), Some("Which one?"));
+    // The app's own texts are English too (the Check button).
+    let check = query(&root, "button.q-check").and_then(|b| b.text_content());
+    assert_eq!(check.as_deref(), Some("Check"));
+    reset_search();
+}

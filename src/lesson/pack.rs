@@ -28,7 +28,7 @@
 //! id = "lease-expiry"
 //! section = "lease"
 //! kind = "single"
-//! # …, [question.en], [question.nb] as in a quiz file
+//! # …, one [question.<lang>] per pack language, as in a quiz file
 //!
 //! [[scenario]]
 //! source = '''
@@ -966,7 +966,7 @@ fn load(
     let mut questions: Vec<Question> = Vec::new();
     let mut question_files: BTreeMap<String, String> = BTreeMap::new();
     for src in &quiz_srcs {
-        let parsed = match quiz::parse_file(&src.file, &src.text) {
+        let parsed = match quiz::parse_file_for(&src.file, &src.text, &langs) {
             Ok(qs) => qs,
             Err(es) => {
                 errors.extend(es.into_iter().map(|e| {

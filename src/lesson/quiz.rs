@@ -205,8 +205,17 @@ fn placeholders_in(text: &str) -> Vec<String> {
     out
 }
 
-/// Parses and validates one quiz file, reporting every mistake it finds.
+/// Parses and validates one quiz file of the built-in lesson (every question in every
+/// language), reporting every mistake it finds.
 pub fn parse_file(file: &str, text: &str) -> Result<Vec<Question>, Vec<QuizError>> {
+    parse_file_for(file, text, &Lang::ALL)
+}
+
+/// Like [`parse_file`], for a lesson pack in `langs` (its languages, the first the
+/// reference): each question needs the texts of those languages only. Where a question
+/// has no texts in a language the pack does not list, it shows the texts it has (the
+/// reader then sees that pack's text in its own language).
+pub fn parse_file_for(file: &str, text: &str, langs: &[Lang]) -> Result<Vec<Question>, Vec<QuizError>> {
     let err = |line: usize, field: &str, message: String| QuizError {
         file: file.to_string(),
         line,
@@ -247,12 +256,42 @@ pub fn parse_file(file: &str, text: &str) -> Result<Vec<Question>, Vec<QuizError
                 ),
             );
         }
-        let (Some(en), Some(nb)) = (q.en, q.nb) else {
+        let missing: Vec<Lang> = langs
+            .iter()
+            .copied()
+            .filter(|l| match l {
+                Lang::En => q.en.is_none(),
+                Lang::Nb => q.nb.is_none(),
+            })
+            .collect();
+        if let Some(first) = missing.first() {
+            let tables: Vec<String> = missing
+                .iter()
+                .map(|l| format!("[question.{}]", l.code()))
+                .collect();
+            let listed: Vec<&str> = langs.iter().map(|l| l.code()).collect();
             bad(
-                "en",
-                format!("question `{}` needs both [question.en] and [question.nb]", q.id),
+                first.code(),
+                format!(
+                    "question `{}` needs {} (one table per language: {})",
+                    q.id,
+                    tables.join(" and "),
+                    listed.join(", ")
+                ),
             );
             continue;
+        }
+        let (en, nb) = match (q.en, q.nb) {
+            (Some(en), Some(nb)) => (en, nb),
+            (Some(en), None) => (en.clone(), en),
+            (None, Some(nb)) => (nb.clone(), nb),
+            (None, None) => {
+                bad(
+                    "en",
+                    format!("question `{}` has no texts: add [question.en]", q.id),
+                );
+                continue;
+            }
         };
         for (lang, t) in [("en", &en), ("nb", &nb)] {
             if t.prompt.trim().is_empty() {

@@ -24,6 +24,18 @@ impl Lessons {
         }
     }
 
+    /// The languages the lesson is written in. A one-language pack fills both slots with
+    /// the same lesson, so it has one.
+    pub fn languages(&self) -> Vec<Lang> {
+        Lang::ALL.into_iter().filter(|&l| self.get(l).lang == l).collect()
+    }
+
+    /// The language a reader who asks for `lang` reads: `lang` if the lesson has it, else
+    /// the one it is written in (so the app's own texts match the lesson's).
+    pub fn offered(&self, lang: Lang) -> Lang {
+        self.get(lang).lang
+    }
+
     /// The questions that end the section with this id, in file order.
     pub fn questions_for<'a>(&'a self, section_id: &'a str) -> impl Iterator<Item = &'a Question> + 'a {
         self.questions.iter().filter(move |q| q.section == section_id)
@@ -88,6 +100,7 @@ pub enum Action {
 impl ReaderState {
     /// The state at start-up: `route` from the URL, progress as loaded.
     pub fn new(lessons: Rc<Lessons>, lang: Lang, route: Route, progress: Progress) -> ReaderState {
+        let lang = lessons.offered(lang);
         let first = lessons.get(lang).first_order();
         let state = ReaderState {
             lessons,
@@ -157,7 +170,7 @@ impl ReaderState {
                 }
             }
             Action::SetLang(lang) => {
-                next.lang = lang;
+                next.lang = self.lessons.offered(lang);
                 // Sections share ids and orders across languages; fall back to the first.
                 if let Some(o) = self.current() {
                     if next.lesson().section(o).is_none() {
@@ -231,6 +244,25 @@ mod tests {
 
     fn start(route: &str) -> ReaderState {
         ReaderState::new(lessons(), Lang::En, Route::parse(route), Progress::new())
+    }
+
+    #[test]
+    fn a_one_language_lesson_is_read_in_its_language_whatever_is_asked() {
+        let both = lessons();
+        assert_eq!(both.languages(), vec![Lang::En, Lang::Nb]);
+        let en_only = Rc::new(Lessons {
+            en: both.en.clone(),
+            nb: both.en.clone(),
+            questions: Vec::new(),
+        });
+        assert_eq!(en_only.languages(), vec![Lang::En]);
+        let s = ReaderState::new(en_only, Lang::Nb, Route::parse("#/l/2"), Progress::new());
+        assert_eq!((s.lang, s.current()), (Lang::En, Some(2)));
+        let s = s.reduce(Action::SetLang(Lang::Nb));
+        assert_eq!((s.lang, s.current()), (Lang::En, Some(2)));
+        // With both, the switch works as asked.
+        let s = start("#/l/2").reduce(Action::SetLang(Lang::Nb));
+        assert_eq!(s.lang, Lang::Nb);
     }
 
     #[test]

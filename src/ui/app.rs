@@ -467,7 +467,9 @@ fn reader(props: &ReaderProps) -> Html {
                     <span class="brand-tagline">{ t.t("tagline") }</span>
                 </div>
                 <ShareDialog lang={s.lang} />
-                <LangSwitch lang={s.lang} on_change={on_lang} />
+                if s.lessons.languages().len() > 1 {
+                    <LangSwitch lang={s.lang} on_change={on_lang} />
+                }
             </header>
             <Toc lessons={s.lessons.clone()} current={s.current()} on_progress_page={s.view == View::Progress} progress={s.progress.clone()} lang={s.lang} on_navigate={close_menu} />
             <main id="main" tabindex="-1">
