@@ -442,3 +442,64 @@ async fn the_n_knob_reruns_redlock_with_fewer_masters() {
     .await;
     assert_eq!(lanes(&p), before - 2);
 }
+
+/// The scenarios each section's own panel offers, from its Markdown.
+fn section_scenarios() -> Vec<(u32, String, Vec<String>)> {
+    use lockstep::lesson::markdown::{parse, Node};
+    fn walk(nodes: &[Node], out: &mut Vec<String>) {
+        for n in nodes {
+            match n {
+                Node::CodeBlock { lang: Some(l), code } if l == "scenario" => {
+                    out.extend(code.split_whitespace().map(str::to_string))
+                }
+                Node::Element { children, .. } | Node::Link { children, .. } => walk(children, out),
+                _ => {}
+            }
+        }
+    }
+    let lesson = lockstep::lesson::content::builtin(lockstep::lesson::content::Lang::En).expect("lesson");
+    lesson
+        .sections
+        .iter()
+        .filter_map(|s| {
+            let mut names = Vec::new();
+            walk(&parse(&s.body), &mut names);
+            (!names.is_empty()).then(|| (s.order, s.id.clone(), names))
+        })
+        .collect()
+}
+
+#[wasm_bindgen_test]
+async fn moving_between_sections_shows_each_sections_own_scenario() {
+    let _x = Exclusive::acquire().await;
+    let sections = section_scenarios();
+    assert!(sections.len() >= 4, "several sections have a scenario");
+    let (first, ..) = &sections[0];
+    let (root, _app) = open(&format!("#/distributed-locks/{first}")).await;
+    // Every section with a scenario after every other, both ways, as the pager and
+    // links do it (a hash change, no reload).
+    let mut order: Vec<usize> = (0..sections.len()).collect();
+    order.extend((0..sections.len()).rev());
+    for i in order {
+        let (n, id, names) = sections[i].clone();
+        web_sys::window()
+            .unwrap()
+            .location()
+            .set_hash(&format!("#/distributed-locks/{n}"))
+            .unwrap();
+        let r = root.clone();
+        let want = id.clone();
+        wait_until(&format!("section {n} is shown"), move || {
+            query(
+                &r,
+                &format!("article.section[data-section-id=\"{want}\"] section.scenario svg.timeline"),
+            )
+            .is_some()
+        })
+        .await;
+        let shown = query(&root, "article.section section.scenario[data-scenario]")
+            .and_then(|p| p.get_attribute("data-scenario"))
+            .unwrap_or_default();
+        assert_eq!(shown, names[0], "section {n} ({id}) shows its own first scenario");
+    }
+}

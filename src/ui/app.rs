@@ -389,7 +389,7 @@ fn reader(props: &ReaderProps) -> Html {
         View::Section(order) => match lesson.section(*order) {
             Some(section) => html! {
                 <>
-                    <SectionView lessons={s.lessons.clone()} lang={s.lang} order={section.order} />
+                    <SectionView key={section.id.clone()} lessons={s.lessons.clone()} lang={s.lang} order={section.order} />
                     <Quiz key={format!("{}-{}", section.id, s.lang.code())}
                           lessons={s.lessons.clone()} lang={s.lang} section_id={section.id.clone()}
                           progress={s.progress.clone()} on_answer={on_answer.clone()}
@@ -421,13 +421,14 @@ fn reader(props: &ReaderProps) -> Html {
         let body = match (&s.view, embed_cfg.show) {
             (View::Section(order), Show::Scenario) => {
                 let names: Vec<String> = crate::ui::components::scenario_names(lesson, *order);
-                html! { <crate::ui::scenario::ScenarioPanel {names} lang={s.lang} /> }
+                let key = names.join(" ");
+                html! { <crate::ui::scenario::ScenarioPanel {key} {names} lang={s.lang} /> }
             }
             (View::Section(order), show) => match lesson.section(*order) {
                 Some(section) => html! {
                     <>
                         if show == Show::Section {
-                            <SectionView lessons={s.lessons.clone()} lang={s.lang} order={section.order} />
+                            <SectionView key={section.id.clone()} lessons={s.lessons.clone()} lang={s.lang} order={section.order} />
                         }
                         <Quiz key={format!("{}-{}", section.id, s.lang.code())}
                               lessons={s.lessons.clone()} lang={s.lang} section_id={section.id.clone()}

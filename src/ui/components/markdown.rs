@@ -18,7 +18,11 @@ fn render_node(node: &Node, lang: Lang) -> Html {
         // Redis console.
         Node::CodeBlock { lang: Some(l), code } if l == "scenario" => {
             let names: Vec<String> = code.split_whitespace().map(str::to_string).collect();
-            html! { <crate::ui::scenario::ScenarioPanel {names} {lang} /> }
+            // Keyed by its scenarios: moving to another section must start that section's
+            // panel afresh, not hand new names to the old panel (whose state would keep
+            // the old section's scenario).
+            let key = names.join(" ");
+            html! { <crate::ui::scenario::ScenarioPanel {key} {names} {lang} /> }
         }
         Node::CodeBlock { lang: Some(l), .. } if l == "console" => {
             html! { <crate::ui::scenario::ConsoleExercise /> }
