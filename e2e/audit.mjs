@@ -1,6 +1,7 @@
 // End-to-end audit of the release build in a real browser (Debian's Chromium through
 // playwright-core): axe-core with the WCAG 2.0/2.1 A and AA rules on every kind of page,
-// a keyboard-only walk, prefers-reduced-motion, and docs/timeline.png.
+// reflow at 320 px (WCAG 1.4.10), a keyboard-only walk, prefers-reduced-motion, and
+// docs/timeline.png.
 //
 // Run by scripts/e2e.sh, which serves dist/ and sets BASE_URL. Exits 1 on any axe
 // violation, keyboard problem or page error, after reporting all of them.
@@ -424,6 +425,59 @@ async function takeScreenshot() {
   await page.context().close();
 }
 
+// ---- reflow --------------------------------------------------------------------------------
+// WCAG 1.4.10: at 320 CSS px nothing but what is meant to scroll on its own (code, the
+// timeline, a wide table, each in a scrolling box) may make the page scroll sideways.
+// axe does not check this. Every section in both languages, and the progress page.
+async function reflow() {
+  const where = 'reflow at 320 px';
+  console.log(`▶ ${where}`);
+  const page = await newPage({ viewport: { width: 320, height: 640 } });
+  const targets = [];
+  for (const lang of ['en', 'nb']) {
+    for (const s of sections) targets.push(url(`?lang=${lang}`, sectionHash(s.order)));
+    targets.push(url(`?lang=${lang}`, `#/${LESSON}/progress`));
+  }
+  let checked = 0;
+  for (const target of targets) {
+    await page.goto('about:blank');
+    await page.goto(target);
+    await rendered(page);
+    const r = await page.evaluate(() => {
+      const W = document.documentElement.clientWidth;
+      const wide = [];
+      for (const e of document.querySelectorAll('body *')) {
+        const box = e.getBoundingClientRect();
+        if (box.width === 0 || box.right <= W + 1) continue;
+        let clipped = false;
+        for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) {
+          if (getComputedStyle(a).overflowX !== 'visible') { clipped = true; break; }
+        }
+        if (!clipped && !wide.some((o) => o.contains(e))) wide.push(e);
+      }
+      // Text runs too (a long token in a list item overflows its box, not the box itself).
+      const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const range = document.createRange();
+        range.selectNodeContents(n);
+        if (range.getBoundingClientRect().right <= W + 1) continue;
+        let clipped = false;
+        for (let a = n.parentElement; a && a !== document.body; a = a.parentElement) {
+          if (getComputedStyle(a).overflowX !== 'visible') { clipped = true; break; }
+        }
+        if (!clipped && !wide.some((o) => o.contains(n))) wide.push(n.parentElement);
+      }
+      const name = (e) => `${e.tagName.toLowerCase()}${[...e.classList].map((c) => '.' + c).join('')} (${Math.round(e.getBoundingClientRect().right)} px)`;
+      return { scroll: document.documentElement.scrollWidth, W, wide: wide.slice(0, 5).map(name) };
+    });
+    if (r.scroll > r.W) fail(where, `${target.slice(BASE.length - 1)} is ${r.scroll} px wide in a ${r.W} px window: ${r.wide.join(', ') || 'no single element'}`);
+    checked++;
+  }
+  console.log(`  ${checked} pages fit in 320 px`);
+  for (const e of page.errors) fail(where, e);
+  await page.context().close();
+}
+
 // ---- main --------------------------------------------------------------------------------
 const started = Date.now();
 browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
@@ -453,6 +507,7 @@ try {
     for (const e of page.errors) fail(p.name, e);
     await page.context().close();
   }
+  if (!only || 'reflow at 320 px'.includes(only)) await reflow();
   if (!only || 'keyboard walk'.includes(only)) await keyboardWalk();
   if (!only || 'reduced motion'.includes(only)) await reducedMotion();
   if (screenshot) await takeScreenshot();
