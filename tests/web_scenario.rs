@@ -503,3 +503,56 @@ async fn moving_between_sections_shows_each_sections_own_scenario() {
         assert_eq!(shown, names[0], "section {n} ({id}) shows its own first scenario");
     }
 }
+
+/// "event N of M" from the line under the scrub bar.
+fn cursor_event(p: &Element) -> String {
+    let t = text(p, ".cursor-time");
+    t.split(" · ").nth(1).unwrap_or_default().to_string()
+}
+
+#[wasm_bindgen_test]
+async fn a_link_restores_the_exact_event_even_within_one_millisecond() {
+    let _x = Exclusive::acquire().await;
+    let (root, app) = open("#/distributed-locks/7?scenario=redlock-baseline&seed=1").await;
+    let p = panel(&root);
+    // Redlock's first requests all go out in the first millisecond.
+    for _ in 0..6 {
+        click(&p, "button[aria-label='Step forward']");
+        TimeoutFuture::new(30).await;
+    }
+    let pp = p.clone();
+    wait_until("the seventh event", move || {
+        cursor_event(&pp).starts_with("event 7 of")
+    })
+    .await;
+    assert!(
+        cursor_ms(&p) < 1.0,
+        "still in the first millisecond: {}",
+        cursor_ms(&p)
+    );
+    let hash = web_sys::window().unwrap().location().hash().unwrap();
+    assert!(hash.contains("&t=0&e=6"), "{hash}");
+    let seen = cursor_event(&p);
+    // Reopening the same link (a reload, or a learner it was sent to).
+    app.unmount();
+    let (root, app) = open(&hash).await;
+    let p = panel(&root);
+    let pp = p.clone();
+    wait_until("the same event", move || cursor_event(&pp) == seen).await;
+    app.unmount();
+    // A hand-edited time wins over an event index that is not at that time.
+    let (root, _app) = open("#/distributed-locks/7?scenario=redlock-baseline&seed=1&t=5000&e=3").await;
+    let p = panel(&root);
+    let pp = p.clone();
+    // (event 4 is in the first millisecond; the last event at or before 5 000 ms is later)
+    wait_until("the cursor at the last event by 5 000 ms", move || {
+        let t = cursor_ms(&pp);
+        t > 1.0 && t <= 5000.0
+    })
+    .await;
+    assert!(
+        !cursor_event(&p).starts_with("event 4 of"),
+        "{}",
+        cursor_event(&p)
+    );
+}

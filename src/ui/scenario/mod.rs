@@ -81,13 +81,40 @@ pub struct ScenarioPanelProps {
     pub url_state: bool,
 }
 
-/// The part of the URL hash after `?`: `scenario=…&seed=…&t=…` (t in ms).
-fn url_state() -> (Option<String>, Option<u64>, Option<u64>) {
+/// Where a link puts the cursor: `t`, the true time in ms (readable, and what an older
+/// link has), and `e`, the event's index, which is exact where several events share a
+/// millisecond. The same scenario, seed, knobs and faults give the same trace, so the
+/// index points at the same event.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct UrlCursor {
+    t_ms: Option<u64>,
+    event: Option<usize>,
+}
+
+impl UrlCursor {
+    /// The cursor in `m`: the event the link names if `m` has it at the link's time (a
+    /// hand-edited `t` wins over a stale `e`), else the last event at or before `t`.
+    fn index_in(self, m: &Model) -> Option<usize> {
+        self.event
+            .filter(|&e| {
+                m.trace
+                    .get(e)
+                    .is_some_and(|ev| self.t_ms.is_none_or(|t| ev.t_us / 1000 == t))
+            })
+            .or_else(|| self.t_ms.map(|t| m.index_at(t.saturating_mul(1000))))
+    }
+}
+
+/// The part of the URL hash after `?`: `scenario=…&seed=…&t=…&e=…` (t in ms).
+fn url_state() -> (Option<String>, Option<u64>, UrlCursor) {
     let query = hash_query();
     let scenario = query_param(&query, "scenario");
     let seed = query_param(&query, "seed").and_then(|s| s.parse().ok());
-    let t = query_param(&query, "t").and_then(|s| s.parse().ok());
-    (scenario, seed, t)
+    let cursor = UrlCursor {
+        t_ms: query_param(&query, "t").and_then(|s| s.parse().ok()),
+        event: query_param(&query, "e").and_then(|s| s.parse().ok()),
+    };
+    (scenario, seed, cursor)
 }
 
 /// The part of the hash after `?`.
@@ -108,10 +135,16 @@ fn url_changes() -> (Variant, Vec<(u64, Fault)>) {
     (variant, faults)
 }
 
-fn write_url_state(name: &str, seed: u64, t_ms: u64, variant: &Variant, faults: &[(u64, Fault)]) {
+fn write_url_state(
+    name: &str,
+    seed: u64,
+    (t_ms, event): (u64, usize),
+    variant: &Variant,
+    faults: &[(u64, Fault)],
+) {
     let hash = browser::hash();
     let route = hash.split('?').next().unwrap_or("");
-    let mut q = format!("{route}?scenario={name}&seed={seed}&t={t_ms}");
+    let mut q = format!("{route}?scenario={name}&seed={seed}&t={t_ms}&e={event}");
     for (k, v) in link::encode_variant(variant) {
         q.push_str(&format!("&{k}={v}"));
     }
@@ -130,13 +163,18 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         let names = names.clone();
         let (own_url, hold) = (props.url_state, props.hold_at_ms);
         move |_| {
+            let none = UrlCursor {
+                t_ms: None,
+                event: None,
+            };
             if !own_url {
-                return (names.first().cloned().unwrap_or_default(), 1, hold);
+                let at = UrlCursor { t_ms: hold, ..none };
+                return (names.first().cloned().unwrap_or_default(), 1, at);
             }
-            let (s, seed, t) = url_state();
+            let (s, seed, at) = url_state();
             match s.filter(|s| names.contains(s)) {
-                Some(s) => (s, seed.unwrap_or(1), t),
-                None => (names.first().cloned().unwrap_or_default(), 1, None),
+                Some(s) => (s, seed.unwrap_or(1), at),
+                None => (names.first().cloned().unwrap_or_default(), 1, none),
             }
         }
     });
@@ -209,11 +247,11 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     // Place the cursor from the URL once the model exists.
     {
         let cursor = cursor.clone();
-        let t = initial.2;
+        let at = initial.2;
         let model = model.clone();
         use_effect_with((), move |_| {
-            if let (Some(t_ms), Ok(m)) = (t, model.as_ref()) {
-                cursor.set(m.index_at(t_ms * 1000));
+            if let Some(i) = model.as_ref().as_ref().ok().and_then(|m| at.index_in(m)) {
+                cursor.set(i);
             }
         });
     }
@@ -302,7 +340,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         });
     }
 
-    // Keep the URL in step (scenario, seed, cursor time).
+    // Keep the URL in step (scenario, seed, cursor: its time and its event).
     let own_url = props.url_state;
     {
         let t_ms = model
@@ -315,14 +353,14 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             (
                 (*name).clone(),
                 *seed,
-                t_ms,
+                (t_ms, *cursor),
                 *playing,
                 (*variant).clone(),
                 (*injections).clone(),
             ),
-            move |(n, s, t, playing, v, f)| {
+            move |(n, s, at, playing, v, f)| {
                 if !*playing && own_url {
-                    write_url_state(n, *s, *t, v, f);
+                    write_url_state(n, *s, *at, v, f);
                 }
             },
         );
