@@ -556,3 +556,45 @@ async fn a_link_restores_the_exact_event_even_within_one_millisecond() {
         cursor_event(&p)
     );
 }
+
+#[wasm_bindgen_test]
+async fn the_panel_speaks_norwegian_in_the_norwegian_lesson() {
+    let _x = Exclusive::acquire().await;
+    let root = fresh("#/distributed-locks/7");
+    let w = web_sys::window().unwrap();
+    let url = format!(
+        "{}?lang=nb#/distributed-locks/7",
+        w.location().pathname().unwrap()
+    );
+    w.history()
+        .unwrap()
+        .replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+        .unwrap();
+    let _app = Mounted::new(&root);
+    let r = root.clone();
+    wait_until("the panel", move || {
+        query(&r, "section.scenario svg.timeline").is_some()
+    })
+    .await;
+    let p = panel(&root);
+    let headings: Vec<String> = query_all(&p, "h3")
+        .iter()
+        .filter_map(|h| h.text_content())
+        .collect();
+    assert!(headings.contains(&"Ved markøren".to_string()), "{headings:?}");
+    assert!(headings.contains(&"Hendelser".to_string()), "{headings:?}");
+    assert!(
+        text(&p, ".cursor-time").contains("hendelse 1 av"),
+        "{}",
+        text(&p, ".cursor-time")
+    );
+    assert!(
+        text(&p, ".cluster-nodes").contains("oppe"),
+        "{}",
+        text(&p, ".cluster-nodes")
+    );
+    // The icon buttons keep the English names the issue gives them.
+    assert!(query(&p, "button[aria-label='Play']").is_some());
+    assert!(query(&p, "button[aria-label='Step forward']").is_some());
+    reset_search();
+}

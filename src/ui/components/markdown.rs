@@ -25,7 +25,7 @@ fn render_node(node: &Node, lang: Lang) -> Html {
             html! { <crate::ui::scenario::ScenarioPanel {key} {names} {lang} /> }
         }
         Node::CodeBlock { lang: Some(l), .. } if l == "console" => {
-            html! { <crate::ui::scenario::ConsoleExercise /> }
+            html! { <crate::ui::scenario::ConsoleExercise {lang} /> }
         }
         Node::CodeBlock {
             lang: code_lang,

@@ -54,8 +54,14 @@ pub fn console_input(props: &ConsoleInputProps) -> Html {
 
 /// §2's exercise: a store of your own. Its clock starts at 0 and moves only with
 /// `DEBUG SLEEP <seconds>`, so PTTL counts down exactly as you tell it to.
+#[derive(Properties, PartialEq)]
+pub struct ConsoleExerciseProps {
+    pub lang: crate::lesson::content::Lang,
+}
+
 #[function_component(ConsoleExercise)]
-pub fn console_exercise() -> Html {
+pub fn console_exercise(props: &ConsoleExerciseProps) -> Html {
+    let tx = crate::lesson::i18n::Texts::new(props.lang);
     let store = use_mut_ref(|| Store::new(1));
     let history = use_state(Vec::<(String, String)>::new);
     let on_line = {
@@ -73,8 +79,8 @@ pub fn console_exercise() -> Html {
         })
     };
     html! {
-        <section class="scenario console-exercise" aria-label="Redis console">
-            <p class="hint">{"Try: SET lock:invoice:42 tok-A NX PX 10000, then the same with tok-B, then PTTL lock:invoice:42, DEBUG SLEEP 4, PTTL again, DEBUG SLEEP 7, GET."}</p>
+        <section class="scenario console-exercise" aria-label={tx.t("console_exercise")}>
+            <p class="hint">{ tx.t("console_try") }</p>
             <ConsoleInput {on_line} history={(*history).clone()} />
         </section>
     }

@@ -650,14 +650,19 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         .iter()
         .map(|b| html! { <li class="violation-text">{ format!("⚠ {}", band_sentence(b)) }</li> })
         .collect();
+    // The panel's own words in the reader's language (the icon buttons keep their English
+    // names; the event log and the scenario's description are English for now).
+    let tx = crate::lesson::i18n::Texts::new(props.lang);
     let log_id = format!("log-{}-{}", *name, *panel_id);
     let cluster_id = format!("cluster-{}-{}", *name, *panel_id);
     // Several events can share a time: the slider says which one it is on, as the text does.
-    let cursor_text = format!(
-        "{:.1} ms · event {} of {}",
-        t_us as f64 / 1000.0,
-        cur + 1,
-        m.trace.len()
+    let cursor_text = tx.fmt(
+        "sc_cursor",
+        &[
+            ("ms", format!("{:.1}", t_us as f64 / 1000.0)),
+            ("n", (cur + 1).to_string()),
+            ("total", m.trace.len().to_string()),
+        ],
     );
     let selected_node = (*console_node).or(nodes.first().map(|n| n.0));
 
@@ -665,24 +670,24 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         <section class="scenario" aria-label={format!("Scenario {}", *name)} onkeydown={on_key} data-scenario={(*name).clone()}>
             <div class="scenario-head">
                 if names.len() > 1 {
-                    <label>{"Scenario "}
-                        <select onchange={on_scenario} aria-label="Scenario">
+                    <label>{ format!("{} ", tx.t("sc_scenario")) }
+                        <select onchange={on_scenario} aria-label={tx.t("sc_scenario")}>
                             { for names.iter().map(|n| html! { <option value={n.clone()} selected={*n == *name}>{ n.clone() }</option> }) }
                         </select>
                     </label>
                 } else {
                     <strong class="scenario-name">{ (*name).clone() }</strong>
                 }
-                <span class="seed">{ format!("Seed {}", *seed) }</span>
+                <span class="seed">{ tx.fmt("sc_seed", &[("seed", seed.to_string())]) }</span>
                 if shows("seed") {
-                    <button type="button" onclick={on_new_seed}>{"New seed"}</button>
+                    <button type="button" onclick={on_new_seed}>{ tx.t("sc_new_seed") }</button>
                     <form class="seed-form" onsubmit={on_seed_submit}>
-                        <label>{"Seed "}<input type="text" inputmode="numeric" size="10" aria-label="Type a seed" value={(*seed_input).clone()} oninput={on_seed_input} /></label>
-                        <button type="submit">{"Use seed"}</button>
+                        <label>{ format!("{} ", tx.t("sc_seed_label")) }<input type="text" inputmode="numeric" size="10" aria-label={tx.t("sc_type_seed")} value={(*seed_input).clone()} oninput={on_seed_input} /></label>
+                        <button type="submit">{ tx.t("sc_use_seed") }</button>
                     </form>
                 }
                 if !injections.is_empty() {
-                    <button type="button" class="undo-fork" onclick={on_undo}>{ format!("Undo fork ({} change(s))", injections.len()) }</button>
+                    <button type="button" class="undo-fork" onclick={on_undo}>{ tx.fmt("sc_undo_fork", &[("n", injections.len().to_string())]) }</button>
                 }
             </div>
             if let Some(d) = base.as_ref().as_ref().ok().map(|s| s.description.clone()).filter(|d| !d.is_empty()) {
@@ -707,8 +712,8 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                 }
                 <button type="button" aria-label="Reset" onclick={{ let z = zoom.clone(); let c = cursor.clone(); let p = playing.clone(); Callback::from(move |_| { p.set(false); c.set(0); z.set(None); }) }}>{"↺"}</button>
                 if shows("speed") {
-                    <label class="speed">{"Speed "}
-                        <select onchange={on_speed} aria-label="Speed">
+                    <label class="speed">{ format!("{} ", tx.t("sc_speed")) }
+                        <select onchange={on_speed} aria-label={tx.t("sc_speed")}>
                             { for SPEEDS.iter().map(|s| html! { <option value={s.to_string()} selected={(*s - *speed).abs() < 1e-9}>{ format!("{s}×") }</option> }) }
                         </select>
                     </label>
@@ -724,13 +729,13 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             </div>
             if shows("scrub") {
                 <input class="scrub" type="range" min="0" max={last.to_string()} value={cur.to_string()}
-                       aria-label="Time" aria-valuetext={cursor_text.clone()} oninput={on_scrub} />
+                       aria-label={tx.t("sc_time")} aria-valuetext={cursor_text.clone()} oninput={on_scrub} />
             }
             <p class="cursor-time">{ cursor_text }</p>
             if let Some(other_name) = pair_of(&name) {
                 <label class="compare-toggle">
                     <input type="checkbox" checked={*compare} onchange={{ let c = compare.clone(); Callback::from(move |_| c.set(!*c)) }} />
-                    { format!(" Side by side with {other_name} (same seed, same moment)") }
+                    { format!(" {}", tx.fmt("sc_side_by_side", &[("other", other_name.to_string())])) }
                 </label>
             }
             <div class="timeline-wrap" onwheel={on_wheel}>
@@ -744,7 +749,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                     </div>
                     <ul class="violations">
                         { for o.bands.iter().map(|b| html! { <li class="violation-text">{ format!("⚠ {}", band_sentence(b)) }</li> }) }
-                        if o.bands.is_empty() { <li class="safe-text">{"✓ No violation in this run."}</li> }
+                        if o.bands.is_empty() { <li class="safe-text">{ tx.t("sc_no_violation") }</li> }
                     </ul>
                 </div>
             }
@@ -761,22 +766,22 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             <div class="scenario-side">
                 // A `<div>` may not carry a name (aria-label); the group takes its heading's.
                 <div class="cluster" role="group" aria-labelledby={cluster_id.clone()}>
-                    <h3 id={cluster_id}>{"At the cursor"}</h3>
+                    <h3 id={cluster_id}>{ tx.t("sc_at_cursor") }</h3>
                     <ul class="cluster-clients">
                         { for snap.clients.iter().map(|c| html! {
                             <li data-status={c.status}>
-                                <strong>{ c.name.clone() }</strong>{": "}{ c.status }
+                                <strong>{ c.name.clone() }</strong>{": "}{ tx.t(&format!("sc_status_{}", c.status)) }
                                 if let Some(t) = &c.token { { format!(", token {t}") } }
-                                if let Some(v) = c.validity_left_ms { { format!(", validity left {v} ms") } }
+                                if let Some(v) = c.validity_left_ms { { tx.fmt("sc_validity", &[("v", v.to_string())]) } }
                             </li>
                         }) }
                     </ul>
                     <ul class="cluster-nodes">
                         { for snap.nodes.iter().map(|n| html! {
                             <li>
-                                <strong>{ n.name.clone() }</strong>{": "}{ if n.up { "up" } else { "down" } }
-                                if n.clock_offset_ms != 0 { { format!(", clock {:+} ms", n.clock_offset_ms) } }
-                                if n.keys.is_empty() { {", no keys"} }
+                                <strong>{ n.name.clone() }</strong>{": "}{ tx.t(if n.up { "sc_up" } else { "sc_down" }) }
+                                if n.clock_offset_ms != 0 { { tx.fmt("sc_clock", &[("offset", format!("{:+}", n.clock_offset_ms))]) } }
+                                if n.keys.is_empty() { { tx.t("sc_no_keys") } }
                                 { for n.keys.iter().map(|(k, v, left)| html! {
                                     <span class="key">{ format!(" · {k} = {v}{}", left.map(|l| format!(" (PTTL ≈ {l})")).unwrap_or_default()) }</span>
                                 }) }
@@ -785,13 +790,13 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                     </ul>
                     if let Some(r) = &snap.resource {
                         <p class="cluster-resource"><strong>{ r.name.clone() }</strong>
-                            { format!(": highest token {}", r.highest_token.map_or("none".to_string(), |h| h.to_string())) }
+                            { tx.fmt("sc_highest_token", &[("h", r.highest_token.map_or_else(|| tx.t("sc_none"), |h| h.to_string()))]) }
                             { for r.last_writes.iter().map(|(c, ok, text)| html! { <span>{ format!(" · {} {c}: {text}", if *ok { "✓" } else { "✗" }) }</span> }) }
                         </p>
                     }
                 </div>
                 <div class="event-log">
-                    <h3 id={log_id.clone()}>{"Events"}</h3>
+                    <h3 id={log_id.clone()}>{ tx.t("sc_events") }</h3>
                     // The live region wraps the list: `role="log"` on the `<ol>` itself
                     // would take away its list semantics.
                     // While playing, the log changes every frame: a screen reader would
@@ -812,16 +817,16 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             }
             if !nodes.is_empty() && shows("console") {
                 <div class="scenario-console">
-                    <h3>{"Take over: run a command on a node at the cursor"}</h3>
+                    <h3>{ tx.t("sc_take_over") }</h3>
                     if nodes.len() > 1 {
-                        <label>{"Node "}
+                        <label>{ format!("{} ", tx.t("sc_node")) }
                             <select onchange={on_node}>
                                 { for nodes.iter().map(|(pid, n)| html! { <option value={pid.to_string()} selected={selected_node == Some(*pid)}>{ n.clone() }</option> }) }
                             </select>
                         </label>
                     }
                     <console::ConsoleInput on_line={on_console} history={(*console_out).clone()} />
-                    <p class="hint">{"The command runs on the node at the cursor's time and the rest of the run is recomputed from there (a fork); Undo fork goes back."}</p>
+                    <p class="hint">{ tx.t("sc_take_over_hint") }</p>
                 </div>
             }
         </section>
