@@ -584,6 +584,15 @@ async fn the_panel_speaks_norwegian_in_the_norwegian_lesson() {
     assert!(headings.contains(&"Ved markøren".to_string()), "{headings:?}");
     assert!(headings.contains(&"Hendelser".to_string()), "{headings:?}");
     assert!(
+        headings.contains(&"Kan dette gå galt?".to_string()),
+        "{headings:?}"
+    );
+    assert!(
+        headings.contains(&"Endre kjøringen ved markøren".to_string()),
+        "{headings:?}"
+    );
+    assert_eq!(text(&p, "button.fault-apply"), "Bruk her");
+    assert!(
         text(&p, ".cursor-time").contains("hendelse 1 av"),
         "{}",
         text(&p, ".cursor-time")

@@ -20,6 +20,7 @@ pub struct ExploreProps {
     pub seed: u64,
     /// Load a counterexample: (sim seed, faults at true times).
     pub on_load: Callback<(u64, Vec<(u64, Fault)>)>,
+    pub lang: crate::lesson::content::Lang,
 }
 
 #[derive(Clone, Default)]
@@ -42,6 +43,7 @@ impl PartialEq for Progress {
 
 #[function_component(ExplorePanel)]
 pub fn explore_panel(props: &ExploreProps) -> Html {
+    let tx = crate::lesson::i18n::Texts::new(props.lang);
     let progress = use_state(Progress::default);
     let cancel = use_mut_ref(|| false);
     let timer = use_mut_ref(|| None::<Timeout>);
@@ -92,24 +94,29 @@ pub fn explore_panel(props: &ExploreProps) -> Html {
     };
     html! {
         <div class="explore">
-            <h3>{"Can this break?"}</h3>
-            <p class="hint">{ format!("Runs {TRIALS} trials of this scenario with random faults (pauses, drift, clock jumps, crashes, latency) and keeps the smallest run that breaks.") }</p>
+            <h3>{ tx.t("explore_title") }</h3>
+            <p class="hint">{ tx.fmt("explore_hint", &[("trials", TRIALS.to_string())]) }</p>
             if p.running {
-                <progress max={TRIALS.to_string()} value={p.done.to_string()} aria-label="Trials run"></progress>
-                <button type="button" class="explore-cancel" onclick={on_cancel}>{"Cancel"}</button>
+                <progress max={TRIALS.to_string()} value={p.done.to_string()} aria-label={tx.t("explore_trials_run")}></progress>
+                <button type="button" class="explore-cancel" onclick={on_cancel}>{ tx.t("explore_cancel") }</button>
             } else {
-                <button type="button" class="explore-start" onclick={on_start}>{ if p.done == 0 { "Can this break?" } else { "Run again" } }</button>
+                <button type="button" class="explore-start" onclick={on_start}>{ tx.t(if p.done == 0 { "explore_title" } else { "explore_again" }) }</button>
             }
             if p.done > 0 {
                 <p class="explore-result" role="status">
-                    { format!("{} of {} trials broke ({:.1} %; 95 % interval {:.1}–{:.1} %).",
-                        p.violating, p.done, 100.0 * p.violating as f64 / p.done as f64, 100.0 * lo, 100.0 * hi) }
+                    { tx.fmt("explore_result", &[
+                        ("broke", p.violating.to_string()),
+                        ("done", p.done.to_string()),
+                        ("pct", format!("{:.1}", 100.0 * p.violating as f64 / p.done as f64)),
+                        ("lo", format!("{:.1}", 100.0 * lo)),
+                        ("hi", format!("{:.1}", 100.0 * hi)),
+                    ]) }
                     if let Some(c) = &p.smallest {
-                        { format!(" Smallest: seed {}, {}.", c.seed, if c.fault_labels.is_empty() { "no fault at all".to_string() } else { c.fault_labels.join(", ") }) }
+                        { format!(" {}", tx.fmt("explore_smallest", &[("seed", c.seed.to_string()), ("faults", if c.fault_labels.is_empty() { tx.t("explore_no_fault") } else { c.fault_labels.join(", ") })])) }
                     }
                 </p>
                 if p.smallest.is_some() && !p.running {
-                    <button type="button" class="explore-load" onclick={on_load}>{"Show it on the timeline"}</button>
+                    <button type="button" class="explore-load" onclick={on_load}>{ tx.t("explore_load") }</button>
                 }
             }
             if let Some(e) = &p.error { <p class="hint" role="alert">{ e.clone() }</p> }

@@ -12,6 +12,7 @@ pub struct FaultFormProps {
     pub t_us: u64,
     /// Faults to add, each at a true time.
     pub on_inject: Callback<Vec<(u64, Fault)>>,
+    pub lang: crate::lesson::content::Lang,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -24,17 +25,19 @@ enum Kind {
     Jump,
 }
 
+/// (kind, value, key of its label in content/ui.toml)
 const KINDS: [(Kind, &str, &str); 6] = [
-    (Kind::Crash, "crash", "Crash a node"),
-    (Kind::Restart, "restart", "Restart a node"),
-    (Kind::Pause, "pause", "Pause a client for … ms"),
-    (Kind::Partition, "partition", "Cut a client off from a node"),
-    (Kind::Repair, "repair", "Reconnect a client and a node"),
-    (Kind::Jump, "jump", "Jump a node's clock by … ms"),
+    (Kind::Crash, "crash", "fault_crash"),
+    (Kind::Restart, "restart", "fault_restart"),
+    (Kind::Pause, "pause", "fault_pause"),
+    (Kind::Partition, "partition", "fault_partition"),
+    (Kind::Repair, "repair", "fault_repair"),
+    (Kind::Jump, "jump", "fault_jump"),
 ];
 
 #[function_component(FaultForm)]
 pub fn fault_form(props: &FaultFormProps) -> Html {
+    let tx = crate::lesson::i18n::Texts::new(props.lang);
     let kind = use_state(|| Kind::Crash);
     let node = use_state(|| None::<u32>);
     let client = use_state(|| None::<u32>);
@@ -89,7 +92,7 @@ pub fn fault_form(props: &FaultFormProps) -> Html {
             e.prevent_default();
             let ms: Option<i64> = amount.trim().parse().ok();
             let (Some(n), Some(c)) = (node_pid.map(|p| p as usize), client_pid.map(|p| p as usize)) else {
-                error.set(Some("This scenario has no such process.".into()));
+                error.set(Some(tx.t("fault_no_process")));
                 return;
             };
             let faults = match (kind, ms) {
@@ -111,10 +114,7 @@ pub fn fault_form(props: &FaultFormProps) -> Html {
                     vec![(t, Fault::ClockJump(n, ms * 1000))]
                 }
                 _ => {
-                    error.set(Some(
-                        "Give a whole number of milliseconds (pause: 1 to 600000; jump: ±3600000, not 0)."
-                            .into(),
-                    ));
+                    error.set(Some(tx.t("fault_bad_amount")));
                     return;
                 }
             };
@@ -125,22 +125,22 @@ pub fn fault_form(props: &FaultFormProps) -> Html {
 
     html! {
         <form class="fault-form" onsubmit={on_submit}>
-            <h3>{"Change the run at the cursor"}</h3>
-            <label>{"Fault "}
+            <h3>{ tx.t("fault_title") }</h3>
+            <label>{ format!("{} ", tx.t("fault_label")) }
                 <select onchange={on_kind} class="fault-kind">
                     { for KINDS.iter().filter(|(k, _, _)| !clients.is_empty() || !matches!(k, Kind::Pause | Kind::Partition | Kind::Repair))
-                        .map(|(k, id, label)| html! { <option value={*id} selected={*k == *kind}>{ *label }</option> }) }
+                        .map(|(k, id, label)| html! { <option value={*id} selected={*k == *kind}>{ tx.t(label) }</option> }) }
                 </select>
             </label>
             if needs_node {
-                <label>{"Node "}
+                <label>{ format!("{} ", tx.t("sc_node")) }
                     <select onchange={pick(node.clone())} class="fault-node">
                         { for nodes.iter().map(|l| html! { <option value={l.pid.to_string()} selected={node_pid == Some(l.pid)}>{ l.name.clone() }</option> }) }
                     </select>
                 </label>
             }
             if needs_client {
-                <label>{"Client "}
+                <label>{ format!("{} ", tx.t("fault_client")) }
                     <select onchange={pick(client.clone())} class="fault-client">
                         { for clients.iter().map(|l| html! { <option value={l.pid.to_string()} selected={client_pid == Some(l.pid)}>{ l.name.clone() }</option> }) }
                     </select>
@@ -149,7 +149,7 @@ pub fn fault_form(props: &FaultFormProps) -> Html {
             if needs_amount {
                 <label>{"ms "}<input type="text" inputmode="numeric" size="7" class="fault-amount" value={(*amount).clone()} oninput={on_amount} /></label>
             }
-            <button type="submit" class="fault-apply">{"Apply here"}</button>
+            <button type="submit" class="fault-apply">{ tx.t("fault_apply") }</button>
             if let Some(e) = &*error { <p class="hint" role="alert">{ e.clone() }</p> }
         </form>
     }

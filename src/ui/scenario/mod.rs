@@ -810,10 +810,10 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                 <editor::VariantEditor key={format!("{}-{}-{:?}", *name, *seed, variant.ttl_ms)} {base} seed={*seed} variant={(*variant).clone()} on_change={on_variant} />
             }
             if let Some(base) = base.as_ref().as_ref().ok().filter(|_| shows("editor")) {
-                <explore::ExplorePanel key={(*name).clone()} scenario={variant.apply(base)} seed={*seed} on_load={on_counterexample} />
+                <explore::ExplorePanel key={(*name).clone()} scenario={variant.apply(base)} seed={*seed} on_load={on_counterexample} lang={props.lang} />
             }
             if shows("faults") {
-                <faults::FaultForm lanes={m.lanes.clone()} {t_us} on_inject={on_inject} />
+                <faults::FaultForm lanes={m.lanes.clone()} {t_us} on_inject={on_inject} lang={props.lang} />
             }
             if !nodes.is_empty() && shows("console") {
                 <div class="scenario-console">
