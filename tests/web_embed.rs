@@ -150,6 +150,9 @@ async fn messages_go_to_the_named_origin_and_goto_is_obeyed() {
 #[wasm_bindgen_test]
 async fn other_origins_get_nothing_and_are_ignored() {
     let _x = Exclusive::acquire().await;
+    // Messages an earlier test's page posted (to "*") may still be on their way: let
+    // them arrive before listening.
+    TimeoutFuture::new(200).await;
     let (got, _listener) = collect_messages();
     let root = embed_page("?embed=1&section=2&origin=https://other.example", "");
     let _app = Mounted::new(&root);

@@ -64,8 +64,16 @@ pub fn dispatch_step(step: usize) {
 
 /// Reports the content height whenever it changes (so the host can size the iframe).
 pub struct ResizeReporter {
-    _observer: web_sys::ResizeObserver,
+    observer: web_sys::ResizeObserver,
     _callback: Closure<dyn FnMut(js_sys::Array)>,
+}
+
+impl Drop for ResizeReporter {
+    /// The browser keeps an observer alive as long as what it observes (the body): stop
+    /// it, or it would call the dropped callback after the app is gone.
+    fn drop(&mut self) {
+        self.observer.disconnect();
+    }
 }
 
 pub fn report_resizes(cfg: EmbedConfig, element: &web_sys::Element) -> Option<ResizeReporter> {
@@ -82,7 +90,7 @@ pub fn report_resizes(cfg: EmbedConfig, element: &web_sys::Element) -> Option<Re
     let observer = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()).ok()?;
     observer.observe(element);
     Some(ResizeReporter {
-        _observer: observer,
+        observer,
         _callback: callback,
     })
 }
