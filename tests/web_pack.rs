@@ -188,12 +188,8 @@ async fn a_one_language_pack_is_read_in_its_language_without_a_switch() {
     let files = vec![("en-only.toml".to_string(), pack.to_string())];
     load_files(&files).expect("valid with English texts only");
     let root = open_local(&files);
+    set_search("?pack=local&lang=nb");
     let w = web_sys::window().unwrap();
-    let url = format!("{}?pack=local&lang=nb", w.location().pathname().unwrap());
-    w.history()
-        .unwrap()
-        .replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
-        .unwrap();
     let _app = Mounted::new(&root);
     mounted(&root).await;
     assert_eq!(heading(&root), "Leases in English");

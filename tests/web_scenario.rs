@@ -445,25 +445,13 @@ async fn the_n_knob_reruns_redlock_with_fewer_masters() {
 
 /// The scenarios each section's own panel offers, from its Markdown.
 fn section_scenarios() -> Vec<(u32, String, Vec<String>)> {
-    use lockstep::lesson::markdown::{parse, Node};
-    fn walk(nodes: &[Node], out: &mut Vec<String>) {
-        for n in nodes {
-            match n {
-                Node::CodeBlock { lang: Some(l), code } if l == "scenario" => {
-                    out.extend(code.split_whitespace().map(str::to_string))
-                }
-                Node::Element { children, .. } | Node::Link { children, .. } => walk(children, out),
-                _ => {}
-            }
-        }
-    }
+    use lockstep::lesson::{markdown::parse, pack::scenario_blocks};
     let lesson = lockstep::lesson::content::builtin(lockstep::lesson::content::Lang::En).expect("lesson");
     lesson
         .sections
         .iter()
         .filter_map(|s| {
-            let mut names = Vec::new();
-            walk(&parse(&s.body), &mut names);
+            let names = scenario_blocks(&parse(&s.body));
             (!names.is_empty()).then(|| (s.order, s.id.clone(), names))
         })
         .collect()
@@ -561,15 +549,7 @@ async fn a_link_restores_the_exact_event_even_within_one_millisecond() {
 async fn the_panel_speaks_norwegian_in_the_norwegian_lesson() {
     let _x = Exclusive::acquire().await;
     let root = fresh("#/distributed-locks/7");
-    let w = web_sys::window().unwrap();
-    let url = format!(
-        "{}?lang=nb#/distributed-locks/7",
-        w.location().pathname().unwrap()
-    );
-    w.history()
-        .unwrap()
-        .replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
-        .unwrap();
+    set_search("?lang=nb");
     let _app = Mounted::new(&root);
     let r = root.clone();
     wait_until("the panel", move || {

@@ -93,10 +93,15 @@ pub fn set_hash(hash: &str) {
 }
 
 pub fn reset_search() {
+    set_search("");
+}
+
+/// Replaces the page's query (`search`: "" or "?a=b"), keeping its path and hash.
+pub fn set_search(search: &str) {
     let w = web_sys::window().expect("window");
     let loc = w.location();
     let url = format!(
-        "{}{}",
+        "{}{search}{}",
         loc.pathname().unwrap_or_default(),
         loc.hash().unwrap_or_default()
     );
