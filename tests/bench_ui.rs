@@ -37,7 +37,7 @@ fn bench(props: &BenchProps) -> Html {
         let state = state.clone();
         SETTER.with(|s| *s.borrow_mut() = Some(Callback::from(move |v| state.set(v))));
     }
-    html! { <TimelineSvg model={props.model.clone()} t_us={state.0} view={state.1} on_seek={Callback::noop()} /> }
+    html! { <TimelineSvg model={props.model.clone()} t_us={state.0} view={state.1} on_seek={Callback::noop()} lang={lockstep::lesson::content::Lang::En} /> }
 }
 
 fn big_model() -> Model {

@@ -585,5 +585,18 @@ async fn the_panel_speaks_norwegian_in_the_norwegian_lesson() {
     // The icon buttons keep the English names the issue gives them.
     assert!(query(&p, "button[aria-label='Play']").is_some());
     assert!(query(&p, "button[aria-label='Step forward']").is_some());
+    // The timeline and the event log speak it too (screen readers read the log).
+    let svg_label = query(&p, "svg.timeline")
+        .and_then(|s| s.get_attribute("aria-label"))
+        .unwrap_or_default();
+    assert!(svg_label.starts_with("Tidslinje for"), "{svg_label}");
+    click(&p, "button[aria-label='Go to end']");
+    let pp = p.clone();
+    wait_until("the last event in the log", move || {
+        text(&pp, "[role=log]").contains("kjøringen er slutt")
+    })
+    .await;
+    let log = text(&p, "[role=log]");
+    assert!(!log.contains("the run ends"), "{log}");
     reset_search();
 }

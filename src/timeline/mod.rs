@@ -15,8 +15,12 @@
 pub mod link;
 pub mod lod;
 pub mod variant;
+pub mod words;
 
 pub use variant::{check_script, first_script_error, ScriptError, Variant};
+pub use words::{band_sentence, describe};
+
+use crate::lesson::content::Lang;
 
 use crate::sim::scenario::Scenario;
 use crate::sim::timeline::Timeline;
@@ -371,6 +375,7 @@ fn layout(
             index,
         });
     };
+    let en_label = |e: &TraceEvent| words::mark_label(&names, e, Lang::En).unwrap_or_default();
     for (i, e) in trace.iter().enumerate() {
         match &e.kind {
             TraceKind::Send { msg, to, what } => {
@@ -398,13 +403,13 @@ fn layout(
                 };
                 holding.insert(e.pid, (e.t_us, label));
             }
-            TraceKind::LockLost { reason, .. } => {
+            TraceKind::LockLost { .. } => {
                 close_hold(&mut holding, &mut bars, e.pid, e.t_us);
-                mark(e.pid, e.t_us, MarkKind::Lost, reason.clone(), i);
+                mark(e.pid, e.t_us, MarkKind::Lost, en_label(e), i);
             }
-            TraceKind::LockReleased { lock } => {
+            TraceKind::LockReleased { .. } => {
                 close_hold(&mut holding, &mut bars, e.pid, e.t_us);
-                mark(e.pid, e.t_us, MarkKind::Released, lock.clone(), i);
+                mark(e.pid, e.t_us, MarkKind::Released, en_label(e), i);
             }
             TraceKind::Pause => {
                 paused.insert(e.pid, e.t_us);
@@ -424,9 +429,9 @@ fn layout(
             TraceKind::Crash => {
                 close_hold(&mut holding, &mut bars, e.pid, e.t_us);
                 down.insert(e.pid, e.t_us);
-                mark(e.pid, e.t_us, MarkKind::Crash, "crash".into(), i);
+                mark(e.pid, e.t_us, MarkKind::Crash, en_label(e), i);
             }
-            TraceKind::Restart { persistence, keys } => {
+            TraceKind::Restart { .. } => {
                 if let Some(from) = down.remove(&e.pid) {
                     bars.push(Bar {
                         pid: e.pid,
@@ -437,88 +442,16 @@ fn layout(
                         label: "down".into(),
                     });
                 }
-                mark(
-                    e.pid,
-                    e.t_us,
-                    MarkKind::Restart,
-                    format!("restart ({persistence}, {keys} keys)"),
-                    i,
-                );
+                mark(e.pid, e.t_us, MarkKind::Restart, en_label(e), i);
             }
-            TraceKind::ClockJump { delta_us } => mark(
-                e.pid,
-                e.t_us,
-                MarkKind::ClockJump,
-                format!("clock {:+} ms", delta_us / 1000),
-                i,
-            ),
-            TraceKind::Drift { rate_ppm } => mark(
-                e.pid,
-                e.t_us,
-                MarkKind::Drift,
-                format!("drift {:+.1} %", *rate_ppm as f64 / 10_000.0),
-                i,
-            ),
-            TraceKind::Partition { to, oneway } => mark(
-                e.pid,
-                e.t_us,
-                MarkKind::Partition,
-                format!(
-                    "partition {} {}",
-                    if *oneway { "→" } else { "↔" },
-                    names.get(*to as usize).map_or("?", |s| s)
-                ),
-                i,
-            ),
-            TraceKind::Repair { to } => mark(
-                e.pid,
-                e.t_us,
-                MarkKind::Repair,
-                format!("repair ↔ {}", names.get(*to as usize).map_or("?", |s| s)),
-                i,
-            ),
-            TraceKind::Failover { group } => mark(
-                e.pid,
-                e.t_us,
-                MarkKind::Failover,
-                format!("promoted ({group})"),
-                i,
-            ),
-            TraceKind::AcquireFailed { reason, .. } => {
-                mark(e.pid, e.t_us, MarkKind::AcquireFailed, reason.clone(), i)
-            }
-            TraceKind::WriteAccepted { from, key, token, .. } => mark(
-                e.pid,
-                e.t_us,
-                MarkKind::WriteAccepted,
-                format!(
-                    "✓ {key} from {}{}",
-                    names.get(*from as usize).map_or("?", |s| s),
-                    token.map(|t| format!(" (token {t})")).unwrap_or_default()
-                ),
-                i,
-            ),
-            TraceKind::WriteRejected {
-                from,
-                key,
-                token,
-                highest_seen,
-                ..
-            } => mark(
-                e.pid,
-                e.t_us,
-                MarkKind::WriteRejected,
-                format!(
-                    "✗ {key} from {}{}",
-                    names.get(*from as usize).map_or("?", |s| s),
-                    match (token, highest_seen) {
-                        (Some(t), Some(h)) => format!(": {t} ≤ {h}"),
-                        (Some(t), None) => format!(" (token {t})"),
-                        _ => String::new(),
-                    }
-                ),
-                i,
-            ),
+            TraceKind::ClockJump { .. } => mark(e.pid, e.t_us, MarkKind::ClockJump, en_label(e), i),
+            TraceKind::Drift { .. } => mark(e.pid, e.t_us, MarkKind::Drift, en_label(e), i),
+            TraceKind::Partition { .. } => mark(e.pid, e.t_us, MarkKind::Partition, en_label(e), i),
+            TraceKind::Repair { .. } => mark(e.pid, e.t_us, MarkKind::Repair, en_label(e), i),
+            TraceKind::Failover { .. } => mark(e.pid, e.t_us, MarkKind::Failover, en_label(e), i),
+            TraceKind::AcquireFailed { .. } => mark(e.pid, e.t_us, MarkKind::AcquireFailed, en_label(e), i),
+            TraceKind::WriteAccepted { .. } => mark(e.pid, e.t_us, MarkKind::WriteAccepted, en_label(e), i),
+            TraceKind::WriteRejected { .. } => mark(e.pid, e.t_us, MarkKind::WriteRejected, en_label(e), i),
             _ => {}
         }
     }
@@ -773,115 +706,6 @@ pub fn snapshot(m: &Model, cursor: usize) -> Snapshot {
     s
 }
 
-/// One trace event in words, for the event log (screen readers read this).
-pub fn describe(m: &Model, e: &TraceEvent) -> String {
-    let who = m.name(e.pid);
-    let ms = e.t_us as f64 / 1000.0;
-    let what = match &e.kind {
-        TraceKind::Start => "starts".to_string(),
-        TraceKind::Send { to, what, .. } => format!("sends {what} to {}", m.name(*to)),
-        TraceKind::Deliver { from, .. } => format!("receives a message from {}", m.name(*from)),
-        TraceKind::Drop { from, to, reason, .. } => {
-            format!("message {} → {} is lost ({reason})", m.name(*from), m.name(*to))
-        }
-        TraceKind::Command {
-            from, args, reply, ..
-        } => {
-            let cmd: Vec<String> = args
-                .iter()
-                .map(|a| {
-                    if a.len() > 40 {
-                        format!("{}…", &a[..a.char_indices().nth(40).map_or(a.len(), |(i, _)| i)])
-                    } else {
-                        a.clone()
-                    }
-                })
-                .collect();
-            format!("runs {} for {} → {reply}", cmd.join(" "), m.name(*from))
-        }
-        TraceKind::Replicate { from, effects, .. } => {
-            format!("applies {effects} write(s) replicated from {}", m.name(*from))
-        }
-        TraceKind::Timer { name } => format!("timer: {name}"),
-        TraceKind::Pause => "is paused".into(),
-        TraceKind::Resume => "resumes".into(),
-        TraceKind::Crash => "crashes".into(),
-        TraceKind::Restart { persistence, keys } => format!("restarts ({persistence}), {keys} key(s) kept"),
-        TraceKind::ClockJump { delta_us } => format!("clock jumps {:+} ms", delta_us / 1000),
-        TraceKind::Drift { rate_ppm } => format!("clock drifts {:+.2} %", *rate_ppm as f64 / 10_000.0),
-        TraceKind::Partition { to, oneway } => {
-            format!(
-                "is cut off from {}{}",
-                m.name(*to),
-                if *oneway { " (one way)" } else { "" }
-            )
-        }
-        TraceKind::Repair { to } => format!("reaches {} again", m.name(*to)),
-        TraceKind::Latency { to, latency } => format!("link to {} now has latency {latency}", m.name(*to)),
-        TraceKind::Failover { group } => format!("is promoted to master of {group}"),
-        TraceKind::LockHeld {
-            lock, token, fence, ..
-        } => format!(
-            "believes it holds {lock} (token {token}{})",
-            fence.map(|f| format!(", fence {f}")).unwrap_or_default()
-        ),
-        TraceKind::LockLost { lock, reason } => format!("no longer holds {lock}: {reason}"),
-        TraceKind::LockReleased { lock } => format!("releases {lock}"),
-        TraceKind::AcquireFailed { lock, reason } => format!("fails to acquire {lock}: {reason}"),
-        TraceKind::GaveUp { lock } => format!("gives up on {lock}"),
-        TraceKind::Read { key, value, .. } => {
-            format!("reads {key} = {}", value.as_deref().unwrap_or("(nothing)"))
-        }
-        TraceKind::WorkSkipped { reason } => format!("skips its work: {reason}"),
-        TraceKind::WorkDone => "finishes its work".into(),
-        TraceKind::WriteAccepted {
-            from,
-            key,
-            value,
-            token,
-            lock_lapsed,
-            ..
-        } => format!(
-            "accepts {key} = {value} from {}{}{}",
-            m.name(*from),
-            token.map(|t| format!(" (token {t})")).unwrap_or_default(),
-            if *lock_lapsed {
-                ", although its lock had lapsed"
-            } else {
-                ""
-            }
-        ),
-        TraceKind::WriteRejected {
-            from, key, reason, ..
-        } => format!("rejects {key} from {}: {reason}", m.name(*from)),
-        TraceKind::End => "the run ends".into(),
-    };
-    format!("{ms:.1} ms · {who} {what}")
-}
-
-/// A violation in words: "C1 and C2 both believed they held lock:invoice:42 (12300–20500 ms)."
-pub fn band_sentence(b: &Band) -> String {
-    let who = match b.clients.as_slice() {
-        [] => "Clients".to_string(),
-        [one] => one.clone(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
-    };
-    let span = format!(
-        "{:.0}–{:.0} ms",
-        b.from_us as f64 / 1000.0,
-        b.to_us as f64 / 1000.0
-    );
-    match b.kind.as_str() {
-        "overlap" => format!(
-            "{who} both believed they held {} ({span}).",
-            b.lock.as_deref().unwrap_or("the lock")
-        ),
-        "stale_write" => format!("{who} wrote after its lock had lapsed ({span})."),
-        "lost_update" => format!("{who}'s write overwrote a newer one: a lost update ({span})."),
-        other => format!("{other}: {who} ({span}). {}", b.detail),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -899,9 +723,9 @@ mod tests {
         let b = &m.bands[0];
         assert_eq!(b.kind, "overlap");
         assert!(
-            band_sentence(b).contains("both believed they held"),
+            band_sentence(&m, b, Lang::En).contains("both believed they held"),
             "{}",
-            band_sentence(b)
+            band_sentence(&m, b, Lang::En)
         );
         // Lanes: clients before nodes before the resource.
         let kinds: Vec<LaneKind> = m.lanes.iter().map(|l| l.kind).collect();
@@ -963,7 +787,7 @@ mod tests {
     fn describe_every_event_in_words() {
         let m = model("redlock-clock-jump");
         for e in &m.trace {
-            let s = describe(&m, e);
+            let s = describe(&m, e, Lang::En);
             assert!(s.contains(" ms · "), "{s}");
         }
         assert!(m.marks.iter().any(|k| k.kind == MarkKind::ClockJump));

@@ -20,7 +20,7 @@ use crate::lesson::route::query_param;
 use crate::sim::scenario::builtin;
 use crate::sim::Fault;
 use crate::store::parse_line;
-use crate::timeline::{band_sentence, build_with, describe, link, snapshot, Model, Variant};
+use crate::timeline::{band_sentence, build_with, describe, link, snapshot, words, Model, Variant};
 use crate::ui::browser;
 use gloo::timers::callback::Interval;
 use std::rc::Rc;
@@ -643,15 +643,15 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         .collect::<Vec<_>>()
         .into_iter()
         .rev()
-        .map(|e| html! { <li>{ describe(m, e) }</li> })
+        .map(|e| html! { <li>{ describe(m, e, props.lang) }</li> })
         .collect();
     let bands: Vec<Html> = m
         .bands
         .iter()
-        .map(|b| html! { <li class="violation-text">{ format!("⚠ {}", band_sentence(b)) }</li> })
+        .map(|b| html! { <li class="violation-text">{ format!("⚠ {}", band_sentence(m, b, props.lang)) }</li> })
         .collect();
     // The panel's own words in the reader's language (the icon buttons keep their English
-    // names; the event log and the scenario's description are English for now).
+    // names; the scenario's description is English for now).
     let tx = crate::lesson::i18n::Texts::new(props.lang);
     let log_id = format!("log-{}-{}", *name, *panel_id);
     let cluster_id = format!("cluster-{}-{}", *name, *panel_id);
@@ -739,16 +739,16 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                 </label>
             }
             <div class="timeline-wrap" onwheel={on_wheel}>
-                <svg::TimelineSvg model={svg::Shared(m.clone())} {t_us} view={view} on_seek={on_seek_index} />
+                <svg::TimelineSvg model={svg::Shared(m.clone())} {t_us} view={view} on_seek={on_seek_index} lang={props.lang} />
             </div>
             if let Some(o) = other.as_ref() {
                 <div class="compare">
                     <h3>{ o.scenario.clone() }</h3>
                     <div class="timeline-wrap">
-                        <svg::TimelineSvg model={svg::Shared(o.clone())} {t_us} view={view} on_seek={Callback::noop()} />
+                        <svg::TimelineSvg model={svg::Shared(o.clone())} {t_us} view={view} on_seek={Callback::noop()} lang={props.lang} />
                     </div>
                     <ul class="violations">
-                        { for o.bands.iter().map(|b| html! { <li class="violation-text">{ format!("⚠ {}", band_sentence(b)) }</li> }) }
+                        { for o.bands.iter().map(|b| html! { <li class="violation-text">{ format!("⚠ {}", band_sentence(o, b, props.lang)) }</li> }) }
                         if o.bands.is_empty() { <li class="safe-text">{ tx.t("sc_no_violation") }</li> }
                     </ul>
                 </div>
@@ -791,7 +791,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                     if let Some(r) = &snap.resource {
                         <p class="cluster-resource"><strong>{ r.name.clone() }</strong>
                             { tx.fmt("sc_highest_token", &[("h", r.highest_token.map_or_else(|| tx.t("sc_none"), |h| h.to_string()))]) }
-                            { for r.last_writes.iter().map(|(c, ok, text)| html! { <span>{ format!(" · {} {c}: {text}", if *ok { "✓" } else { "✗" }) }</span> }) }
+                            { for r.last_writes.iter().map(|(c, ok, text)| html! { <span>{ format!(" · {} {c}: {}", if *ok { "✓" } else { "✗" }, words::write_text(text, *ok, props.lang)) }</span> }) }
                         </p>
                     }
                 </div>

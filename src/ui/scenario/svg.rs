@@ -1,7 +1,9 @@
 //! The timeline picture: one swimlane per process, drawn as SVG from the `Model`.
 //! Only what intersects the visible window is drawn, so long traces stay cheap.
 
-use crate::timeline::{BarKind, LaneKind, MarkKind, Model};
+use crate::lesson::content::Lang;
+use crate::lesson::i18n::Texts;
+use crate::timeline::{words, BarKind, LaneKind, MarkKind, Model};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -43,6 +45,8 @@ pub struct TimelineSvgProps {
     pub view: (u64, u64),
     /// Seek to a trace index (clicking an event).
     pub on_seek: Callback<usize>,
+    /// The language of its labels and titles.
+    pub lang: Lang,
 }
 
 /// Moves the focus to the mark at `pos` (in time order) inside `layer`.
@@ -73,13 +77,14 @@ struct LayersProps {
     model: Shared,
     view: (u64, u64),
     on_seek: Callback<usize>,
+    lang: Lang,
 }
 
 impl PartialEq for LayersProps {
     /// `on_seek` is left out: the panel makes a new callback each render, but it always
     /// does the same thing (seek this panel's cursor).
     fn eq(&self, o: &Self) -> bool {
-        self.model == o.model && self.view == o.view
+        self.model == o.model && self.view == o.view && self.lang == o.lang
     }
 }
 
@@ -98,9 +103,9 @@ pub fn timeline_svg(props: &TimelineSvgProps) -> Html {
     let span_ms = (v1 - v0) as f64 / 1000.0;
     html! {
         <svg class="timeline" viewBox={format!("0 0 {W} {height}")} role="group"
-             aria-label={format!("Timeline of {}, {} lanes, {:.0} ms shown; the event log below describes it in words, and its marks are buttons that move the cursor (arrow keys go from one to the next)", m.scenario, m.lanes.len(), span_ms)}
+             aria-label={Texts::new(props.lang).fmt("sc_timeline_label", &[("scenario", m.scenario.clone()), ("lanes", m.lanes.len().to_string()), ("ms", format!("{span_ms:.0}"))])}
              preserveAspectRatio="xMinYMin meet">
-            <Layers model={props.model.clone()} view={props.view} on_seek={props.on_seek.clone()} />
+            <Layers model={props.model.clone()} view={props.view} on_seek={props.on_seek.clone()} lang={props.lang} />
             <line class="cursor" aria-hidden="true" x1={cx.to_string()} x2={cx.to_string()} y1="0" y2={axis_y.to_string()} />
         </svg>
     }
@@ -112,6 +117,7 @@ fn layers(props: &LayersProps) -> Html {
     let active = use_state(|| 0usize);
     let layer = use_node_ref();
     let m = &props.model.0;
+    let lost = Texts::new(props.lang).t("sc_arrow_lost");
     let (v0, v1, _, _) = geometry(m, props.view);
     let x = |t: u64| LABEL_W + (t.saturating_sub(v0)) as f64 / (v1 - v0) as f64 * PLOT_W;
     let visible = |a: u64, b: u64| b >= v0 && a <= v1;
@@ -184,7 +190,7 @@ fn layers(props: &LayersProps) -> Html {
         let title = format!(
             "{}: {} ({:.1}–{:.1} ms)",
             m.name(b.pid),
-            b.label,
+            words::bar_label(b, props.lang),
             b.from_us as f64 / 1000.0,
             b.to_us as f64 / 1000.0
         );
@@ -215,7 +221,7 @@ fn layers(props: &LayersProps) -> Html {
         html! {
             <g class={class} aria-hidden="true" onclick={Callback::from(move |_| on_seek.emit(idx))}>
                 <line x1={x0.to_string()} y1={y0.to_string()} x2={x1.to_string()} y2={y1.to_string()} marker-end={if a.dropped { "" } else { "url(#head)" }}>
-                    <title>{ format!("{} → {}: {}{}", m.name(a.from), m.name(a.to), a.label, if a.dropped { " (lost)" } else { "" }) }</title>
+                    <title>{ format!("{} → {}: {}{}", m.name(a.from), m.name(a.to), words::payload(&a.label, props.lang), if a.dropped { lost.as_str() } else { "" }) }</title>
                 </line>
                 if a.dropped {
                     <text x={(x1 - 4.0).to_string()} y={(y1 + 4.0).to_string()} class="drop-x">{"×"}</text>
@@ -251,7 +257,7 @@ fn layers(props: &LayersProps) -> Html {
             MarkKind::Released => ("⏏", "mark"),
             MarkKind::Lost => ("!", "mark bad"),
         };
-        let label = format!("{:.1} ms · {}: {}", k.t_us as f64 / 1000.0, m.name(k.pid), k.label);
+        let label = format!("{:.1} ms · {}: {}", k.t_us as f64 / 1000.0, m.name(k.pid), words::mark_text(m, k, props.lang));
         let idx = k.index;
         let on_seek = props.on_seek.clone();
         let on_key = {
@@ -290,7 +296,7 @@ fn layers(props: &LayersProps) -> Html {
         html! {
             <g class="band" aria-hidden="true">
                 <rect x={x0.to_string()} y={TOP.to_string()} width={(x1 - x0).max(2.0).to_string()} height={(m.lanes.len() as f64 * LANE_H).to_string()}>
-                    <title>{ crate::timeline::band_sentence(b) }</title>
+                    <title>{ words::band_sentence(m, b, props.lang) }</title>
                 </rect>
                 <text x={(x0 + 3.0).to_string()} y="13" class="band-label">{ format!("⚠ {}", b.clients.join(" + ")) }</text>
             </g>

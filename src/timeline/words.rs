@@ -1,0 +1,558 @@
+//! The timeline in words, in the reader's language: the event log, the marks' labels,
+//! the bars' labels and the violation sentences.
+//!
+//! The texts live in `content/ui.toml` (`ev_*`, `mk_*`, `why_*`, `timer_*`, `band_*`),
+//! so every language has every one (a native test checks it). The simulator writes its
+//! reasons in English ("3 of 5 nodes"); [`reason`] reads the shapes it writes and says
+//! them in the reader's language. A reason it does not know stays as it is.
+
+use crate::lesson::content::Lang;
+use crate::lesson::i18n::Texts;
+use crate::sim::trace::{TraceEvent, TraceKind};
+
+use super::{Band, Bar, BarKind, Model};
+
+fn name(names: &[String], pid: u32) -> String {
+    names
+        .get(pid as usize)
+        .cloned()
+        .unwrap_or_else(|| format!("#{pid}"))
+}
+
+fn ms_signed(us: i64) -> String {
+    format!("{:+}", us / 1000)
+}
+
+/// `s` cut to `max` characters, with an ellipsis if it was longer.
+fn clip(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// One trace event in words, for the event log (screen readers read this):
+/// "12.0 ms · C1 believes it holds lock:x (token c1-1)".
+pub fn describe(m: &Model, e: &TraceEvent, lang: Lang) -> String {
+    let tx = Texts::new(lang);
+    let n = |pid: u32| name(&m.names, pid);
+    let f = |key: &str, args: &[(&str, String)]| tx.fmt(key, args);
+    let what = match &e.kind {
+        TraceKind::Start => tx.t("ev_start"),
+        TraceKind::Send { to, what, .. } => f("ev_send", &[("what", payload(what, lang)), ("to", n(*to))]),
+        TraceKind::Deliver { from, .. } => f("ev_deliver", &[("from", n(*from))]),
+        TraceKind::Drop { from, to, reason, .. } => f(
+            "ev_drop",
+            &[
+                ("from", n(*from)),
+                ("to", n(*to)),
+                ("reason", self::reason(reason, lang)),
+            ],
+        ),
+        TraceKind::Command {
+            from, args, reply, ..
+        } => {
+            let cmd: Vec<String> = args.iter().map(|a| clip(a, 40)).collect();
+            f(
+                "ev_command",
+                &[
+                    ("cmd", cmd.join(" ")),
+                    ("from", n(*from)),
+                    ("reply", reply.clone()),
+                ],
+            )
+        }
+        TraceKind::Replicate { from, effects, .. } => {
+            f("ev_replicate", &[("n", effects.to_string()), ("from", n(*from))])
+        }
+        TraceKind::Timer { name } => f("ev_timer", &[("name", timer(name, lang))]),
+        TraceKind::Pause => tx.t("ev_pause"),
+        TraceKind::Resume => tx.t("ev_resume"),
+        TraceKind::Crash => tx.t("ev_crash"),
+        TraceKind::Restart { persistence, keys } => f(
+            "ev_restart",
+            &[
+                ("persistence", persistence_label(persistence, lang)),
+                ("n", keys.to_string()),
+            ],
+        ),
+        TraceKind::ClockJump { delta_us } => f("ev_clock_jump", &[("ms", ms_signed(*delta_us))]),
+        TraceKind::Drift { rate_ppm } => f(
+            "ev_drift",
+            &[("pct", format!("{:+.2}", *rate_ppm as f64 / 10_000.0))],
+        ),
+        TraceKind::Partition { to, oneway } => f(
+            if *oneway {
+                "ev_partition_oneway"
+            } else {
+                "ev_partition"
+            },
+            &[("to", n(*to))],
+        ),
+        TraceKind::Repair { to } => f("ev_repair", &[("to", n(*to))]),
+        TraceKind::Latency { to, latency } => {
+            f("ev_latency", &[("to", n(*to)), ("latency", latency.clone())])
+        }
+        TraceKind::Failover { group } => f("ev_failover", &[("group", group.clone())]),
+        TraceKind::LockHeld {
+            lock, token, fence, ..
+        } => match fence {
+            Some(fence) => f(
+                "ev_held_fence",
+                &[
+                    ("lock", lock.clone()),
+                    ("token", token.clone()),
+                    ("fence", fence.to_string()),
+                ],
+            ),
+            None => f("ev_held", &[("lock", lock.clone()), ("token", token.clone())]),
+        },
+        TraceKind::LockLost { lock, reason } => f(
+            "ev_lost",
+            &[("lock", lock.clone()), ("reason", self::reason(reason, lang))],
+        ),
+        TraceKind::LockReleased { lock } => f("ev_released", &[("lock", lock.clone())]),
+        TraceKind::AcquireFailed { lock, reason } => f(
+            "ev_acquire_failed",
+            &[("lock", lock.clone()), ("reason", self::reason(reason, lang))],
+        ),
+        TraceKind::GaveUp { lock } => f("ev_gave_up", &[("lock", lock.clone())]),
+        TraceKind::Read { key, value, .. } => f(
+            "ev_read",
+            &[
+                ("key", key.clone()),
+                ("value", value.clone().unwrap_or_else(|| tx.t("ev_nothing"))),
+            ],
+        ),
+        TraceKind::WorkSkipped { reason } => f("ev_work_skipped", &[("reason", self::reason(reason, lang))]),
+        TraceKind::WorkDone => tx.t("ev_work_done"),
+        TraceKind::WriteAccepted {
+            from,
+            key,
+            value,
+            token,
+            lock_lapsed,
+            ..
+        } => {
+            let mut s = f(
+                "ev_write_accepted",
+                &[("key", key.clone()), ("value", value.clone()), ("from", n(*from))],
+            );
+            if let Some(t) = token {
+                s.push_str(&f("ev_with_token", &[("token", t.to_string())]));
+            }
+            if *lock_lapsed {
+                s.push_str(&tx.t("ev_although_lapsed"));
+            }
+            s
+        }
+        TraceKind::WriteRejected {
+            from, key, reason, ..
+        } => f(
+            "ev_write_rejected",
+            &[
+                ("key", key.clone()),
+                ("from", n(*from)),
+                ("reason", self::reason(reason, lang)),
+            ],
+        ),
+        TraceKind::End => tx.t("ev_end"),
+    };
+    format!("{:.1} ms · {} {what}", e.t_us as f64 / 1000.0, n(e.pid))
+}
+
+/// The short label of a mark on the timeline (its tooltip and accessible name), for the
+/// events that make marks; `None` for the others.
+pub fn mark_label(names: &[String], e: &TraceEvent, lang: Lang) -> Option<String> {
+    let tx = Texts::new(lang);
+    let n = |pid: u32| name(names, pid);
+    let f = |key: &str, args: &[(&str, String)]| tx.fmt(key, args);
+    Some(match &e.kind {
+        TraceKind::LockLost { reason, .. } | TraceKind::AcquireFailed { reason, .. } => {
+            self::reason(reason, lang)
+        }
+        TraceKind::LockReleased { lock } => lock.clone(),
+        TraceKind::Crash => tx.t("mk_crash"),
+        TraceKind::Restart { persistence, keys } => f(
+            "mk_restart",
+            &[
+                ("persistence", persistence_label(persistence, lang)),
+                ("n", keys.to_string()),
+            ],
+        ),
+        TraceKind::ClockJump { delta_us } => f("mk_clock_jump", &[("ms", ms_signed(*delta_us))]),
+        TraceKind::Drift { rate_ppm } => f(
+            "mk_drift",
+            &[("pct", format!("{:+.1}", *rate_ppm as f64 / 10_000.0))],
+        ),
+        TraceKind::Partition { to, oneway } => f(
+            "mk_partition",
+            &[
+                ("arrow", if *oneway { "→" } else { "↔" }.to_string()),
+                ("to", n(*to)),
+            ],
+        ),
+        TraceKind::Repair { to } => f("mk_repair", &[("to", n(*to))]),
+        TraceKind::Failover { group } => f("mk_failover", &[("group", group.clone())]),
+        TraceKind::WriteAccepted { from, key, token, .. } => {
+            let mut s = f("mk_write_accepted", &[("key", key.clone()), ("from", n(*from))]);
+            if let Some(t) = token {
+                s.push_str(&f("ev_with_token", &[("token", t.to_string())]));
+            }
+            s
+        }
+        TraceKind::WriteRejected {
+            from,
+            key,
+            token,
+            highest_seen,
+            ..
+        } => {
+            let mut s = f("mk_write_rejected", &[("key", key.clone()), ("from", n(*from))]);
+            match (token, highest_seen) {
+                (Some(t), Some(h)) => s.push_str(&format!(": {t} ≤ {h}")),
+                (Some(t), None) => s.push_str(&f("ev_with_token", &[("token", t.to_string())])),
+                _ => {}
+            }
+            s
+        }
+        _ => return None,
+    })
+}
+
+/// A mark's label in `lang` (the model keeps the English one).
+pub fn mark_text(m: &Model, k: &super::Mark, lang: Lang) -> String {
+    if lang == Lang::En {
+        return k.label.clone();
+    }
+    m.trace
+        .get(k.index)
+        .and_then(|e| mark_label(&m.names, e, lang))
+        .unwrap_or_else(|| k.label.clone())
+}
+
+/// A bar's label in `lang`: tokens and values as they are, "paused" and "down" in words.
+pub fn bar_label(b: &Bar, lang: Lang) -> String {
+    match b.kind {
+        BarKind::Paused => Texts::new(lang).t("mk_paused"),
+        BarKind::Down => Texts::new(lang).t("mk_down"),
+        BarKind::Holding | BarKind::Key => b.label.clone(),
+    }
+}
+
+/// What a message carries (a command, a reply, a replication batch, a resource request),
+/// with the few words that are not Redis's own in the reader's language.
+pub fn payload(what: &str, lang: Lang) -> String {
+    if lang == Lang::En {
+        return what.to_string();
+    }
+    let tx = Texts::new(lang);
+    if let Some(rest) = what.strip_prefix("replicate #") {
+        if let Some((offset, n)) = rest.strip_suffix(" writes)").and_then(|r| r.split_once(" (")) {
+            return tx.fmt("msg_replicate", &[("offset", offset.into()), ("n", n.into())]);
+        }
+    }
+    if let Some(offset) = what.strip_prefix("ack #") {
+        return tx.fmt("msg_ack", &[("offset", offset.into())]);
+    }
+    if let Some(key) = what.strip_prefix("read ") {
+        return tx.fmt("msg_read", &[("key", key.into())]);
+    }
+    if let Some(rest) = what.strip_prefix("write ") {
+        return tx.fmt("msg_write", &[("what", rest.into())]);
+    }
+    if let Some(why) = what.strip_prefix("rejected: ") {
+        return tx.fmt("msg_rejected", &[("reason", reason(why, lang))]);
+    }
+    what.to_string()
+}
+
+/// One of the resource's last writes as the snapshot gives it (`key = value` when
+/// accepted, `key: reason` when rejected), in `lang`.
+pub fn write_text(text: &str, accepted: bool, lang: Lang) -> String {
+    match text.split_once(": ") {
+        Some((key, why)) if !accepted => format!("{key}: {}", reason(why, lang)),
+        _ => text.to_string(),
+    }
+}
+
+/// A client timer's name ("retry", "validity ends").
+pub fn timer(name: &str, lang: Lang) -> String {
+    let key = format!("timer_{}", name.replace(' ', "_"));
+    let text = Texts::new(lang).t(&key);
+    if text == key {
+        name.to_string()
+    } else {
+        text
+    }
+}
+
+fn persistence_label(p: &str, lang: Lang) -> String {
+    if p == "none" {
+        Texts::new(lang).t("why_no_persistence")
+    } else {
+        p.to_string()
+    }
+}
+
+/// A reason the simulator gave ("3 of 5 nodes", "token 33 ≤ highest seen 34"), in `lang`.
+pub fn reason(s: &str, lang: Lang) -> String {
+    if lang == Lang::En {
+        return s.to_string();
+    }
+    let tx = Texts::new(lang);
+    let fixed = match s {
+        "partitioned" => Some("why_partitioned"),
+        "lost" => Some("why_lost"),
+        "receiver down" => Some("why_receiver_down"),
+        "crashed" => Some("why_crashed"),
+        "validity ended" => Some("why_validity_ended"),
+        "renewal returned 0" => Some("why_renewal_0"),
+        "abort signal: extension failed" => Some("why_abort"),
+        "lock taken (or no reply)" => Some("why_taken"),
+        "validity already over" => Some("why_validity_over"),
+        "no quorum during the retry window" => Some("why_no_quorum"),
+        "no fencing token" => Some("why_no_token"),
+        _ => None,
+    };
+    if let Some(key) = fixed {
+        return tx.t(key);
+    }
+    // "WAIT: 0 of 1 replicas acknowledged"
+    if let Some((k, want)) = s
+        .strip_prefix("WAIT: ")
+        .and_then(|r| r.strip_suffix(" replicas acknowledged"))
+        .and_then(|r| r.split_once(" of "))
+    {
+        return tx.fmt("why_wait", &[("k", k.into()), ("want", want.into())]);
+    }
+    // "validity -3 ms ≤ 0 (elapsed 12 ms)"
+    if let Some((v, elapsed)) = s
+        .strip_prefix("validity ")
+        .and_then(|r| r.strip_suffix(" ms)"))
+        .and_then(|r| r.split_once(" ms ≤ 0 (elapsed "))
+    {
+        return tx.fmt("why_validity", &[("v", v.into()), ("elapsed", elapsed.into())]);
+    }
+    // "2 of 5 nodes"
+    if let Some((ok, all)) = s.strip_suffix(" nodes").and_then(|r| r.split_once(" of ")) {
+        if ok.parse::<u32>().is_ok() && all.parse::<u32>().is_ok() {
+            return tx.fmt("why_nodes", &[("ok", ok.into()), ("all", all.into())]);
+        }
+    }
+    // "token 33 ≤ highest seen 34" / "token 33 < highest seen 34"
+    if let Some(rest) = s.strip_prefix("token ") {
+        for op in [" ≤ ", " < "] {
+            if let Some((t, h)) = rest.split_once(&format!("{op}highest seen ")) {
+                return tx.fmt(
+                    "why_token",
+                    &[("t", t.into()), ("op", op.trim().into()), ("h", h.into())],
+                );
+            }
+        }
+    }
+    // "idempotency key k-1 already used"
+    if let Some(k) = s
+        .strip_prefix("idempotency key ")
+        .and_then(|r| r.strip_suffix(" already used"))
+    {
+        return tx.fmt("why_idempotency", &[("k", k.into())]);
+    }
+    // "balance is 90, expected 100"
+    if let Some((key, seen)) = s
+        .rsplit_once(", expected ")
+        .and_then(|(a, want)| a.split_once(" is ").map(|(k, seen)| ((k, want), seen)))
+    {
+        let seen = if seen == "(nil)" {
+            tx.t("ev_nothing")
+        } else {
+            seen.to_string()
+        };
+        return tx.fmt(
+            "why_expected",
+            &[("key", key.0.into()), ("seen", seen), ("want", key.1.into())],
+        );
+    }
+    s.to_string()
+}
+
+/// A violation in words: "C1 and C2 both believed they held lock:invoice:42
+/// (12300–20500 ms)." When the resource turned the late client's write away, the
+/// sentence says so: the overlap happened, and fencing made it harmless.
+pub fn band_sentence(m: &Model, b: &Band, lang: Lang) -> String {
+    let tx = Texts::new(lang);
+    let who = match b.clients.as_slice() {
+        [] => tx.t("band_clients"),
+        [one] => one.clone(),
+        [init @ .., last] => tx.fmt("band_and", &[("a", init.join(", ")), ("b", last.clone())]),
+    };
+    let span = format!(
+        "{:.0}–{:.0} ms",
+        b.from_us as f64 / 1000.0,
+        b.to_us as f64 / 1000.0
+    );
+    let lock = b.lock.clone().unwrap_or_else(|| tx.t("band_the_lock"));
+    let args = [("who", who), ("span", span), ("lock", lock)];
+    match b.kind.as_str() {
+        "overlap" => {
+            let key = if b.clients.len() > 2 {
+                "band_overlap_all"
+            } else {
+                "band_overlap"
+            };
+            let mut s = tx.fmt(key, &args);
+            if let Some(rejected) = fenced_off(m, b) {
+                s.push(' ');
+                s.push_str(&tx.fmt("band_fenced", &[("who", rejected)]));
+            }
+            s
+        }
+        "stale_write" => tx.fmt("band_stale_write", &args),
+        "lost_update" => tx.fmt("band_lost_update", &args),
+        "duplicate_token" => tx.fmt("band_duplicate_token", &args),
+        other => format!("{other}: {} ({}). {}", args[0].1, args[1].1, b.detail),
+    }
+}
+
+/// The client of an overlap whose write the resource rejected, if every write of the
+/// band's clients from the band's start on was rejected and at least one was.
+fn fenced_off(m: &Model, b: &Band) -> Option<String> {
+    let mut rejected = None;
+    for e in m.trace.iter().filter(|e| e.t_us >= b.from_us) {
+        match &e.kind {
+            TraceKind::WriteRejected { from, .. } if b.clients.contains(&name(&m.names, *from)) => {
+                rejected.get_or_insert_with(|| name(&m.names, *from));
+            }
+            TraceKind::WriteAccepted {
+                from,
+                lock_lapsed: true,
+                ..
+            } if b.clients.contains(&name(&m.names, *from)) => return None,
+            _ => {}
+        }
+    }
+    rejected
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::scenario::{builtin, BUILTINS};
+    use crate::timeline::build;
+
+    /// Words that the English texts use and the Norwegian ones never should.
+    const ENGLISH: &[&str] = &[
+        " sends ",
+        " receives ",
+        " believes ",
+        " holds ",
+        " releases ",
+        " fails ",
+        " gives up",
+        " reads ",
+        " rejects ",
+        " accepts ",
+        " crashes",
+        " restarts",
+        " the run ends",
+        "partitioned",
+        " replicas ",
+        " nodes",
+        "validity",
+        " expected ",
+        "highest seen",
+        "already used",
+        "timer:",
+        "is paused",
+        "resumes",
+        "is promoted",
+        "no longer",
+        "finishes",
+        "skips",
+        "(nothing)",
+        "lock taken",
+        "receiver down",
+        "fencing token ",
+        " from ",
+        " although ",
+        "believed",
+        "wrote",
+        " and ",
+    ];
+
+    #[test]
+    fn every_built_in_event_mark_and_band_reads_in_norwegian() {
+        let mut events = 0;
+        for name in BUILTINS.iter().map(|b| b.name) {
+            let s = builtin(name).expect("built-in").expect("valid");
+            let m = build(&s, 1).expect("runs");
+            let mut lines: Vec<String> = m.trace.iter().map(|e| describe(&m, e, Lang::Nb)).collect();
+            events += lines.len();
+            lines.extend(m.marks.iter().map(|k| mark_text(&m, k, Lang::Nb)));
+            lines.extend(m.bars.iter().map(|b| bar_label(b, Lang::Nb)));
+            lines.extend(m.bands.iter().map(|b| band_sentence(&m, b, Lang::Nb)));
+            for line in &lines {
+                for w in ENGLISH {
+                    assert!(!line.contains(w), "{name}: {line:?} has English {w:?}");
+                }
+            }
+        }
+        assert!(events > 1000, "{events}");
+    }
+
+    #[test]
+    fn english_marks_are_the_models_own_labels() {
+        let s = builtin("redlock-clock-jump").expect("built-in").expect("valid");
+        let m = build(&s, 1).expect("runs");
+        assert!(!m.marks.is_empty());
+        for k in &m.marks {
+            let e = &m.trace[k.index];
+            assert_eq!(
+                mark_label(&m.names, e, Lang::En).as_deref(),
+                Some(k.label.as_str())
+            );
+        }
+    }
+
+    #[test]
+    fn reasons_in_norwegian() {
+        let nb = |s: &str| reason(s, Lang::Nb);
+        assert_eq!(nb("2 of 5 nodes"), "2 av 5 noder");
+        assert_eq!(nb("token 33 ≤ highest seen 34"), "token 33 ≤ høyeste hittil 34");
+        assert_eq!(
+            nb("WAIT: 0 of 1 replicas acknowledged"),
+            "WAIT: 0 av 1 replikaer bekreftet"
+        );
+        assert_eq!(
+            nb("validity -3 ms ≤ 0 (elapsed 12 ms)"),
+            "gyldighet -3 ms ≤ 0 (brukt 12 ms)"
+        );
+        assert_eq!(
+            nb("balance is (nil), expected 100"),
+            "balance er (ingenting), ventet 100"
+        );
+        // Unknown shapes and every English reason stay as they are.
+        assert_eq!(nb("something new"), "something new");
+        assert_eq!(reason("2 of 5 nodes", Lang::En), "2 of 5 nodes");
+        assert_eq!(nb("x of y nodes"), "x of y nodes");
+    }
+
+    #[test]
+    fn fencing_says_the_overlap_was_made_harmless() {
+        let s = builtin("fencing").expect("built-in").expect("valid");
+        let m = build(&s, 1).expect("runs");
+        let overlap = m
+            .bands
+            .iter()
+            .find(|b| b.kind == "overlap")
+            .expect("the two clients overlap");
+        let en = band_sentence(&m, overlap, Lang::En);
+        assert!(en.contains("rejected"), "{en}");
+        let s = builtin("unsafe-del").expect("built-in").expect("valid");
+        let m = build(&s, 1).expect("runs");
+        let b = &m.bands[0];
+        let en = band_sentence(&m, b, Lang::En);
+        assert!(en.contains("both believed") && !en.contains("rejected"), "{en}");
+        assert!(band_sentence(&m, b, Lang::Nb).contains("trodde begge"));
+    }
+}
