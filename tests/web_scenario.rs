@@ -437,7 +437,7 @@ async fn the_n_knob_reruns_redlock_with_fewer_masters() {
     submit_form(&p, "form.knobs");
     let pp = p.clone();
     wait_until("the knob error", move || {
-        text(&pp, "form.knobs [role=alert]").contains("N must be")
+        text(&pp, "form.knobs [role=alert]").contains("N (masters, 1–7) must be a number from 1 to")
     })
     .await;
     assert_eq!(lanes(&p), before - 2);
@@ -598,5 +598,13 @@ async fn the_panel_speaks_norwegian_in_the_norwegian_lesson() {
     .await;
     let log = text(&p, "[role=log]");
     assert!(!log.contains("the run ends"), "{log}");
+    // So do the scenario's description and the knobs editor.
+    let desc = text(&p, ".scenario-desc");
+    assert!(desc.starts_with("Redlock på 5 mastere"), "{desc}");
+    assert_eq!(
+        text(&p, "details.variant-editor summary"),
+        "Endre innstillingene eller Lua-skriptene"
+    );
+    assert!(text(&p, "form.knobs").contains("Driftfaktor"));
     reset_search();
 }

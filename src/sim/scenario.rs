@@ -6,6 +6,7 @@
 //! ```toml
 //! name = "unsafe-del"                # required
 //! description = "one line for `lockstep scenarios`"
+//! # [descriptions] nb = "…"       # optional: the description in other languages
 //! section = 3                        # syllabus section (for the lesson UI)
 //! end_ms = 25000                     # the run stops here (default 60 000)
 //! sweep_ttl_ms = [300, 800, 3200]    # optional: TTLs for the UI's trade-off table
@@ -95,6 +96,9 @@ pub struct Scenario {
     pub name: String,
     #[serde(default)]
     pub description: String,
+    /// The description in other languages, by language code (`[descriptions] nb = "…"`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub descriptions: BTreeMap<String, String>,
     /// Syllabus section this scenario belongs to (for the lesson UI).
     #[serde(default)]
     pub section: u32,
@@ -124,6 +128,16 @@ pub struct Scenario {
     /// value and shows violations against the time the lock stayed stuck after a crash.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sweep_ttl_ms: Vec<f64>,
+}
+
+impl Scenario {
+    /// The description in the language with this code, or the default one.
+    pub fn description_in(&self, code: &str) -> &str {
+        self.descriptions
+            .get(code)
+            .filter(|d| !d.trim().is_empty())
+            .unwrap_or(&self.description)
+    }
 }
 
 fn default_end_ms() -> f64 {
@@ -724,6 +738,11 @@ mod tests {
                 Some(Ok(s)) => {
                     assert_eq!(s.name, b.name);
                     assert!(!s.description.is_empty(), "{} has no description", b.name);
+                    assert!(
+                        !s.description_in("nb").is_empty() && s.description_in("nb") != s.description,
+                        "{} has no Norwegian description",
+                        b.name
+                    );
                 }
                 other => panic!("{}: {other:?}", b.name),
             }

@@ -2,6 +2,8 @@
 //! start with the same seed; a script that does not compile, or fails when the nodes run
 //! it, is refused with its error at its line, and the run keeps the previous script.
 
+use crate::lesson::content::Lang;
+use crate::lesson::i18n::Texts;
 use crate::sim::scenario::{DelaySpec, LatencySpec, Scenario};
 use crate::timeline::variant::{redlock_nodes, MAX_N};
 use crate::timeline::{build, check_script, first_script_error, ScriptError, Variant};
@@ -57,7 +59,7 @@ fn first_work(base: &Scenario) -> Option<(f64, f64)> {
 }
 
 /// Parses the knobs; `Err` names the first one out of range.
-fn parse_knobs(k: &KnobText, v: &Variant) -> Result<Variant, String> {
+fn parse_knobs(k: &KnobText, v: &Variant, tx: Texts) -> Result<Variant, String> {
     fn num(s: &str) -> Option<f64> {
         s.trim()
             .replace(',', ".")
@@ -66,26 +68,32 @@ fn parse_knobs(k: &KnobText, v: &Variant) -> Result<Variant, String> {
             .ok()
             .filter(|x| x.is_finite())
     }
-    fn opt(s: &str, lo: f64, hi: f64, what: &str) -> Result<Option<f64>, String> {
+    let opt = |s: &str, lo: f64, hi: f64, what: &str| -> Result<Option<f64>, String> {
         if s.trim().is_empty() {
             return Ok(None);
         }
-        num(s)
-            .filter(|x| (lo..=hi).contains(x))
-            .map(Some)
-            .ok_or_else(|| format!("{what} must be a number from {lo} to {hi}."))
-    }
-    let ttl = opt(&k.ttl, 1.0, 3_600_000.0, "The TTL (ms)")?;
-    let drift = opt(&k.drift, 0.0, 0.5, "The drift factor")?;
-    let timeout = opt(&k.timeout, 0.0, 3_600_000.0, "The per-node timeout (ms)")?;
-    let retry = opt(&k.retry, 0.0, 3_600_000.0, "The retry delay (ms)")?;
-    let latency = opt(&k.latency, 0.0, 60_000.0, "The latency (ms)")?;
-    let n = opt(&k.n, 1.0, f64::from(MAX_N), "N")?.map(|n| n.round() as u32);
-    let median = opt(&k.median, 1.0, 3_600_000.0, "The work median (ms)")?;
-    let p99 = opt(&k.p99, 1.0, 3_600_000.0, "The work p99 (ms)")?;
+        num(s).filter(|x| (lo..=hi).contains(x)).map(Some).ok_or_else(|| {
+            tx.fmt(
+                "knob_range",
+                &[
+                    ("what", tx.t(what)),
+                    ("lo", lo.to_string()),
+                    ("hi", hi.to_string()),
+                ],
+            )
+        })
+    };
+    let ttl = opt(&k.ttl, 1.0, 3_600_000.0, "knob_ttl")?;
+    let drift = opt(&k.drift, 0.0, 0.5, "knob_drift")?;
+    let timeout = opt(&k.timeout, 0.0, 3_600_000.0, "knob_timeout")?;
+    let retry = opt(&k.retry, 0.0, 3_600_000.0, "knob_retry")?;
+    let latency = opt(&k.latency, 0.0, 60_000.0, "knob_latency")?;
+    let n = opt(&k.n, 1.0, f64::from(MAX_N), "knob_n")?.map(|n| n.round() as u32);
+    let median = opt(&k.median, 1.0, 3_600_000.0, "knob_median")?;
+    let p99 = opt(&k.p99, 1.0, 3_600_000.0, "knob_p99")?;
     let work_ms = match (median, p99) {
         (Some(m), Some(p)) if p >= m => Some((m, p)),
-        (Some(_), Some(_)) => return Err("The work p99 must be at least its median.".into()),
+        (Some(_), Some(_)) => return Err(tx.t("knob_p99_median")),
         _ => None,
     };
     Ok(Variant {
@@ -107,6 +115,8 @@ pub struct VariantEditorProps {
     pub seed: u64,
     pub variant: Variant,
     pub on_change: Callback<Variant>,
+    /// The language of its labels and messages.
+    pub lang: Lang,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -118,6 +128,7 @@ enum Which {
 #[function_component(VariantEditor)]
 pub fn variant_editor(props: &VariantEditorProps) -> Html {
     let knobs = use_state(|| KnobText::of(&props.base, &props.variant));
+    let tx = Texts::new(props.lang);
     let has_n = redlock_nodes(&props.base).is_some();
     let has_work = first_work(&props.base).is_some();
     let which = use_state(|| Which::Release);
@@ -141,11 +152,12 @@ pub fn variant_editor(props: &VariantEditorProps) -> Html {
         let defaults = parse_knobs(
             &KnobText::of(&props.base, &Variant::default()),
             &Variant::default(),
+            tx,
         )
         .ok();
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
-            match parse_knobs(&knobs, &variant) {
+            match parse_knobs(&knobs, &variant, tx) {
                 Ok(mut v) => {
                     // A knob left at the scenario's own value stays out of the variant
                     // (and so out of the link).
@@ -186,7 +198,7 @@ pub fn variant_editor(props: &VariantEditorProps) -> Html {
             k.set(next);
         });
         html! {
-            <label>{ format!("{label} ") }<input type="text" inputmode={mode} size="7" class={class} value={get(&knobs).clone()} {oninput} /></label>
+            <label>{ format!("{} ", tx.t(label)) }<input type="text" inputmode={mode} size="7" class={class} value={get(&knobs).clone()} {oninput} /></label>
         }
     };
     let on_pick = {
@@ -269,41 +281,41 @@ pub fn variant_editor(props: &VariantEditorProps) -> Html {
 
     html! {
         <details class="variant-editor">
-            <summary>{"Change the knobs or the Lua scripts"}</summary>
+            <summary>{tx.t("knobs_summary")}</summary>
             <form class="knobs" onsubmit={on_knobs}>
-                { knob("TTL (ms)", "knob-ttl", "numeric", |k| &k.ttl, |k, v| k.ttl = v) }
-                { knob("Drift factor", "knob-drift", "decimal", |k| &k.drift, |k, v| k.drift = v) }
-                { knob("Per-node timeout (ms)", "knob-timeout", "decimal", |k| &k.timeout, |k, v| k.timeout = v) }
-                { knob("Retry delay (ms)", "knob-retry", "decimal", |k| &k.retry, |k, v| k.retry = v) }
-                { knob("Network latency (ms)", "knob-latency", "decimal", |k| &k.latency, |k, v| k.latency = v) }
-                if has_n { { knob("N (masters, 1–7)", "knob-n", "numeric", |k| &k.n, |k, v| k.n = v) } }
+                { knob("knob_ttl", "knob-ttl", "numeric", |k| &k.ttl, |k, v| k.ttl = v) }
+                { knob("knob_drift", "knob-drift", "decimal", |k| &k.drift, |k, v| k.drift = v) }
+                { knob("knob_timeout", "knob-timeout", "decimal", |k| &k.timeout, |k, v| k.timeout = v) }
+                { knob("knob_retry", "knob-retry", "decimal", |k| &k.retry, |k, v| k.retry = v) }
+                { knob("knob_latency", "knob-latency", "decimal", |k| &k.latency, |k, v| k.latency = v) }
+                if has_n { { knob("knob_n", "knob-n", "numeric", |k| &k.n, |k, v| k.n = v) } }
                 if has_work {
-                    { knob("Work median (ms)", "knob-median", "numeric", |k| &k.median, |k, v| k.median = v) }
-                    { knob("Work p99 (ms)", "knob-p99", "numeric", |k| &k.p99, |k, v| k.p99 = v) }
+                    { knob("knob_median", "knob-median", "numeric", |k| &k.median, |k, v| k.median = v) }
+                    { knob("knob_p99", "knob-p99", "numeric", |k| &k.p99, |k, v| k.p99 = v) }
                 }
-                <button type="submit">{"Rerun with these"}</button>
+                <button type="submit">{ tx.t("knob_rerun") }</button>
                 if let Some(e) = &*knob_error { <span class="hint" role="alert">{ e.clone() }</span> }
             </form>
             <form class="script-editor" onsubmit={on_apply}>
-                <label>{"Script "}
+                <label>{ tx.t("script_label") }
                     <select onchange={on_pick}>
-                        <option value="release" selected={*which == Which::Release}>{"release (check and delete)"}</option>
-                        <option value="extend" selected={*which == Which::Extend}>{"extend (watchdog renewal)"}</option>
+                        <option value="release" selected={*which == Which::Release}>{ tx.t("script_release") }</option>
+                        <option value="extend" selected={*which == Which::Extend}>{ tx.t("script_extend") }</option>
                     </select>
                 </label>
                 <div class="editor">
                     <ol class="gutter" aria-hidden="true">
                         { for (1..=lines).map(|n| html! { <li class={classes!((err_line == Some(n)).then_some("err"))}>{ n }</li> }) }
                     </ol>
-                    <textarea class="lua" aria-label="Lua script" spellcheck="false" rows={lines.max(4).to_string()}
+                    <textarea class="lua" aria-label={tx.t("script_aria")} spellcheck="false" rows={lines.max(4).to_string()}
                         value={(*draft).clone()} oninput={on_edit} />
                 </div>
-                <button type="submit" class="apply-script">{"Apply and rerun"}</button>
-                <button type="button" onclick={on_reset}>{"Restore the originals"}</button>
+                <button type="submit" class="apply-script">{ tx.t("script_apply") }</button>
+                <button type="button" onclick={on_reset}>{ tx.t("script_restore") }</button>
                 if let Some(e) = &*error {
                     <p class="script-error" role="alert">
-                        { match e.line { Some(l) => format!("Line {l}: "), None => String::new() } }{ e.message.clone() }
-                        {" The run keeps the previous script."}
+                        { match e.line { Some(l) => tx.fmt("script_line", &[("n", l.to_string())]), None => String::new() } }{ e.message.clone() }
+                        { tx.t("script_keeps") }
                     </p>
                 }
             </form>

@@ -651,7 +651,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         .map(|b| html! { <li class="violation-text">{ format!("⚠ {}", band_sentence(m, b, props.lang)) }</li> })
         .collect();
     // The panel's own words in the reader's language (the icon buttons keep their English
-    // names; the scenario's description is English for now).
+    // names).
     let tx = crate::lesson::i18n::Texts::new(props.lang);
     let log_id = format!("log-{}-{}", *name, *panel_id);
     let cluster_id = format!("cluster-{}-{}", *name, *panel_id);
@@ -690,7 +690,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                     <button type="button" class="undo-fork" onclick={on_undo}>{ tx.fmt("sc_undo_fork", &[("n", injections.len().to_string())]) }</button>
                 }
             </div>
-            if let Some(d) = base.as_ref().as_ref().ok().map(|s| s.description.clone()).filter(|d| !d.is_empty()) {
+            if let Some(d) = base.as_ref().as_ref().ok().map(|s| s.description_in(props.lang.code()).to_string()).filter(|d| !d.is_empty()) {
                 <p class="scenario-desc">{ d }</p>
             }
             // A named group, not a toolbar: each control is its own Tab stop, where a
@@ -761,7 +761,8 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                     scenario={sweep.clone()}
                     seed={*seed}
                     ttl_ms={variant.ttl_ms.unwrap_or_else(|| sweep.clients.first().map_or(0.0, |c| c.ttl_ms))}
-                    on_pick={{ let (v, on) = ((*variant).clone(), on_variant.clone()); Callback::from(move |t: f64| on.emit(Variant { ttl_ms: Some(t), ..v.clone() })) }} />
+                    on_pick={{ let (v, on) = ((*variant).clone(), on_variant.clone()); Callback::from(move |t: f64| on.emit(Variant { ttl_ms: Some(t), ..v.clone() })) }}
+                    lang={props.lang} />
             }
             <div class="scenario-side">
                 // A `<div>` may not carry a name (aria-label); the group takes its heading's.
@@ -807,7 +808,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                 </div>
             </div>
             if let Some(base) = base.as_ref().as_ref().ok().filter(|_| shows("editor")).cloned() {
-                <editor::VariantEditor key={format!("{}-{}-{:?}", *name, *seed, variant.ttl_ms)} {base} seed={*seed} variant={(*variant).clone()} on_change={on_variant} />
+                <editor::VariantEditor key={format!("{}-{}-{:?}", *name, *seed, variant.ttl_ms)} {base} seed={*seed} variant={(*variant).clone()} on_change={on_variant} lang={props.lang} />
             }
             if let Some(base) = base.as_ref().as_ref().ok().filter(|_| shows("editor")) {
                 <explore::ExplorePanel key={(*name).clone()} scenario={variant.apply(base)} seed={*seed} on_load={on_counterexample} lang={props.lang} />

@@ -2,6 +2,8 @@
 //! the violations, the jobs done and how long the lock stayed stuck after the crash.
 //! A slider (and a button per row) picks the TTL the timeline above shows.
 
+use crate::lesson::content::Lang;
+use crate::lesson::i18n::Texts;
 use crate::sim::scenario::Scenario;
 use crate::sim::sweep::{ttl_tradeoff, TtlPoint};
 use std::rc::Rc;
@@ -15,6 +17,8 @@ pub struct TradeoffProps {
     /// The TTL the timeline shows now.
     pub ttl_ms: f64,
     pub on_pick: Callback<f64>,
+    /// The language of its caption, headings and cells.
+    pub lang: Lang,
 }
 
 #[function_component(TradeoffTable)]
@@ -49,7 +53,8 @@ pub fn tradeoff_table(props: &TradeoffProps) -> Html {
         })
     };
     let slider_text = format!("TTL {} ms", fmt(props.ttl_ms));
-    let caption = format!("The same run (seed {}) at each TTL", props.seed);
+    let tx = Texts::new(props.lang);
+    let caption = tx.fmt("tt_caption", &[("seed", props.seed.to_string())]);
     html! {
         <div class="tradeoff">
             <label class="ttl-slider">{ format!("{slider_text} ") }
@@ -57,8 +62,8 @@ pub fn tradeoff_table(props: &TradeoffProps) -> Html {
                     value={at.to_string()} aria-valuetext={slider_text.clone()} oninput={on_slide} />
             </label>
             { match &*rows {
-                None => html! { <p class="hint" role="status">{"Comparing the TTLs…"}</p> },
-                Some(Err(e)) => html! { <p class="hint" role="alert">{ format!("The comparison could not run: {e}") }</p> },
+                None => html! { <p class="hint" role="status">{ tx.t("tt_comparing") }</p> },
+                Some(Err(e)) => html! { <p class="hint" role="alert">{ tx.fmt("tt_failed", &[("error", e.to_string())]) }</p> },
                 Some(Ok(rows)) => html! {
                     // Wider than a phone: it scrolls on its own (and can be scrolled with
                     // the keyboard), so the page never scrolls sideways (WCAG 1.4.10).
@@ -66,11 +71,11 @@ pub fn tradeoff_table(props: &TradeoffProps) -> Html {
                     <table class="tradeoff-table">
                         <caption>{ caption.clone() }</caption>
                         <thead><tr>
-                            <th scope="col">{"TTL (ms)"}</th>
-                            <th scope="col">{"Violations"}</th>
-                            <th scope="col">{"Jobs done"}</th>
-                            <th scope="col">{"Lock stuck after the crash"}</th>
-                            <th scope="col"><span class="visually-hidden">{"Show"}</span></th>
+                            <th scope="col">{ tx.t("knob_ttl") }</th>
+                            <th scope="col">{ tx.t("tt_violations") }</th>
+                            <th scope="col">{ tx.t("tt_jobs") }</th>
+                            <th scope="col">{ tx.t("tt_stuck") }</th>
+                            <th scope="col"><span class="visually-hidden">{ tx.t("tt_show") }</span></th>
                         </tr></thead>
                         <tbody>
                             { for rows.iter().map(|r| {
@@ -81,9 +86,9 @@ pub fn tradeoff_table(props: &TradeoffProps) -> Html {
                                         <th scope="row">{ fmt(r.ttl_ms) }</th>
                                         <td class={classes!((r.violations > 0).then_some("bad"))}>{ r.violations }</td>
                                         <td>{ r.jobs }</td>
-                                        <td>{ stuck(r) }</td>
+                                        <td>{ stuck(r, tx) }</td>
                                         <td><button type="button" onclick={pick} disabled={current}
-                                            aria-label={format!("Show TTL {} ms", fmt(r.ttl_ms))}>{"Show"}</button></td>
+                                            aria-label={tx.fmt("tt_show_ttl", &[("ttl", fmt(r.ttl_ms))])}>{ tx.t("tt_show") }</button></td>
                                     </tr>
                                 }
                             }) }
@@ -111,10 +116,10 @@ fn fmt(ms: f64) -> String {
     }
 }
 
-fn stuck(r: &TtlPoint) -> String {
+fn stuck(r: &TtlPoint, tx: Texts) -> String {
     match r.stuck_ms {
-        None => "no crash".into(),
-        Some(ms) if r.stuck_to_end => format!("≥ {:.0} ms (until the end)", ms),
+        None => tx.t("tt_no_crash"),
+        Some(ms) if r.stuck_to_end => tx.fmt("tt_until_end", &[("ms", format!("{ms:.0}"))]),
         Some(ms) => format!("{ms:.0} ms"),
     }
 }
