@@ -608,3 +608,76 @@ async fn the_panel_speaks_norwegian_in_the_norwegian_lesson() {
     assert!(text(&p, "form.knobs").contains("Driftfaktor"));
     reset_search();
 }
+
+/// A touch pointer event of `kind` for finger `id` at `x` pixels across `target`.
+fn touch(target: &Element, kind: &str, id: i32, x: f64) {
+    let r = target.get_bounding_client_rect();
+    let init = web_sys::PointerEventInit::new();
+    init.set_pointer_id(id);
+    init.set_pointer_type("touch");
+    init.set_is_primary(id == 1);
+    init.set_bubbles(true);
+    init.set_cancelable(true);
+    init.set_client_x((r.left() + x) as i32);
+    init.set_client_y((r.top() + r.height() / 2.0) as i32);
+    let e = web_sys::PointerEvent::new_with_event_init_dict(kind, &init).expect("a pointer event");
+    target.dispatch_event(&e).expect("dispatched");
+}
+
+#[wasm_bindgen_test]
+async fn two_fingers_pinch_the_timeline_and_one_finger_pans_it() {
+    let _x = Exclusive::acquire().await;
+    let root = fresh("#/distributed-locks/3");
+    let _app = Mounted::new(&root);
+    let r = root.clone();
+    wait_until("the panel", move || {
+        query(&r, "section.scenario svg.timeline").is_some()
+    })
+    .await;
+    let p = panel(&root);
+    let wrap = query(&p, ".timeline-wrap").expect("the timeline's wrap");
+    let w = wrap.get_bounding_client_rect().width();
+    let ticks = |p: &Element| text(p, "svg.timeline");
+    let pan_left_disabled = |p: &Element| {
+        query(p, "button[aria-label='Pan left']")
+            .expect("a pan button")
+            .has_attribute("disabled")
+    };
+    assert!(pan_left_disabled(&p), "the whole run is shown at first");
+    let before = ticks(&p);
+    // Two fingers 10 % of the width apart spread to 50 %: zoom in about five times.
+    touch(&wrap, "pointerdown", 1, w * 0.55);
+    touch(&wrap, "pointerdown", 2, w * 0.65);
+    for step in 1..=4 {
+        let d = w * 0.05 * step as f64;
+        touch(&wrap, "pointermove", 1, w * 0.55 - d);
+        touch(&wrap, "pointermove", 2, w * 0.65 + d);
+        TimeoutFuture::new(20).await;
+    }
+    touch(&wrap, "pointerup", 1, w * 0.35);
+    touch(&wrap, "pointerup", 2, w * 0.85);
+    let pp = p.clone();
+    wait_until("the view to zoom in", move || !pan_left_disabled(&pp)).await;
+    let zoomed = ticks(&p);
+    assert_ne!(zoomed, before, "the axis shows a narrower window");
+    // One finger dragged to the left moves the view later in the run.
+    touch(&wrap, "pointerdown", 3, w * 0.6);
+    touch(&wrap, "pointermove", 3, w * 0.45);
+    TimeoutFuture::new(20).await;
+    touch(&wrap, "pointermove", 3, w * 0.3);
+    touch(&wrap, "pointerup", 3, w * 0.3);
+    let (pp, z) = (p.clone(), zoomed.clone());
+    wait_until("the view to pan", move || ticks(&pp) != z).await;
+    // A mouse is left alone: it clicks marks and selects text, as before.
+    TimeoutFuture::new(50).await;
+    let panned = ticks(&p);
+    let init = web_sys::PointerEventInit::new();
+    init.set_pointer_type("mouse");
+    init.set_bubbles(true);
+    for kind in ["pointerdown", "pointermove", "pointerup"] {
+        let e = web_sys::PointerEvent::new_with_event_init_dict(kind, &init).expect("a pointer event");
+        wrap.dispatch_event(&e).expect("dispatched");
+    }
+    TimeoutFuture::new(50).await;
+    assert_eq!(ticks(&p), panned);
+}

@@ -15,6 +15,7 @@
 pub mod link;
 pub mod lod;
 pub mod variant;
+pub mod view;
 pub mod words;
 
 pub use variant::{check_script, first_script_error, ScriptError, Variant};

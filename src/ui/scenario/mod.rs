@@ -20,7 +20,7 @@ use crate::lesson::route::query_param;
 use crate::sim::scenario::builtin;
 use crate::sim::Fault;
 use crate::store::parse_line;
-use crate::timeline::{band_sentence, build_with, describe, link, snapshot, words, Model, Variant};
+use crate::timeline::{band_sentence, build_with, describe, link, snapshot, view, words, Model, Variant};
 use crate::ui::browser;
 use gloo::timers::callback::Interval;
 use std::rc::Rc;
@@ -154,6 +154,23 @@ fn write_url_state(
     browser::replace_hash(&q);
 }
 
+/// The fingers on a timeline (pointer id, x, y) and the gesture they make, if any.
+#[derive(Default)]
+struct Touch {
+    fingers: Vec<(i32, f64, f64)>,
+    start: Option<Gesture>,
+}
+
+/// How a gesture started: the window, the fingers' midpoint (0..1 across the plot),
+/// their distance in pixels, and how many fingers.
+#[derive(Clone, Copy)]
+struct Gesture {
+    from: Option<(u64, u64)>,
+    f0: f64,
+    d0: f64,
+    fingers: usize,
+}
+
 #[function_component(ScenarioPanel)]
 pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     let names = props.names.clone();
@@ -240,6 +257,9 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     let panel_id = use_memo((), |_| next_panel_id());
     let speed = use_state(|| 4.0f64);
     let zoom = use_state(|| None::<(u64, u64)>);
+    // The fingers on the timeline and where their gesture started (see `on_touch`).
+    let touch = use_mut_ref(Touch::default);
+    let wrap_ref = use_node_ref();
     let seed_input = use_state(String::new);
     let console_out = use_state(Vec::<(String, String)>::new);
     let console_node = use_state(|| None::<u32>);
@@ -475,56 +495,87 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             }
         })
     };
+    let end_us = m.end_us.max(1);
     let zoom_by = |factor: f64| {
         let zoom = zoom.clone();
-        let end = m.end_us.max(1);
-        Callback::from(move |_| {
-            let (a, b) = zoom.unwrap_or((0, end));
-            let mid = (a + b) / 2;
-            let half = (((b - a) as f64 * factor) / 2.0).max(500.0) as u64;
-            let (na, nb) = (mid.saturating_sub(half), (mid + half).min(end));
-            zoom.set(if na == 0 && nb >= end {
-                None
-            } else {
-                Some((na, nb))
-            });
-        })
+        Callback::from(move |_| zoom.set(view::zoom(*zoom, end_us, factor)))
     };
-    let pan_by = |dir: i64| {
+    let pan_by = |dir: f64| {
         let zoom = zoom.clone();
-        let end = m.end_us.max(1);
-        Callback::from(move |_| {
-            if let Some((a, b)) = *zoom {
-                let w = b - a;
-                let shift = (w / 4) as i64 * dir;
-                let na = (a as i64 + shift).clamp(0, (end - w) as i64) as u64;
-                zoom.set(Some((na, na + w)));
-            }
-        })
+        Callback::from(move |_| zoom.set(view::pan(*zoom, end_us, 0.25 * dir)))
     };
     let on_wheel = {
         let zoom = zoom.clone();
-        let end = m.end_us.max(1);
         Callback::from(move |e: WheelEvent| {
-            // Only with Ctrl/⌘ (zoom) or Shift (pan): plain wheel keeps scrolling the page.
-            let (a, b) = zoom.unwrap_or((0, end));
-            let w = b - a;
+            // Only with Ctrl/⌘ (zoom, and a trackpad's pinch) or Shift (pan): a plain
+            // wheel keeps scrolling the page.
             if e.ctrl_key() || e.meta_key() {
                 e.prevent_default();
                 let factor = if e.delta_y() > 0.0 { 1.25 } else { 0.8 };
-                let mid = (a + b) / 2;
-                let half = ((w as f64 * factor) / 2.0).max(500.0) as u64;
-                let (na, nb) = (mid.saturating_sub(half), (mid + half).min(end));
-                zoom.set(if na == 0 && nb >= end {
-                    None
-                } else {
-                    Some((na, nb))
-                });
+                zoom.set(view::zoom(*zoom, end_us, factor));
             } else if e.shift_key() && zoom.is_some() {
                 e.prevent_default();
-                let shift = (w as f64 * 0.1 * e.delta_y().signum()) as i64;
-                let na = (a as i64 + shift).clamp(0, (end - w) as i64) as u64;
-                zoom.set(Some((na, na + w)));
+                zoom.set(view::pan(*zoom, end_us, 0.1 * e.delta_y().signum()));
+            }
+        })
+    };
+    // Touch: two fingers pinch to zoom, one finger drags sideways to pan. The wrap's CSS
+    // (`touch-action: pan-y`) leaves vertical scrolling to the page.
+    let on_touch = {
+        let (zoom, touch, wrap) = (zoom.clone(), touch.clone(), wrap_ref.clone());
+        Callback::from(move |e: PointerEvent| {
+            if e.pointer_type() != "touch" {
+                return;
+            }
+            let Some(el) = wrap.cast::<web_sys::Element>() else {
+                return;
+            };
+            let r = el.get_bounding_client_rect();
+            // Where across the plot (not the lane labels) a screen x falls, 0..1.
+            let frac = |x: f64| svg::plot_fraction(x - r.left(), r.width());
+            let mut t = touch.borrow_mut();
+            let id = e.pointer_id();
+            match e.type_().as_str() {
+                "pointerdown" => {
+                    t.fingers.retain(|f| f.0 != id);
+                    t.fingers.push((id, e.client_x() as f64, e.client_y() as f64));
+                    t.start = None;
+                }
+                "pointermove" => {
+                    if let Some(f) = t.fingers.iter_mut().find(|f| f.0 == id) {
+                        f.1 = e.client_x() as f64;
+                        f.2 = e.client_y() as f64;
+                    }
+                }
+                _ => {
+                    t.fingers.retain(|f| f.0 != id);
+                    t.start = None;
+                    return;
+                }
+            }
+            let (mid, dist) = match t.fingers.as_slice() {
+                [(_, x, _)] => (*x, 1.0),
+                [(_, x0, y0), (_, x1, y1), ..] => ((x0 + x1) / 2.0, (x1 - x0).hypot(y1 - y0).max(1.0)),
+                [] => return,
+            };
+            let now = Gesture {
+                from: *zoom,
+                f0: frac(mid),
+                d0: dist,
+                fingers: t.fingers.len(),
+            };
+            match t.start {
+                Some(g) if g.fingers == now.fingers => {
+                    // A one-finger drag only pans a zoomed view; the page keeps it otherwise.
+                    if g.fingers > 1 || g.from.is_some() {
+                        e.prevent_default();
+                        let next = view::pinch(g.from, end_us, g.f0, g.d0, now.f0, now.d0);
+                        if next != *zoom {
+                            zoom.set(next);
+                        }
+                    }
+                }
+                _ => t.start = Some(now),
             }
         })
     };
@@ -722,8 +773,8 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                 <span class="zoom-buttons">
                     <button type="button" aria-label="Zoom in" onclick={zoom_by(0.5)}>{"+"}</button>
                     <button type="button" aria-label="Zoom out" onclick={zoom_by(2.0)}>{"−"}</button>
-                    <button type="button" aria-label="Pan left" onclick={pan_by(-1)} disabled={zoom.is_none()}>{"←"}</button>
-                    <button type="button" aria-label="Pan right" onclick={pan_by(1)} disabled={zoom.is_none()}>{"→"}</button>
+                    <button type="button" aria-label="Pan left" onclick={pan_by(-1.0)} disabled={zoom.is_none()}>{"←"}</button>
+                    <button type="button" aria-label="Pan right" onclick={pan_by(1.0)} disabled={zoom.is_none()}>{"→"}</button>
                 </span>
                 }
             </div>
@@ -738,7 +789,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                     { format!(" {}", tx.fmt("sc_side_by_side", &[("other", other_name.to_string())])) }
                 </label>
             }
-            <div class="timeline-wrap" onwheel={on_wheel}>
+            <div class="timeline-wrap" ref={wrap_ref} onwheel={on_wheel} onpointerdown={on_touch.clone()} onpointermove={on_touch.clone()} onpointerup={on_touch.clone()} onpointercancel={on_touch}>
                 <svg::TimelineSvg model={svg::Shared(m.clone())} {t_us} view={view} on_seek={on_seek_index} lang={props.lang} />
             </div>
             if let Some(o) = other.as_ref() {

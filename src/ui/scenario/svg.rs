@@ -60,6 +60,15 @@ fn focus_mark(layer: &NodeRef, pos: usize) {
     }
 }
 
+/// Where a point `x` pixels from the drawing's left edge falls across the plot (the part
+/// right of the lane labels), 0..1, for a drawing `width` pixels wide.
+pub fn plot_fraction(x: f64, width: f64) -> f64 {
+    if width <= 0.0 || !x.is_finite() {
+        return 0.5;
+    }
+    ((x / width * W - LABEL_W) / PLOT_W).clamp(0.0, 1.0)
+}
+
 fn nice_step(span_ms: f64) -> f64 {
     let raw = span_ms / 6.0;
     let mag = 10f64.powf(raw.log10().floor());

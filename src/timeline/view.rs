@@ -1,0 +1,120 @@
+//! The visible window of a timeline: zooming and panning, by buttons, wheel or touch.
+//!
+//! A window is `(from_us, to_us)` of true time inside `0..=end`; `None` means the whole
+//! run. Every function keeps the window inside the run and at least [`MIN_SPAN_US`] wide,
+//! so no gesture can leave the learner on an empty or inverted view.
+
+/// The narrowest window: one millisecond.
+pub const MIN_SPAN_US: u64 = 1_000;
+
+/// A window clamped into `0..=end` and at least [`MIN_SPAN_US`] wide (or the whole run
+/// if that is shorter); `None` when it covers the whole run.
+fn settle(start: f64, width: f64, end: u64) -> Option<(u64, u64)> {
+    let end_f = end.max(1) as f64;
+    let width = width.clamp((MIN_SPAN_US as f64).min(end_f), end_f);
+    let start = start.clamp(0.0, end_f - width);
+    let (a, b) = (start.round() as u64, (start + width).round() as u64);
+    if a == 0 && b >= end {
+        None
+    } else {
+        Some((a, b.min(end)))
+    }
+}
+
+fn current(view: Option<(u64, u64)>, end: u64) -> (f64, f64) {
+    let (a, b) = view.unwrap_or((0, end.max(1)));
+    (a as f64, b.saturating_sub(a).max(1) as f64)
+}
+
+/// Zoom about the window's middle: `factor` < 1 zooms in, > 1 out.
+pub fn zoom(view: Option<(u64, u64)>, end: u64, factor: f64) -> Option<(u64, u64)> {
+    let (a, w) = current(view, end);
+    if !factor.is_finite() || factor <= 0.0 {
+        return view;
+    }
+    let nw = w * factor;
+    settle(a + w / 2.0 - nw / 2.0, nw, end)
+}
+
+/// Move the window by `frac` of its width (negative: towards the start).
+pub fn pan(view: Option<(u64, u64)>, end: u64, frac: f64) -> Option<(u64, u64)> {
+    let (a, w) = current(view, end);
+    if view.is_none() || !frac.is_finite() {
+        return view;
+    }
+    settle(a + w * frac, w, end)
+}
+
+/// A touch gesture, from where it started to where the fingers are now.
+///
+/// `f0` and `f1`: where the fingers' midpoint is across the plot (0 = left edge, 1 =
+/// right edge), at the start and now. `d0` and `d1`: the distance between two fingers at
+/// the start and now, in pixels (equal for a one-finger drag). The moment under the
+/// fingers at the start stays under them: spreading zooms in around it, and moving
+/// pans.
+pub fn pinch(start: Option<(u64, u64)>, end: u64, f0: f64, d0: f64, f1: f64, d1: f64) -> Option<(u64, u64)> {
+    if ![f0, d0, f1, d1].iter().all(|x| x.is_finite()) || d0 <= 0.0 || d1 <= 0.0 {
+        return start;
+    }
+    let (a, w) = current(start, end);
+    let anchor = a + f0 * w;
+    let nw = w * d0 / d1;
+    let nw = nw.clamp((MIN_SPAN_US as f64).min(end.max(1) as f64), end.max(1) as f64);
+    settle(anchor - f1 * nw, nw, end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const END: u64 = 10_000_000;
+
+    #[test]
+    fn zoom_in_and_back_out_to_the_whole_run() {
+        let v = zoom(None, END, 0.5);
+        assert_eq!(v, Some((2_500_000, 7_500_000)));
+        assert_eq!(zoom(v, END, 2.0), None);
+        // Never narrower than a millisecond, never wider than the run.
+        let mut v = None;
+        for _ in 0..100 {
+            v = zoom(v, END, 0.5);
+        }
+        let (a, b) = v.expect("zoomed");
+        assert_eq!(b - a, MIN_SPAN_US);
+        assert_eq!(zoom(Some((0, 10)), END, f64::NAN), Some((0, 10)));
+        assert_eq!(zoom(None, END, 8.0), None);
+    }
+
+    #[test]
+    fn pan_stops_at_both_ends() {
+        let v = Some((2_000_000, 4_000_000));
+        assert_eq!(pan(v, END, 0.25), Some((2_500_000, 4_500_000)));
+        assert_eq!(pan(v, END, -5.0), Some((0, 2_000_000)));
+        assert_eq!(pan(v, END, 50.0), Some((8_000_000, END)));
+        // The whole run has nowhere to go.
+        assert_eq!(pan(None, END, 0.25), None);
+    }
+
+    #[test]
+    fn spreading_two_fingers_zooms_in_around_the_moment_under_them() {
+        // Fingers 100 px apart around a quarter of the way in; they spread to 200 px.
+        let v = pinch(None, END, 0.25, 100.0, 0.25, 200.0);
+        let (a, b) = v.expect("zoomed in");
+        assert_eq!(b - a, END / 2);
+        // 2.5 s was under the fingers and still is.
+        assert_eq!(a + (b - a) / 4, 2_500_000);
+        // Pinching back closes to the whole run.
+        assert_eq!(pinch(v, END, 0.25, 200.0, 0.25, 100.0), None);
+    }
+
+    #[test]
+    fn a_drag_pans_and_bad_input_changes_nothing() {
+        let v = Some((2_000_000, 4_000_000));
+        // The finger moves from the middle to the left quarter: the view moves right.
+        assert_eq!(pinch(v, END, 0.5, 1.0, 0.25, 1.0), Some((2_500_000, 4_500_000)));
+        assert_eq!(pinch(v, END, 0.5, 0.0, 0.5, 1.0), v);
+        assert_eq!(pinch(v, END, f64::INFINITY, 1.0, 0.5, 1.0), v);
+        // A run shorter than a millisecond cannot be zoomed into.
+        assert_eq!(zoom(None, 500, 0.5), None);
+    }
+}
