@@ -507,6 +507,48 @@ fn runaway_script_is_stopped_and_the_store_keeps_serving() {
 }
 
 #[test]
+fn a_runaway_pattern_is_stopped_even_inside_pcall() {
+    let mut store = new_store();
+    // A small budget keeps this test quick; the default one works the same way.
+    store.set_script_limits(ScriptLimits {
+        fuel: 200_000,
+        ..ScriptLimits::default()
+    });
+    // Exponential backtracking: each call alone would take far longer than the budget.
+    let slow = "string.find(string.rep('a', 40), string.rep('a-', 40) .. 'b')";
+    let reply = run(&mut store, &format!("EVAL \"return {slow}\" 0"));
+    let Reply::Error(text) = &reply else {
+        panic!("expected an error reply, got {reply:?}");
+    };
+    assert!(
+        text.starts_with("ERR Script killed: it ran more than 200000"),
+        "{text}"
+    );
+    // Catching the error does not buy more time: the script is killed.
+    let reply = run(
+        &mut store,
+        &format!("EVAL \"while true do pcall(function() return {slow} end) end\" 0"),
+    );
+    assert!(
+        matches!(&reply, Reply::Error(t) if t.contains("Script killed")),
+        "{reply:?}"
+    );
+    // Patterns that finish are not charged more than they cost.
+    let reply = run(
+        &mut store,
+        r#"EVAL "local n = 0 for i = 1, 1000 do n = n + select(2, string.gsub('a,b,c,d', ',', ';')) end return n" 0"#,
+    );
+    assert_eq!(reply, Reply::Int(3000));
+    // The error a caught runaway gives, in a script that stops looping after it.
+    let reply = run(
+        &mut store,
+        &format!("EVAL \"return {{pcall(function() return {slow} end)}}\" 0"),
+    );
+    assert!(reply.is_error(), "killed after its one try: {reply:?}");
+    assert_eq!(run(&mut store, "PING"), Reply::Status("PONG".into()));
+}
+
+#[test]
 fn deep_recursion_and_huge_allocations_end_in_error_replies() {
     let mut store = new_store();
     for script in [

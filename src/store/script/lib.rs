@@ -15,6 +15,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::cfmt::{self, Spec};
 use super::convert::{reply_to_lua, truncate};
+use super::pattern::{self, Capture, Matcher, PatError};
 use super::Host;
 use crate::store::cmd;
 use crate::store::Reply;
@@ -443,6 +444,24 @@ fn install_string<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Shared) {
     set(
         ctx,
         string,
+        "find",
+        callback(ctx, host, |ctx, exec, stack, host| {
+            str_find(ctx, exec, stack, host, true)
+        }),
+    );
+    set(
+        ctx,
+        string,
+        "match",
+        callback(ctx, host, |ctx, exec, stack, host| {
+            str_find(ctx, exec, stack, host, false)
+        }),
+    );
+    set(ctx, string, "gmatch", callback(ctx, host, str_gmatch));
+    set(ctx, string, "gsub", callback(ctx, host, str_gsub));
+    set(
+        ctx,
+        string,
         "rep",
         callback(ctx, host, |ctx, mut exec, mut stack, host| {
             let s = arg_string(ctx, &exec, host, &stack, 0, "rep")?;
@@ -505,6 +524,433 @@ fn install_string<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Shared) {
             Ok(CallbackReturn::Return)
         }),
     );
+}
+
+/// Pattern steps a script may spend per unit of its instruction budget: a matcher step
+/// (compare a byte, try a position) is far cheaper than a VM instruction.
+pub(crate) const PATTERN_STEPS_PER_FUEL: u64 = 4;
+
+/// A pattern error as the script sees it. Running out of steps also empties the
+/// instruction budget, so the script is stopped even if it catches the error.
+fn pattern_error<'gc>(
+    ctx: Context<'gc>,
+    exec: &mut Execution,
+    host: &Shared,
+    e: PatError,
+) -> piccolo::Error<'gc> {
+    match e {
+        PatError::Lua(msg) => positioned(ctx, exec, host, msg),
+        PatError::Budget => {
+            exec.fuel().consume(i32::MAX);
+            positioned(
+                ctx,
+                exec,
+                host,
+                "pattern too complex (it ran out of lockstep's script budget)",
+            )
+        }
+    }
+}
+
+fn steps_left(host: &Shared) -> u64 {
+    host.try_borrow().map_or(0, |h| h.pattern_steps)
+}
+
+/// Records the steps a match left and charges the ones it took as instructions.
+fn charge(exec: &mut Execution, host: &Shared, before: u64, after: u64) {
+    if let Ok(mut h) = host.try_borrow_mut() {
+        h.pattern_steps = after;
+    }
+    let used = before.saturating_sub(after) / PATTERN_STEPS_PER_FUEL;
+    exec.fuel().consume(i32::try_from(used).unwrap_or(i32::MAX));
+}
+
+fn capture_value<'gc>(ctx: Context<'gc>, src: &[u8], c: Capture) -> Value<'gc> {
+    match c {
+        Capture::Span(a, b) => lua_str(ctx, src.get(a..b).unwrap_or_default()),
+        Capture::Position(n) => Value::Integer(i64::try_from(n).unwrap_or(i64::MAX)),
+    }
+}
+
+/// `string.find` (`find`) and `string.match`, as Lua 5.1's `str_find_aux`.
+fn str_find<'gc>(
+    ctx: Context<'gc>,
+    mut exec: Execution<'gc, '_>,
+    mut stack: Stack<'gc, '_>,
+    host: &Shared,
+    find: bool,
+) -> CbResult<'gc> {
+    let name = if find { "find" } else { "match" };
+    let s = arg_string(ctx, &exec, host, &stack, 0, name)?;
+    let p = arg_string(ctx, &exec, host, &stack, 1, name)?;
+    let len = i64::try_from(s.len()).unwrap_or(i64::MAX);
+    let init = arg_opt_int(ctx, &exec, host, &stack, 2, name, 1)?;
+    let init = if init < 0 {
+        init.saturating_add(len).saturating_add(1)
+    } else {
+        init
+    };
+    let init = usize::try_from(init.max(0).saturating_sub(1).min(len)).unwrap_or(0);
+    let plain = find && (stack.get(3).to_bool() || pattern::is_plain(&p));
+    stack.clear();
+    if plain {
+        let hit = if p.is_empty() {
+            Some(init)
+        } else {
+            s.get(init..)
+                .unwrap_or_default()
+                .windows(p.len())
+                .position(|w| w == p.as_slice())
+                .map(|i| init + i)
+        };
+        exec.fuel()
+            .consume(i32::try_from((s.len() - init) / 64).unwrap_or(i32::MAX));
+        match hit {
+            Some(a) => stack.extend([Value::Integer(a as i64 + 1), Value::Integer((a + p.len()) as i64)]),
+            None => stack.push_back(Value::Nil),
+        }
+        return Ok(CallbackReturn::Return);
+    }
+    let before = steps_left(host);
+    let (r, m) = pattern::find(&s, &p, init, before);
+    charge(&mut exec, host, before, m.steps_left());
+    match r.map_err(|e| pattern_error(ctx, &mut exec, host, e))? {
+        Some((a, b)) => {
+            if find {
+                stack.extend([Value::Integer(a as i64 + 1), Value::Integer(b as i64)]);
+            }
+            for c in m
+                .captures(a, b, !find)
+                .map_err(|e| pattern_error(ctx, &mut exec, host, e))?
+            {
+                stack.push_back(capture_value(ctx, &s, c));
+            }
+        }
+        None => stack.push_back(Value::Nil),
+    }
+    Ok(CallbackReturn::Return)
+}
+
+/// `string.gsub`'s walk over the subject, shared by every kind of replacement.
+struct Gsub {
+    src: Vec<u8>,
+    pat: Vec<u8>,
+    anchor: bool,
+    max_n: i64,
+    pos: usize,
+    n: i64,
+    out: Vec<u8>,
+    done: bool,
+}
+
+impl Gsub {
+    fn new(src: Vec<u8>, pat: Vec<u8>, max_n: i64) -> Gsub {
+        let anchor = pat.first() == Some(&b'^');
+        Gsub {
+            src,
+            pat,
+            anchor,
+            max_n,
+            pos: 0,
+            n: 0,
+            out: Vec::new(),
+            done: false,
+        }
+    }
+
+    /// The next match to replace, `(start, end, its captures or the whole match)`, or
+    /// `None` when the walk is over.
+    #[allow(clippy::type_complexity)]
+    fn next(
+        &mut self,
+        steps: &mut u64,
+    ) -> Result<Option<(usize, usize, Vec<Result<Capture, PatError>>)>, PatError> {
+        while !self.done && self.n < self.max_n {
+            let mut m = Matcher::new(&self.src, &self.pat, *steps);
+            let r = m.match_at(self.pos, usize::from(self.anchor));
+            *steps = m.steps_left();
+            if let Some(e) = r? {
+                self.n += 1;
+                let n = m.capture_count().max(1);
+                let caps = (0..n).map(|i| m.capture(i, self.pos, e)).collect();
+                return Ok(Some((self.pos, e, caps)));
+            }
+            self.advance(None);
+        }
+        Ok(None)
+    }
+
+    /// After the match ending at `e` was replaced (or after no match): on to the next
+    /// position, copying one byte past an empty match.
+    fn advance(&mut self, e: Option<usize>) {
+        match e {
+            Some(e) if e > self.pos => self.pos = e,
+            _ if self.pos < self.src.len() => {
+                self.out
+                    .extend_from_slice(self.src.get(self.pos..=self.pos).unwrap_or_default());
+                self.pos += 1;
+            }
+            _ => self.done = true,
+        }
+        if self.anchor {
+            self.done = true;
+        }
+    }
+
+    fn finish(&mut self) -> Vec<u8> {
+        let mut out = std::mem::take(&mut self.out);
+        out.extend_from_slice(self.src.get(self.pos..).unwrap_or_default());
+        out
+    }
+
+    /// Lua 5.1's `add_s`: the replacement string with `%0`–`%9` and `%%`.
+    fn add_string(
+        &mut self,
+        repl: &[u8],
+        s: usize,
+        e: usize,
+        caps: &[Result<Capture, PatError>],
+    ) -> Result<(), PatError> {
+        let mut i = 0;
+        while let Some(&c) = repl.get(i) {
+            i += 1;
+            if c != b'%' {
+                self.out.push(c);
+                continue;
+            }
+            // A `%` at the very end adds the NUL that ends a C string, as Lua 5.1 does.
+            let d = repl.get(i).copied().unwrap_or(0);
+            i += 1;
+            match d {
+                b'0' => self.out.extend_from_slice(self.src.get(s..e).unwrap_or_default()),
+                b'1'..=b'9' => {
+                    let cap = caps
+                        .get(usize::from(d - b'1'))
+                        .cloned()
+                        .unwrap_or(Err(PatError::Lua("invalid capture index")))?;
+                    match cap {
+                        Capture::Span(a, b) => {
+                            let (a, b) = (a, b);
+                            let piece = self.src.get(a..b).unwrap_or_default().to_vec();
+                            self.out.extend_from_slice(&piece);
+                        }
+                        Capture::Position(n) => self.out.extend_from_slice(n.to_string().as_bytes()),
+                    }
+                }
+                other => self.out.push(other),
+            }
+        }
+        Ok(())
+    }
+
+    /// A table's or function's answer for the match `s..e`: false or nil keep the match.
+    fn add_value<'gc>(&mut self, v: Value<'gc>, s: usize, e: usize) -> Result<(), &'static str> {
+        match v {
+            Value::Nil | Value::Boolean(false) => {
+                self.out.extend_from_slice(self.src.get(s..e).unwrap_or_default())
+            }
+            Value::String(t) => self.out.extend_from_slice(t.as_bytes()),
+            other => match number_text(other) {
+                Some(t) => self.out.extend_from_slice(t.as_bytes()),
+                None => return Err(type_name(other)),
+            },
+        }
+        Ok(())
+    }
+}
+
+/// `string.gsub` with a function: calls it once per match, between steps of the VM.
+#[derive(Collect)]
+#[collect(no_drop)]
+struct GsubCall<'gc> {
+    f: piccolo::Function<'gc>,
+    #[collect(require_static)]
+    walk: Gsub,
+    #[collect(require_static)]
+    host: Shared,
+    /// The match whose replacement the function is computing.
+    #[collect(require_static)]
+    pending: Option<(usize, usize)>,
+}
+
+impl<'gc> Sequence<'gc> for GsubCall<'gc> {
+    fn poll(
+        &mut self,
+        ctx: Context<'gc>,
+        mut exec: Execution<'gc, '_>,
+        mut stack: Stack<'gc, '_>,
+    ) -> Result<SequencePoll<'gc>, piccolo::Error<'gc>> {
+        if let Some((s, e)) = self.pending.take() {
+            if let Err(t) = self.walk.add_value(stack.get(0), s, e) {
+                return Err(positioned(
+                    ctx,
+                    &exec,
+                    &self.host,
+                    &format!("invalid replacement value (a {t})"),
+                ));
+            }
+            self.walk.advance(Some(e));
+        }
+        stack.clear();
+        let before = steps_left(&self.host);
+        let mut steps = before;
+        let next = self.walk.next(&mut steps);
+        charge(&mut exec, &self.host, before, steps);
+        match next.map_err(|e| pattern_error(ctx, &mut exec, &self.host, e))? {
+            Some((s, e, caps)) => {
+                for c in caps {
+                    let c = c.map_err(|err| pattern_error(ctx, &mut exec, &self.host, err))?;
+                    stack.push_back(capture_value(ctx, &self.walk.src, c));
+                }
+                self.pending = Some((s, e));
+                Ok(SequencePoll::Call {
+                    function: self.f,
+                    is_tail: false,
+                })
+            }
+            None => {
+                let out = self.walk.finish();
+                if out.len() > MAX_STRING_BYTES {
+                    return Err(positioned(ctx, &exec, &self.host, "resulting string too large"));
+                }
+                stack.extend([lua_str(ctx, out), Value::Integer(self.walk.n)]);
+                Ok(SequencePoll::Return)
+            }
+        }
+    }
+}
+
+fn str_gsub<'gc>(
+    ctx: Context<'gc>,
+    mut exec: Execution<'gc, '_>,
+    mut stack: Stack<'gc, '_>,
+    host: &Shared,
+) -> CbResult<'gc> {
+    let s = arg_string(ctx, &exec, host, &stack, 0, "gsub")?;
+    let p = arg_string(ctx, &exec, host, &stack, 1, "gsub")?;
+    let repl = stack.get(2);
+    let max_n = arg_opt_int(
+        ctx,
+        &exec,
+        host,
+        &stack,
+        3,
+        "gsub",
+        i64::try_from(s.len()).unwrap_or(i64::MAX).saturating_add(1),
+    )?;
+    let mut walk = Gsub::new(s, p, max_n);
+    if let Value::Function(f) = repl {
+        stack.clear();
+        let seq = GsubCall {
+            f,
+            walk,
+            host: host.clone(),
+            pending: None,
+        };
+        return Ok(CallbackReturn::Sequence(BoxSequence::new(&ctx, seq)));
+    }
+    let text = match repl {
+        Value::String(_) | Value::Integer(_) | Value::Number(_) => check_string(repl),
+        Value::Table(_) => None,
+        _ => {
+            return Err(bad_arg(
+                ctx,
+                &exec,
+                host,
+                3,
+                "gsub",
+                "string/function/table expected",
+            ))
+        }
+    };
+    let before = steps_left(host);
+    let mut steps = before;
+    let result = (|| -> Result<(), piccolo::Error<'gc>> {
+        while let Some((a, b, caps)) = walk
+            .next(&mut steps)
+            .map_err(|e| pattern_error(ctx, &mut exec, host, e))?
+        {
+            match (&text, repl) {
+                (Some(t), _) => walk
+                    .add_string(t, a, b, &caps)
+                    .map_err(|e| pattern_error(ctx, &mut exec, host, e))?,
+                (None, Value::Table(t)) => {
+                    let key = caps
+                        .first()
+                        .cloned()
+                        .unwrap_or(Err(PatError::Lua("invalid capture index")))
+                        .clone()
+                        .map_err(|e| pattern_error(ctx, &mut exec, host, e))?;
+                    let v = t.get(ctx, capture_value(ctx, &walk.src, key));
+                    walk.add_value(v, a, b).map_err(|t| {
+                        positioned(ctx, &exec, host, &format!("invalid replacement value (a {t})"))
+                    })?;
+                }
+                _ => {}
+            }
+            if walk.out.len() > MAX_STRING_BYTES {
+                return Err(positioned(ctx, &exec, host, "resulting string too large"));
+            }
+            walk.advance(Some(b));
+        }
+        Ok(())
+    })();
+    charge(&mut exec, host, before, steps);
+    result?;
+    let out = walk.finish();
+    exec.fuel()
+        .consume(i32::try_from(out.len() / 64).unwrap_or(i32::MAX));
+    stack.replace(ctx, (lua_str(ctx, out), Value::Integer(walk.n)));
+    Ok(CallbackReturn::Return)
+}
+
+fn str_gmatch<'gc>(
+    ctx: Context<'gc>,
+    exec: Execution<'gc, '_>,
+    mut stack: Stack<'gc, '_>,
+    host: &Shared,
+) -> CbResult<'gc> {
+    let s = Rc::new(arg_string(ctx, &exec, host, &stack, 0, "gmatch")?);
+    let p = Rc::new(arg_string(ctx, &exec, host, &stack, 1, "gmatch")?);
+    let pos = Rc::new(std::cell::Cell::new(0usize));
+    // Lua 5.1's gmatch has no anchor: a leading `^` is an ordinary character.
+    let iter = callback(ctx, host, move |ctx, mut exec, mut stack, host| {
+        stack.clear();
+        let before = steps_left(host);
+        let mut m = Matcher::new(&s, &p, before);
+        let mut found = None;
+        let mut err = None;
+        for start in pos.get()..=s.len() {
+            match m.match_at(start, 0) {
+                Ok(Some(e)) => {
+                    found = Some((start, e));
+                    break;
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    err = Some(e);
+                    break;
+                }
+            }
+        }
+        let after = m.steps_left();
+        charge(&mut exec, host, before, after);
+        if let Some(e) = err {
+            return Err(pattern_error(ctx, &mut exec, host, e));
+        }
+        if let Some((a, b)) = found {
+            pos.set(if b == a { b + 1 } else { b });
+            for c in m
+                .captures(a, b, true)
+                .map_err(|e| pattern_error(ctx, &mut exec, host, e))?
+            {
+                stack.push_back(capture_value(ctx, &s, c));
+            }
+        }
+        Ok(CallbackReturn::Return)
+    });
+    stack.replace(ctx, iter);
+    Ok(CallbackReturn::Return)
 }
 
 fn install_table<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Shared) {

@@ -5,6 +5,7 @@
 mod cfmt;
 mod convert;
 mod lib;
+mod pattern;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -52,6 +53,8 @@ pub(crate) struct Host {
     /// The error `redis.call` raised most recently: reported without the `ERR` prefix
     /// Redis gives other uncaught errors.
     pub(crate) call_error: Option<Vec<u8>>,
+    /// Pattern-matching steps the running script may still take (`string.find` & co.).
+    pub(crate) pattern_steps: u64,
 }
 
 struct Cached {
@@ -190,6 +193,7 @@ impl Vm {
             rng,
             line: 1,
             call_error: None,
+            pattern_steps: 0,
         }));
         let mut lua = Lua::empty();
         let (globals, env, executor) = lua.enter(|ctx| {
@@ -255,6 +259,7 @@ impl Vm {
             host.db = std::mem::take(db);
             host.line = 1;
             host.call_error = None;
+            host.pattern_steps = self.limits.fuel.saturating_mul(lib::PATTERN_STEPS_PER_FUEL);
         }
         let (globals, executor, function) = (&self.globals, &self.executor, &cached.function);
         self.lua.enter(|ctx| {
