@@ -233,7 +233,7 @@ async fn editing_the_release_script_changes_the_outcome_and_bad_lua_is_refused()
     let _x = Exclusive::acquire().await;
     let (root, _app) = open("#/distributed-locks/3?scenario=safe-release&seed=1&t=0").await;
     let p = panel(&root);
-    let violations = |p: &Element| query_all(p, ".violations li").len();
+    let violations = |p: &Element| query_all(p, ".violations li.violation-text").len();
     let before = violations(&p);
     let area: web_sys::HtmlTextAreaElement = query(&p, "textarea.lua")
         .expect("a script editor")
@@ -320,7 +320,7 @@ async fn broken_and_fixed_side_by_side_on_the_same_seed() {
         .collect();
     assert_eq!(cursors.len(), 2);
     // The fixed run has fewer violations than the broken one.
-    let broken = query_all(&p, ":scope > .violations li").len();
+    let broken = query_all(&p, ":scope > .violations li.violation-text").len();
     let fixed = query_all(&p, ".compare .violations li.violation-text").len();
     assert!(fixed < broken, "{fixed} vs {broken}");
 }
@@ -331,7 +331,11 @@ async fn knobs_and_faults_travel_in_the_link() {
     // A TTL longer than A's pause: the shared link shows a run without overlap.
     let (root, app) = open("#/distributed-locks/3?scenario=unsafe-del&seed=1&t=0&ttl=30000").await;
     let p = panel(&root);
-    assert!(query(&p, ".violations").is_none(), "{}", text(&p, ".violations"));
+    assert!(
+        query(&p, ".violations li.violation-text").is_none(),
+        "{}",
+        text(&p, ".violations")
+    );
     app.unmount();
 
     // A crash injected at the cursor is written into the link, and the link brings it back.
@@ -408,7 +412,8 @@ async fn the_ttl_tradeoff_table_compares_seven_ttls_and_picks_one() {
     })
     .await;
     assert!(
-        query(&p, ".violations").is_none(),
+        query(&p, ".violations li.violation-text").is_none()
+            && text(&p, ".violations").contains("No violation"),
         "no overlap at TTL 30 000: {}",
         text(&p, ".violations")
     );
@@ -680,4 +685,89 @@ async fn two_fingers_pinch_the_timeline_and_one_finger_pans_it() {
     }
     TimeoutFuture::new(50).await;
     assert_eq!(ticks(&p), panned);
+}
+
+/// Picks `value` in the `<select>` matching `selector` inside `root`, as a learner would.
+async fn choose(root: &Element, selector: &str, value: &str) {
+    let s: HtmlSelectElement = query(root, selector)
+        .unwrap_or_else(|| panic!("no select {selector}"))
+        .dyn_into()
+        .unwrap();
+    s.set_value(value);
+    s.dispatch_event(&web_sys::Event::new("change").unwrap()).unwrap();
+    TimeoutFuture::new(30).await;
+}
+
+#[wasm_bindgen_test]
+async fn persistence_knob_drift_and_delayed_restart_faults() {
+    let _x = Exclusive::acquire().await;
+    // §7's crash-restart: C restarts empty and C2 gets a majority while C1 holds.
+    let (root, _app) = open("#/distributed-locks/7?scenario=redlock-crash-restart&seed=1&t=0").await;
+    let p = panel(&root);
+    assert!(
+        query(&p, ".violations li.violation-text").is_some(),
+        "the unsafe run"
+    );
+    // With fsync on every write the restarted node keeps C1's key: no violation.
+    choose(&p, "select.knob-aof", "always").await;
+    submit_form(&p, "form.knobs");
+    let pp = p.clone();
+    wait_until("the safe rerun", move || {
+        text(&pp, ".violations").contains("No violation")
+            && query_all(&pp, "svg .mark").iter().any(|m| {
+                m.get_attribute("aria-label")
+                    .unwrap_or_default()
+                    .contains("restart (aof-always")
+            })
+    })
+    .await;
+    assert!(
+        web_sys::window()
+            .unwrap()
+            .location()
+            .hash()
+            .unwrap()
+            .contains("aof=always"),
+        "the knob goes into the link"
+    );
+    // A node's clock made to drift 2 % fast, at the cursor: the run forks with a mark.
+    let marks = |p: &Element, word: &str| {
+        query_all(p, "svg .mark")
+            .iter()
+            .filter(|m| m.get_attribute("aria-label").unwrap_or_default().contains(word))
+            .count()
+    };
+    choose(&p, "select.fault-kind", "drift").await;
+    let pct: HtmlInputElement = query(&p, "input.fault-pct")
+        .expect("a percent field")
+        .dyn_into()
+        .unwrap();
+    type_into(&pct, "2").await;
+    submit_form(&p, ".fault-form");
+    let pp = p.clone();
+    wait_until("a drift mark", move || marks(&pp, "drift +2.0 %") == 1).await;
+    // Crash a node and bring it back 3 s later, in one step.
+    choose(&p, "select.fault-kind", "crash-restart").await;
+    let ms: HtmlInputElement = query(&p, "input.fault-amount")
+        .expect("a ms field")
+        .dyn_into()
+        .unwrap();
+    type_into(&ms, "3000").await;
+    submit_form(&p, ".fault-form");
+    let pp = p.clone();
+    wait_until("a crash and a restart", move || {
+        marks(&pp, "crash") == 1 && marks(&pp, "restart") == 1
+    })
+    .await;
+    // Nonsense is refused with a message, and the run stays as it was.
+    choose(&p, "select.fault-kind", "drift").await;
+    let pct: HtmlInputElement = query(&p, "input.fault-pct")
+        .expect("a percent field")
+        .dyn_into()
+        .unwrap();
+    type_into(&pct, "90").await;
+    submit_form(&p, ".fault-form");
+    TimeoutFuture::new(50).await;
+    assert!(text(&p, ".fault-form [role=alert]").contains("drift from −50 to 50 %"));
+    assert_eq!(marks(&p, "drift"), 1);
 }

@@ -195,6 +195,21 @@ pub enum Persistence {
 }
 
 impl Persistence {
+    pub const ALL: [Persistence; 3] = [Persistence::None, Persistence::Everysec, Persistence::Always];
+
+    /// Its name in a scenario file (`persistence = "everysec"`) and in a link.
+    pub fn code(self) -> &'static str {
+        match self {
+            Persistence::None => "none",
+            Persistence::Everysec => "everysec",
+            Persistence::Always => "always",
+        }
+    }
+
+    pub fn from_code(code: &str) -> Option<Persistence> {
+        Persistence::ALL.into_iter().find(|p| p.code() == code)
+    }
+
     pub fn label(self) -> &'static str {
         match self {
             Persistence::None => "none",

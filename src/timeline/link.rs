@@ -3,6 +3,7 @@
 //! hand-edited link never panics) and caps the number of faults.
 
 use super::Variant;
+use crate::sim::scenario::Persistence;
 use crate::sim::world::Latency;
 use crate::sim::Fault;
 use std::fmt::Write as _;
@@ -148,6 +149,9 @@ pub fn encode_variant(v: &Variant) -> Vec<(&'static str, String)> {
     if let Some(l) = v.latency_ms {
         out.push(("latency", l.to_string()));
     }
+    if let Some(p) = v.persistence {
+        out.push(("aof", p.code().to_string()));
+    }
     out
 }
 
@@ -172,6 +176,7 @@ pub fn decode_variant(get: impl Fn(&str) -> Option<String>) -> Variant {
             .map(|n| n as u32),
         retry_delay_ms: num("retry").filter(|d| *d <= 3_600_000.0),
         latency_ms: num("latency").filter(|l| *l <= 60_000.0),
+        persistence: get("aof").and_then(|p| Persistence::from_code(&p)),
         ..Variant::default()
     }
 }
@@ -251,6 +256,7 @@ mod tests {
             nodes: Some(3),
             retry_delay_ms: Some(150.0),
             latency_ms: Some(2.5),
+            persistence: Some(Persistence::Always),
             ..Variant::default()
         };
         let pairs = encode_variant(&v);
@@ -262,6 +268,7 @@ mod tests {
             "work" => Some("800~200".to_string()),
             "n" => Some("9".to_string()),
             "latency" => Some("-1".to_string()),
+            "aof" => Some("sometimes".to_string()),
             _ => None,
         };
         assert_eq!(decode_variant(bad), Variant::default());

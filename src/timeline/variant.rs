@@ -3,7 +3,7 @@
 //! Applied to a copy of the scenario before a run, so the run itself stays a pure
 //! function of (scenario, seed, faults).
 
-use crate::sim::scenario::{Algorithm, DelaySpec, LatencySpec, Scenario};
+use crate::sim::scenario::{Algorithm, DelaySpec, LatencySpec, Persistence, Scenario};
 use crate::store::{Reply, Store};
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -19,6 +19,8 @@ pub struct Variant {
     pub retry_delay_ms: Option<f64>,
     /// The network's one-way latency on every link without an override.
     pub latency_ms: Option<f64>,
+    /// How every node persists writes (what survives a crash and restart).
+    pub persistence: Option<Persistence>,
     pub release_script: Option<String>,
     pub extend_script: Option<String>,
 }
@@ -57,6 +59,11 @@ impl Variant {
         }
         if let Some(n) = self.nodes {
             set_n(&mut s, n);
+        }
+        if let Some(p) = self.persistence {
+            for node in &mut s.nodes {
+                node.persistence = p;
+            }
         }
         if let Some(r) = &self.release_script {
             s.scripts.release = r.clone();
@@ -253,6 +260,26 @@ mod tests {
             .map(|l| l.len()),
             Some(7)
         );
+    }
+
+    #[test]
+    fn fsync_always_keeps_the_crashed_nodes_key_and_the_lock_safe() {
+        let s = builtin("redlock-crash-restart")
+            .expect("built-in")
+            .expect("valid");
+        let base = build(&s, 1).expect("runs");
+        assert!(
+            base.bands.iter().any(|b| b.kind == "overlap"),
+            "without persistence C restarts empty and C2 gets in"
+        );
+        let always = Variant {
+            persistence: Some(Persistence::Always),
+            ..Variant::default()
+        }
+        .apply(&s);
+        assert!(always.nodes.iter().all(|n| n.persistence == Persistence::Always));
+        let m = build(&always, 1).expect("runs");
+        assert!(m.bands.is_empty(), "{:?}", m.bands);
     }
 
     #[test]

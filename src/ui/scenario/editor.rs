@@ -4,7 +4,7 @@
 
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
-use crate::sim::scenario::{DelaySpec, LatencySpec, Scenario};
+use crate::sim::scenario::{DelaySpec, LatencySpec, Persistence, Scenario};
 use crate::timeline::variant::{redlock_nodes, MAX_N};
 use crate::timeline::{build, check_script, first_script_error, ScriptError, Variant};
 use yew::prelude::*;
@@ -20,6 +20,8 @@ struct KnobText {
     n: String,
     median: String,
     p99: String,
+    /// `none`, `everysec` or `always`: every node's persistence.
+    aof: String,
 }
 
 impl KnobText {
@@ -46,6 +48,12 @@ impl KnobText {
                 .or(redlock_nodes(base).map(|l| l.len() as f64))),
             median: num(v.work_ms.map(|w| w.0).or(work.map(|w| w.0))),
             p99: num(v.work_ms.map(|w| w.1).or(work.map(|w| w.1))),
+            aof: v
+                .persistence
+                .or(base.nodes.first().map(|n| n.persistence))
+                .unwrap_or_default()
+                .code()
+                .to_string(),
         }
     }
 }
@@ -97,6 +105,7 @@ fn parse_knobs(k: &KnobText, v: &Variant, tx: Texts) -> Result<Variant, String> 
         _ => None,
     };
     Ok(Variant {
+        persistence: Persistence::from_code(&k.aof),
         ttl_ms: ttl,
         drift_factor: drift,
         timeout_ms: timeout,
@@ -131,6 +140,7 @@ pub fn variant_editor(props: &VariantEditorProps) -> Html {
     let tx = Texts::new(props.lang);
     let has_n = redlock_nodes(&props.base).is_some();
     let has_work = first_work(&props.base).is_some();
+    let has_nodes = !props.base.nodes.is_empty();
     let which = use_state(|| Which::Release);
     let release_src = props
         .variant
@@ -174,6 +184,7 @@ pub fn variant_editor(props: &VariantEditorProps) -> Html {
                         same(&mut v.latency_ms, &d.latency_ms);
                         same(&mut v.nodes, &d.nodes);
                         same(&mut v.work_ms, &d.work_ms);
+                        same(&mut v.persistence, &d.persistence);
                     }
                     knob_error.set(None);
                     on_change.emit(v);
@@ -200,6 +211,14 @@ pub fn variant_editor(props: &VariantEditorProps) -> Html {
         html! {
             <label>{ format!("{} ", tx.t(label)) }<input type="text" inputmode={mode} size="7" class={class} value={get(&knobs).clone()} {oninput} /></label>
         }
+    };
+    let on_aof = {
+        let k = knobs.clone();
+        Callback::from(move |e: Event| {
+            let mut next = (*k).clone();
+            next.aof = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value();
+            k.set(next);
+        })
     };
     let on_pick = {
         let (which, draft) = (which.clone(), draft.clone());
@@ -292,6 +311,15 @@ pub fn variant_editor(props: &VariantEditorProps) -> Html {
                 if has_work {
                     { knob("knob_median", "knob-median", "numeric", |k| &k.median, |k, v| k.median = v) }
                     { knob("knob_p99", "knob-p99", "numeric", |k| &k.p99, |k, v| k.p99 = v) }
+                }
+                if has_nodes {
+                    <label>{ format!("{} ", tx.t("knob_aof")) }
+                        <select class="knob-aof" onchange={on_aof}>
+                            { for Persistence::ALL.iter().map(|p| html! {
+                                <option value={p.code()} selected={knobs.aof == p.code()}>{ tx.t(&format!("knob_aof_{}", p.code())) }</option>
+                            }) }
+                        </select>
+                    </label>
                 }
                 <button type="submit">{ tx.t("knob_rerun") }</button>
                 if let Some(e) = &*knob_error { <span class="hint" role="alert">{ e.clone() }</span> }

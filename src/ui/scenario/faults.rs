@@ -18,21 +18,25 @@ pub struct FaultFormProps {
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {
     Crash,
+    CrashFor,
     Restart,
     Pause,
     Partition,
     Repair,
     Jump,
+    Drift,
 }
 
 /// (kind, value, key of its label in content/ui.toml)
-const KINDS: [(Kind, &str, &str); 6] = [
+const KINDS: [(Kind, &str, &str); 8] = [
     (Kind::Crash, "crash", "fault_crash"),
+    (Kind::CrashFor, "crash-restart", "fault_crash_for"),
     (Kind::Restart, "restart", "fault_restart"),
     (Kind::Pause, "pause", "fault_pause"),
     (Kind::Partition, "partition", "fault_partition"),
     (Kind::Repair, "repair", "fault_repair"),
     (Kind::Jump, "jump", "fault_jump"),
+    (Kind::Drift, "drift", "fault_drift"),
 ];
 
 #[function_component(FaultForm)]
@@ -42,6 +46,7 @@ pub fn fault_form(props: &FaultFormProps) -> Html {
     let node = use_state(|| None::<u32>);
     let client = use_state(|| None::<u32>);
     let amount = use_state(|| "5000".to_string());
+    let pct = use_state(|| "2".to_string());
     let error = use_state(|| None::<String>);
     let nodes: Vec<&Lane> = props.lanes.iter().filter(|l| l.kind == LaneKind::Node).collect();
     let clients: Vec<&Lane> = props
@@ -53,7 +58,8 @@ pub fn fault_form(props: &FaultFormProps) -> Html {
     let client_pid = (*client).or(clients.first().map(|l| l.pid));
     let needs_node = *kind != Kind::Pause;
     let needs_client = matches!(*kind, Kind::Pause | Kind::Partition | Kind::Repair);
-    let needs_amount = matches!(*kind, Kind::Pause | Kind::Jump);
+    let needs_amount = matches!(*kind, Kind::Pause | Kind::Jump | Kind::CrashFor);
+    let needs_pct = *kind == Kind::Drift;
 
     let on_kind = {
         let kind = kind.clone();
@@ -74,16 +80,16 @@ pub fn fault_form(props: &FaultFormProps) -> Html {
             )
         })
     };
-    let on_amount = {
-        let amount = amount.clone();
+    let typed = |state: UseStateHandle<String>| {
         Callback::from(move |e: InputEvent| {
-            amount.set(e.target_unchecked_into::<web_sys::HtmlInputElement>().value())
+            state.set(e.target_unchecked_into::<web_sys::HtmlInputElement>().value())
         })
     };
     let on_submit = {
-        let (kind, amount, error, on_inject, t) = (
+        let (kind, amount, pct, error, on_inject, t) = (
             *kind,
             amount.clone(),
+            pct.clone(),
             error.clone(),
             props.on_inject.clone(),
             props.t_us,
@@ -91,14 +97,27 @@ pub fn fault_form(props: &FaultFormProps) -> Html {
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
             let ms: Option<i64> = amount.trim().parse().ok();
+            // A clock's drift in percent (2 = 2 % fast), as parts per million.
+            let ppm = pct
+                .trim()
+                .replace(',', ".")
+                .replace('\u{2212}', "-")
+                .parse::<f64>()
+                .ok()
+                .filter(|p| p.is_finite() && p.abs() <= 50.0)
+                .map(|p| (p * 10_000.0).round() as i64);
             let (Some(n), Some(c)) = (node_pid.map(|p| p as usize), client_pid.map(|p| p as usize)) else {
                 error.set(Some(tx.t("fault_no_process")));
                 return;
             };
-            let faults = match (kind, ms) {
-                (Kind::Crash, _) => vec![(t, Fault::Crash(n))],
-                (Kind::Restart, _) => vec![(t, Fault::Restart(n))],
-                (Kind::Partition, _) => vec![(
+            let faults = match (kind, ms, ppm) {
+                (Kind::Crash, _, _) => vec![(t, Fault::Crash(n))],
+                (Kind::CrashFor, Some(ms), _) if (1..=600_000).contains(&ms) => {
+                    vec![(t, Fault::Crash(n)), (t + ms as u64 * 1000, Fault::Restart(n))]
+                }
+                (Kind::Drift, _, Some(rate)) => vec![(t, Fault::Drift(n, rate))],
+                (Kind::Restart, _, _) => vec![(t, Fault::Restart(n))],
+                (Kind::Partition, _, _) => vec![(
                     t,
                     Fault::Partition {
                         a: c,
@@ -106,11 +125,11 @@ pub fn fault_form(props: &FaultFormProps) -> Html {
                         oneway: false,
                     },
                 )],
-                (Kind::Repair, _) => vec![(t, Fault::Repair { a: c, b: vec![n] })],
-                (Kind::Pause, Some(ms)) if (1..=600_000).contains(&ms) => {
+                (Kind::Repair, _, _) => vec![(t, Fault::Repair { a: c, b: vec![n] })],
+                (Kind::Pause, Some(ms), _) if (1..=600_000).contains(&ms) => {
                     vec![(t, Fault::Pause(c)), (t + ms as u64 * 1000, Fault::Resume(c))]
                 }
-                (Kind::Jump, Some(ms)) if ms != 0 && ms.abs() <= 3_600_000 => {
+                (Kind::Jump, Some(ms), _) if ms != 0 && ms.abs() <= 3_600_000 => {
                     vec![(t, Fault::ClockJump(n, ms * 1000))]
                 }
                 _ => {
@@ -147,7 +166,10 @@ pub fn fault_form(props: &FaultFormProps) -> Html {
                 </label>
             }
             if needs_amount {
-                <label>{"ms "}<input type="text" inputmode="numeric" size="7" class="fault-amount" value={(*amount).clone()} oninput={on_amount} /></label>
+                <label>{"ms "}<input type="text" inputmode="numeric" size="7" class="fault-amount" value={(*amount).clone()} oninput={typed(amount.clone())} /></label>
+            }
+            if needs_pct {
+                <label>{"% "}<input type="text" inputmode="decimal" size="5" class="fault-pct" value={(*pct).clone()} oninput={typed(pct.clone())} /></label>
             }
             <button type="submit" class="fault-apply">{ tx.t("fault_apply") }</button>
             if let Some(e) = &*error { <p class="hint" role="alert">{ e.clone() }</p> }

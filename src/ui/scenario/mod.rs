@@ -806,6 +806,10 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             }
             if !bands.is_empty() {
                 <ul class="violations">{ for bands }</ul>
+            } else if !m.truncated {
+                // Said, not left to an absent band: after a knob or script change the
+                // learner sees that this run is safe.
+                <ul class="violations"><li class="safe-text">{ tx.t("sc_no_violation") }</li></ul>
             }
             if let Some(sweep) = sweep_base.as_ref() {
                 <tradeoff::TradeoffTable
