@@ -771,3 +771,58 @@ async fn persistence_knob_drift_and_delayed_restart_faults() {
     assert!(text(&p, ".fault-form [role=alert]").contains("drift from −50 to 50 %"));
     assert_eq!(marks(&p, "drift"), 1);
 }
+
+#[wasm_bindgen_test]
+async fn the_library_knobs_move_the_abort() {
+    let _x = Exclusive::acquire().await;
+    let (root, _app) = open("#/distributed-locks/8?scenario=using-abort-latency&seed=1&t=0").await;
+    let p = panel(&root);
+    let aborted_at = |p: &Element| {
+        query_all(p, "svg .mark")
+            .iter()
+            .filter_map(|m| m.get_attribute("aria-label"))
+            .find(|l| l.contains("abort signal"))
+            .unwrap_or_default()
+    };
+    let before = aborted_at(&p);
+    assert!(!before.is_empty(), "the abort is on the timeline");
+    for (class, value) in [("input.knob-jitter", "100"), ("input.knob-threshold", "500")] {
+        let i: HtmlInputElement = query(&p, class)
+            .unwrap_or_else(|| panic!("no {class}"))
+            .dyn_into()
+            .unwrap();
+        assert_eq!(i.value(), value, "{class} shows the library's default");
+    }
+    // No retries: the failing extension gives up, and the abort fires, sooner.
+    let retries: HtmlInputElement = query(&p, "input.knob-retries")
+        .expect("a retries knob")
+        .dyn_into()
+        .unwrap();
+    type_into(&retries, "0").await;
+    submit_form(&p, "form.knobs");
+    let (pp, b) = (p.clone(), before.clone());
+    wait_until("the abort moves", move || {
+        let now = aborted_at(&pp);
+        !now.is_empty() && now != b
+    })
+    .await;
+    let ms = |label: &str| -> f64 {
+        label
+            .split(" ms")
+            .next()
+            .unwrap_or("")
+            .parse()
+            .unwrap_or(f64::NAN)
+    };
+    assert!(
+        ms(&aborted_at(&p)) < ms(&before),
+        "{} vs {before}",
+        aborted_at(&p)
+    );
+    assert!(web_sys::window()
+        .unwrap()
+        .location()
+        .hash()
+        .unwrap()
+        .contains("retries=0"));
+}

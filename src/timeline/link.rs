@@ -152,6 +152,15 @@ pub fn encode_variant(v: &Variant) -> Vec<(&'static str, String)> {
     if let Some(p) = v.persistence {
         out.push(("aof", p.code().to_string()));
     }
+    if let Some(r) = v.retries {
+        out.push(("retries", r.to_string()));
+    }
+    if let Some(j) = v.retry_jitter_ms {
+        out.push(("jitter", j.to_string()));
+    }
+    if let Some(t) = v.extension_threshold_ms {
+        out.push(("extend", t.to_string()));
+    }
     out
 }
 
@@ -177,6 +186,11 @@ pub fn decode_variant(get: impl Fn(&str) -> Option<String>) -> Variant {
         retry_delay_ms: num("retry").filter(|d| *d <= 3_600_000.0),
         latency_ms: num("latency").filter(|l| *l <= 60_000.0),
         persistence: get("aof").and_then(|p| Persistence::from_code(&p)),
+        retries: num("retries")
+            .filter(|r| r.fract() == 0.0 && *r <= f64::from(super::variant::MAX_RETRIES))
+            .map(|r| r as u32),
+        retry_jitter_ms: num("jitter").filter(|j| *j <= 3_600_000.0),
+        extension_threshold_ms: num("extend").filter(|t| *t <= 3_600_000.0),
         ..Variant::default()
     }
 }
@@ -257,6 +271,9 @@ mod tests {
             retry_delay_ms: Some(150.0),
             latency_ms: Some(2.5),
             persistence: Some(Persistence::Always),
+            retries: Some(4),
+            retry_jitter_ms: Some(50.0),
+            extension_threshold_ms: Some(750.0),
             ..Variant::default()
         };
         let pairs = encode_variant(&v);
@@ -269,6 +286,9 @@ mod tests {
             "n" => Some("9".to_string()),
             "latency" => Some("-1".to_string()),
             "aof" => Some("sometimes".to_string()),
+            "retries" => Some("2.5".to_string()),
+            "jitter" => Some("-3".to_string()),
+            "extend" => Some("inf".to_string()),
             _ => None,
         };
         assert_eq!(decode_variant(bad), Variant::default());

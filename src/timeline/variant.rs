@@ -21,6 +21,13 @@ pub struct Variant {
     pub latency_ms: Option<f64>,
     /// How every node persists writes (what survives a crash and restart).
     pub persistence: Option<Persistence>,
+    /// Retries after a failed first attempt (`set-nx`/Redlock: attempts − 1; library:
+    /// `retryCount`).
+    pub retries: Option<u32>,
+    /// Library clients: `retryJitter` (the delay is `retryDelay ± jitter`).
+    pub retry_jitter_ms: Option<f64>,
+    /// Library clients: `automaticExtensionThreshold`.
+    pub extension_threshold_ms: Option<f64>,
     pub release_script: Option<String>,
     pub extend_script: Option<String>,
 }
@@ -45,6 +52,18 @@ impl Variant {
             }
             if let Some(d) = self.retry_delay_ms {
                 c.retry_delay_ms = Some(DelaySpec::Fixed(d));
+            }
+            if let Some(r) = self.retries {
+                c.max_attempts = r.saturating_add(1);
+                c.retry_count = r;
+            }
+            if c.algorithm == Algorithm::Library {
+                if let Some(j) = self.retry_jitter_ms {
+                    c.retry_jitter_ms = j;
+                }
+                if let Some(t) = self.extension_threshold_ms {
+                    c.extension_threshold_ms = t;
+                }
             }
             if let Some((median, p99)) = self.work_ms {
                 for step in &mut c.work {
@@ -77,6 +96,16 @@ impl Variant {
 
 /// The largest N the knob offers (the syllabus: 1 to 7).
 pub const MAX_N: u32 = 7;
+
+/// The most retries the knob takes (the built-ins retry up to 99 999 times: "until it
+/// gets the lock").
+pub const MAX_RETRIES: u32 = 1_000_000;
+
+/// Whether the scenario has a Redlock library client (its retry jitter and extension
+/// threshold are knobs).
+pub fn has_library(s: &Scenario) -> bool {
+    s.clients.iter().any(|c| c.algorithm == Algorithm::Library)
+}
 
 /// The node list the Redlock clients share, if the scenario has Redlock clients.
 pub fn redlock_nodes(s: &Scenario) -> Option<Vec<String>> {
@@ -260,6 +289,49 @@ mod tests {
             .map(|l| l.len()),
             Some(7)
         );
+    }
+
+    #[test]
+    fn library_knobs_change_when_the_abort_fires() {
+        let s = builtin("using-abort-latency").expect("built-in").expect("valid");
+        assert!(has_library(&s));
+        let aborted_at = |v: &Variant| {
+            let m = build(&v.apply(&s), 1).expect("runs");
+            m.trace
+                .iter()
+                .find(|e| matches!(&e.kind, crate::sim::trace::TraceKind::LockLost { reason, .. } if reason.contains("abort")))
+                .map(|e| e.t_us)
+        };
+        let default = aborted_at(&Variant::default()).expect("the abort fires");
+        // Fewer retries: the failing extension gives up, and the abort fires, sooner.
+        let no_retries = aborted_at(&Variant {
+            retries: Some(0),
+            ..Variant::default()
+        })
+        .expect("the abort fires");
+        assert!(no_retries < default, "{no_retries} vs {default}");
+        // A smaller extension threshold: the first extension is tried later.
+        let late = aborted_at(&Variant {
+            extension_threshold_ms: Some(100.0),
+            ..Variant::default()
+        })
+        .expect("the abort fires");
+        assert!(late > default, "{late} vs {default}");
+        let v = Variant {
+            retries: Some(2),
+            retry_jitter_ms: Some(0.0),
+            ..Variant::default()
+        }
+        .apply(&s);
+        assert!(v
+            .clients
+            .iter()
+            .all(|c| c.retry_count == 2 && c.max_attempts == 3));
+        assert!(v
+            .clients
+            .iter()
+            .filter(|c| c.algorithm == Algorithm::Library)
+            .all(|c| c.retry_jitter_ms == 0.0));
     }
 
     #[test]

@@ -4,8 +4,8 @@
 
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
-use crate::sim::scenario::{DelaySpec, LatencySpec, Persistence, Scenario};
-use crate::timeline::variant::{redlock_nodes, MAX_N};
+use crate::sim::scenario::{Algorithm, DelaySpec, LatencySpec, Persistence, Scenario};
+use crate::timeline::variant::{has_library, redlock_nodes, MAX_N, MAX_RETRIES};
 use crate::timeline::{build, check_script, first_script_error, ScriptError, Variant};
 use yew::prelude::*;
 
@@ -22,12 +22,16 @@ struct KnobText {
     p99: String,
     /// `none`, `everysec` or `always`: every node's persistence.
     aof: String,
+    retries: String,
+    jitter: String,
+    threshold: String,
 }
 
 impl KnobText {
     /// What the run uses now: the variant's knob, else the scenario's own value.
     fn of(base: &Scenario, v: &Variant) -> KnobText {
         let first = base.clients.first();
+        let library = base.clients.iter().find(|c| c.algorithm == Algorithm::Library);
         let work = first_work(base);
         let num = |x: Option<f64>| x.map(|x| x.to_string()).unwrap_or_default();
         KnobText {
@@ -48,6 +52,17 @@ impl KnobText {
                 .or(redlock_nodes(base).map(|l| l.len() as f64))),
             median: num(v.work_ms.map(|w| w.0).or(work.map(|w| w.0))),
             p99: num(v.work_ms.map(|w| w.1).or(work.map(|w| w.1))),
+            retries: num(v.retries.map(f64::from).or(first.map(|c| {
+                f64::from(if c.algorithm == Algorithm::Library {
+                    c.retry_count
+                } else {
+                    c.max_attempts.saturating_sub(1)
+                })
+            }))),
+            jitter: num(v.retry_jitter_ms.or(library.map(|c| c.retry_jitter_ms))),
+            threshold: num(v
+                .extension_threshold_ms
+                .or(library.map(|c| c.extension_threshold_ms))),
             aof: v
                 .persistence
                 .or(base.nodes.first().map(|n| n.persistence))
@@ -99,6 +114,9 @@ fn parse_knobs(k: &KnobText, v: &Variant, tx: Texts) -> Result<Variant, String> 
     let n = opt(&k.n, 1.0, f64::from(MAX_N), "knob_n")?.map(|n| n.round() as u32);
     let median = opt(&k.median, 1.0, 3_600_000.0, "knob_median")?;
     let p99 = opt(&k.p99, 1.0, 3_600_000.0, "knob_p99")?;
+    let retries = opt(&k.retries, 0.0, f64::from(MAX_RETRIES), "knob_retries")?.map(|r| r.round() as u32);
+    let jitter = opt(&k.jitter, 0.0, 3_600_000.0, "knob_jitter")?;
+    let threshold = opt(&k.threshold, 0.0, 3_600_000.0, "knob_threshold")?;
     let work_ms = match (median, p99) {
         (Some(m), Some(p)) if p >= m => Some((m, p)),
         (Some(_), Some(_)) => return Err(tx.t("knob_p99_median")),
@@ -106,6 +124,9 @@ fn parse_knobs(k: &KnobText, v: &Variant, tx: Texts) -> Result<Variant, String> 
     };
     Ok(Variant {
         persistence: Persistence::from_code(&k.aof),
+        retries,
+        retry_jitter_ms: jitter,
+        extension_threshold_ms: threshold,
         ttl_ms: ttl,
         drift_factor: drift,
         timeout_ms: timeout,
@@ -141,6 +162,8 @@ pub fn variant_editor(props: &VariantEditorProps) -> Html {
     let has_n = redlock_nodes(&props.base).is_some();
     let has_work = first_work(&props.base).is_some();
     let has_nodes = !props.base.nodes.is_empty();
+    let has_retries = props.base.clients.iter().any(|c| c.algorithm != Algorithm::None);
+    let has_library = has_library(&props.base);
     let which = use_state(|| Which::Release);
     let release_src = props
         .variant
@@ -185,6 +208,9 @@ pub fn variant_editor(props: &VariantEditorProps) -> Html {
                         same(&mut v.nodes, &d.nodes);
                         same(&mut v.work_ms, &d.work_ms);
                         same(&mut v.persistence, &d.persistence);
+                        same(&mut v.retries, &d.retries);
+                        same(&mut v.retry_jitter_ms, &d.retry_jitter_ms);
+                        same(&mut v.extension_threshold_ms, &d.extension_threshold_ms);
                     }
                     knob_error.set(None);
                     on_change.emit(v);
@@ -311,6 +337,11 @@ pub fn variant_editor(props: &VariantEditorProps) -> Html {
                 if has_work {
                     { knob("knob_median", "knob-median", "numeric", |k| &k.median, |k, v| k.median = v) }
                     { knob("knob_p99", "knob-p99", "numeric", |k| &k.p99, |k, v| k.p99 = v) }
+                }
+                if has_retries { { knob("knob_retries", "knob-retries", "numeric", |k| &k.retries, |k, v| k.retries = v) } }
+                if has_library {
+                    { knob("knob_jitter", "knob-jitter", "decimal", |k| &k.jitter, |k, v| k.jitter = v) }
+                    { knob("knob_threshold", "knob-threshold", "decimal", |k| &k.threshold, |k, v| k.threshold = v) }
                 }
                 if has_nodes {
                     <label>{ format!("{} ", tx.t("knob_aof")) }
