@@ -9,6 +9,8 @@
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
 use crate::sim::trace::{TraceEvent, TraceKind};
+use crate::sim::world::Latency;
+use crate::sim::Fault;
 
 use super::{Band, Bar, BarKind, Model};
 
@@ -376,6 +378,69 @@ pub fn reason(s: &str, lang: Lang) -> String {
     s.to_string()
 }
 
+/// One random fault of "Can this break?" (`sim::explore`'s units: a pause and its end,
+/// a clock jump, a drift, a node's crash and restart, a client's crash, a slow link and
+/// its end), in `lang`; `None` for a shape it does not know (the caller keeps the
+/// explorer's English label).
+pub fn fault_unit(names: &[String], ops: &[(u64, Fault)], lang: Lang) -> Option<String> {
+    let tx = Texts::new(lang);
+    let n = |pid: usize| name(names, pid as u32);
+    let ms = |us: u64| crate::sim::trace::fmt_ms(us);
+    Some(match ops {
+        [(at, Fault::Pause(c)), (end, Fault::Resume(_))] => tx.fmt(
+            "fu_pause",
+            &[
+                ("who", n(*c)),
+                ("at", ms(*at)),
+                ("ms", ms(end.saturating_sub(*at))),
+            ],
+        ),
+        [(at, Fault::ClockJump(p, d))] => tx.fmt(
+            "fu_jump",
+            &[
+                ("who", n(*p)),
+                ("at", ms(*at)),
+                ("ms", format!("{:+}", *d as f64 / 1000.0)),
+            ],
+        ),
+        [(at, Fault::Drift(p, ppm))] => tx.fmt(
+            "fu_drift",
+            &[
+                ("who", n(*p)),
+                ("at", ms(*at)),
+                ("pct", format!("{:+}", *ppm as f64 / 10_000.0)),
+            ],
+        ),
+        [(at, Fault::Crash(p)), (end, Fault::Restart(_))] => tx.fmt(
+            "fu_crash_restart",
+            &[
+                ("who", n(*p)),
+                ("at", ms(*at)),
+                ("ms", ms(end.saturating_sub(*at))),
+            ],
+        ),
+        [(at, Fault::Crash(p))] => tx.fmt("fu_crash", &[("who", n(*p)), ("at", ms(*at))]),
+        [(
+            at,
+            Fault::Latency {
+                a,
+                b,
+                latency: Latency::Fixed(lat),
+            },
+        ), (end, Fault::Latency { .. })] => tx.fmt(
+            "fu_latency",
+            &[
+                ("a", n(*a)),
+                ("b", b.iter().map(|p| n(*p)).collect::<Vec<_>>().join(", ")),
+                ("lat", ms(*lat)),
+                ("at", ms(*at)),
+                ("ms", ms(end.saturating_sub(*at))),
+            ],
+        ),
+        _ => return None,
+    })
+}
+
 /// A violation in words: "C1 and C2 both believed they held lock:invoice:42
 /// (12300–20500 ms)." When the resource turned the late client's write away, the
 /// sentence says so: the overlap happened, and fencing made it harmless.
@@ -535,6 +600,55 @@ mod tests {
         assert_eq!(nb("something new"), "something new");
         assert_eq!(reason("2 of 5 nodes", Lang::En), "2 of 5 nodes");
         assert_eq!(nb("x of y nodes"), "x of y nodes");
+    }
+
+    #[test]
+    fn every_kind_of_explored_fault_reads_in_norwegian() {
+        let names: Vec<String> = ["C1", "C2", "A", "B"].map(String::from).to_vec();
+        let units: Vec<Vec<(u64, Fault)>> = vec![
+            vec![(100_000, Fault::Pause(0)), (2_100_000, Fault::Resume(0))],
+            vec![(1_000_000, Fault::ClockJump(2, -3_500_000))],
+            vec![(0, Fault::Drift(3, 20_000))],
+            vec![(2_000_000, Fault::Crash(2)), (2_500_000, Fault::Restart(2))],
+            vec![(50_000, Fault::Crash(1))],
+            vec![
+                (
+                    10_000,
+                    Fault::Latency {
+                        a: 0,
+                        b: vec![2],
+                        latency: Latency::Fixed(40_000),
+                    },
+                ),
+                (
+                    90_000,
+                    Fault::Latency {
+                        a: 0,
+                        b: vec![2],
+                        latency: Latency::Fixed(1_000),
+                    },
+                ),
+            ],
+        ];
+        for ops in &units {
+            let nb = fault_unit(&names, ops, Lang::Nb).unwrap_or_else(|| panic!("no words for {ops:?}"));
+            for w in ENGLISH
+                .iter()
+                .chain(&[" at ", " for ", "crash ", "pause C", "clock of", "latency "])
+            {
+                assert!(!nb.contains(w), "{nb:?} has English {w:?}");
+            }
+        }
+        // The English words are the explorer's own.
+        assert_eq!(
+            fault_unit(&names, &units[0], Lang::En).as_deref(),
+            Some("pause C1 at 100.000 ms for 2000.000 ms")
+        );
+        assert_eq!(
+            fault_unit(&names, &units[1], Lang::Nb).as_deref(),
+            Some("klokken til A hopper -3500 ms ved 1000.000 ms")
+        );
+        assert_eq!(fault_unit(&names, &[(0, Fault::Resume(0))], Lang::Nb), None);
     }
 
     #[test]

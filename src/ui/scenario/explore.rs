@@ -112,7 +112,7 @@ pub fn explore_panel(props: &ExploreProps) -> Html {
                         ("hi", format!("{:.1}", 100.0 * hi)),
                     ]) }
                     if let Some(c) = &p.smallest {
-                        { format!(" {}", tx.fmt("explore_smallest", &[("seed", c.seed.to_string()), ("faults", if c.fault_labels.is_empty() { tx.t("explore_no_fault") } else { c.fault_labels.join(", ") })])) }
+                        { format!(" {}", tx.fmt("explore_smallest", &[("seed", c.seed.to_string()), ("faults", if c.faults.is_empty() { tx.t("explore_no_fault") } else { fault_list(c, props.lang) })])) }
                     }
                 </p>
                 if p.smallest.is_some() && !p.running {
@@ -181,4 +181,21 @@ fn schedule(
             );
         }
     }));
+}
+
+/// The counterexample's faults in the reader's language (the explorer's English labels
+/// for English, and for any shape `words` does not know).
+fn fault_list(c: &crate::sim::explore::Counterexample, lang: crate::lesson::content::Lang) -> String {
+    c.faults
+        .iter()
+        .zip(&c.fault_labels)
+        .map(|(u, label)| {
+            if lang == crate::lesson::content::Lang::En {
+                label.clone()
+            } else {
+                crate::timeline::words::fault_unit(&c.names, &u.ops, lang).unwrap_or_else(|| label.clone())
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
