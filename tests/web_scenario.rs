@@ -759,6 +759,16 @@ async fn persistence_knob_drift_and_delayed_restart_faults() {
         marks(&pp, "crash") == 1 && marks(&pp, "restart") == 1
     })
     .await;
+    // Slow one client's link to a node: the log says so and the link carries it.
+    choose(&p, "select.fault-kind", "latency").await;
+    let ms: HtmlInputElement = query(&p, "input.fault-amount")
+        .expect("a ms field")
+        .dyn_into()
+        .unwrap();
+    type_into(&ms, "40").await;
+    submit_form(&p, ".fault-form");
+    let hash = || web_sys::window().unwrap().location().hash().unwrap();
+    wait_until("the latency in the link", move || hash().contains(":40000:40000")).await;
     // Nonsense is refused with a message, and the run stays as it was.
     choose(&p, "select.fault-kind", "drift").await;
     let pct: HtmlInputElement = query(&p, "input.fault-pct")

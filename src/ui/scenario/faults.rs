@@ -1,6 +1,7 @@
 //! "Change the run here": inject a fault at the cursor. The run forks: the past stays,
 //! the future is recomputed by the simulator; the panel's Undo fork goes back.
 
+use crate::sim::world::Latency;
 use crate::sim::Fault;
 use crate::timeline::{Lane, LaneKind};
 use yew::prelude::*;
@@ -25,10 +26,11 @@ enum Kind {
     Repair,
     Jump,
     Drift,
+    Latency,
 }
 
 /// (kind, value, key of its label in content/ui.toml)
-const KINDS: [(Kind, &str, &str); 8] = [
+const KINDS: [(Kind, &str, &str); 9] = [
     (Kind::Crash, "crash", "fault_crash"),
     (Kind::CrashFor, "crash-restart", "fault_crash_for"),
     (Kind::Restart, "restart", "fault_restart"),
@@ -37,6 +39,7 @@ const KINDS: [(Kind, &str, &str); 8] = [
     (Kind::Repair, "repair", "fault_repair"),
     (Kind::Jump, "jump", "fault_jump"),
     (Kind::Drift, "drift", "fault_drift"),
+    (Kind::Latency, "latency", "fault_latency"),
 ];
 
 #[function_component(FaultForm)]
@@ -57,8 +60,11 @@ pub fn fault_form(props: &FaultFormProps) -> Html {
     let node_pid = (*node).or(nodes.first().map(|l| l.pid));
     let client_pid = (*client).or(clients.first().map(|l| l.pid));
     let needs_node = *kind != Kind::Pause;
-    let needs_client = matches!(*kind, Kind::Pause | Kind::Partition | Kind::Repair);
-    let needs_amount = matches!(*kind, Kind::Pause | Kind::Jump | Kind::CrashFor);
+    let needs_client = matches!(
+        *kind,
+        Kind::Pause | Kind::Partition | Kind::Repair | Kind::Latency
+    );
+    let needs_amount = matches!(*kind, Kind::Pause | Kind::Jump | Kind::CrashFor | Kind::Latency);
     let needs_pct = *kind == Kind::Drift;
 
     let on_kind = {
@@ -129,6 +135,14 @@ pub fn fault_form(props: &FaultFormProps) -> Html {
                 (Kind::Pause, Some(ms), _) if (1..=600_000).contains(&ms) => {
                     vec![(t, Fault::Pause(c)), (t + ms as u64 * 1000, Fault::Resume(c))]
                 }
+                (Kind::Latency, Some(ms), _) if (0..=60_000).contains(&ms) => vec![(
+                    t,
+                    Fault::Latency {
+                        a: c,
+                        b: vec![n],
+                        latency: Latency::Fixed(ms as u64 * 1000),
+                    },
+                )],
                 (Kind::Jump, Some(ms), _) if ms != 0 && ms.abs() <= 3_600_000 => {
                     vec![(t, Fault::ClockJump(n, ms * 1000))]
                 }
@@ -147,7 +161,7 @@ pub fn fault_form(props: &FaultFormProps) -> Html {
             <h3>{ tx.t("fault_title") }</h3>
             <label>{ format!("{} ", tx.t("fault_label")) }
                 <select onchange={on_kind} class="fault-kind">
-                    { for KINDS.iter().filter(|(k, _, _)| !clients.is_empty() || !matches!(k, Kind::Pause | Kind::Partition | Kind::Repair))
+                    { for KINDS.iter().filter(|(k, _, _)| !clients.is_empty() || !matches!(k, Kind::Pause | Kind::Partition | Kind::Repair | Kind::Latency))
                         .map(|(k, id, label)| html! { <option value={*id} selected={*k == *kind}>{ tx.t(label) }</option> }) }
                 </select>
             </label>
