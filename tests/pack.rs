@@ -124,6 +124,7 @@ fn the_broken_pack_reports_every_mistake_with_file_line_and_field() {
         ("scenarios/taken-name.toml", 1, "name"),
         ("sections/en/01-start.md", 10, "scenario"),
         ("sections/en/01-start.md", 13, "body"),
+        ("sections/en/01-start.md", 19, "guide"),
         ("sections/nb/02-more.md", 4, "order"),
     ];
     let expected: Vec<(String, usize, &str)> =
@@ -142,6 +143,7 @@ fn the_broken_pack_reports_every_mistake_with_file_line_and_field() {
         "`no-such-scenario` is neither",
         "`#/broken/9` points to section 9",
         "has order 2 in en but 3 in nb",
+        "answers may only lead forward, and this one leads from question 1 to 1",
     ] {
         assert!(text.contains(needle), "missing {needle:?} in\n{text}");
     }
@@ -435,7 +437,7 @@ fn check_pack_prints_every_error_and_fails() {
     assert!(!ok);
     assert!(out.is_empty(), "{out}");
     let lines: Vec<&str> = err.lines().collect();
-    assert_eq!(lines.len(), 11, "{err}");
+    assert_eq!(lines.len(), 12, "{err}");
     assert!(lines[0].ends_with(
         "packs/broken/pack.toml:4: languages: `de` is not a supported language (supported: en, nb)"
     ));

@@ -4,6 +4,7 @@
 
 use gloo::timers::future::TimeoutFuture;
 use lockstep::lesson::progress::{LANG_KEY, PROGRESS_KEY};
+use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -255,4 +256,60 @@ async fn progress_from_the_previous_version_is_migrated() {
         "{stored}"
     );
     assert_eq!(storage().get_item("lockstep.progress.v1").unwrap(), None);
+}
+
+#[wasm_bindgen_test]
+async fn the_decision_guide_leads_one_question_at_a_time() {
+    let _x = Exclusive::acquire().await;
+    let root = fresh("#/distributed-locks/11");
+    let _app = Mounted::new(&root);
+    mounted(&root).await;
+    let guide = query(&root, ".guide[role=group]").expect("a decision guide");
+    let steps = |g: &web_sys::Element| query_all(g, ".guide-step").len();
+    let answer = |g: &web_sys::Element, step: usize, label: &str| {
+        let step = query_all(g, ".guide-step")
+            .into_iter()
+            .nth(step)
+            .expect("that step");
+        let b = query_all(&step, "button")
+            .into_iter()
+            .find(|b| b.text_content().unwrap_or_default().starts_with(label))
+            .unwrap_or_else(|| panic!("no answer {label}"));
+        b.dyn_ref::<web_sys::HtmlElement>().expect("a button").click();
+    };
+    assert_eq!(steps(&guide), 1, "only the first question at first");
+    assert!(text(&guide, ".guide-question").starts_with("Question 1 of 4:"));
+    // Wrong → the note, and question 2; No → question 3; Yes → fencing.
+    answer(&guide, 0, "Wrong");
+    let g = guide.clone();
+    wait_until("question 2", move || steps(&g) == 2).await;
+    assert!(text(&guide, ".guide-note").contains("correctness lock"));
+    answer(&guide, 1, "No");
+    let g = guide.clone();
+    wait_until("question 3", move || steps(&g) == 3).await;
+    answer(&guide, 2, "Yes");
+    let g = guide.clone();
+    wait_until("the recommendation", move || {
+        text(&g, "[role=status]").contains("Use fencing")
+    })
+    .await;
+    assert_eq!(steps(&guide), 3, "no question after a recommendation");
+    // Changing the first answer drops the ones after it.
+    answer(&guide, 0, "Only wasteful");
+    let g = guide.clone();
+    wait_until("the efficiency lock", move || {
+        text(&g, "[role=status]").contains("efficiency lock") && steps(&g) == 1
+    })
+    .await;
+    let pressed = query(&guide, "button[aria-pressed=true]").expect("the chosen answer is marked");
+    assert!(pressed
+        .text_content()
+        .unwrap_or_default()
+        .starts_with("Only wasteful"));
+    click(&guide, "button.guide-again");
+    let g = guide.clone();
+    wait_until("a fresh start", move || {
+        text(&g, "[role=status]").is_empty() && query(&g, "button[aria-pressed=true]").is_none()
+    })
+    .await;
 }

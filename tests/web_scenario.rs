@@ -16,10 +16,6 @@ fn panel(root: &Element) -> Element {
     query(root, "section.scenario[data-scenario]").expect("a scenario panel")
 }
 
-fn text(el: &Element, sel: &str) -> String {
-    query(el, sel).and_then(|e| e.text_content()).unwrap_or_default()
-}
-
 /// The cursor's time in ms, from the line under the scrub bar.
 fn cursor_ms(p: &Element) -> f64 {
     text(p, ".cursor-time")

@@ -7,6 +7,7 @@
 pub mod content;
 pub mod embed;
 pub mod generate;
+pub mod guide;
 pub mod highlight;
 pub mod i18n;
 pub mod lang;

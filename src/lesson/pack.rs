@@ -948,6 +948,20 @@ fn load(
                 ));
             }
         }
+        for code in super::guide::guide_blocks(&doc) {
+            if let Err(errs) = super::guide::parse(&code) {
+                let first = code.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+                let start = src.body_line + line_in_body(body, first);
+                for e in errs {
+                    errors.push(PackError::new(
+                        &src.section.file,
+                        start + e.line - 1,
+                        "guide",
+                        e.message,
+                    ));
+                }
+            }
+        }
         for href in markdown::links(&doc) {
             if let Route::Section { lesson, order } = Route::parse(&href) {
                 if lesson == id && !orders.contains(&order) {

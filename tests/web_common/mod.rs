@@ -126,6 +126,11 @@ pub fn query(root: &Element, selector: &str) -> Option<Element> {
     root.query_selector(selector).ok().flatten()
 }
 
+/// The text of the first element matching `sel` inside `el` ("" if none).
+pub fn text(el: &Element, sel: &str) -> String {
+    query(el, sel).and_then(|e| e.text_content()).unwrap_or_default()
+}
+
 pub fn query_all(root: &Element, selector: &str) -> Vec<Element> {
     let list = root.query_selector_all(selector).expect("valid selector");
     (0..list.length())

@@ -24,6 +24,9 @@ fn render_node(node: &Node, lang: Lang) -> Html {
             let key = names.join(" ");
             html! { <crate::ui::scenario::ScenarioPanel {key} {names} {lang} /> }
         }
+        Node::CodeBlock { lang: Some(l), code } if l == "guide" => {
+            html! { <super::GuideView code={code.clone()} {lang} /> }
+        }
         Node::CodeBlock { lang: Some(l), .. } if l == "console" => {
             html! { <crate::ui::scenario::ConsoleExercise {lang} /> }
         }

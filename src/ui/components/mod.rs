@@ -3,6 +3,7 @@
 mod code_block;
 mod content_errors;
 mod deferred;
+mod guide;
 mod lang_switch;
 mod markdown;
 mod notices;
@@ -17,6 +18,7 @@ mod toc;
 pub use code_block::CodeBlock;
 pub use content_errors::ContentErrors;
 pub use deferred::Deferred;
+pub use guide::GuideView;
 pub use lang_switch::LangSwitch;
 pub use markdown::render_inline;
 pub use notices::Notices;

@@ -1,0 +1,114 @@
+//! A decision guide (` ```guide ` block, `lesson::guide`): one question at a time; each
+//! answer shows its note and leads on, and an earlier answer can be changed, which
+//! drops the answers after it. The recommendation is announced when it is reached.
+
+use crate::lesson::content::Lang;
+use crate::lesson::guide::{self, Guide, Then};
+use crate::lesson::i18n::Texts;
+use std::rc::Rc;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct GuideProps {
+    pub code: String,
+    pub lang: Lang,
+}
+
+fn text(t: &str) -> Html {
+    guide::spans(t)
+        .into_iter()
+        .map(|(code, s)| {
+            if code {
+                html! { <code>{ s }</code> }
+            } else {
+                html! { { s } }
+            }
+        })
+        .collect()
+}
+
+#[function_component(GuideView)]
+pub fn guide_view(props: &GuideProps) -> Html {
+    let tx = Texts::new(props.lang);
+    let parsed = use_memo(props.code.clone(), |code| guide::parse(code).ok().map(Rc::new));
+    // The answer picked at each question on the way, in order.
+    let picks = use_state(Vec::<(usize, usize)>::new);
+    let Some(g) = (*parsed).clone() else {
+        // The loaders refuse a broken guide, so this only shows the text as written.
+        return html! { <pre><code>{ props.code.clone() }</code></pre> };
+    };
+    let g: Rc<Guide> = g;
+    let total = g.questions.len();
+    let pick = |at: usize, q: usize, a: usize| {
+        let picks = picks.clone();
+        Callback::from(move |_| {
+            let mut next: Vec<(usize, usize)> = picks.iter().take(at).copied().collect();
+            next.push((q, a));
+            picks.set(next);
+        })
+    };
+    // Walk the picks: every question shown so far, then where they lead.
+    let mut shown = Vec::new();
+    let mut current = Some(0usize);
+    let mut outcome = None;
+    for (at, (q, a)) in picks.iter().enumerate() {
+        if current != Some(*q) {
+            break;
+        }
+        shown.push((at, *q, Some(*a)));
+        match g
+            .questions
+            .get(*q)
+            .and_then(|qq| qq.answers.get(*a))
+            .map(|x| &x.then)
+        {
+            Some(Then::Question { index, .. }) => current = Some(*index),
+            Some(Then::Outcome(o)) => {
+                outcome = Some(o.clone());
+                current = None;
+            }
+            None => current = None,
+        }
+    }
+    if let Some(q) = current {
+        shown.push((shown.len(), q, None));
+    }
+    let on_again = {
+        let picks = picks.clone();
+        Callback::from(move |_| picks.set(Vec::new()))
+    };
+    html! {
+        <div class="guide" role="group" aria-label={tx.t("guide_label")}>
+            { for shown.iter().map(|(at, q, chosen)| {
+                let Some(question) = g.questions.get(*q) else { return html! {} };
+                let note = chosen.and_then(|a| match question.answers.get(a).map(|x| &x.then) {
+                    Some(Then::Question { note: Some(n), .. }) => Some(n.clone()),
+                    _ => None,
+                });
+                let id = format!("guide-q-{q}");
+                html! {
+                    <div class="guide-step" role="group" aria-labelledby={id.clone()}>
+                        <p class="guide-question" id={id}>
+                            <span class="guide-count">{ tx.fmt("guide_question", &[("n", (q + 1).to_string()), ("total", total.to_string())]) }</span>
+                            { " " }{ text(&question.text) }
+                        </p>
+                        <div class="guide-answers">
+                            { for question.answers.iter().enumerate().map(|(a, ans)| html! {
+                                <button type="button" aria-pressed={(*chosen == Some(a)).to_string()} onclick={pick(*at, *q, a)}>{ text(&ans.text) }</button>
+                            }) }
+                        </div>
+                        if let Some(n) = note { <p class="guide-note">{ text(&n) }</p> }
+                    </div>
+                }
+            }) }
+            <div role="status" class="guide-status">
+                if let Some(o) = &outcome {
+                    <p class="guide-result"><strong>{ format!("{} ", tx.t("guide_result")) }</strong>{ text(o) }</p>
+                }
+            </div>
+            if !picks.is_empty() {
+                <button type="button" class="guide-again" onclick={on_again}>{ tx.t("guide_again") }</button>
+            }
+        </div>
+    }
+}
