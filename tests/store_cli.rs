@@ -507,6 +507,35 @@ fn runaway_script_is_stopped_and_the_store_keeps_serving() {
 }
 
 #[test]
+fn lua_5_3_operators_are_compile_errors_and_never_reach_the_compiler() {
+    // Found by the eval_scripts fuzzer: piccolo's constant folding of `~''` indexed
+    // past the end of an empty string (a panic, so a crashed tab in the browser).
+    let mut store = new_store();
+    let fuzz_input = "x = 1\nsetmetatable(G, nil)\nrawset(_GA 'y', 2)\nreturn math.max(1, type2) + (string.len(coroutine and 'c' or~'') or 2)\n";
+    let reply = run(&mut store, &format!("EVAL \"{fuzz_input}\" 0"));
+    assert_eq!(
+        reply,
+        Reply::Error(
+            "ERR Error compiling script (new function): user_script:4: unexpected symbol near '~'".into()
+        )
+    );
+    for script in [
+        "return ~''",
+        "return '' & 1",
+        "return 1 | ''",
+        "return '' << 1",
+        "return 7 // ''",
+    ] {
+        let reply = run(&mut store, &format!("EVAL \"{script}\" 0"));
+        assert!(
+            matches!(&reply, Reply::Error(t) if t.starts_with("ERR Error compiling script")),
+            "{script}: {reply:?}"
+        );
+    }
+    assert_eq!(run(&mut store, "PING"), Reply::Status("PONG".into()));
+}
+
+#[test]
 fn a_runaway_pattern_is_stopped_even_inside_pcall() {
     let mut store = new_store();
     // A small budget keeps this test quick; the default one works the same way.

@@ -6,6 +6,7 @@ mod cfmt;
 mod convert;
 mod lib;
 mod pattern;
+mod syntax;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -224,6 +225,11 @@ impl Vm {
         let sha = Scripting::sha1_hex(source);
         if self.scripts.contains_key(&sha) {
             return Ok(sha);
+        }
+        if let Err(msg) = syntax::check_lua51_operators(source) {
+            return Err(Reply::Error(format!(
+                "ERR Error compiling script (new function): {msg}"
+            )));
         }
         let env = &self.env;
         let compiled = self.lua.enter(|ctx| {
