@@ -590,6 +590,8 @@ fn deep_recursion_and_huge_allocations_end_in_error_replies() {
         "return unpack({}, 1, 1e9)",
         "local t = {} t[1] = t return t",
         "return string.format('%99999d', 1)",
+        // Found by the eval_scripts fuzzer: a width of forty digits overflowed usize.
+        "return string.format('%5777777777777777777777777777777777777777d', 1)",
     ] {
         let reply = run(&mut store, &format!("EVAL \"{script}\" 0"));
         assert!(reply.is_error(), "{script} gave {reply:?}");

@@ -1449,7 +1449,8 @@ fn string_format<'gc>(
             let mut n = 0usize;
             let mut count = 0;
             while let Some(d) = fmt.get(*i).filter(|d| d.is_ascii_digit()) {
-                n = n * 10 + usize::from(d - b'0');
+                // Saturating: a run of digits must end in Lua's "too long" error, not an overflow.
+                n = n.saturating_mul(10).saturating_add(usize::from(d - b'0'));
                 *i += 1;
                 count += 1;
             }
