@@ -46,12 +46,7 @@ async fn playing_unsafe_del_reaches_the_violation_band_and_log() {
     assert!(query(&p, "svg .band rect").is_some(), "a red band");
     assert!(text(&p, ".violations").contains("both believed they held"));
     // Play at 16× until the end.
-    let speed: HtmlSelectElement = query(&p, "select[aria-label=Speed]").unwrap().dyn_into().unwrap();
-    speed.set_value("16");
-    speed
-        .dispatch_event(&web_sys::Event::new("change").unwrap())
-        .unwrap();
-    TimeoutFuture::new(30).await;
+    choose(&p, "select[aria-label=Speed]", "16").await;
     click(&p, "button[aria-label=Play]");
     // While it plays, the log does not speak every frame.
     let pp = p.clone();
