@@ -117,6 +117,9 @@ pub struct Band {
     pub kind: String,
     pub clients: Vec<String>,
     pub detail: String,
+    /// For an overlap: the client whose late write the resource rejected (fencing made
+    /// the overlap harmless), if it did.
+    pub fenced_off: Option<String>,
 }
 
 /// Everything the timeline draws for one run.
@@ -512,6 +515,13 @@ fn layout(
             kind: v.kind.clone(),
             clients: v.clients.clone(),
             detail: v.detail.clone(),
+            fenced_off: None,
+        })
+        .map(|mut b: Band| {
+            if b.kind == "overlap" {
+                b.fenced_off = words::fenced_off(&trace, &names, &b);
+            }
+            b
         })
         .collect();
     bars.sort_by_key(|b| (b.from_us, b.pid));
@@ -724,9 +734,9 @@ mod tests {
         let b = &m.bands[0];
         assert_eq!(b.kind, "overlap");
         assert!(
-            band_sentence(&m, b, Lang::En).contains("both believed they held"),
+            band_sentence(b, Lang::En).contains("both believed they held"),
             "{}",
-            band_sentence(&m, b, Lang::En)
+            band_sentence(b, Lang::En)
         );
         // Lanes: clients before nodes before the resource.
         let kinds: Vec<LaneKind> = m.lanes.iter().map(|l| l.kind).collect();

@@ -444,7 +444,7 @@ pub fn fault_unit(names: &[String], ops: &[(u64, Fault)], lang: Lang) -> Option<
 /// A violation in words: "C1 and C2 both believed they held lock:invoice:42
 /// (12300–20500 ms)." When the resource turned the late client's write away, the
 /// sentence says so: the overlap happened, and fencing made it harmless.
-pub fn band_sentence(m: &Model, b: &Band, lang: Lang) -> String {
+pub fn band_sentence(b: &Band, lang: Lang) -> String {
     let tx = Texts::new(lang);
     let who = match b.clients.as_slice() {
         [] => tx.t("band_clients"),
@@ -466,9 +466,9 @@ pub fn band_sentence(m: &Model, b: &Band, lang: Lang) -> String {
                 "band_overlap"
             };
             let mut s = tx.fmt(key, &args);
-            if let Some(rejected) = fenced_off(m, b) {
+            if let Some(rejected) = &b.fenced_off {
                 s.push(' ');
-                s.push_str(&tx.fmt("band_fenced", &[("who", rejected)]));
+                s.push_str(&tx.fmt("band_fenced", &[("who", rejected.clone())]));
             }
             s
         }
@@ -480,19 +480,20 @@ pub fn band_sentence(m: &Model, b: &Band, lang: Lang) -> String {
 }
 
 /// The client of an overlap whose write the resource rejected, if every write of the
-/// band's clients from the band's start on was rejected and at least one was.
-fn fenced_off(m: &Model, b: &Band) -> Option<String> {
+/// band's clients from the band's start on was rejected and at least one was. Worked
+/// out once, when the model is built ([`Band::fenced_off`]).
+pub(super) fn fenced_off(trace: &[TraceEvent], names: &[String], b: &Band) -> Option<String> {
     let mut rejected = None;
-    for e in m.trace.iter().filter(|e| e.t_us >= b.from_us) {
+    for e in trace.iter().filter(|e| e.t_us >= b.from_us) {
         match &e.kind {
-            TraceKind::WriteRejected { from, .. } if b.clients.contains(&name(&m.names, *from)) => {
-                rejected.get_or_insert_with(|| name(&m.names, *from));
+            TraceKind::WriteRejected { from, .. } if b.clients.contains(&name(names, *from)) => {
+                rejected.get_or_insert_with(|| name(names, *from));
             }
             TraceKind::WriteAccepted {
                 from,
                 lock_lapsed: true,
                 ..
-            } if b.clients.contains(&name(&m.names, *from)) => return None,
+            } if b.clients.contains(&name(names, *from)) => return None,
             _ => {}
         }
     }
@@ -555,7 +556,7 @@ mod tests {
             events += lines.len();
             lines.extend(m.marks.iter().map(|k| mark_text(&m, k, Lang::Nb)));
             lines.extend(m.bars.iter().map(|b| bar_label(b, Lang::Nb)));
-            lines.extend(m.bands.iter().map(|b| band_sentence(&m, b, Lang::Nb)));
+            lines.extend(m.bands.iter().map(|b| band_sentence(b, Lang::Nb)));
             for line in &lines {
                 for w in ENGLISH {
                     assert!(!line.contains(w), "{name}: {line:?} has English {w:?}");
@@ -660,13 +661,13 @@ mod tests {
             .iter()
             .find(|b| b.kind == "overlap")
             .expect("the two clients overlap");
-        let en = band_sentence(&m, overlap, Lang::En);
+        let en = band_sentence(overlap, Lang::En);
         assert!(en.contains("rejected"), "{en}");
         let s = builtin("unsafe-del").expect("built-in").expect("valid");
         let m = build(&s, 1).expect("runs");
         let b = &m.bands[0];
-        let en = band_sentence(&m, b, Lang::En);
+        let en = band_sentence(b, Lang::En);
         assert!(en.contains("both believed") && !en.contains("rejected"), "{en}");
-        assert!(band_sentence(&m, b, Lang::Nb).contains("trodde begge"));
+        assert!(band_sentence(b, Lang::Nb).contains("trodde begge"));
     }
 }

@@ -699,7 +699,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     let bands: Vec<Html> = m
         .bands
         .iter()
-        .map(|b| html! { <li class="violation-text">{ format!("⚠ {}", band_sentence(m, b, props.lang)) }</li> })
+        .map(|b| html! { <li class="violation-text">{ format!("⚠ {}", band_sentence(b, props.lang)) }</li> })
         .collect();
     // The panel's own words in the reader's language (the icon buttons keep their English
     // names).
@@ -799,7 +799,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                         <svg::TimelineSvg model={svg::Shared(o.clone())} {t_us} view={view} on_seek={Callback::noop()} lang={props.lang} />
                     </div>
                     <ul class="violations">
-                        { for o.bands.iter().map(|b| html! { <li class="violation-text">{ format!("⚠ {}", band_sentence(o, b, props.lang)) }</li> }) }
+                        { for o.bands.iter().map(|b| html! { <li class="violation-text">{ format!("⚠ {}", band_sentence(b, props.lang)) }</li> }) }
                         if o.bands.is_empty() { <li class="safe-text">{ tx.t("sc_no_violation") }</li> }
                     </ul>
                 </div>

@@ -305,7 +305,7 @@ fn layers(props: &LayersProps) -> Html {
         html! {
             <g class="band" aria-hidden="true">
                 <rect x={x0.to_string()} y={TOP.to_string()} width={(x1 - x0).max(2.0).to_string()} height={(m.lanes.len() as f64 * LANE_H).to_string()}>
-                    <title>{ words::band_sentence(m, b, props.lang) }</title>
+                    <title>{ words::band_sentence(b, props.lang) }</title>
                 </rect>
                 <text x={(x0 + 3.0).to_string()} y="13" class="band-label">{ format!("⚠ {}", b.clients.join(" + ")) }</text>
             </g>
