@@ -16,6 +16,15 @@ fn panel(root: &Element) -> Element {
     query(root, "section.scenario[data-scenario]").expect("a scenario panel")
 }
 
+/// The accessible names of the timeline's marks that mention `word`, in time order.
+fn marks(p: &Element, word: &str) -> Vec<String> {
+    query_all(p, "svg .mark")
+        .iter()
+        .filter_map(|m| m.get_attribute("aria-label"))
+        .filter(|l| l.contains(word))
+        .collect()
+}
+
 /// The cursor's time in ms, from the line under the scrub bar.
 fn cursor_ms(p: &Element) -> f64 {
     text(p, ".cursor-time")
@@ -194,16 +203,7 @@ async fn injecting_a_crash_forks_the_timeline() {
         (50.0..=5_000.0).contains(&cursor_ms(&pp))
     })
     .await;
-    let crash_marks = |p: &Element| {
-        query_all(p, "svg .mark")
-            .iter()
-            .filter(|m| {
-                m.get_attribute("aria-label")
-                    .unwrap_or_default()
-                    .contains("crash")
-            })
-            .count()
-    };
+    let crash_marks = |p: &Element| marks(p, "crash").len();
     assert_eq!(crash_marks(&p), 0);
     let bands_before = query_all(&p, "svg .band").len();
     // The default fault is "Crash a node" on the only node.
@@ -346,11 +346,7 @@ async fn knobs_and_faults_travel_in_the_link() {
     .await;
     assert_eq!(hash(), link);
     let p = panel(&root);
-    let crash = query_all(&p, "svg .mark").iter().any(|m| {
-        m.get_attribute("aria-label")
-            .unwrap_or_default()
-            .contains("crash")
-    });
+    let crash = !marks(&p, "crash").is_empty();
     assert!(crash, "the crash came back from the link");
     assert!(query(&p, "button.undo-fork").is_some());
 }
@@ -704,12 +700,7 @@ async fn persistence_knob_drift_and_delayed_restart_faults() {
     submit_form(&p, "form.knobs");
     let pp = p.clone();
     wait_until("the safe rerun", move || {
-        text(&pp, ".violations").contains("No violation")
-            && query_all(&pp, "svg .mark").iter().any(|m| {
-                m.get_attribute("aria-label")
-                    .unwrap_or_default()
-                    .contains("restart (aof-always")
-            })
+        text(&pp, ".violations").contains("No violation") && !marks(&pp, "restart (aof-always").is_empty()
     })
     .await;
     assert!(
@@ -722,12 +713,6 @@ async fn persistence_knob_drift_and_delayed_restart_faults() {
         "the knob goes into the link"
     );
     // A node's clock made to drift 2 % fast, at the cursor: the run forks with a mark.
-    let marks = |p: &Element, word: &str| {
-        query_all(p, "svg .mark")
-            .iter()
-            .filter(|m| m.get_attribute("aria-label").unwrap_or_default().contains(word))
-            .count()
-    };
     choose(&p, "select.fault-kind", "drift").await;
     let pct: HtmlInputElement = query(&p, "input.fault-pct")
         .expect("a percent field")
@@ -736,7 +721,7 @@ async fn persistence_knob_drift_and_delayed_restart_faults() {
     type_into(&pct, "2").await;
     submit_form(&p, ".fault-form");
     let pp = p.clone();
-    wait_until("a drift mark", move || marks(&pp, "drift +2.0 %") == 1).await;
+    wait_until("a drift mark", move || marks(&pp, "drift +2.0 %").len() == 1).await;
     // Crash a node and bring it back 3 s later, in one step.
     choose(&p, "select.fault-kind", "crash-restart").await;
     let ms: HtmlInputElement = query(&p, "input.fault-amount")
@@ -747,7 +732,7 @@ async fn persistence_knob_drift_and_delayed_restart_faults() {
     submit_form(&p, ".fault-form");
     let pp = p.clone();
     wait_until("a crash and a restart", move || {
-        marks(&pp, "crash") == 1 && marks(&pp, "restart") == 1
+        marks(&pp, "crash").len() == 1 && marks(&pp, "restart").len() == 1
     })
     .await;
     // Slow one client's link to a node: the log says so and the link carries it.
@@ -770,7 +755,7 @@ async fn persistence_knob_drift_and_delayed_restart_faults() {
     submit_form(&p, ".fault-form");
     TimeoutFuture::new(50).await;
     assert!(text(&p, ".fault-form [role=alert]").contains("drift from −50 to 50 %"));
-    assert_eq!(marks(&p, "drift"), 1);
+    assert_eq!(marks(&p, "drift").len(), 1);
 }
 
 #[wasm_bindgen_test]
@@ -778,13 +763,7 @@ async fn the_library_knobs_move_the_abort() {
     let _x = Exclusive::acquire().await;
     let (root, _app) = open("#/distributed-locks/8?scenario=using-abort-latency&seed=1&t=0").await;
     let p = panel(&root);
-    let aborted_at = |p: &Element| {
-        query_all(p, "svg .mark")
-            .iter()
-            .filter_map(|m| m.get_attribute("aria-label"))
-            .find(|l| l.contains("abort signal"))
-            .unwrap_or_default()
-    };
+    let aborted_at = |p: &Element| marks(p, "abort signal").into_iter().next().unwrap_or_default();
     let before = aborted_at(&p);
     assert!(!before.is_empty(), "the abort is on the timeline");
     for (class, value) in [("input.knob-jitter", "100"), ("input.knob-threshold", "500")] {
