@@ -592,8 +592,18 @@ pub struct NodeView {
 pub struct ResourceView {
     pub name: String,
     pub highest_token: Option<i64>,
-    /// The last writes, newest last: (client, accepted, text).
-    pub last_writes: Vec<(String, bool, String)>,
+    /// The last writes, newest last.
+    pub last_writes: Vec<WriteView>,
+}
+
+/// One write the resource received.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WriteView {
+    pub client: String,
+    /// `key = value` if accepted; the key if rejected.
+    pub text: String,
+    /// Why it was rejected (the simulator's words); `None` if accepted.
+    pub rejected: Option<String>,
 }
 
 /// The cluster right after the event at `cursor` (an index into the trace).
@@ -613,7 +623,7 @@ pub fn snapshot(m: &Model, cursor: usize) -> Snapshot {
     let mut up: BTreeMap<u32, bool> = BTreeMap::new();
     let mut offset: BTreeMap<u32, i64> = BTreeMap::new();
     let mut highest: Option<i64> = None;
-    let mut writes: Vec<(String, bool, String)> = Vec::new();
+    let mut writes: Vec<WriteView> = Vec::new();
     for e in upto {
         offset.insert(e.pid, (e.local_us - e.t_us as i64) / 1000);
         match &e.kind {
@@ -662,12 +672,20 @@ pub fn snapshot(m: &Model, cursor: usize) -> Snapshot {
                 if let Some(t) = t {
                     highest = Some(highest.map_or(*t, |h| h.max(*t)));
                 }
-                writes.push((m.name(*from).to_string(), true, format!("{key} = {value}")));
+                writes.push(WriteView {
+                    client: m.name(*from).to_string(),
+                    text: format!("{key} = {value}"),
+                    rejected: None,
+                });
             }
             TraceKind::WriteRejected {
                 from, key, reason, ..
             } => {
-                writes.push((m.name(*from).to_string(), false, format!("{key}: {reason}")));
+                writes.push(WriteView {
+                    client: m.name(*from).to_string(),
+                    text: key.clone(),
+                    rejected: Some(reason.clone()),
+                });
             }
             _ => {}
         }

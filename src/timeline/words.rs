@@ -269,15 +269,6 @@ pub fn payload(what: &str, lang: Lang) -> String {
     what.to_string()
 }
 
-/// One of the resource's last writes as the snapshot gives it (`key = value` when
-/// accepted, `key: reason` when rejected), in `lang`.
-pub fn write_text(text: &str, accepted: bool, lang: Lang) -> String {
-    match text.split_once(": ") {
-        Some((key, why)) if !accepted => format!("{key}: {}", reason(why, lang)),
-        _ => text.to_string(),
-    }
-}
-
 /// A client timer's name ("retry", "validity ends").
 pub fn timer(name: &str, lang: Lang) -> String {
     let key = format!("timer_{}", name.replace(' ', "_"));
@@ -663,6 +654,17 @@ mod tests {
             .expect("the two clients overlap");
         let en = band_sentence(overlap, Lang::En);
         assert!(en.contains("rejected"), "{en}");
+        // The resource's view at the end lists the stale write as rejected, with why.
+        let snap = crate::timeline::snapshot(&m, m.trace.len() - 1);
+        let res = snap.resource.expect("a resource");
+        let stale = res
+            .last_writes
+            .iter()
+            .find(|w| w.client == "C1")
+            .expect("C1's write");
+        let why = stale.rejected.as_deref().expect("rejected");
+        assert!(why.contains("33") && why.contains("34"), "{why}");
+        assert!(reason(why, Lang::Nb).contains("høyeste hittil"));
         let s = builtin("unsafe-del").expect("built-in").expect("valid");
         let m = build(&s, 1).expect("runs");
         let b = &m.bands[0];

@@ -847,7 +847,10 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                     if let Some(r) = &snap.resource {
                         <p class="cluster-resource"><strong>{ r.name.clone() }</strong>
                             { tx.fmt("sc_highest_token", &[("h", r.highest_token.map_or_else(|| tx.t("sc_none"), |h| h.to_string()))]) }
-                            { for r.last_writes.iter().map(|(c, ok, text)| html! { <span>{ format!(" · {} {c}: {}", if *ok { "✓" } else { "✗" }, words::write_text(text, *ok, props.lang)) }</span> }) }
+                            { for r.last_writes.iter().map(|w| html! { <span>{ match &w.rejected {
+                                None => format!(" · ✓ {}: {}", w.client, w.text),
+                                Some(why) => format!(" · ✗ {}: {}: {}", w.client, w.text, words::reason(why, props.lang)),
+                            } }</span> }) }
                         </p>
                     }
                 </div>
