@@ -61,6 +61,8 @@ fn load_lessons() -> Result<Lessons, Vec<String>> {
 
 #[function_component(App)]
 pub fn app() -> Html {
+    // The first frame is in the page: the loader may now hand focus and clicks over.
+    use_effect_with((), |_| browser::announce_ready());
     // `?pack=<url>` (or `?pack=local` for files the learner chose) swaps the lesson.
     let pack = use_memo((), |_| {
         query_param(&browser::search(), "pack").filter(|p| !p.trim().is_empty())

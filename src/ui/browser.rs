@@ -174,3 +174,24 @@ pub fn prefers_reduced_motion() -> bool {
         .and_then(|w| w.match_media("(prefers-reduced-motion: reduce)").ok().flatten())
         .is_some_and(|m| m.matches())
 }
+
+/// True while `scripts/prerender.sh` takes its snapshot of a page (it sets
+/// `window.lockstepPrerender`): what is drawn then is what a first visitor sees before
+/// the app has loaded, so it must not hold anything that changes per visit.
+pub fn prerendering() -> bool {
+    window()
+        .and_then(|w| js_sys::Reflect::get(&w, &"lockstepPrerender".into()).ok())
+        .is_some_and(|v| v.is_truthy())
+}
+
+/// Tells the page's loader (`static/boot.js`) and the prerender script that the app has
+/// drawn its first frame: `<html data-lockstep="ready">` and a `lockstep-ready` event.
+pub fn announce_ready() {
+    let Some(w) = window() else { return };
+    if let Some(el) = w.document().and_then(|d| d.document_element()) {
+        let _ = el.set_attribute("data-lockstep", "ready");
+    }
+    if let Ok(event) = web_sys::Event::new("lockstep-ready") {
+        let _ = w.dispatch_event(&event);
+    }
+}

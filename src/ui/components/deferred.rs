@@ -5,7 +5,8 @@
 //! simulator) follows in later tasks, so the browser can paint and answer input in
 //! between instead of blocking on one long render. Nothing waits for scrolling: the
 //! content arrives a few milliseconds later whether or not it is in view, so screen
-//! readers, find-in-page and the keyboard reach all of it.
+//! readers, find-in-page and the keyboard reach all of it. (A prerendered page, before
+//! the app has loaded, shows the placeholder; see `static/boot.js`.)
 
 use gloo::timers::callback::Timeout;
 use yew::prelude::*;
@@ -24,7 +25,10 @@ pub fn deferred(props: &DeferredProps) -> Html {
     {
         let ready = ready.clone();
         use_effect_with((), move |_| {
-            let timer = Timeout::new(0, move || ready.set(true));
+            // A prerendered page keeps the placeholder: the loader starts the app when
+            // it scrolls into view (quiz questions draw fresh random variants per visit).
+            let prerendering = crate::ui::browser::prerendering();
+            let timer = (!prerendering).then(|| Timeout::new(0, move || ready.set(true)));
             // Unmounted before the timer fired: cancel it.
             move || drop(timer)
         });
