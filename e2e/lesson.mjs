@@ -1,0 +1,20 @@
+// The built-in lesson's sections, read from the content itself: order, id, and whether
+// the section draws a scenario. Shared by the audit and the prerender script.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const LESSON = 'distributed-locks';
+
+export const sections = readdirSync(join(ROOT, 'content/en'))
+  .filter((f) => /^\d\d-.*\.md$/.test(f))
+  .sort()
+  .map((f) => {
+    const text = readFileSync(join(ROOT, 'content/en', f), 'utf8');
+    return {
+      order: Number(text.match(/^order\s*=\s*(\d+)/m)[1]),
+      id: text.match(/^id\s*=\s*"([^"]+)"/m)[1],
+      scenario: /^```scenario\s*$/m.test(text),
+    };
+  });

@@ -1,0 +1,36 @@
+# Shared by scripts/e2e.sh and scripts/prerender.sh (source it; needs `set -euo pipefail`).
+
+# e2e/'s npm packages: `npm ci` only when node_modules is missing or the lock file
+# changed since the last install.
+npm_deps() {
+  for tool in node npm; do
+    command -v "$tool" >/dev/null 2>&1 || { echo "$tool is missing (Debian: apt-get install nodejs npm)" >&2; return 1; }
+  done
+  export CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+  [ -x "$CHROMIUM" ] || { echo "no Chromium at $CHROMIUM (Debian: apt-get install chromium)" >&2; return 1; }
+  local stamp=e2e/node_modules/.lockstep-lock.sha256 want
+  want=$(sha256sum e2e/package-lock.json | cut -d' ' -f1)
+  if [ ! -d e2e/node_modules ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    echo "installing e2e/'s npm packages (npm ci)"
+    (cd e2e && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$want" > "$stamp"
+  fi
+}
+
+# serve_dir DIR: serves DIR on a free loopback port; sets $port and $server and stops
+# the server however the calling script ends.
+serve_dir() {
+  port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+  node e2e/serve.mjs "$1" "$port" >/dev/null &
+  server=$!
+  trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true' EXIT
+  local _
+  for _ in $(seq 50); do
+    if node -e 'fetch(process.argv[1]).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))' "http://127.0.0.1:$port/"; then
+      return 0
+    fi
+    sleep 0.1
+  done
+  echo "the static server on port $port did not start" >&2
+  return 1
+}
