@@ -6,7 +6,7 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 export CHROMEDRIVER ?= /usr/bin/chromedriver
 WASM := --target wasm32-unknown-unknown
 
-.PHONY: setup serve test fmt lint test-native test-browser oracle bundle build fuzz e2e screenshot
+.PHONY: setup serve test fmt lint test-native test-browser oracle bundle build fuzz e2e screenshot firstload
 
 # make fuzz FUZZ_SECONDS=900   runs every cargo-fuzz target for that long (default 60 s each)
 FUZZ_SECONDS ?= 60
@@ -14,14 +14,17 @@ FUZZ_SECONDS ?= 60
 setup:
 	@bash scripts/setup.sh
 
-serve: setup
+# The release build, prerendered (scripts/prerender.sh), served as a static site. For a
+# live-reloading dev server without the prerendered first page: `trunk serve`.
+serve: build
 	@echo ""
-	@echo "  Lockstep is being built and will be served at  http://127.0.0.1:8080  (Ctrl-C stops it)"
+	@echo "  Lockstep is served at  http://127.0.0.1:8080  (Ctrl-C stops it)"
 	@echo ""
-	trunk serve --release
+	node e2e/serve.mjs dist 8080
 
 build: setup
 	trunk build --release
+	bash scripts/prerender.sh dist
 
 fmt:
 	cargo fmt --all -- --check
@@ -52,6 +55,10 @@ screenshot: build
 
 bundle: build
 	bash scripts/bundle-size.sh dist
+
+# What the first page downloads, and the first use, in Chromium.
+firstload: build
+	bash scripts/firstload.sh
 
 test: setup
 	@bash scripts/test-all.sh

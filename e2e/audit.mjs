@@ -11,32 +11,16 @@
 // --verbose: also what axe could not decide ("incomplete": to be checked by a person).
 import { chromium } from 'playwright-core';
 import axe from 'axe-core';
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { ROOT, LESSON, sections } from './lesson.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BASE = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const LESSON = 'distributed-locks';
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 const args = process.argv.slice(2);
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : null;
 const screenshot = !args.includes('--no-screenshot') && (!only || 'screenshot'.includes(only));
 const verbose = args.includes('--verbose');
 
-// The sections, from the content itself: order, id, and whether a scenario is drawn.
-const sections = readdirSync(join(ROOT, 'content/en'))
-  .filter((f) => /^\d\d-.*\.md$/.test(f))
-  .sort()
-  .map((f) => {
-    const text = readFileSync(join(ROOT, 'content/en', f), 'utf8');
-    return {
-      order: Number(text.match(/^order\s*=\s*(\d+)/m)[1]),
-      id: text.match(/^id\s*=\s*"([^"]+)"/m)[1],
-      scenario: /^```scenario\s*$/m.test(text),
-    };
-  });
 if (sections.length !== 12) throw new Error(`expected 12 sections in content/en, found ${sections.length}`);
 
 const url = (query, hash) => `${BASE}${query ?? ''}${hash ?? ''}`;
@@ -58,6 +42,10 @@ add({ name: `nb 4 (dark)`, url: url('?lang=nb', sectionHash(4)), scheme: 'dark',
 for (const [lang, scheme] of [['en', 'light'], ['en', 'dark'], ['nb', 'light']]) {
   add({ name: `progress page ${lang} (${scheme})`, url: url(`?lang=${lang}`, `#/${LESSON}/progress`), scheme });
 }
+// The prerendered first pages, before the app has loaded (what a first visitor gets).
+add({ name: 'prerendered first page en', url: BASE, svg: true, prerendered: true });
+add({ name: 'prerendered section 3 nb (dark)', url: url('?lang=nb', sectionHash(3)), scheme: 'dark', svg: true, prerendered: true });
+add({ name: 'prerendered section 12 en, phone', url: url('', sectionHash(12)), viewport: { width: 360, height: 740 }, prerendered: true });
 add({ name: 'not-found page', url: url('?lang=en', `#/${LESSON}/99`) });
 // Quizzes: the quiz-only embed of every section, and a section with its questions answered.
 for (const s of sections) {
@@ -125,7 +113,20 @@ async function newPage({ scheme = 'light', viewport = { width: 1280, height: 900
 }
 
 /// Waits until the app has replaced the loading placeholder with its content.
-async function rendered(page, { svg = false } = {}) {
+async function rendered(page, { svg = false, prerendered = false } = {}) {
+  await page.waitForLoadState('domcontentloaded');
+  if (prerendered) {
+    // The prerendered page as a first visitor gets it, before the app has loaded.
+    await page.waitForFunction(() => window.lockstepFirstPage?.shown, null, { timeout: 20000 });
+    const shown = await page.evaluate(() => window.lockstepFirstPage.shown);
+    if (!shown) throw new Error('the page did not show its prerendered snapshot');
+    if (await page.evaluate(() => document.documentElement.dataset.lockstep === 'ready')) throw new Error('the app started without being used');
+    if (svg) await page.waitForSelector('svg.timeline', { timeout: 20000 });
+    return;
+  }
+  // A prerendered page (static/boot.js) holds the app's first frame as plain HTML; start
+  // the app so that what follows audits and drives the real thing.
+  await page.evaluate(() => window.lockstepBoot?.());
   await page.waitForFunction(
     // `.deferred`: parts drawn a task after the rest (the quiz, question panels).
     () => !document.querySelector('.loading') && document.querySelector('main#main') && !document.querySelector('.error-panel') && !document.querySelector('.deferred'),

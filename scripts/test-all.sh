@@ -35,11 +35,15 @@ fi
 step "fuzz smoke run (20 s per cargo-fuzz target)"
 bash scripts/fuzz.sh 20
 
-step "release build (trunk build --release)"
+step "release build (trunk build --release), prerendered (scripts/prerender.sh)"
 trunk build --release
+bash scripts/prerender.sh dist
 
 step "release bundle size"
 bash scripts/bundle-size.sh dist
+
+step "the first page and its first use (Chromium)"
+bash scripts/firstload.sh
 
 step "end-to-end accessibility audit (axe-core + keyboard walk, Chromium)"
 bash scripts/e2e.sh --no-screenshot

@@ -1,0 +1,182 @@
+// The first page, measured in Debian's Chromium against the prerendered release build
+// (scripts/prerender.sh). Checks, and fails on:
+//   - a first page (English and Norwegian, as a first visitor opens it) that downloads
+//     more than BUNDLE_TARGET_BYTES gzip (default 358400 = 350 KiB), or any WebAssembly
+//     before the learner uses the page; a section opened by link that fails to show;
+//   - a first use (a click on "Step forward") that does not start the app and act on
+//     the click, and an app (JS + wasm) over BUNDLE_MAX_BYTES gzip (regression guard).
+// Prints, without asserting anything about speed (that is a benchmark):
+//   - the time from navigation to §3's timeline on screen, medians of 5 fresh visits,
+//     and, with HELLO_URL (a bare yew hello world, benches/hello/), the same for it;
+//   - the time from the first click to the app having acted on it.
+// Run by scripts/firstload.sh (which serves dist/ and sets BASE_URL).
+import { chromium } from 'playwright-core';
+import { gzipSync } from 'node:zlib';
+import { LESSON, sections } from './lesson.mjs';
+
+const BASE = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
+const HELLO = process.env.HELLO_URL;
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const TARGET = Number(process.env.BUNDLE_TARGET_BYTES ?? 358400);
+const MAX = Number(process.env.BUNDLE_MAX_BYTES ?? 1000000);
+const RUNS = Number(process.env.FIRSTLOAD_RUNS ?? 5);
+
+const browser = await chromium.launch({ executablePath: CHROMIUM });
+const problems = [];
+const fail = (what) => { problems.push(what); console.log(`  ✗ ${what}`); };
+
+// A fresh visitor: new context (no cache, no storage), the browser's language.
+async function visit(url, { lang = 'en', until, beforeLoad } = {}) {
+  const context = await browser.newContext({ locale: lang === 'nb' ? 'nb-NO' : 'en-US', viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const files = [];
+  page.on('response', async (r) => {
+    try {
+      const body = await r.body();
+      files.push({ url: r.url(), raw: body.length, gz: gzipSync(body, { level: 9 }).length });
+    } catch { /* a redirect or an aborted request has no body */ }
+  });
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(e.message));
+  if (until) {
+    // Records when `until` first matches, on the page's own clock (0 = navigation start).
+    await page.addInitScript((sel) => {
+      const check = () => {
+        if (window.__firstSeen === undefined && document.querySelector(sel)) window.__firstSeen = performance.now();
+      };
+      new MutationObserver(check).observe(document, { subtree: true, childList: true });
+      document.addEventListener('DOMContentLoaded', check);
+    }, until);
+  }
+  if (beforeLoad) await beforeLoad(page);
+  await page.goto(url);
+  if (until) await page.waitForFunction(() => window.__firstSeen !== undefined, null, { timeout: 30000 });
+  await page.waitForLoadState('networkidle');
+  return { page, context, files };
+}
+
+const sum = (files, key = 'gz') => files.reduce((n, f) => n + f[key], 0);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const name = (u) => new URL(u).pathname;
+// §3's own timeline (index.html holds §1, which has a timeline too).
+const S3 = 'section.scenario[data-scenario="unsafe-del"] svg.timeline';
+
+// 1. The first page, both languages: what it downloads before anyone touches it. Then
+// every section opened by a link: each shows its snapshot, and those whose quiz is in
+// view at once start the app at once (the quiz needs it), which is listed.
+console.log('▶ first pages (fresh visitor, nothing clicked)');
+let worst = { gz: 0 };
+const bootsAtOnce = [];
+for (const lang of ['en', 'nb']) {
+  for (const hash of ['', ...sections.map((s) => `#/${LESSON}/${s.order}`)]) {
+    const { page, context, files } = await visit(`${BASE}${hash}`, { lang });
+    const where = `${lang} ${hash || '/'}`;
+    const wasm = files.filter((f) => /\.wasm$/.test(name(f.url)));
+    if (page.errors.length) fail(`${where}: ${page.errors.join('; ')}`);
+    const shownLang = await page.evaluate(() => document.documentElement.lang);
+    if (shownLang !== lang) fail(`${where}: shows lang="${shownLang}"`);
+    if (hash === '') {
+      if (wasm.length) fail(`${where}: downloaded ${wasm.map((f) => name(f.url)).join(', ')} before any use`);
+      const gz = sum(files);
+      if (gz > worst.gz) worst = { gz, raw: sum(files, 'raw'), where, files };
+    } else if (wasm.length) {
+      bootsAtOnce.push(where);
+    }
+    await context.close();
+  }
+}
+console.log(`  the first page, largest of en and nb: ${worst.where}, ${worst.raw} bytes, ${worst.gz} gzip -9:`);
+for (const f of worst.files) console.log(`    ${name(f.url).padEnd(44)} ${String(f.raw).padStart(8)} ${String(f.gz).padStart(8)}`);
+if (worst.gz > TARGET) fail(`the first page downloads ${worst.gz} bytes gzip, over the ${TARGET}-byte budget`);
+else console.log(`  within the ${TARGET}-byte budget (${TARGET - worst.gz} bytes to spare)`);
+console.log(`  sections that start the app at once (a quiz in view): ${bootsAtOnce.join(', ') || 'none'}`);
+
+// 2. First use: a click on "Step forward" in §3 starts the app, which then takes the step.
+console.log('▶ first use (a click on Step forward in §3)');
+const useMs = [];
+let appBytes = 0;
+for (let i = 0; i < RUNS; i++) {
+  const { page, context, files } = await visit(`${BASE}#/${LESSON}/3`, { until: S3 });
+  const before = files.length;
+  const scrub = 'section.scenario input[type=range]';
+  const text = () => page.$eval(scrub, (el) => el.getAttribute('aria-valuetext'));
+  const was = await text();
+  const button = page.locator('section.scenario').first().getByRole('button', { name: 'Step forward' });
+  await button.scrollIntoViewIfNeeded();
+  const t0 = await page.evaluate(() => performance.now());
+  await button.click();
+  await page.waitForFunction(([sel, was]) => document.documentElement.dataset.lockstep === 'ready'
+    && document.querySelector(sel)?.getAttribute('aria-valuetext') !== was, [scrub, was], { timeout: 30000 });
+  useMs.push((await page.evaluate(() => performance.now())) - t0);
+  const now = await text();
+  if (!/event 2 of/.test(now ?? '')) fail(`after the first click the cursor reads "${now}", not the second event`);
+  await page.waitForLoadState('networkidle');
+  appBytes = sum(files.slice(before));
+  if (page.errors.length) fail(`first use: ${page.errors.join('; ')}`);
+  await context.close();
+}
+console.log(`  the app, loaded on first use: ${appBytes} bytes gzip (guard ${MAX})`);
+if (appBytes > MAX) fail(`the app is ${appBytes} bytes gzip, over the ${MAX}-byte regression guard`);
+
+// And by keyboard: N (next section) on the first page starts the app, which then goes on.
+{
+  const { page, context } = await visit(BASE);
+  await page.keyboard.press('n');
+  await page.waitForFunction(() => document.documentElement.dataset.lockstep === 'ready', null, { timeout: 30000 });
+  await page.waitForFunction((h) => location.hash === h, `#/${LESSON}/2`, { timeout: 5000 }).catch(() => {});
+  const hash = await page.evaluate(() => location.hash);
+  if (hash !== `#/${LESSON}/2`) fail(`N on the first page led to "${hash}", not section 2`);
+  else console.log('  N on the first page started the app and opened section 2');
+  await context.close();
+}
+
+// And Tab: the first Tab starts the app; the focus stays on the same control after.
+{
+  // The app's wasm is held back until the Tabs are done, as on a slow network.
+  let release;
+  const gate = new Promise((r) => { release = r; });
+  const { page, context } = await visit(`${BASE}#/${LESSON}/3`, {
+    until: S3,
+    beforeLoad: (p) => p.route('**/*.wasm', async (route) => { await gate; await route.continue(); }),
+  });
+  const describe = () => page.evaluate(() => {
+    const el = document.activeElement;
+    return el && el !== document.body ? `${el.tagName} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 40)}"` : 'nothing';
+  });
+  for (let i = 0; i < 4; i++) await page.keyboard.press('Tab');
+  const before = await describe();
+  release();
+  await page.waitForFunction(() => document.documentElement.dataset.lockstep === 'ready', null, { timeout: 30000 });
+  await page.evaluate(() => new Promise((r) => setTimeout(r, 300)));
+  const after = await describe();
+  if (before === 'nothing' || before !== after) fail(`focus before the app started: ${before}; after: ${after}`);
+  else console.log(`  Tab started the app; the focus stayed on ${after}`);
+  await context.close();
+}
+
+// 3. Timings (printed, never asserted).
+const firstMs = [];
+for (let i = 0; i < RUNS; i++) {
+  const { page, context } = await visit(`${BASE}#/${LESSON}/3`, { until: S3 });
+  firstMs.push(await page.evaluate(() => window.__firstSeen));
+  await context.close();
+}
+let line = `firstload: §3 with its timeline on screen after median ${median(firstMs).toFixed(1)} ms from navigation`;
+if (HELLO) {
+  const helloMs = [];
+  for (let i = 0; i < RUNS; i++) {
+    const { page, context } = await visit(HELLO, { until: '#hello' });
+    helloMs.push(await page.evaluate(() => window.__firstSeen));
+    await context.close();
+  }
+  line += `; bare yew hello world median ${median(helloMs).toFixed(1)} ms; ratio ${(median(firstMs) / median(helloMs)).toFixed(2)}×`;
+}
+console.log(line);
+console.log(`firstload: first click to the app acting on it (loads and starts ${(appBytes / 1024).toFixed(0)} KiB gzip) median ${median(useMs).toFixed(0)} ms`);
+
+await browser.close();
+if (problems.length) {
+  console.log(`\nfirstload: ${problems.length} problem(s)`);
+  process.exit(1);
+}
+console.log('firstload: OK');

@@ -1,0 +1,168 @@
+// The first page's loader. `scripts/prerender.sh` writes each section, as the app draws
+// it for a first visitor, into the release build: the page a visitor opens is plain HTML
+// and CSS, readable at once, and the app (about 900 KB of WebAssembly) is fetched only
+// when the learner starts using it. This script:
+//   1. waits for static/boot-head.js to show the prerendered section the URL asks for
+//      (index.html holds the first one; the others are small JSON files under pre/), or
+//      starts the app at once when the URL or the browser's storage holds state a
+//      snapshot cannot show;
+//   2. starts the app on the first use: a click, a tap, a key, focus by Tab, a change
+//      of section, or a placeholder (the quiz) scrolled into view;
+//   3. when the app has drawn the same page (it announces `lockstep-ready`), hands over
+//      what the learner did meanwhile: the scroll position, the focus, typed text, and
+//      the click that started it all, replayed on the same element.
+// Without it (a dev build from `trunk serve`), Trunk's own script starts the app.
+const me = document.querySelector('script[data-lockstep-boot]');
+const app = document.getElementById('app');
+const JS = me?.dataset.js;
+const WASM = me?.dataset.wasm;
+// Which page to show, decided by the inline script in <head> (static/boot-head.js).
+const first = window.lockstepFirstPage ?? { shown: Promise.resolve(false) };
+
+const CONTROL = 'a[href], button, input, select, textarea, summary, [tabindex], [role="slider"], label';
+const STARTING = { en: 'Starting the simulator…', nb: 'Starter simulatoren…' };
+
+let booting = null;
+let shownLang = document.documentElement.lang === 'nb' ? 'nb' : 'en';
+let pending = null; // { path, kind: 'click' | 'key', key }
+let focusPath = null;
+const typed = new Map(); // path (string) -> value
+
+// The element's place under #app, as child indices; the app draws the same tree.
+function pathOf(el) {
+  const path = [];
+  while (el && el !== app) {
+    const parent = el.parentElement;
+    if (!parent) return null;
+    path.unshift(Array.prototype.indexOf.call(parent.children, el));
+    el = parent;
+  }
+  return el === app ? path : null;
+}
+function atPath(path) {
+  let el = app;
+  for (const i of path ?? []) {
+    el = el?.children[i];
+  }
+  return path ? el : null;
+}
+
+function boot() {
+  if (booting) return booting;
+  first.booting = true;
+  const status = document.createElement('p');
+  status.className = 'boot-status';
+  status.setAttribute('role', 'status');
+  document.body.append(status);
+  // Announced a moment later, so a live region that already exists reads it out.
+  setTimeout(() => { status.textContent = STARTING[shownLang]; }, 50);
+  const scrollY = window.scrollY;
+  const active = document.activeElement;
+  if (active && active !== document.body && app.contains(active)) focusPath = pathOf(active);
+  const ready = new Promise((resolve) => addEventListener('lockstep-ready', resolve, { once: true }));
+  booting = import(JS)
+    .then((m) => m.default({ module_or_path: WASM }))
+    .then(() => ready)
+    .then(() => handOver(scrollY))
+    .catch((e) => {
+      status.textContent = `Lockstep could not start: ${e}`;
+      throw e;
+    })
+    .finally(() => setTimeout(() => status.remove(), 1500));
+  return booting;
+}
+
+async function handOver(scrollY) {
+  // Resolve every path now: the quiz's placeholders are about to be filled in, which
+  // moves later siblings.
+  const focusEl = atPath(focusPath);
+  const target = pending && atPath(pending.path);
+  const inputs = [...typed].map(([p, v]) => [atPath(JSON.parse(p)), v]);
+  // At once: the app has just replaced the element that had the focus.
+  const lost = () => !document.activeElement || document.activeElement === document.body;
+  if (focusEl && lost()) focusEl.focus({ preventScroll: true });
+  for (let i = 0; i < 100 && app.querySelector('.deferred[aria-busy="true"]'); i++) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  window.scrollTo(window.scrollX, scrollY);
+  for (const [el, value] of inputs) {
+    if (el && 'value' in el) {
+      el.value = value;
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    }
+  }
+  if (focusEl?.isConnected && lost()) focusEl.focus({ preventScroll: true });
+  if (target?.isConnected && pending.kind === 'click') target.click();
+  if (target?.isConnected && pending.kind === 'key') {
+    target.dispatchEvent(new KeyboardEvent('keydown', { key: pending.key, bubbles: true, cancelable: true }));
+  }
+}
+
+function listen() {
+  const opts = { capture: true };
+  const control = (e) => (e.target instanceof Element ? e.target.closest(CONTROL) : null);
+  // A tap or press starts the download before the click arrives.
+  for (const type of ['pointerdown', 'touchstart']) {
+    addEventListener(type, (e) => { if (app.contains(e.target)) boot(); }, { capture: true, passive: true });
+  }
+  addEventListener('click', (e) => {
+    if (!app.contains(e.target) || document.documentElement.dataset.lockstep === 'ready') return;
+    const el = control(e);
+    if (!el) return;
+    const href = el.closest('a[href]')?.getAttribute('href');
+    if (href !== undefined && href !== null && !href.startsWith('#')) return; // leaves the page
+    boot();
+    if (href?.startsWith('#')) return; // the app reads the new route when it starts
+    e.preventDefault();
+    e.stopPropagation();
+    if (!pending) pending = { path: pathOf(el), kind: 'click' };
+  }, opts);
+  addEventListener('focusin', (e) => {
+    if (app.contains(e.target) && document.documentElement.dataset.lockstep !== 'ready') {
+      focusPath = pathOf(e.target);
+      boot();
+    }
+  }, opts);
+  addEventListener('input', (e) => {
+    if (app.contains(e.target) && document.documentElement.dataset.lockstep !== 'ready') {
+      typed.set(JSON.stringify(pathOf(e.target)), e.target.value);
+    }
+  }, opts);
+  addEventListener('keydown', (e) => {
+    if (document.documentElement.dataset.lockstep === 'ready' || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (!app.contains(e.target) && e.target !== document.body) return;
+    if (e.key === 'Tab' || e.key === 'Shift') return; // focusin follows
+    boot();
+    const el = e.target instanceof Element ? e.target : null;
+    // Typing, and keys that a button or link turns into a click (replayed as one).
+    if (el?.closest('input, textarea, select, button, a[href], summary')) return;
+    // The app's shortcuts: N/P anywhere; in a scenario panel, Space, ←/→, Home, End.
+    const inPanel = el?.closest('section.scenario');
+    const shortcut = ['n', 'N', ']', 'p', 'P', '['].includes(e.key)
+      || (inPanel && [' ', 'ArrowLeft', 'ArrowRight', 'Home', 'End'].includes(e.key));
+    if (shortcut && !pending) {
+      pending = { path: pathOf(el === document.body ? app : el) ?? [], kind: 'key', key: e.key };
+      e.preventDefault();
+    }
+  }, opts);
+  addEventListener('hashchange', () => boot());
+  // The quiz (and anything else drawn later) needs the app: start it as it comes near.
+  if ('IntersectionObserver' in window) {
+    const io = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) { io.disconnect(); boot(); }
+    }, { rootMargin: '200px' });
+    app.querySelectorAll('.deferred').forEach((el) => io.observe(el));
+  }
+}
+
+async function start() {
+  if (!app || !JS || !WASM) return;
+  if (!(await first.shown)) return boot();
+  shownLang = document.documentElement.lang === 'nb' ? 'nb' : 'en';
+  listen();
+}
+
+// For a host page or a test that wants the app now (e.g. before reading the quiz).
+window.lockstepBoot = () => (booting ?? (app?.hasAttribute('data-prerendered') && JS ? boot() : Promise.resolve()));
+
+start();
