@@ -42,7 +42,10 @@ async function visit(url, { lang = 'en', until, beforeLoad } = {}) {
     // Records when `until` first matches, on the page's own clock (0 = navigation start).
     await page.addInitScript((sel) => {
       const check = () => {
-        if (window.__firstSeen === undefined && document.querySelector(sel)) window.__firstSeen = performance.now();
+        if (window.__firstSeen === undefined && document.querySelector(sel)) {
+          window.__firstSeen = performance.now();
+          window.__firstSeenLang = document.documentElement.lang;
+        }
       };
       new MutationObserver(check).observe(document, { subtree: true, childList: true });
       document.addEventListener('DOMContentLoaded', check);
@@ -95,6 +98,7 @@ console.log(`  sections that start the app at once (a quiz in view): ${bootsAtOn
 console.log('▶ first use (a click on Step forward in §3)');
 const useMs = [];
 let appBytes = 0;
+let appFiles = [];
 for (let i = 0; i < RUNS; i++) {
   const { page, context, files } = await visit(`${BASE}#/${LESSON}/3`, { until: S3 });
   const before = files.length;
@@ -112,10 +116,11 @@ for (let i = 0; i < RUNS; i++) {
   if (!/event 2 of/.test(now ?? '')) fail(`after the first click the cursor reads "${now}", not the second event`);
   await page.waitForLoadState('networkidle');
   appBytes = sum(files.slice(before));
+  appFiles = files.slice(before).map((f) => name(f.url));
   if (page.errors.length) fail(`first use: ${page.errors.join('; ')}`);
   await context.close();
 }
-console.log(`  the app, loaded on first use: ${appBytes} bytes gzip (guard ${MAX})`);
+console.log(`  downloaded on first use: ${appBytes} bytes gzip (guard ${MAX}): ${appFiles.join(', ')}`);
 if (appBytes > MAX) fail(`the app is ${appBytes} bytes gzip, over the ${MAX}-byte regression guard`);
 
 // And by keyboard: N (next section) on the first page starts the app, which then goes on.
@@ -151,6 +156,21 @@ if (appBytes > MAX) fail(`the app is ${appBytes} bytes gzip, over the ${MAX}-byt
   const after = await describe();
   if (before === 'nothing' || before !== after) fail(`focus before the app started: ${before}; after: ${after}`);
   else console.log(`  Tab started the app; the focus stayed on ${after}`);
+  await context.close();
+}
+
+// A returning learner (storage holds their choice of Norwegian, in an English browser):
+// the Norwegian snapshot shows, and the app starts by itself and agrees.
+{
+  const { page, context } = await visit(`${BASE}#/${LESSON}/3`, {
+    until: S3,
+    beforeLoad: (p) => p.addInitScript(() => localStorage.setItem('lockstep.lang', 'nb')),
+  });
+  const shownLang = await page.evaluate(() => window.__firstSeenLang ?? document.documentElement.lang);
+  await page.waitForFunction(() => document.documentElement.dataset.lockstep === 'ready', null, { timeout: 30000 });
+  const appLang = await page.evaluate(() => document.documentElement.lang);
+  if (shownLang !== 'nb' || appLang !== 'nb') fail(`returning learner with Norwegian chosen: snapshot lang="${shownLang}", app lang="${appLang}"`);
+  else console.log('  a returning learner sees the Norwegian snapshot, and the app starts by itself in Norwegian');
   await context.close();
 }
 

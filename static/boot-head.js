@@ -1,36 +1,46 @@
 // Inlined into the <head> of the prerendered index.html by e2e/prerender.mjs, before the
 // stylesheet, so that it runs before anything else is parsed or fetched. It decides which
-// page the visitor should see (the same rules as the app: `?lang=`, then the browser's
-// language), starts fetching that page's snapshot at once, and puts it in #app as soon
-// as both are there (index.html holds the English home page in a <template>).
+// page the visitor should see (by the same rules as the app), starts fetching that
+// page's snapshot at once, and puts it in #app as soon as both are there (index.html
+// holds the English home page in a <template>).
 (function () {
   var me = document.currentScript;
   var lesson = me.getAttribute('data-lesson');
   var sections = Number(me.getAttribute('data-sections'));
   var query = new URLSearchParams(location.search);
-  var code = (query.get('lang') || navigator.language || 'en').trim().toLowerCase().split(/[-_]/)[0];
-  var lang = ['nb', 'no', 'nob', 'nn'].indexOf(code) >= 0 ? 'nb' : 'en';
-  var others = 0;
-  query.forEach(function (v, k) { if (k !== 'lang') others++; });
+  var stored = null;
   var returning = false;
   try {
+    stored = localStorage.getItem('lockstep.lang');
     for (var i = 0; i < localStorage.length; i++) {
       if ((localStorage.key(i) || '').indexOf('lockstep.') === 0) returning = true;
     }
   } catch (e) { /* no storage: nothing remembered */ }
+  // As the app decides (ui/app.rs, lesson/lang.rs): `?lang=`, the remembered choice, the
+  // browser's language, English; a code it does not know counts as none.
+  function langOf(code) {
+    var primary = (code || '').trim().toLowerCase().split(/[-_]/)[0];
+    if (primary === 'en' || primary === 'eng') return 'en';
+    if (['nb', 'no', 'nob', 'nn'].indexOf(primary) >= 0) return 'nb';
+    return null;
+  }
+  var lang = langOf(query.get('lang')) || langOf(stored) || langOf(navigator.language) || 'en';
+  var others = 0;
+  query.forEach(function (v, k) { if (k !== 'lang') others++; });
   var hash = location.hash.replace(/^#/, '').split('?');
   var parts = hash[0].split('/').filter(function (p) { return p !== ''; });
-  // null: only the app can show this (state in the URL, a pack, embed mode, a learner
-  // with progress, another route); it starts at once.
+  // null: only the app can show this (state in the URL, a pack, embed mode, another
+  // route, or a returning learner's home, which resumes where they were); it starts at
+  // once. A returning learner's section is shown from its snapshot while the app starts.
   var name = null;
-  if (!others && hash.length === 1 && !returning) {
-    if (parts.length === 0) name = 'home';
+  if (!others && hash.length === 1) {
+    if (parts.length === 0) name = returning ? null : 'home';
     else if (parts[0] === lesson && parts.length <= 2) {
       var n = parts.length === 1 ? '1' : parts[1];
       if (/^[1-9][0-9]*$/.test(n) && Number(n) <= sections) name = n;
     }
   }
-  var first = { name: name, lang: lang };
+  var first = { name: name, lang: lang, bootNow: returning };
   var snapshot = null;
   if (name !== null && (name !== 'home' || lang !== 'en')) {
     snapshot = fetch('pre/' + lang + '/' + name + '.json').then(function (r) {

@@ -4,8 +4,8 @@
 // when the learner starts using it. This script:
 //   1. waits for static/boot-head.js to show the prerendered section the URL asks for
 //      (index.html holds the first one; the others are small JSON files under pre/), or
-//      starts the app at once when the URL or the browser's storage holds state a
-//      snapshot cannot show;
+//      starts the app at once when the URL holds state a snapshot cannot show, or the
+//      learner has been here before (the snapshot shows meanwhile);
 //   2. starts the app on the first use: a click, a tap, a key, focus by Tab, a change
 //      of section, or a placeholder (the quiz) scrolled into view;
 //   3. when the app has drawn the same page (it announces `lockstep-ready`), hands over
@@ -56,14 +56,17 @@ function boot() {
   document.body.append(status);
   // Announced a moment later, so a live region that already exists reads it out.
   setTimeout(() => { status.textContent = STARTING[shownLang]; }, 50);
-  const scrollY = window.scrollY;
+  // Where the learner is reading, up to the moment the app replaces the page.
+  let scrollY = window.scrollY;
+  const track = () => { if (document.documentElement.dataset.lockstep !== 'ready') scrollY = window.scrollY; };
+  addEventListener('scroll', track, { passive: true });
   const active = document.activeElement;
   if (active && active !== document.body && app.contains(active)) focusPath = pathOf(active);
   const ready = new Promise((resolve) => addEventListener('lockstep-ready', resolve, { once: true }));
   booting = import(JS)
     .then((m) => m.default({ module_or_path: WASM }))
     .then(() => ready)
-    .then(() => handOver(scrollY))
+    .then(() => { removeEventListener('scroll', track); return handOver(scrollY); })
     .catch((e) => {
       status.textContent = `Lockstep could not start: ${e}`;
       throw e;
@@ -160,6 +163,9 @@ async function start() {
   if (!(await first.shown)) return boot();
   shownLang = document.documentElement.lang === 'nb' ? 'nb' : 'en';
   listen();
+  // A returning learner: their progress and choices are in storage, which only the app
+  // reads, so it starts now; the snapshot is there to read meanwhile.
+  if (first.bootNow) boot();
 }
 
 // For a host page or a test that wants the app now (e.g. before reading the quiz).
