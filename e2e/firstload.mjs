@@ -159,6 +159,52 @@ if (appBytes > MAX) fail(`the app is ${appBytes} bytes gzip, over the ${MAX}-byt
   await context.close();
 }
 
+// Held back: the app's wasm waits until the test releases it, as on a slow network.
+async function heldVisit(url) {
+  let release;
+  const gate = new Promise((r) => { release = r; });
+  const v = await visit(url, {
+    until: '#section-title',
+    beforeLoad: (p) => p.route('**/*.wasm', async (route) => { await gate; await route.continue(); }),
+  });
+  return { ...v, release };
+}
+const ready = (page) => page.waitForFunction(() => document.documentElement.dataset.lockstep === 'ready', null, { timeout: 30000 });
+
+// §2's console, typed into before the app has loaded: the command and its Enter survive.
+{
+  const { page, context, release } = await heldVisit(`${BASE}#/${LESSON}/2`);
+  const input = page.getByLabel('Redis command').first();
+  await input.click();
+  await input.pressSequentially('SET lock:x t NX PX 1000');
+  await input.press('Enter');
+  const url = page.url();
+  release();
+  await ready(page);
+  await page.waitForFunction(() => [...document.querySelectorAll('.console-reply')].some((r) => r.textContent === 'OK'), null, { timeout: 5000 }).catch(() => {});
+  const replies = await page.$$eval('.console-reply', (rs) => rs.map((r) => r.textContent));
+  if (page.url() !== url) fail(`Enter in the console before the app loaded left the page for ${page.url()}`);
+  else if (!replies.includes('OK')) fail(`the console command typed before the app loaded got ${JSON.stringify(replies)}, not OK`);
+  else console.log('  a console command typed and entered while the app loaded ran once it had: OK');
+  await context.close();
+}
+
+// A link to another section while the app loads: its snapshot shows meanwhile.
+{
+  const { page, context, release } = await heldVisit(`${BASE}#/${LESSON}/3`);
+  await page.locator(`nav a[href="#/${LESSON}/4"]`).first().click();
+  await page.waitForFunction(() => document.title.startsWith('TTL'), null, { timeout: 5000 }).catch(() => {});
+  const staticTitle = await page.title();
+  const wasReady = await page.evaluate(() => document.documentElement.dataset.lockstep === 'ready');
+  release();
+  await ready(page);
+  const appTitle = await page.title();
+  if (wasReady || !staticTitle.startsWith('TTL')) fail(`while the app loaded, a link to section 4 showed "${staticTitle}"`);
+  else if (appTitle !== staticTitle) fail(`section 4: the snapshot's title "${staticTitle}", the app's "${appTitle}"`);
+  else console.log(`  a link followed while the app loaded showed section 4's snapshot ("${staticTitle}"), then the app`);
+  await context.close();
+}
+
 // A returning learner (storage holds their choice of Norwegian, in an English browser):
 // the Norwegian snapshot shows, and the app starts by itself and agrees.
 {

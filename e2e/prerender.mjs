@@ -100,7 +100,7 @@ if (problems.length) {
 // Runs before anything else in <head> (static/boot-head.js): picks the page to show and
 // fetches its snapshot while the rest of the page loads.
 const head = `<script data-lesson="${LESSON}" data-sections="${sections.length}">\n${readFileSync(join(ROOT, 'static/boot-head.js'), 'utf8')}</script>`;
-const boot = `<script type="module" src="/boot.js" data-lockstep-boot data-js="${escapeAttr(js)}" data-wasm="${escapeAttr(wasm)}"></script>`;
+const boot = `<script type="module" src="/boot.js" data-lockstep-boot data-js="${escapeAttr(js)}" data-wasm="${escapeAttr(wasm)}" data-lesson="${LESSON}"></script>`;
 let out = index
   .replace(startup[0], boot)
   .replace('<meta charset="utf-8" />', `<meta charset="utf-8" />\n    ${head}`)

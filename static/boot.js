@@ -24,7 +24,7 @@ const STARTING = { en: 'Starting the simulator…', nb: 'Starter simulatoren…'
 
 let booting = null;
 let shownLang = document.documentElement.lang === 'nb' ? 'nb' : 'en';
-let pending = null; // { path, kind: 'click' | 'key', key }
+let pending = null; // { path, kind: 'click' | 'submit' | 'key', key }
 let focusPath = null;
 const typed = new Map(); // path (string) -> value
 
@@ -67,11 +67,12 @@ function boot() {
     .then((m) => m.default({ module_or_path: WASM }))
     .then(() => ready)
     .then(() => { removeEventListener('scroll', track); return handOver(scrollY); })
+    .then(() => setTimeout(() => status.remove(), 1500))
     .catch((e) => {
+      // Stays on screen: the page can still be read, but nothing will respond.
       status.textContent = `Lockstep could not start: ${e}`;
       throw e;
-    })
-    .finally(() => setTimeout(() => status.remove(), 1500));
+    });
   return booting;
 }
 
@@ -91,11 +92,14 @@ async function handOver(scrollY) {
   for (const [el, value] of inputs) {
     if (el && 'value' in el) {
       el.value = value;
-      el.dispatchEvent(new Event('input', { bubbles: true }));
+      el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertReplacementText', data: value }));
     }
   }
   if (focusEl?.isConnected && lost()) focusEl.focus({ preventScroll: true });
+  // Let the app draw what the restored text changed before the click reads it.
+  if (inputs.length) await new Promise((r) => setTimeout(r, 0));
   if (target?.isConnected && pending.kind === 'click') target.click();
+  if (target?.isConnected && pending.kind === 'submit') target.requestSubmit?.();
   if (target?.isConnected && pending.kind === 'key') {
     target.dispatchEvent(new KeyboardEvent('keydown', { key: pending.key, bubbles: true, cancelable: true }));
   }
@@ -116,6 +120,9 @@ function listen() {
     if (href !== undefined && href !== null && !href.startsWith('#')) return; // leaves the page
     boot();
     if (href?.startsWith('#')) return; // the app reads the new route when it starts
+    // A click into a text field only focuses it (the focus is handed over); the click
+    // worth replaying is the one that comes after (Run, or Enter's implicit click).
+    if (el.matches('textarea, select, input:not([type=checkbox], [type=radio], [type=submit], [type=button], [type=reset])')) return;
     e.preventDefault();
     e.stopPropagation();
     if (!pending) pending = { path: pathOf(el), kind: 'click' };
@@ -148,7 +155,32 @@ function listen() {
       e.preventDefault();
     }
   }, opts);
-  addEventListener('hashchange', () => boot());
+  // A form with no button to click (Enter in a lone input) would reload the page.
+  addEventListener('submit', (e) => {
+    if (!app.contains(e.target) || document.documentElement.dataset.lockstep === 'ready') return;
+    e.preventDefault();
+    boot();
+    if (!pending) pending = { path: pathOf(e.target), kind: 'submit' };
+  }, opts);
+  // Another section while the app loads: show its snapshot meanwhile.
+  addEventListener('hashchange', () => {
+    boot();
+    const m = location.hash.match(/^#\/([^/?]+)\/([1-9][0-9]*)\/?$/);
+    if (!m || m[1] !== me.dataset.lesson) return;
+    fetch(`pre/${shownLang}/${m[2]}.json`)
+      .then((r) => (r.ok ? r.json() : null))
+      .then((snap) => {
+        if (!snap || document.documentElement.dataset.lockstep === 'ready' || location.hash !== m[0]) return;
+        app.innerHTML = snap.html;
+        document.title = snap.title;
+        window.scrollTo(0, 0);
+        // What was clicked or focused belonged to the page that is gone.
+        pending = null;
+        focusPath = null;
+        typed.clear();
+      })
+      .catch(() => { /* the app draws it when it starts */ });
+  });
   // The quiz (and anything else drawn later) needs the app: start it as it comes near.
   if ('IntersectionObserver' in window) {
     const io = new IntersectionObserver((entries) => {
