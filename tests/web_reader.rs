@@ -306,6 +306,19 @@ async fn the_decision_guide_leads_one_question_at_a_time() {
         .text_content()
         .unwrap_or_default()
         .starts_with("Only wasteful"));
+    // A reload (the app mounted again on the same storage) finds the same path.
+    drop(_app);
+    let _app = Mounted::new(&root);
+    mounted(&root).await;
+    let r = root.clone();
+    wait_until("the answers back after a reload", move || {
+        query(&r, ".guide[role=group]")
+            .map(|g| text(&g, "[role=status]").contains("efficiency lock"))
+            .unwrap_or(false)
+    })
+    .await;
+    let guide = query(&root, ".guide[role=group]").expect("the guide again");
+    assert_eq!(steps(&guide), 1);
     click(&guide, "button.guide-again");
     let g = guide.clone();
     wait_until("a fresh start", move || {

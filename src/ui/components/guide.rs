@@ -1,10 +1,12 @@
 //! A decision guide (` ```guide ` block, `lesson::guide`): one question at a time; each
 //! answer shows its note and leads on, and an earlier answer can be changed, which
 //! drops the answers after it. The recommendation is announced when it is reached.
+//! The answers survive a reload (browser storage, one key per guide).
 
 use crate::lesson::content::Lang;
 use crate::lesson::guide::{self, Guide, Then};
 use crate::lesson::i18n::Texts;
+use crate::ui::browser;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -27,12 +29,51 @@ fn text(t: &str) -> Html {
         .collect()
 }
 
+/// Where a guide's answers are kept: one key per guide text (a pack's guide and the
+/// built-in one never share answers; an edited guide starts afresh).
+fn storage_key(code: &str) -> String {
+    let digest = sha1_smol::Sha1::from(code).digest().to_string();
+    format!("lockstep.guide.{}", digest.get(..12).unwrap_or(&digest))
+}
+
+/// `0.1,2.0`: question.answer pairs in the order they were picked.
+fn encode(picks: &[(usize, usize)]) -> String {
+    picks
+        .iter()
+        .map(|(q, a)| format!("{q}.{a}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The inverse of `encode`; anything unreadable ends the list there. The walk below
+/// stops at a pick that does not belong to the question shown, so a stale or edited
+/// entry can never show an answer the guide does not lead to.
+fn decode(s: &str) -> Vec<(usize, usize)> {
+    s.split(',')
+        .map_while(|pair| {
+            let (q, a) = pair.split_once('.')?;
+            Some((q.parse().ok()?, a.parse().ok()?))
+        })
+        .collect()
+}
+
 #[function_component(GuideView)]
 pub fn guide_view(props: &GuideProps) -> Html {
     let tx = Texts::new(props.lang);
     let parsed = use_memo(props.code.clone(), |code| guide::parse(code).ok().map(Rc::new));
-    // The answer picked at each question on the way, in order.
-    let picks = use_state(Vec::<(usize, usize)>::new);
+    // The answer picked at each question on the way, in order; kept in storage per
+    // guide text, so a reload (or coming back) finds the same path.
+    let key = use_memo(props.code.clone(), |code| storage_key(code));
+    let picks = {
+        let key = key.clone();
+        use_state(move || {
+            browser::storage_get(&key)
+                .ok()
+                .flatten()
+                .map(|s| decode(&s))
+                .unwrap_or_default()
+        })
+    };
     let Some(g) = (*parsed).clone() else {
         // The loaders refuse a broken guide, so this only shows the text as written.
         return html! { <pre><code>{ props.code.clone() }</code></pre> };
@@ -41,9 +82,12 @@ pub fn guide_view(props: &GuideProps) -> Html {
     let total = g.questions.len();
     let pick = |at: usize, q: usize, a: usize| {
         let picks = picks.clone();
+        let key = key.clone();
         Callback::from(move |_| {
             let mut next: Vec<(usize, usize)> = picks.iter().take(at).copied().collect();
             next.push((q, a));
+            // Storage refused (private mode, full): the guide still works for this visit.
+            let _ = browser::storage_set(&key, &encode(&next));
             picks.set(next);
         })
     };
@@ -75,7 +119,11 @@ pub fn guide_view(props: &GuideProps) -> Html {
     }
     let on_again = {
         let picks = picks.clone();
-        Callback::from(move |_| picks.set(Vec::new()))
+        let key = key.clone();
+        Callback::from(move |_| {
+            browser::storage_remove(&key);
+            picks.set(Vec::new())
+        })
     };
     html! {
         <div class="guide" role="group" aria-label={tx.t("guide_label")}>
