@@ -220,6 +220,24 @@ const ready = (page) => page.waitForFunction(() => document.documentElement.data
   await context.close();
 }
 
+// A returning learner's home page resumes where they were: that section's snapshot at
+// once, then the app on the same section.
+{
+  const progress = JSON.stringify({ v: 2, lessons: { [LESSON]: { visited: ['redlock'], last: 7 } } });
+  const { page, context } = await visit(BASE, {
+    until: 'section.scenario svg.timeline',
+    beforeLoad: (p) => p.addInitScript((v) => localStorage.setItem('lockstep.progress.v2', v), progress),
+  });
+  const shown = await page.evaluate(() => document.title);
+  await page.waitForFunction(() => document.documentElement.dataset.lockstep === 'ready', null, { timeout: 30000 });
+  await page.waitForFunction((h) => location.hash === h, `#/${LESSON}/7`, { timeout: 5000 }).catch(() => {});
+  const app = await page.evaluate(() => [document.title, location.hash]);
+  if (!shown.startsWith('The Redlock algorithm') || app[0] !== shown || app[1] !== `#/${LESSON}/7`) {
+    fail(`a returning learner last on section 7: the first page showed "${shown}", the app "${app[0]}" at ${app[1]}`);
+  } else console.log('  a returning learner last on section 7 sees its snapshot at once, then the app there');
+  await context.close();
+}
+
 // 3. Timings (printed, never asserted).
 const firstMs = [];
 for (let i = 0; i < RUNS; i++) {

@@ -10,8 +10,13 @@
   var query = new URLSearchParams(location.search);
   var stored = null;
   var returning = false;
+  var resume = null;
   try {
     stored = localStorage.getItem('lockstep.lang');
+    // Where a returning learner's home page resumes (lesson/progress.rs, format v2).
+    var progress = JSON.parse(localStorage.getItem('lockstep.progress.v2') || 'null');
+    var last = progress && progress.lessons && progress.lessons[lesson] && progress.lessons[lesson].last;
+    if (typeof last === 'number') resume = String(last);
     for (var i = 0; i < localStorage.length; i++) {
       if ((localStorage.key(i) || '').indexOf('lockstep.') === 0) returning = true;
     }
@@ -30,16 +35,14 @@
   var hash = location.hash.replace(/^#/, '').split('?');
   var parts = hash[0].split('/').filter(function (p) { return p !== ''; });
   // null: only the app can show this (state in the URL, a pack, embed mode, another
-  // route, or a returning learner's home, which resumes where they were); it starts at
-  // once. A returning learner's section is shown from its snapshot while the app starts.
+  // route); it starts at once. A returning learner gets the snapshot of the section
+  // asked for, or of the one their home page resumes at, while the app starts.
   var name = null;
   if (!others && hash.length === 1) {
-    if (parts.length === 0) name = returning ? null : 'home';
-    else if (parts[0] === lesson && parts.length <= 2) {
-      var n = parts.length === 1 ? '1' : parts[1];
-      if (/^[1-9][0-9]*$/.test(n) && Number(n) <= sections) name = n;
-    }
+    if (parts.length === 0) name = returning ? resume || '1' : 'home';
+    else if (parts[0] === lesson && parts.length <= 2) name = parts.length === 1 ? '1' : parts[1];
   }
+  if (name !== 'home' && !(/^[1-9][0-9]*$/.test(name) && Number(name) <= sections)) name = null;
   var first = { name: name, lang: lang, bootNow: returning };
   var snapshot = null;
   if (name !== null && (name !== 'home' || lang !== 'en')) {
