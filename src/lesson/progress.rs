@@ -6,7 +6,9 @@
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// The storage key. Its suffix follows [`FORMAT_VERSION`].
+/// The storage key. Its suffix follows [`FORMAT_VERSION`]. The prerendered first page
+/// (`static/boot-head.js`) reads `lessons.<id>.last` under this key and `LANG_KEY`, to
+/// show a returning learner the right snapshot: keep it in step when either changes.
 pub const PROGRESS_KEY: &str = "lockstep.progress.v2";
 /// Keys older versions wrote; read once, migrated, then removed.
 pub const LEGACY_PROGRESS_KEYS: &[&str] = &["lockstep.progress.v1"];
