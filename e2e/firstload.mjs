@@ -205,6 +205,19 @@ const ready = (page) => page.waitForFunction(() => document.documentElement.data
   await context.close();
 }
 
+// The skip link, by keyboard, before the app has loaded: to the content, same section.
+{
+  const { page, context } = await visit(`${BASE}#/${LESSON}/3`, { until: S3 });
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Enter');
+  await ready(page);
+  await page.evaluate(() => new Promise((r) => setTimeout(r, 300)));
+  const [hash, focus] = await page.evaluate(() => [location.hash, document.activeElement?.id]);
+  if (!hash.startsWith(`#/${LESSON}/3`) || focus !== 'main') fail(`the skip link before the app loaded: ${hash}, focus on "${focus}"`);
+  else console.log('  the skip link, used before the app loaded, led to the content of the same section');
+  await context.close();
+}
+
 // A returning learner (storage holds their choice of Norwegian, in an English browser):
 // the Norwegian snapshot shows, and the app starts by itself and agrees.
 {

@@ -119,7 +119,12 @@ function listen() {
     const href = el.closest('a[href]')?.getAttribute('href');
     if (href !== undefined && href !== null && !href.startsWith('#')) return; // leaves the page
     boot();
-    if (href?.startsWith('#')) return; // the app reads the new route when it starts
+    if (href?.startsWith('#/')) return; // a route: the app reads it when it starts
+    if (href?.startsWith('#')) {
+      // An in-page target (the skip link): go there now; the app's own handler, replayed,
+      // goes there again. Left to the browser it would become a route the app cannot show.
+      document.getElementById(href.slice(1))?.focus();
+    }
     // A click into a text field only focuses it (the focus is handed over); the click
     // worth replaying is the one that comes after (Run, or Enter's implicit click).
     if (el.matches('textarea, select, input:not([type=checkbox], [type=radio], [type=submit], [type=button], [type=reset])')) return;
