@@ -326,3 +326,45 @@ async fn the_decision_guide_leads_one_question_at_a_time() {
     })
     .await;
 }
+
+/// What the prerender script relies on: the app says when its first frame is drawn, and
+/// while `window.lockstepPrerender` is set, what differs per visit (the quiz's questions)
+/// stays behind its placeholder; without the flag the placeholders fill in.
+#[wasm_bindgen_test]
+async fn a_prerender_snapshot_is_the_first_frame_and_ready_is_announced() {
+    let _x = Exclusive::acquire().await;
+    let window = web_sys::window().expect("a window");
+    let html = window
+        .document()
+        .and_then(|d| d.document_element())
+        .expect("<html>");
+    let flag = |on: bool| {
+        js_sys::Reflect::set(&window, &"lockstepPrerender".into(), &on.into()).expect("set the flag");
+    };
+    for prerendering in [true, false] {
+        flag(prerendering);
+        html.remove_attribute("data-lockstep").expect("reset");
+        let root = fresh("#/distributed-locks/3");
+        let app = Mounted::new(&root);
+        let r = root.clone();
+        wait_until("the section", move || query(&r, "#section-title").is_some()).await;
+        let h = html.clone();
+        wait_until("data-lockstep=ready", move || {
+            h.get_attribute("data-lockstep").as_deref() == Some("ready")
+        })
+        .await;
+        // Far longer than the zero-delay timer that fills the placeholders.
+        TimeoutFuture::new(300).await;
+        let busy = query_all(&root, ".deferred[aria-busy=true]").len();
+        if prerendering {
+            assert!(
+                busy > 0,
+                "the quiz's questions wait behind placeholders in a snapshot"
+            );
+        } else {
+            assert_eq!(busy, 0, "the placeholders fill in when not prerendering");
+        }
+        app.unmount();
+    }
+    flag(false);
+}
