@@ -58,6 +58,8 @@ async function visit(url, { lang = 'en', until, beforeLoad } = {}) {
   return { page, context, files };
 }
 
+// The app has drawn its first frame (static/boot.js hands over after this).
+const ready = (page) => page.waitForFunction(() => document.documentElement.dataset.lockstep === 'ready', null, { timeout: 30000 });
 const sum = (files, key = 'gz') => files.reduce((n, f) => n + f[key], 0);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const name = (u) => new URL(u).pathname;
@@ -127,7 +129,7 @@ if (appBytes > MAX) fail(`the app is ${appBytes} bytes gzip, over the ${MAX}-byt
 {
   const { page, context } = await visit(BASE);
   await page.keyboard.press('n');
-  await page.waitForFunction(() => document.documentElement.dataset.lockstep === 'ready', null, { timeout: 30000 });
+  await ready(page);
   await page.waitForFunction((h) => location.hash === h, `#/${LESSON}/2`, { timeout: 5000 }).catch(() => {});
   const hash = await page.evaluate(() => location.hash);
   if (hash !== `#/${LESSON}/2`) fail(`N on the first page led to "${hash}", not section 2`);
@@ -151,7 +153,7 @@ if (appBytes > MAX) fail(`the app is ${appBytes} bytes gzip, over the ${MAX}-byt
   for (let i = 0; i < 4; i++) await page.keyboard.press('Tab');
   const before = await describe();
   release();
-  await page.waitForFunction(() => document.documentElement.dataset.lockstep === 'ready', null, { timeout: 30000 });
+  await ready(page);
   await page.evaluate(() => new Promise((r) => setTimeout(r, 300)));
   const after = await describe();
   if (before === 'nothing' || before !== after) fail(`focus before the app started: ${before}; after: ${after}`);
@@ -169,7 +171,6 @@ async function heldVisit(url) {
   });
   return { ...v, release };
 }
-const ready = (page) => page.waitForFunction(() => document.documentElement.dataset.lockstep === 'ready', null, { timeout: 30000 });
 
 // §2's console, typed into before the app has loaded: the command and its Enter survive.
 {
@@ -226,7 +227,7 @@ const ready = (page) => page.waitForFunction(() => document.documentElement.data
     beforeLoad: (p) => p.addInitScript(() => localStorage.setItem('lockstep.lang', 'nb')),
   });
   const shownLang = await page.evaluate(() => window.__firstSeenLang ?? document.documentElement.lang);
-  await page.waitForFunction(() => document.documentElement.dataset.lockstep === 'ready', null, { timeout: 30000 });
+  await ready(page);
   const appLang = await page.evaluate(() => document.documentElement.lang);
   if (shownLang !== 'nb' || appLang !== 'nb') fail(`returning learner with Norwegian chosen: snapshot lang="${shownLang}", app lang="${appLang}"`);
   else console.log('  a returning learner sees the Norwegian snapshot, and the app starts by itself in Norwegian');
@@ -242,7 +243,7 @@ const ready = (page) => page.waitForFunction(() => document.documentElement.data
     beforeLoad: (p) => p.addInitScript((v) => localStorage.setItem('lockstep.progress.v2', v), progress),
   });
   const shown = await page.evaluate(() => document.title);
-  await page.waitForFunction(() => document.documentElement.dataset.lockstep === 'ready', null, { timeout: 30000 });
+  await ready(page);
   await page.waitForFunction((h) => location.hash === h, `#/${LESSON}/7`, { timeout: 5000 }).catch(() => {});
   const app = await page.evaluate(() => [document.title, location.hash]);
   if (!shown.startsWith('The Redlock algorithm') || app[0] !== shown || app[1] !== `#/${LESSON}/7`) {

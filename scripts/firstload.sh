@@ -11,7 +11,7 @@ grep -q data-lockstep-boot dist/index.html 2>/dev/null || {
 npm_deps
 serve_dir dist
 if [ -n "${1:-}" ]; then
-  hello_port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+  hello_port=$(free_port)
   node e2e/serve.mjs "$1" "$hello_port" >/dev/null &
   hello=$!
   trap 'kill "$server" "$hello" 2>/dev/null || true' EXIT

@@ -17,10 +17,15 @@ npm_deps() {
   fi
 }
 
+# free_port: prints a free loopback port.
+free_port() {
+  node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
+}
+
 # serve_dir DIR: serves DIR on a free loopback port; sets $port and $server and stops
 # the server however the calling script ends.
 serve_dir() {
-  port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+  port=$(free_port)
   node e2e/serve.mjs "$1" "$port" >/dev/null &
   server=$!
   trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true' EXIT
