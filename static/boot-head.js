@@ -66,11 +66,15 @@
     }
     snapshot.then(function (snap) {
       if (first.booting) return done(false);
-      app.innerHTML = snap.html;
-      document.title = snap.title;
-      document.documentElement.lang = snap.lang;
+      first.apply(snap);
       done(true);
     }, function () { done(false); });
+  };
+  // Puts a snapshot in #app (also used by boot.js for a section opened meanwhile).
+  first.apply = function (snap) {
+    document.getElementById('app').innerHTML = snap.html;
+    document.title = snap.title;
+    document.documentElement.lang = snap.lang;
   };
   window.lockstepFirstPage = first;
 })();

@@ -176,8 +176,7 @@ function listen() {
       .then((r) => (r.ok ? r.json() : null))
       .then((snap) => {
         if (!snap || document.documentElement.dataset.lockstep === 'ready' || location.hash !== m[0]) return;
-        app.innerHTML = snap.html;
-        document.title = snap.title;
+        first.apply(snap);
         window.scrollTo(0, 0);
         // What was clicked or focused belonged to the page that is gone.
         pending = null;
