@@ -27,7 +27,7 @@ const MAX_RESULTS: i64 = 8000;
 /// would be blown by much less, but this check happens before allocating).
 pub(crate) const MAX_STRING_BYTES: usize = 64 * 1024 * 1024;
 
-type Shared = Rc<RefCell<Host>>;
+pub(super) type Shared = Rc<RefCell<Host>>;
 type CbResult<'gc> = Result<CallbackReturn<'gc>, piccolo::Error<'gc>>;
 
 fn lua_str<'gc>(ctx: Context<'gc>, bytes: impl AsRef<[u8]>) -> Value<'gc> {
@@ -62,7 +62,7 @@ fn positioned<'gc>(ctx: Context<'gc>, exec: &Execution, host: &Shared, msg: &str
     }
 }
 
-fn bad_arg<'gc>(
+pub(super) fn bad_arg<'gc>(
     ctx: Context<'gc>,
     exec: &Execution,
     host: &Shared,
@@ -78,7 +78,7 @@ fn bad_arg<'gc>(
     )
 }
 
-fn type_name(v: Value) -> &'static str {
+pub(super) fn type_name(v: Value) -> &'static str {
     match v {
         Value::Integer(_) | Value::Number(_) => "number",
         other => other.type_name(),

@@ -5,6 +5,7 @@
 mod cfmt;
 mod convert;
 mod lib;
+mod order;
 mod pattern;
 mod syntax;
 
@@ -179,6 +180,8 @@ struct Vm {
     globals: StashedTable,
     env: StashedTable,
     executor: StashedExecutor,
+    /// The snapshots `pairs`/`next` traverse tables by (`order.rs`), dropped after each run.
+    key_order: StashedTable,
     /// SHA1 hex (lowercase) → compiled script.
     scripts: Map<String, Cached>,
     /// Insertion order, so a clone compiles scripts in the same order.
@@ -197,23 +200,30 @@ impl Vm {
             pattern_steps: 0,
         }));
         let mut lua = Lua::empty();
-        let (globals, env, executor) = lua.enter(|ctx| {
+        let (globals, env, executor, key_order) = lua.enter(|ctx| {
             piccolo::stdlib::load_base(ctx);
             piccolo::stdlib::load_coroutine(ctx);
             piccolo::stdlib::load_string(ctx);
             piccolo::stdlib::load_table(ctx);
             let g = ctx.globals();
             lib::install(ctx, g, &host);
+            let key_order = order::install(ctx, g, &host);
             lib::protect_libraries(ctx, g, &host);
             let env = lib::global_env(ctx, g, &host);
             let _ = g.set(ctx, "_G", env);
-            (ctx.stash(g), ctx.stash(env), ctx.stash(Executor::new(ctx)))
+            (
+                ctx.stash(g),
+                ctx.stash(env),
+                ctx.stash(Executor::new(ctx)),
+                ctx.stash(key_order),
+            )
         });
         Vm {
             lua,
             globals,
             env,
             executor,
+            key_order,
             scripts: Map::default(),
             order: Vec::new(),
             host,
@@ -318,10 +328,12 @@ impl Vm {
             }
         };
         // Drop per-run values so they can be collected, and hand the keyspace back.
+        let key_order = &self.key_order;
         self.lua.enter(|ctx| {
             let g = ctx.fetch(globals);
             let _ = g.set(ctx, "KEYS", Value::Nil);
             let _ = g.set(ctx, "ARGV", Value::Nil);
+            order::forget(ctx, ctx.fetch(key_order));
         });
         *db = std::mem::take(&mut self.host.borrow_mut().db);
         reply
