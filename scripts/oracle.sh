@@ -1,20 +1,18 @@
 #!/usr/bin/env bash
-# Differential test of `lockstep repl` against replies recorded from a real redis-server.
+# Differential test of the store against replies recorded from a real redis-server. Needs
+# nothing outside the repository: the cases are tests/oracle/ (ours) and tests/oracle/shared/
+# (the course's sample), the comparison is the `oracle` test (tests/oracle.rs).
 #
-#   scripts/oracle.sh           build the release binary; compare it with ../shared's cases and
-#                               with tests/oracle; if redis-server is installed, also re-check
-#                               tests/oracle/*.expected against a live server (so the recorded
-#                               files are proven, not hand-edited)
+#   scripts/oracle.sh           replay every case through the store's REPL and compare; if
+#                               redis-server is installed, also re-check every .expected
+#                               against a live server (so the recorded files are proven, not
+#                               hand-edited)
 #   scripts/oracle.sh --record  (re)record tests/oracle/*.expected from a live redis-server
 #
 # The server is started on 127.0.0.1 at a free high port with no persistence and stopped on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROOT=$(pwd)
-SHARED="$ROOT/../shared/redis-oracle"
-COMPARE="$SHARED/compare.py"
-OWN="$ROOT/tests/oracle"
-BIN="$ROOT/target/release/lockstep"
+export PATH="$HOME/.cargo/bin:$PATH"
 
 RECORD=0
 case "${1:-}" in
@@ -23,10 +21,7 @@ case "${1:-}" in
   *) echo "usage: scripts/oracle.sh [--record]" >&2; exit 2 ;;
 esac
 
-if [ ! -f "$COMPARE" ]; then
-  echo "oracle: $COMPARE not found (the shared folder must sit next to the repository)" >&2
-  exit 1
-fi
+oracle() { cargo test --quiet --test oracle -- "$@"; }
 
 REDIS_PID=""
 stop_redis() {
@@ -62,23 +57,18 @@ if [ "$RECORD" -eq 1 ]; then
   command -v redis-server >/dev/null || { echo "oracle: --record needs redis-server" >&2; exit 1; }
   start_redis
   echo "oracle: recording tests/oracle from redis-server $(redis-server --version | awk '{print $3}') on port $PORT"
-  python3 "$COMPARE" --oracle "$PORT" --write "$OWN"
+  oracle --record "$PORT"
   exit 0
 fi
 
-echo "oracle: building the release binary"
-cargo build --release --bin lockstep --quiet
-
 status=0
-echo "oracle: shared cases ($SHARED/cases)"
-python3 "$COMPARE" "$SHARED/cases" -- "$BIN" repl || status=1
-echo "oracle: own cases (tests/oracle)"
-python3 "$COMPARE" "$OWN" -- "$BIN" repl || status=1
+echo "oracle: every case (tests/oracle, tests/oracle/shared) through the store's REPL"
+oracle || status=1
 
 if command -v redis-server >/dev/null && command -v redis-cli >/dev/null; then
   start_redis
-  echo "oracle: re-checking tests/oracle/*.expected against a live redis-server (port $PORT)"
-  python3 "$COMPARE" --oracle "$PORT" "$OWN" || status=1
+  echo "oracle: re-checking the recorded replies against a live redis-server (port $PORT)"
+  oracle --live "$PORT" || status=1
   stop_redis
 else
   echo "oracle: redis-server not installed; skipped re-checking the recorded replies"
