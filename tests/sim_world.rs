@@ -380,10 +380,17 @@ fn explore_names_what_broke_and_a_protected_resource_absorbs_overlaps() {
     let r = go("fencing", 200);
     assert!(r.absorbed > 0, "{:?}", r.by_property);
     assert!(r.violating + r.absorbed <= r.trials);
-    assert!(!r.by_property.contains_key(&Property::MutualExclusion), "{:?}", r.by_property);
+    assert!(
+        !r.by_property.contains_key(&Property::MutualExclusion),
+        "{:?}",
+        r.by_property
+    );
     assert!(r.by_property.values().all(|n| *n > 0 && *n <= r.violating));
     if let Some(c) = &r.smallest {
-        assert!(!c.faults.is_empty(), "the fencing run breaks with no fault at all");
+        assert!(
+            !c.faults.is_empty(),
+            "the fencing run breaks with no fault at all"
+        );
         assert!(!c.broken.is_empty() && !c.broken.contains(&Property::MutualExclusion));
     }
     // Without fencing the same run breaks with no fault, and says how.
@@ -392,7 +399,11 @@ fn explore_names_what_broke_and_a_protected_resource_absorbs_overlaps() {
     assert!(c.faults.is_empty(), "{:?}", c.fault_labels);
     assert_eq!(
         c.broken,
-        vec![Property::MutualExclusion, Property::StaleWrite, Property::LostUpdate]
+        vec![
+            Property::MutualExclusion,
+            Property::StaleWrite,
+            Property::LostUpdate
+        ]
     );
     // The idempotency key absorbs the too-short lock: never two charges.
     let r = go("idempotency-key", 50);
@@ -400,7 +411,11 @@ fn explore_names_what_broke_and_a_protected_resource_absorbs_overlaps() {
     assert!(r.absorbed > 0);
     // Without a lock, §1's race charges twice.
     let r = go("double-charge-no-lock", 20);
-    assert!(r.by_property.get(&Property::DoubleEffect).is_some_and(|n| *n > 0), "{:?}", r.by_property);
+    assert!(
+        r.by_property.get(&Property::DoubleEffect).is_some_and(|n| *n > 0),
+        "{:?}",
+        r.by_property
+    );
     let c = r.smallest.unwrap_or_else(|| panic!("no double charge"));
     assert!(c.broken.contains(&Property::DoubleEffect), "{:?}", c.broken);
 }

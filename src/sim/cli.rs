@@ -316,7 +316,9 @@ pub fn explore_text(scenario: &Scenario, r: &ExploreReport) -> String {
 pub fn property_text(p: Property) -> &'static str {
     match p {
         Property::MutualExclusion => "mutual exclusion (two clients held the lock at once)",
-        Property::StaleWrite => "stale write (the resource accepted a write after the writer's lock had lapsed)",
+        Property::StaleWrite => {
+            "stale write (the resource accepted a write after the writer's lock had lapsed)"
+        }
         Property::LostUpdate => "lost update (a write based on a read that had since been overwritten)",
         Property::DuplicateToken => "unique tokens (one fencing token accepted from two clients)",
         Property::DoubleEffect => "at most once (the same effect, e.g. a charge, happened twice)",

@@ -14,10 +14,10 @@
 use super::checker::{Outcome, Property};
 use super::rng::{sub_seed, SimRng};
 use super::scenario::{Fencing, Scenario};
-use std::collections::BTreeMap;
 use super::trace::{fmt_ms, TraceEvent, TraceLevel};
 use super::world::{Fault, Latency, Pid, World};
 use super::{run_with, Run};
+use std::collections::BTreeMap;
 
 /// Trials are capped so a typo cannot start a week-long run.
 pub const MAX_TRIALS: u64 = 10_000_000;

@@ -253,8 +253,15 @@ pub fn build_with(
             .iter()
             .enumerate()
             .filter_map(|(i, e)| match &e.kind {
-                TraceKind::Command { from, args, .. } if *from != e.pid && !nodes.contains(&(*from as usize)) => {
-                    Some((e.pid as usize, *from, args.first().cloned().unwrap_or_default(), seen + i))
+                TraceKind::Command { from, args, .. }
+                    if *from != e.pid && !nodes.contains(&(*from as usize)) =>
+                {
+                    Some((
+                        e.pid as usize,
+                        *from,
+                        args.first().cloned().unwrap_or_default(),
+                        seen + i,
+                    ))
                 }
                 _ => None,
             })
@@ -448,7 +455,13 @@ struct Change {
 
 /// Compares a node's keys now with the open ones: closes what vanished or changed,
 /// opens what is new. Open bars are kept in `open` with their start time in the bar list.
-fn sample(pid: usize, now: u64, keys: Sampled, open: &mut BTreeMap<usize, Sampled>, bars: &mut Vec<Bar>) -> Change {
+fn sample(
+    pid: usize,
+    now: u64,
+    keys: Sampled,
+    open: &mut BTreeMap<usize, Sampled>,
+    bars: &mut Vec<Bar>,
+) -> Change {
     let mut change = Change::default();
     let before = open.remove(&pid).unwrap_or_default();
     for (k, (v, exp)) in &before {
@@ -1027,7 +1040,10 @@ mod tests {
             "{all:#?}"
         );
         // The mechanics (messages, commands, timers) are not in the story.
-        assert!(all.iter().all(|l| !l.contains("sends") && !l.contains("timer")), "{all:#?}");
+        assert!(
+            all.iter().all(|l| !l.contains("sends") && !l.contains("timer")),
+            "{all:#?}"
+        );
         // A story line is told only once the cursor reaches it.
         let before = words::story(&m, m.index_at(10_000_000), usize::MAX, Lang::En);
         assert!(before.iter().all(|l| !l.contains("expires")), "{before:#?}");
@@ -1036,10 +1052,15 @@ mod tests {
         assert_eq!(last3, all[all.len() - 3..].to_vec());
         let nb = words::story(&m, m.trace.len() - 1, usize::MAX, Lang::Nb);
         assert!(
-            nb.iter().any(|l| l.contains("DEL fra A fjerner nøkkelen lock til B på redis")),
+            nb.iter()
+                .any(|l| l.contains("DEL fra A fjerner nøkkelen lock til B på redis")),
             "{nb:#?}"
         );
-        assert!(nb.iter().any(|l| l.contains("nøkkelen lock til A utløper på redis")), "{nb:#?}");
+        assert!(
+            nb.iter()
+                .any(|l| l.contains("nøkkelen lock til A utløper på redis")),
+            "{nb:#?}"
+        );
     }
 
     #[test]
@@ -1047,7 +1068,9 @@ mod tests {
         for name in ["safe-release", "double-charge-redis-lock", "fencing"] {
             let m = model(name);
             assert!(
-                m.stories.iter().all(|s| !matches!(s.kind, StoryKind::Removed { .. })),
+                m.stories
+                    .iter()
+                    .all(|s| !matches!(s.kind, StoryKind::Removed { .. })),
                 "{name}: {:?}",
                 m.stories
             );
@@ -1080,7 +1103,13 @@ mod tests {
         let m = model("double-charge-redis-lock");
         assert!(m.bands.is_empty(), "{:?}", m.bands);
         let early = snapshot(&m, m.index_at(20_000));
-        assert!(early.clients.iter().any(|c| c.name == "B" && c.status == "acquiring"), "{early:?}");
+        assert!(
+            early
+                .clients
+                .iter()
+                .any(|c| c.name == "B" && c.status == "acquiring"),
+            "{early:?}"
+        );
     }
 
     #[test]

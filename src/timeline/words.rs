@@ -210,7 +210,11 @@ pub fn story_text(m: &Model, s: &Story, lang: Lang) -> String {
             owner: None,
         } => tx.fmt(
             "story_expired_anon",
-            &[("key", key.clone()), ("value", clip(value, 12)), ("node", n(*node))],
+            &[
+                ("key", key.clone()),
+                ("value", clip(value, 12)),
+                ("node", n(*node)),
+            ],
         ),
         StoryKind::Removed {
             node,

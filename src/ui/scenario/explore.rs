@@ -3,12 +3,12 @@
 //! counterexample found can be loaded into the timeline.
 
 use crate::sim::explore::{explore, wilson, Counterexample, ExploreConfig};
-use crate::sim::Property;
-use std::collections::BTreeMap;
 use crate::sim::scenario::Scenario;
 use crate::sim::Fault;
+use crate::sim::Property;
 use gloo::timers::callback::Timeout;
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::prelude::*;
 
