@@ -365,3 +365,57 @@ fn a_fault_naming_an_unknown_process_is_refused_not_a_panic() {
     world.run(&mut out);
     assert!(!out.is_empty());
 }
+
+/// "Can this break?" names the property each broken trial breaks; where the resource
+/// checks fencing tokens or idempotency keys, two holders at once is what it is built
+/// to absorb, and only a property of its data counts (issue #20).
+#[test]
+fn explore_names_what_broke_and_a_protected_resource_absorbs_overlaps() {
+    use lockstep::sim::Property;
+    let go = |name: &str, trials: u64| {
+        explore(&builtin_ok(name), &ExploreConfig { trials, seed: 1 }).unwrap_or_else(|e| panic!("{e}"))
+    };
+    // The fencing run itself (no fault) has an overlap whose late write the resource
+    // rejects: absorbed, not broken.
+    let r = go("fencing", 200);
+    assert!(r.absorbed > 0, "{:?}", r.by_property);
+    assert!(r.violating + r.absorbed <= r.trials);
+    assert!(
+        !r.by_property.contains_key(&Property::MutualExclusion),
+        "{:?}",
+        r.by_property
+    );
+    assert!(r.by_property.values().all(|n| *n > 0 && *n <= r.violating));
+    if let Some(c) = &r.smallest {
+        assert!(
+            !c.faults.is_empty(),
+            "the fencing run breaks with no fault at all"
+        );
+        assert!(!c.broken.is_empty() && !c.broken.contains(&Property::MutualExclusion));
+    }
+    // Without fencing the same run breaks with no fault, and says how.
+    let r = go("no-fencing", 20);
+    let c = r.smallest.unwrap_or_else(|| panic!("no-fencing never broke"));
+    assert!(c.faults.is_empty(), "{:?}", c.fault_labels);
+    assert_eq!(
+        c.broken,
+        vec![
+            Property::MutualExclusion,
+            Property::StaleWrite,
+            Property::LostUpdate
+        ]
+    );
+    // The idempotency key absorbs the too-short lock: never two charges.
+    let r = go("idempotency-key", 50);
+    assert_eq!(r.violating, 0, "{:?}", r.by_property);
+    assert!(r.absorbed > 0);
+    // Without a lock, §1's race charges twice.
+    let r = go("double-charge-no-lock", 20);
+    assert!(
+        r.by_property.get(&Property::DoubleEffect).is_some_and(|n| *n > 0),
+        "{:?}",
+        r.by_property
+    );
+    let c = r.smallest.unwrap_or_else(|| panic!("no double charge"));
+    assert!(c.broken.contains(&Property::DoubleEffect), "{:?}", c.broken);
+}

@@ -806,3 +806,85 @@ async fn the_library_knobs_move_the_abort() {
         .unwrap()
         .contains("retries=0"));
 }
+
+/// §1 promises two charges: the page says so, and shows the clients working without a
+/// lock, not "acquiring" one (issue #20).
+#[wasm_bindgen_test]
+async fn double_charge_without_a_lock_says_two_charges_and_shows_working_clients() {
+    let _x = Exclusive::acquire().await;
+    let (root, _app) = open("#/distributed-locks/1?scenario=double-charge-no-lock&seed=1&t=20").await;
+    let p = panel(&root);
+    let v = text(&p, ".violations");
+    assert!(
+        v.contains("charge 42 happened twice: the resource accepted it from A and B"),
+        "{v}"
+    );
+    let clients = text(&p, ".cluster-clients");
+    assert!(
+        clients.contains("A: working, no lock") && clients.contains("B: working, no lock"),
+        "{clients}"
+    );
+    assert!(!clients.contains("acquiring"), "{clients}");
+    // The story so far: both read paid = false.
+    let story = text(&p, "ol.story");
+    assert!(
+        story.contains("A reads paid = false") && story.contains("B reads paid = false"),
+        "{story}"
+    );
+}
+
+/// The event log tells what matters first: whose key expired, whose DEL removed whose
+/// key; the mechanics stay below, with the key events standing out (issue #20).
+#[wasm_bindgen_test]
+async fn the_story_tells_the_expiry_and_the_del_that_removed_another_clients_key() {
+    let _x = Exclusive::acquire().await;
+    let (root, _app) = open("#/distributed-locks/3?scenario=unsafe-del&seed=1&t=12300").await;
+    let p = panel(&root);
+    let story: Vec<String> = query_all(&p, "ol.story li")
+        .iter()
+        .filter_map(|l| l.text_content())
+        .collect();
+    let at = |s: &str| story.iter().position(|l| l.contains(s));
+    let expired = at("A's key lock expires on redis");
+    let removed = at("A's DEL removes B's key lock on redis");
+    assert!(expired.is_some() && removed.is_some(), "{story:#?}");
+    assert!(expired < removed, "{story:#?}");
+    assert!(story.iter().all(|l| !l.contains(" sends ")), "{story:#?}");
+    // The mechanics log is still there, with the story's events in bold.
+    assert!(query(&p, ".event-log li").is_some());
+    assert!(query(&p, ".event-log li.ev-key strong").is_some());
+}
+
+/// "Can this break?" on the fencing scenario does not call its own run broken: the
+/// overlap is absorbed by the resource, and what broke is named per property (#20).
+#[wasm_bindgen_test]
+async fn can_this_break_on_fencing_names_what_broke_and_absorbs_the_overlap() {
+    let _x = Exclusive::acquire().await;
+    let (root, _app) = open("#/distributed-locks/9?scenario=fencing&seed=1&t=0").await;
+    let p = panel(&root);
+    click(&p, "button.explore-start");
+    let pp = p.clone();
+    wait_long("the exploration finishes", move || {
+        query(&pp, ".explore-result").is_some() && query(&pp, "button.explore-start").is_some()
+    })
+    .await;
+    let result = text(&p, ".explore-result");
+    assert!(result.contains("of 200 trials broke"), "{result}");
+    assert!(!result.contains("no fault at all"), "{result}");
+    assert!(
+        query(&p, ".explore-properties li[data-property=overlap]").is_none(),
+        "{}",
+        text(&p, ".explore-properties")
+    );
+    let absorbed = text(&p, ".explore-properties li[data-property=absorbed]");
+    assert!(absorbed.contains("the resource protected its data"), "{absorbed}");
+    for li in query_all(&p, ".explore-properties li[data-property]") {
+        let t = li.text_content().unwrap_or_default();
+        if li.get_attribute("data-property").as_deref() != Some("absorbed") {
+            assert!(t.contains(": broken in "), "{t}");
+        }
+    }
+    if query(&p, "button.explore-load").is_some() {
+        assert!(result.contains("What broke: "), "{result}");
+    }
+}

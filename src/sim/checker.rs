@@ -3,21 +3,91 @@
 //! Violations: two clients believing they hold the same lock at the same true time
 //! (with the interval); writes accepted from a client whose lock had lapsed; lost
 //! updates (a write based on a read that had since been overwritten); the same fencing
-//! token accepted from two clients. Figures: how long each client waited to acquire,
-//! and how long the lock stayed unavailable after a holder crashed.
+//! token accepted from two clients; the same effect (a write to a key the scenario
+//! names in `[resource] effects`, such as a charge) accepted twice. Each violation breaks
+//! one [`Property`]. Figures: how long each client waited to acquire, and how long the
+//! lock stayed unavailable after a holder crashed.
 
 use super::trace::{TraceEvent, TraceKind};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// The safety property a violation breaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Property {
+    /// At most one client believes it holds the lock (broken: an `overlap`).
+    MutualExclusion,
+    /// The resource accepts no write from a client whose lock had lapsed.
+    StaleWrite,
+    /// No write is based on a read that had since been overwritten.
+    LostUpdate,
+    /// No fencing token is accepted from two clients.
+    DuplicateToken,
+    /// An effect (a write to a key named in `[resource] effects`) happens once.
+    DoubleEffect,
+}
+
+impl Property {
+    pub const ALL: [Property; 5] = [
+        Property::MutualExclusion,
+        Property::StaleWrite,
+        Property::LostUpdate,
+        Property::DuplicateToken,
+        Property::DoubleEffect,
+    ];
+
+    /// The violation `kind` the checker writes for it (`overlap`, `stale_write`, …).
+    pub fn kind(self) -> &'static str {
+        match self {
+            Property::MutualExclusion => "overlap",
+            Property::StaleWrite => "stale_write",
+            Property::LostUpdate => "lost_update",
+            Property::DuplicateToken => "duplicate_token",
+            Property::DoubleEffect => "double_effect",
+        }
+    }
+
+    /// The property of a violation `kind`; `None` for a kind the checker never writes.
+    pub fn of_kind(kind: &str) -> Option<Property> {
+        Property::ALL.into_iter().find(|p| p.kind() == kind)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Violation {
-    /// `overlap`, `stale_write`, `lost_update` or `duplicate_token`.
+    /// `overlap`, `stale_write`, `lost_update`, `duplicate_token` or `double_effect`
+    /// ([`Property::kind`]).
     pub kind: String,
     pub clients: Vec<String>,
     pub from_ms: f64,
     pub to_ms: f64,
     pub detail: String,
+    /// For a double effect: the write that happened twice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effect: Option<Effect>,
+}
+
+/// A write to the resource, as `key = value`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Effect {
+    pub key: String,
+    pub value: String,
+}
+
+impl Violation {
+    /// The property this violation breaks.
+    pub fn property(&self) -> Option<Property> {
+        Property::of_kind(&self.kind)
+    }
+}
+
+/// What the checker needs to know beyond the trace: the scenario's effect keys.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Rules {
+    /// Keys whose every accepted write is one real-world effect (a charge, an email):
+    /// the same write accepted twice is a double effect.
+    pub effects: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -85,6 +155,11 @@ fn ms(us: u64) -> f64 {
 
 /// Check a trace. `names[pid]` names the processes.
 pub fn check(trace: &[TraceEvent], names: &[String]) -> Outcome {
+    check_with(trace, names, &Rules::default())
+}
+
+/// Check a trace with the scenario's [`Rules`].
+pub fn check_with(trace: &[TraceEvent], names: &[String], rules: &Rules) -> Outcome {
     let name = |pid: u32| {
         names
             .get(pid as usize)
@@ -100,6 +175,8 @@ pub fn check(trace: &[TraceEvent], names: &[String]) -> Outcome {
     let mut gave_up: BTreeMap<u32, u64> = BTreeMap::new();
     let mut crashes: Vec<(u32, u64, String)> = Vec::new();
     let mut tokens: BTreeMap<i64, (u32, u64)> = BTreeMap::new();
+    // Effect writes accepted so far: (key, value) → (first writer, when).
+    let mut effects: BTreeMap<(String, String), (u32, u64)> = BTreeMap::new();
     let close =
         |open: &mut BTreeMap<u32, (String, u64)>, holds: &mut Vec<_>, pid: u32, t: u64, why: String| {
             if let Some((lock, from)) = open.remove(&pid) {
@@ -150,32 +227,53 @@ pub fn check(trace: &[TraceEvent], names: &[String]) -> Outcome {
                 });
                 if *lock_lapsed {
                     out.violations.push(Violation {
-                        kind: "stale_write".into(),
+                        kind: Property::StaleWrite.kind().into(),
                         clients: vec![client.clone()],
                         from_ms: ms(e.t_us),
                         to_ms: ms(e.t_us),
                         detail: format!("{client} wrote {key}={value} after its lock had lapsed"),
+                        effect: None,
                     });
                 }
                 if *lost_update {
                     out.violations.push(Violation {
-                        kind: "lost_update".into(),
+                        kind: Property::LostUpdate.kind().into(),
                         clients: vec![client.clone()],
                         from_ms: ms(e.t_us),
                         to_ms: ms(e.t_us),
                         detail: format!(
                             "{client} wrote {key} based on a read that had since been overwritten"
                         ),
+                        effect: None,
                     });
+                }
+                if rules.effects.contains(key) {
+                    match effects.get(&(key.clone(), value.clone())) {
+                        Some((first, at)) => out.violations.push(Violation {
+                            kind: Property::DoubleEffect.kind().into(),
+                            clients: vec![name(*first), client.clone()],
+                            from_ms: ms(*at),
+                            to_ms: ms(e.t_us),
+                            detail: format!("{key}={value} accepted twice"),
+                            effect: Some(Effect {
+                                key: key.clone(),
+                                value: value.clone(),
+                            }),
+                        }),
+                        None => {
+                            effects.insert((key.clone(), value.clone()), (*from, e.t_us));
+                        }
+                    }
                 }
                 if let Some(t) = token {
                     match tokens.get(t) {
                         Some((other, at)) if other != from => out.violations.push(Violation {
-                            kind: "duplicate_token".into(),
+                            kind: Property::DuplicateToken.kind().into(),
                             clients: vec![name(*other), client.clone()],
                             from_ms: ms(*at),
                             to_ms: ms(e.t_us),
                             detail: format!("fencing token {t} accepted from two clients"),
+                            effect: None,
                         }),
                         Some(_) => {}
                         None => {
@@ -225,7 +323,7 @@ pub fn check(trace: &[TraceEvent], names: &[String]) -> Outcome {
             if from < to {
                 let (first, second) = if a.2 <= b.2 { (a, b) } else { (b, a) };
                 out.violations.push(Violation {
-                    kind: "overlap".into(),
+                    kind: Property::MutualExclusion.kind().into(),
                     clients: vec![name(first.0), name(second.0)],
                     from_ms: ms(from),
                     to_ms: ms(to),
@@ -235,6 +333,7 @@ pub fn check(trace: &[TraceEvent], names: &[String]) -> Outcome {
                         name(second.0),
                         a.1
                     ),
+                    effect: None,
                 });
             }
         }
@@ -362,6 +461,53 @@ mod tests {
         assert_eq!(kinds, vec!["duplicate_token", "stale_write"]);
         assert_eq!(o.accepted_writes.len(), 2);
         assert_eq!(o.violations[0].clients, vec!["A", "B"]);
+    }
+
+    #[test]
+    fn the_same_effect_accepted_twice_is_a_double_effect() {
+        let names = vec!["A".to_string(), "B".to_string(), "S".to_string()];
+        let acc = |t, from, key: &str, value: &str| {
+            ev(
+                t,
+                2,
+                TraceKind::WriteAccepted {
+                    from,
+                    key: key.into(),
+                    value: value.into(),
+                    token: None,
+                    lost_update: false,
+                    lock_lapsed: false,
+                },
+            )
+        };
+        let t = vec![
+            acc(43, 0, "charge", "42"),
+            acc(44, 0, "paid", "true"),
+            acc(48, 1, "charge", "42"),
+            acc(49, 1, "paid", "true"),
+            acc(60, 1, "charge", "43"),
+        ];
+        let rules = Rules {
+            effects: vec!["charge".into()],
+        };
+        let o = check_with(&t, &names, &rules);
+        assert_eq!(o.violations.len(), 1, "{:?}", o.violations);
+        let v = &o.violations[0];
+        assert_eq!(v.property(), Some(Property::DoubleEffect));
+        assert_eq!((v.from_ms, v.to_ms), (43.0, 48.0));
+        assert_eq!(v.clients, vec!["A", "B"]);
+        let e = v.effect.as_ref().expect("the effect");
+        assert_eq!((e.key.as_str(), e.value.as_str()), ("charge", "42"));
+        // Without the rule, writes are only data: the same trace is safe.
+        assert!(check(&t, &names).is_safe());
+    }
+
+    #[test]
+    fn every_kind_names_its_property() {
+        for p in Property::ALL {
+            assert_eq!(Property::of_kind(p.kind()), Some(p));
+        }
+        assert_eq!(Property::of_kind("nonsense"), None);
     }
 
     #[test]

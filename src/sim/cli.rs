@@ -2,7 +2,7 @@
 //! The binary only parses arguments (clap) and calls these; a fresh seed, when none is
 //! given, comes from the binary (getrandom), never from here.
 
-use super::checker::Outcome;
+use super::checker::{Outcome, Property};
 use super::explore::{explore, ExploreConfig, ExploreReport};
 use super::scenario::{builtin, parse, Scenario, BUILTINS};
 use super::trace::{fmt_ms, TraceEvent, TraceKind, TraceLevel};
@@ -267,7 +267,7 @@ pub fn cmd_explore(name_or_path: &str, trials: u64, seed: u64) -> Result<String,
 
 pub fn explore_text(scenario: &Scenario, r: &ExploreReport) -> String {
     let mut out = format!(
-        "scenario {} seed {}: {} of {} trials violated safety ({:.2} %, 95 % interval {:.2}–{:.2} %)\n",
+        "scenario {} seed {}: {} of {} trials broke ({:.2} %, 95 % interval {:.2}–{:.2} %)\n",
         scenario.name,
         r.seed,
         r.violating,
@@ -276,6 +276,16 @@ pub fn explore_text(scenario: &Scenario, r: &ExploreReport) -> String {
         100.0 * r.interval.0,
         100.0 * r.interval.1
     );
+    for (p, n) in &r.by_property {
+        let _ = writeln!(out, "  {n} broke {}", property_text(*p));
+    }
+    if r.absorbed > 0 {
+        let _ = writeln!(
+            out,
+            "  {} more had violations the resource absorbed (e.g. an overlap whose stale write it rejected): not broken",
+            r.absorbed
+        );
+    }
     match &r.smallest {
         None => out.push_str("No counterexample found.\n"),
         Some(c) => {
@@ -288,6 +298,8 @@ pub fn explore_text(scenario: &Scenario, r: &ExploreReport) -> String {
             for f in &c.fault_labels {
                 let _ = writeln!(out, "  {f}");
             }
+            let what: Vec<&str> = c.broken.iter().map(|p| property_text(*p)).collect();
+            let _ = writeln!(out, "It breaks {}.", what.join(", "));
             let _ = writeln!(out, "\nTrace up to the first violation:");
             for e in &c.trace {
                 out.push_str(&event_line(e, &c.names));
@@ -298,6 +310,19 @@ pub fn explore_text(scenario: &Scenario, r: &ExploreReport) -> String {
         }
     }
     out
+}
+
+/// A property in words, for the CLI.
+pub fn property_text(p: Property) -> &'static str {
+    match p {
+        Property::MutualExclusion => "mutual exclusion (two clients held the lock at once)",
+        Property::StaleWrite => {
+            "stale write (the resource accepted a write after the writer's lock had lapsed)"
+        }
+        Property::LostUpdate => "lost update (a write based on a read that had since been overwritten)",
+        Property::DuplicateToken => "unique tokens (one fencing token accepted from two clients)",
+        Property::DoubleEffect => "at most once (the same effect, e.g. a charge, happened twice)",
+    }
 }
 
 /// Parse a number given on the command line (decimal, or hex with `0x`), with one

@@ -1,17 +1,23 @@
 //! Exploration: "can this ever break?" Run a scenario many times with random faults
 //! drawn around it (pauses, clock jumps and drift, crashes, latency spikes), count
-//! the trials that violate safety, and shrink the smallest counterexample.
+//! the trials that break, per property, and shrink the smallest counterexample.
+//!
+//! What "break" means depends on the resource ([`counts`]): where it checks fencing
+//! tokens or idempotency keys, two clients believing they hold the lock at once is what
+//! the resource is built to absorb; a trial breaks only when a property of the
+//! resource's data does (a stale write accepted, a lost update, a double effect).
 //!
 //! Trial `i` uses sim seed `sub_seed(seed, "trial:i")` and draws its faults from
 //! `sub_seed(seed, "faults:i")`, so any trial can be rerun alone, and shrinking reruns
 //! the same trial with fewer or smaller faults.
 
-use super::checker::Outcome;
+use super::checker::{Outcome, Property};
 use super::rng::{sub_seed, SimRng};
-use super::scenario::Scenario;
+use super::scenario::{Fencing, Scenario};
 use super::trace::{fmt_ms, TraceEvent, TraceLevel};
 use super::world::{Fault, Latency, Pid, World};
 use super::{run_with, Run};
+use std::collections::BTreeMap;
 
 /// Trials are capped so a typo cannot start a week-long run.
 pub const MAX_TRIALS: u64 = 10_000_000;
@@ -41,13 +47,21 @@ pub struct Counterexample {
     /// The full trace, cut after the end of the first violation.
     pub trace: Vec<TraceEvent>,
     pub outcome: Outcome,
+    /// The properties it breaks (see [`counts`]).
+    pub broken: Vec<Property>,
 }
 
 #[derive(Clone, Debug)]
 pub struct ExploreReport {
     pub seed: u64,
     pub trials: u64,
+    /// Trials that broke a property that counts for this scenario ([`counts`]).
     pub violating: u64,
+    /// Per property: the trials that broke it (a trial may break several).
+    pub by_property: BTreeMap<Property, u64>,
+    /// Trials whose only violations the resource absorbed (e.g. an overlap whose
+    /// stale write a fenced resource rejected): not broken.
+    pub absorbed: u64,
     /// 95 % Wilson score interval of the violation rate.
     pub interval: (f64, f64),
     pub smallest: Option<Counterexample>,
@@ -61,6 +75,44 @@ impl ExploreReport {
             self.violating as f64 / self.trials as f64
         }
     }
+}
+
+/// Does breaking `p` break `scenario`? A resource that checks fencing tokens or
+/// idempotency keys is built for two clients holding the lock at once, so mutual
+/// exclusion does not count there; a resource that only deduplicates (no fencing)
+/// accepts a late write by design and refuses it when it repeats an effect, so a stale
+/// write does not count either: the double effect does.
+pub fn counts(scenario: &Scenario, p: Property) -> bool {
+    let fenced = scenario.resource.fencing != Fencing::Off;
+    let idempotent = scenario.resource.idempotency;
+    match p {
+        Property::MutualExclusion => !fenced && !idempotent,
+        Property::StaleWrite => fenced || !idempotent,
+        Property::LostUpdate | Property::DuplicateToken | Property::DoubleEffect => true,
+    }
+}
+
+/// The properties `outcome` breaks that count for `scenario`, each once, in order.
+pub fn broken(scenario: &Scenario, outcome: &Outcome) -> Vec<Property> {
+    let mut ps: Vec<Property> = outcome
+        .violations
+        .iter()
+        .filter_map(|v| v.property())
+        .filter(|p| counts(scenario, *p))
+        .collect();
+    ps.sort_unstable();
+    ps.dedup();
+    ps
+}
+
+/// True time (ms) of the first violation that counts for `scenario`.
+fn first_break_ms(scenario: &Scenario, outcome: &Outcome) -> Option<f64> {
+    outcome
+        .violations
+        .iter()
+        .filter(|v| v.property().is_some_and(|p| counts(scenario, p)))
+        .map(|v| v.from_ms)
+        .reduce(f64::min)
 }
 
 /// 95 % Wilson score interval for `k` successes in `n` trials.
@@ -247,7 +299,8 @@ fn strip(label: &str) -> &str {
 }
 
 fn violates(scenario: &Scenario, seed: u64, units: &[FaultUnit]) -> bool {
-    trial(scenario, seed, units, TraceLevel::Semantic).is_ok_and(|r| !r.outcome.is_safe())
+    trial(scenario, seed, units, TraceLevel::Semantic)
+        .is_ok_and(|r| first_break_ms(scenario, &r.outcome).is_some())
 }
 
 /// Shrink: drop faults one at a time while the trial still violates, then halve
@@ -294,14 +347,19 @@ pub fn explore(scenario: &Scenario, cfg: &ExploreConfig) -> Result<ExploreReport
         World::build(scenario, cfg.seed, TraceLevel::Semantic).map_err(|(f, m)| format!("{f}: {m}"))?;
     let t = targets(scenario, &world);
     let mut violating = 0;
+    let mut absorbed = 0;
+    let mut by_property: BTreeMap<Property, u64> = BTreeMap::new();
     let mut best: Option<(usize, f64, u64, Vec<FaultUnit>)> = None;
     for i in 0..cfg.trials {
         let seed = sub_seed(cfg.seed, &format!("trial:{i}"));
         let mut rng = SimRng::new(sub_seed(cfg.seed, &format!("faults:{i}")));
         let units = draw_faults(&mut rng, &t);
         let run = trial(scenario, seed, &units, TraceLevel::Semantic)?;
-        if let Some(first) = run.outcome.first_violation_ms() {
+        if let Some(first) = first_break_ms(scenario, &run.outcome) {
             violating += 1;
+            for p in broken(scenario, &run.outcome) {
+                *by_property.entry(p).or_insert(0) += 1;
+            }
             let better = match &best {
                 None => true,
                 Some((n, f, _, _)) => units.len() < *n || (units.len() == *n && first < *f),
@@ -309,6 +367,8 @@ pub fn explore(scenario: &Scenario, cfg: &ExploreConfig) -> Result<ExploreReport
             if better {
                 best = Some((units.len(), first, seed, units));
             }
+        } else if !run.outcome.is_safe() {
+            absorbed += 1;
         }
     }
     let smallest = match best {
@@ -319,7 +379,8 @@ pub fn explore(scenario: &Scenario, cfg: &ExploreConfig) -> Result<ExploreReport
             let cut_us = run
                 .outcome
                 .violations
-                .first()
+                .iter()
+                .find(|v| v.property().is_some_and(|p| counts(scenario, p)))
                 .map(|v| (v.to_ms * 1000.0).ceil() as u64)
                 .unwrap_or(u64::MAX);
             let trace: Vec<TraceEvent> = run.trace.iter().filter(|e| e.t_us <= cut_us).cloned().collect();
@@ -329,6 +390,7 @@ pub fn explore(scenario: &Scenario, cfg: &ExploreConfig) -> Result<ExploreReport
                 faults: units,
                 names: run.names.clone(),
                 trace,
+                broken: broken(scenario, &run.outcome),
                 outcome: run.outcome,
             })
         }
@@ -337,6 +399,8 @@ pub fn explore(scenario: &Scenario, cfg: &ExploreConfig) -> Result<ExploreReport
         seed: cfg.seed,
         trials: cfg.trials,
         violating,
+        by_property,
+        absorbed,
         interval: wilson(violating, cfg.trials),
         smallest,
     })

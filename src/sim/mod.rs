@@ -48,7 +48,7 @@ pub mod timeline;
 pub mod trace;
 pub mod world;
 
-pub use checker::{check, Outcome, Violation};
+pub use checker::{check, check_with, Outcome, Property, Rules, Violation};
 pub use lockmath::{drift_ms, quorum, validity_ms};
 pub use scenario::{Scenario, ScenarioError};
 pub use trace::{trace_hash, TraceEvent, TraceKind, TraceLevel};
@@ -91,7 +91,7 @@ pub fn run_with(
     let mut trace = Vec::new();
     world.run(&mut trace);
     let names = world.process_names();
-    let outcome = check(&trace, &names);
+    let outcome = check_with(&trace, &names, &scenario.resource.rules());
     Ok(Run {
         scenario: scenario.name.clone(),
         seed,

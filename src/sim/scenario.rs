@@ -39,6 +39,7 @@
 //! fencing = "off"                    # off | strict (reject token ≤ highest) | allow-equal
 //! idempotency = false                # refuse a second write with the same key
 //! init = { paid = "false" }
+//! effects = ["charge"]               # each accepted write is an effect: twice = double
 //!
 //! [[clients]]
 //! name = "A"
@@ -291,6 +292,19 @@ pub struct ResourceSpec {
     /// Initial values (version 0).
     #[serde(default)]
     pub init: BTreeMap<String, String>,
+    /// Keys whose writes are real-world effects (a charge, an email): the checker
+    /// reports the same write accepted twice as a double effect.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub effects: Vec<String>,
+}
+
+impl ResourceSpec {
+    /// What the checker needs to know about this resource.
+    pub fn rules(&self) -> super::checker::Rules {
+        super::checker::Rules {
+            effects: self.effects.clone(),
+        }
+    }
 }
 
 impl Default for ResourceSpec {
@@ -300,6 +314,7 @@ impl Default for ResourceSpec {
             fencing: Fencing::Off,
             idempotency: false,
             init: BTreeMap::new(),
+            effects: Vec::new(),
         }
     }
 }

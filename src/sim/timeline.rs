@@ -7,7 +7,7 @@
 //! `World` clone plus at most `CHECKPOINT_EVERY - 1` events, whatever the run's length.
 //! Memory grows with one checkpoint per `CHECKPOINT_EVERY` events.
 
-use super::checker::{check, Outcome};
+use super::checker::{check_with, Outcome, Rules};
 use super::scenario::Scenario;
 use super::trace::{TraceEvent, TraceLevel};
 use super::world::{Fault, World};
@@ -27,6 +27,7 @@ pub struct Timeline {
     world: World,
     trace: Vec<TraceEvent>,
     names: Vec<String>,
+    rules: Rules,
     checkpoints: Vec<Checkpoint>,
     /// Faults a fork injects just before the event with this index is processed.
     injections: BTreeMap<u64, Vec<Fault>>,
@@ -45,6 +46,7 @@ impl Timeline {
             world,
             trace: Vec::new(),
             names,
+            rules: scenario.resource.rules(),
             injections: BTreeMap::new(),
         })
     }
@@ -81,7 +83,7 @@ impl Timeline {
 
     /// The checker's verdict on the trace so far.
     pub fn outcome(&self) -> Outcome {
-        check(&self.trace, &self.names)
+        check_with(&self.trace, &self.names, &self.rules)
     }
 
     fn advance(&mut self) -> bool {

@@ -11,6 +11,8 @@
 //! - Arrows: every message, from send to delivery (or to where it was dropped).
 //! - Marks: single events (writes, clock jumps, partitions, failovers…).
 //! - Bands: the checker's violations, in true time, with a sentence saying what broke.
+//! - Stories: what the nodes' stores show and no single trace event says: a lock key
+//!   expiring on a node, a client's command removing another client's key.
 
 pub mod link;
 pub mod lod;
@@ -120,6 +122,37 @@ pub struct Band {
     /// For an overlap: the client whose late write the resource rejected (fencing made
     /// the overlap harmless), if it did.
     pub fenced_off: Option<String>,
+    /// For a double effect: the write that happened twice.
+    pub effect: Option<crate::sim::checker::Effect>,
+}
+
+/// Something the nodes' stores show that no single trace event says.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StoryKind {
+    /// A key with a TTL ran out on `node` (by the node's clock). `owner`: the client
+    /// whose token it held (or whose command set it), if known.
+    Expired {
+        node: u32,
+        key: String,
+        value: String,
+        owner: Option<u32>,
+    },
+    /// Client `by`'s command `cmd` removed (or replaced) the key client `owner` had set.
+    Removed {
+        node: u32,
+        key: String,
+        owner: u32,
+        by: u32,
+        cmd: String,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Story {
+    pub t_us: u64,
+    /// The trace index it follows (it is told once the cursor reaches that event).
+    pub after: usize,
+    pub kind: StoryKind,
 }
 
 /// Everything the timeline draws for one run.
@@ -136,6 +169,10 @@ pub struct Model {
     pub arrows: Vec<Arrow>,
     pub marks: Vec<Mark>,
     pub bands: Vec<Band>,
+    /// Key expiries and removals, in trace order.
+    pub stories: Vec<Story>,
+    /// Clients that work without a lock (algorithm `none`).
+    pub lockless: Vec<u32>,
     /// Tokens in order of first appearance; a token's colour is its index here.
     pub tokens: Vec<String>,
     /// True if the run was longer than [`MAX_EVENTS`] and was cut.
@@ -179,6 +216,9 @@ pub fn build_with(
     let nodes: Vec<usize> = (0..names.len()).filter(|&p| tl.world().is_node(p)).collect();
     let mut open: BTreeMap<usize, Sampled> = BTreeMap::new();
     let mut key_bars: Vec<Bar> = Vec::new();
+    let mut pending: Vec<PendingStory> = Vec::new();
+    // (node, key, value) → the client whose command set it.
+    let mut creators: BTreeMap<(usize, String, String), u32> = BTreeMap::new();
     let mut seen = 0usize;
     let mut truncated = false;
     loop {
@@ -207,6 +247,25 @@ pub fn build_with(
             .collect();
         touched.sort_unstable();
         touched.dedup();
+        // The clients' commands each touched node ran in these events: (node, client,
+        // command name, trace index).
+        let cmds: Vec<(usize, u32, String, usize)> = tl.trace()[seen..]
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| match &e.kind {
+                TraceKind::Command { from, args, .. }
+                    if *from != e.pid && !nodes.contains(&(*from as usize)) =>
+                {
+                    Some((
+                        e.pid as usize,
+                        *from,
+                        args.first().cloned().unwrap_or_default(),
+                        seen + i,
+                    ))
+                }
+                _ => None,
+            })
+            .collect();
         seen = trace_len;
         let now = tl.now_us();
         for pid in touched {
@@ -225,7 +284,31 @@ pub fn build_with(
                     (k, (v, exp_true))
                 })
                 .collect();
-            sample(pid, now, keys, &mut open, &mut key_bars);
+            let by = cmds.iter().rev().find(|c| c.0 == pid);
+            let change = sample(pid, now, keys, &mut open, &mut key_bars);
+            for (k, v) in change.added {
+                if let Some(c) = by {
+                    creators.insert((pid, k, v), c.1);
+                }
+            }
+            for (k, v, exp) in change.gone {
+                // Only keys with a TTL (locks) make stories: a counter such as the
+                // fencing key changes by design.
+                let Some(exp) = exp else { continue };
+                match ((exp <= now).then_some(exp), by) {
+                    (Some(at), _) => pending.push(PendingStory::Expired(pid, k, v, at)),
+                    (None, Some((_, client, cmd, index))) => pending.push(PendingStory::Removed(
+                        pid,
+                        k,
+                        v,
+                        *client,
+                        cmd.to_ascii_uppercase(),
+                        *index,
+                        now,
+                    )),
+                    (None, None) => {}
+                }
+            }
         }
         if !more {
             break;
@@ -234,13 +317,24 @@ pub fn build_with(
     let end_us = tl.now_us().max(tl.trace().last().map_or(0, |e| e.t_us));
     // Keys still there at the end: their bars end at their expiry, or at the end.
     for (pid, keys) in std::mem::take(&mut open) {
-        for (k, (_, exp)) in keys {
+        for (k, (v, exp)) in keys {
             close_key(&mut key_bars, pid, &k, exp.unwrap_or(end_us).min(end_us));
+            if let Some(at) = exp.filter(|e| *e <= end_us) {
+                pending.push(PendingStory::Expired(pid, k, v, at));
+            }
         }
     }
     let trace = tl.trace().to_vec();
     let outcome = tl.outcome();
-    Ok(layout(
+    let stories = stories(pending, &creators, &trace);
+    let lockless = scenario
+        .clients
+        .iter()
+        .filter(|c| c.algorithm == crate::sim::scenario::Algorithm::None)
+        .filter_map(|c| names.iter().position(|n| *n == c.name))
+        .map(|p| p as u32)
+        .collect();
+    let mut model = layout(
         scenario.name.clone(),
         seed,
         names,
@@ -249,7 +343,80 @@ pub fn build_with(
         key_bars,
         end_us,
         truncated,
-    ))
+    );
+    model.stories = stories;
+    model.lockless = lockless;
+    Ok(model)
+}
+
+/// A story found while sampling, before its owner is known (the token's holder may
+/// say so later in the trace).
+enum PendingStory {
+    /// (node, key, value, true µs it expired)
+    Expired(usize, String, String, u64),
+    /// (node, key, value, client whose command removed it, the command, its trace
+    /// index, true µs)
+    Removed(usize, String, String, u32, String, usize, u64),
+}
+
+/// Whose key a value is: the client that held it as its token, else the client whose
+/// command set it.
+fn owner_of(
+    creators: &BTreeMap<(usize, String, String), u32>,
+    holders: &BTreeMap<&str, u32>,
+    node: usize,
+    key: &str,
+    value: &str,
+) -> Option<u32> {
+    holders
+        .get(value)
+        .copied()
+        .or_else(|| creators.get(&(node, key.to_string(), value.to_string())).copied())
+}
+
+fn stories(
+    pending: Vec<PendingStory>,
+    creators: &BTreeMap<(usize, String, String), u32>,
+    trace: &[TraceEvent],
+) -> Vec<Story> {
+    let holders: BTreeMap<&str, u32> = trace
+        .iter()
+        .filter_map(|e| match &e.kind {
+            TraceKind::LockHeld { token, .. } => Some((token.as_str(), e.pid)),
+            _ => None,
+        })
+        .collect();
+    let mut out: Vec<Story> = pending
+        .into_iter()
+        .filter_map(|p| match p {
+            PendingStory::Expired(node, key, value, at) => Some(Story {
+                t_us: at,
+                after: trace.partition_point(|e| e.t_us <= at).saturating_sub(1),
+                kind: StoryKind::Expired {
+                    node: node as u32,
+                    owner: owner_of(creators, &holders, node, &key, &value),
+                    key,
+                    value,
+                },
+            }),
+            PendingStory::Removed(node, key, value, by, cmd, index, at) => {
+                let owner = owner_of(creators, &holders, node, &key, &value)?;
+                (owner != by).then_some(Story {
+                    t_us: at,
+                    after: index,
+                    kind: StoryKind::Removed {
+                        node: node as u32,
+                        key,
+                        owner,
+                        by,
+                        cmd,
+                    },
+                })
+            }
+        })
+        .collect();
+    out.sort_by_key(|s| (s.after, s.t_us));
+    out
 }
 
 fn key_bar(pid: usize, key: &str, value: &str, from_us: u64, to_us: u64) -> Bar {
@@ -277,9 +444,25 @@ fn close_key(bars: &mut [Bar], pid: usize, key: &str, end: u64) {
     }
 }
 
+/// What one sample found changed on a node.
+#[derive(Default)]
+struct Change {
+    /// (key, value) that appeared.
+    added: Vec<(String, String)>,
+    /// (key, value, expiry) that vanished or were overwritten.
+    gone: Vec<(String, String, Option<u64>)>,
+}
+
 /// Compares a node's keys now with the open ones: closes what vanished or changed,
 /// opens what is new. Open bars are kept in `open` with their start time in the bar list.
-fn sample(pid: usize, now: u64, keys: Sampled, open: &mut BTreeMap<usize, Sampled>, bars: &mut Vec<Bar>) {
+fn sample(
+    pid: usize,
+    now: u64,
+    keys: Sampled,
+    open: &mut BTreeMap<usize, Sampled>,
+    bars: &mut Vec<Bar>,
+) -> Change {
+    let mut change = Change::default();
     let before = open.remove(&pid).unwrap_or_default();
     for (k, (v, exp)) in &before {
         let same = keys.get(k).is_some_and(|(v2, _)| v2 == v);
@@ -287,15 +470,18 @@ fn sample(pid: usize, now: u64, keys: Sampled, open: &mut BTreeMap<usize, Sample
             // Gone (deleted, expired, crashed) or overwritten: the bar ends now, or at
             // its expiry if that came first.
             close_key(bars, pid, k, exp.map_or(now, |e| e.min(now)));
+            change.gone.push((k.clone(), v.clone(), *exp));
         }
     }
     for (k, (v, _)) in &keys {
         let continuing = before.get(k).is_some_and(|(v2, _)| v2 == v);
         if !continuing {
             bars.push(key_bar(pid, k, v, now, OPEN));
+            change.added.push((k.clone(), v.clone()));
         }
     }
     open.insert(pid, keys);
+    change
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -516,6 +702,7 @@ fn layout(
             clients: v.clients.clone(),
             detail: v.detail.clone(),
             fenced_off: None,
+            effect: v.effect.clone(),
         })
         .map(|mut b: Band| {
             if b.kind == "overlap" {
@@ -537,6 +724,8 @@ fn layout(
         arrows,
         marks,
         bands,
+        stories: Vec::new(),
+        lockless: Vec::new(),
         tokens,
         truncated,
     }
@@ -571,7 +760,8 @@ pub struct Snapshot {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClientView {
     pub name: String,
-    /// `idle`, `acquiring`, `holding`, `paused`, `crashed`, `done`.
+    /// `idle`, `acquiring`, `holding`, `working` (a client without a lock), `paused`,
+    /// `crashed`, `done`.
     pub status: &'static str,
     pub token: Option<String>,
     /// ms of validity left by the client's own bound, if it keeps one.
@@ -624,11 +814,19 @@ pub fn snapshot(m: &Model, cursor: usize) -> Snapshot {
     let mut offset: BTreeMap<u32, i64> = BTreeMap::new();
     let mut highest: Option<i64> = None;
     let mut writes: Vec<WriteView> = Vec::new();
+    // A client without a lock is never "acquiring": it is working.
+    let busy = |pid: u32| {
+        if m.lockless.contains(&pid) {
+            "working"
+        } else {
+            "acquiring"
+        }
+    };
     for e in upto {
         offset.insert(e.pid, (e.local_us - e.t_us as i64) / 1000);
         match &e.kind {
             TraceKind::Start | TraceKind::AcquireFailed { .. } => {
-                status.insert(e.pid, "acquiring");
+                status.insert(e.pid, busy(e.pid));
             }
             TraceKind::LockHeld {
                 token: t,
@@ -652,7 +850,7 @@ pub fn snapshot(m: &Model, cursor: usize) -> Snapshot {
             }
             TraceKind::Resume => {
                 let held = token.get(&e.pid).is_some_and(Option::is_some);
-                status.insert(e.pid, if held { "holding" } else { "acquiring" });
+                status.insert(e.pid, if held { "holding" } else { busy(e.pid) });
             }
             TraceKind::Crash => {
                 status.insert(e.pid, "crashed");
@@ -820,6 +1018,98 @@ mod tests {
             assert!(s.contains(" ms · "), "{s}");
         }
         assert!(m.marks.iter().any(|k| k.kind == MarkKind::ClockJump));
+    }
+
+    #[test]
+    fn the_story_says_whose_key_expired_and_whose_del_removed_whose_key() {
+        let m = model("unsafe-del");
+        let all = words::story(&m, m.trace.len() - 1, usize::MAX, Lang::En);
+        let expired = all
+            .iter()
+            .position(|l| l.contains("A's key lock expires on redis"))
+            .unwrap_or_else(|| panic!("no expiry in {all:#?}"));
+        assert!(all[expired].starts_with("10001.0 ms"), "{}", all[expired]);
+        let removed = all
+            .iter()
+            .position(|l| l.contains("A's DEL removes B's key lock on redis"))
+            .unwrap_or_else(|| panic!("no removal in {all:#?}"));
+        assert!(expired < removed);
+        // B's own release later removes C's key too (B's lock had been deleted by A).
+        assert!(
+            all.iter().any(|l| l.contains("B's DEL removes C's key lock")),
+            "{all:#?}"
+        );
+        // The mechanics (messages, commands, timers) are not in the story.
+        assert!(
+            all.iter().all(|l| !l.contains("sends") && !l.contains("timer")),
+            "{all:#?}"
+        );
+        // A story line is told only once the cursor reaches it.
+        let before = words::story(&m, m.index_at(10_000_000), usize::MAX, Lang::En);
+        assert!(before.iter().all(|l| !l.contains("expires")), "{before:#?}");
+        // At most `max` lines, the newest ones.
+        let last3 = words::story(&m, m.trace.len() - 1, 3, Lang::En);
+        assert_eq!(last3, all[all.len() - 3..].to_vec());
+        let nb = words::story(&m, m.trace.len() - 1, usize::MAX, Lang::Nb);
+        assert!(
+            nb.iter()
+                .any(|l| l.contains("DEL fra A fjerner nøkkelen lock til B på redis")),
+            "{nb:#?}"
+        );
+        assert!(
+            nb.iter()
+                .any(|l| l.contains("nøkkelen lock til A utløper på redis")),
+            "{nb:#?}"
+        );
+    }
+
+    #[test]
+    fn a_safe_release_removes_no_one_elses_key() {
+        for name in ["safe-release", "double-charge-redis-lock", "fencing"] {
+            let m = model(name);
+            assert!(
+                m.stories
+                    .iter()
+                    .all(|s| !matches!(s.kind, StoryKind::Removed { .. })),
+                "{name}: {:?}",
+                m.stories
+            );
+        }
+    }
+
+    #[test]
+    fn double_charge_without_a_lock_says_two_charges_and_no_one_acquires() {
+        let m = model("double-charge-no-lock");
+        let b = m
+            .bands
+            .iter()
+            .find(|b| b.kind == "double_effect")
+            .unwrap_or_else(|| panic!("no double effect in {:?}", m.bands));
+        assert_eq!(
+            band_sentence(b, Lang::En),
+            "charge 42 happened twice: the resource accepted it from A and B (43–48 ms)."
+        );
+        assert_eq!(
+            band_sentence(b, Lang::Nb),
+            "charge 42 skjedde to ganger: ressursen godtok det fra A og B (43–48 ms)."
+        );
+        // Mid-run, both clients work without a lock: neither is "acquiring".
+        let mid = snapshot(&m, m.index_at(20_000));
+        let status: Vec<&str> = mid.clients.iter().map(|c| c.status).collect();
+        assert_eq!(status, vec!["working", "working"], "{mid:?}");
+        let end = snapshot(&m, m.trace.len() - 1);
+        assert!(end.clients.iter().all(|c| c.status == "done"), "{end:?}");
+        // With the lock, B waits for it: that is acquiring; and one charge only.
+        let m = model("double-charge-redis-lock");
+        assert!(m.bands.is_empty(), "{:?}", m.bands);
+        let early = snapshot(&m, m.index_at(20_000));
+        assert!(
+            early
+                .clients
+                .iter()
+                .any(|c| c.name == "B" && c.status == "acquiring"),
+            "{early:?}"
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@ use crate::sim::trace::{TraceEvent, TraceKind};
 use crate::sim::world::Latency;
 use crate::sim::Fault;
 
-use super::{Band, Bar, BarKind, Model};
+use super::{Band, Bar, BarKind, Model, Story, StoryKind};
 
 fn name(names: &[String], pid: u32) -> String {
     names
@@ -161,6 +161,116 @@ pub fn describe(m: &Model, e: &TraceEvent, lang: Lang) -> String {
         TraceKind::End => tx.t("ev_end"),
     };
     format!("{:.1} ms · {} {what}", e.t_us as f64 / 1000.0, n(e.pid))
+}
+
+/// Does the "What happened" list tell this event? Locks taken, lost and released,
+/// reads and writes, skipped work, crashes and faults: what a learner needs to follow
+/// the story. Messages, commands, timers and replication are the mechanics under it.
+pub fn is_key_event(k: &TraceKind) -> bool {
+    matches!(
+        k,
+        TraceKind::LockHeld { .. }
+            | TraceKind::LockLost { .. }
+            | TraceKind::LockReleased { .. }
+            | TraceKind::GaveUp { .. }
+            | TraceKind::Read { .. }
+            | TraceKind::WorkSkipped { .. }
+            | TraceKind::WriteAccepted { .. }
+            | TraceKind::WriteRejected { .. }
+            | TraceKind::Crash
+            | TraceKind::Restart { .. }
+            | TraceKind::Pause
+            | TraceKind::Resume
+            | TraceKind::ClockJump { .. }
+            | TraceKind::Drift { .. }
+            | TraceKind::Partition { .. }
+            | TraceKind::Repair { .. }
+            | TraceKind::Failover { .. }
+    )
+}
+
+/// A [`Story`] in words: "10003.0 ms · A's key lock expires on redis".
+pub fn story_text(m: &Model, s: &Story, lang: Lang) -> String {
+    let tx = Texts::new(lang);
+    let n = |pid: u32| name(&m.names, pid);
+    let what = match &s.kind {
+        StoryKind::Expired {
+            node,
+            key,
+            owner: Some(owner),
+            ..
+        } => tx.fmt(
+            "story_expired",
+            &[("owner", n(*owner)), ("key", key.clone()), ("node", n(*node))],
+        ),
+        StoryKind::Expired {
+            node,
+            key,
+            value,
+            owner: None,
+        } => tx.fmt(
+            "story_expired_anon",
+            &[
+                ("key", key.clone()),
+                ("value", clip(value, 12)),
+                ("node", n(*node)),
+            ],
+        ),
+        StoryKind::Removed {
+            node,
+            key,
+            owner,
+            by,
+            cmd,
+        } => tx.fmt(
+            "story_removed",
+            &[
+                ("by", n(*by)),
+                ("cmd", cmd.clone()),
+                ("owner", n(*owner)),
+                ("key", key.clone()),
+                ("node", n(*node)),
+            ],
+        ),
+    };
+    format!("{:.1} ms · {what}", s.t_us as f64 / 1000.0)
+}
+
+/// The story of the run up to the trace index `cursor`, newest last, at most `max`
+/// lines: its key events ([`is_key_event`]) and its [`Story`]s, in words.
+pub fn story(m: &Model, cursor: usize, max: usize, lang: Lang) -> Vec<String> {
+    // (trace index, 0 for the event itself / 1 for a story after it, position)
+    let mut picked: Vec<(usize, u8, usize)> = Vec::new();
+    let upto = m.trace.get(..=cursor).unwrap_or(&m.trace);
+    let mut events = upto
+        .iter()
+        .enumerate()
+        .rev()
+        .filter(|(_, e)| is_key_event(&e.kind))
+        .take(max);
+    let now = upto.last().map_or(0, |e| e.t_us);
+    let mut stories = m
+        .stories
+        .iter()
+        .enumerate()
+        .rev()
+        .filter(|(_, s)| s.after <= cursor && s.t_us <= now)
+        .take(max);
+    picked.extend(events.by_ref().map(|(i, _)| (i, 0, i)));
+    picked.extend(stories.by_ref().map(|(j, s)| (s.after, 1, j)));
+    picked.sort_unstable();
+    let skip = picked.len().saturating_sub(max);
+    picked
+        .into_iter()
+        .skip(skip)
+        .filter_map(|(i, kind, j)| {
+            if kind == 0 {
+                m.trace.get(i).map(|e| describe(m, e, lang))
+            } else {
+                m.stories.get(j).map(|s| story_text(m, s, lang))
+            }
+        })
+        .collect()
 }
 
 /// The short label of a mark on the timeline (its tooltip and accessible name), for the
@@ -466,6 +576,16 @@ pub fn band_sentence(b: &Band, lang: Lang) -> String {
         "stale_write" => tx.fmt("band_stale_write", &args),
         "lost_update" => tx.fmt("band_lost_update", &args),
         "duplicate_token" => tx.fmt("band_duplicate_token", &args),
+        "double_effect" => match &b.effect {
+            Some(e) => {
+                let [who, span, _] = args;
+                tx.fmt(
+                    "band_double_effect",
+                    &[who, span, ("key", e.key.clone()), ("value", e.value.clone())],
+                )
+            }
+            None => format!("double_effect: {} ({}). {}", args[0].1, args[1].1, b.detail),
+        },
         other => format!("{other}: {} ({}). {}", args[0].1, args[1].1, b.detail),
     }
 }
@@ -548,6 +668,7 @@ mod tests {
             lines.extend(m.marks.iter().map(|k| mark_text(&m, k, Lang::Nb)));
             lines.extend(m.bars.iter().map(|b| bar_label(b, Lang::Nb)));
             lines.extend(m.bands.iter().map(|b| band_sentence(b, Lang::Nb)));
+            lines.extend(story(&m, m.trace.len() - 1, usize::MAX, Lang::Nb));
             for line in &lines {
                 for w in ENGLISH {
                     assert!(!line.contains(w), "{name}: {line:?} has English {w:?}");

@@ -5,8 +5,10 @@
 use crate::sim::explore::{explore, wilson, Counterexample, ExploreConfig};
 use crate::sim::scenario::Scenario;
 use crate::sim::Fault;
+use crate::sim::Property;
 use gloo::timers::callback::Timeout;
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -27,6 +29,10 @@ pub struct ExploreProps {
 struct Progress {
     done: u64,
     violating: u64,
+    /// Per property: the trials that broke it.
+    by_property: BTreeMap<Property, u64>,
+    /// Trials with violations the resource absorbed (not broken).
+    absorbed: u64,
     running: bool,
     smallest: Option<Rc<Counterexample>>,
     error: Option<String>,
@@ -36,6 +42,8 @@ impl PartialEq for Progress {
     fn eq(&self, o: &Self) -> bool {
         self.done == o.done
             && self.violating == o.violating
+            && self.by_property == o.by_property
+            && self.absorbed == o.absorbed
             && self.running == o.running
             && self.error == o.error
     }
@@ -113,8 +121,19 @@ pub fn explore_panel(props: &ExploreProps) -> Html {
                     ]) }
                     if let Some(c) = &p.smallest {
                         { format!(" {}", tx.fmt("explore_smallest", &[("seed", c.seed.to_string()), ("faults", if c.faults.is_empty() { tx.t("explore_no_fault") } else { fault_list(c, props.lang) })])) }
+                        { format!(" {}", tx.fmt("explore_it_breaks", &[("what", c.broken.iter().map(|p| tx.t(&format!("prop_{}", p.kind()))).collect::<Vec<_>>().join(", "))])) }
                     }
                 </p>
+                if !p.by_property.is_empty() || p.absorbed > 0 {
+                    <ul class="explore-properties">
+                        { for p.by_property.iter().map(|(prop, n)| html! {
+                            <li data-property={prop.kind()}>{ tx.fmt("explore_property", &[("n", n.to_string()), ("what", tx.t(&format!("prop_{}", prop.kind())))]) }</li>
+                        }) }
+                        if p.absorbed > 0 {
+                            <li data-property="absorbed">{ tx.fmt("explore_absorbed", &[("n", p.absorbed.to_string())]) }</li>
+                        }
+                    </ul>
+                }
                 if p.smallest.is_some() && !p.running {
                     <button type="button" class="explore-load" onclick={on_load}>{ tx.t("explore_load") }</button>
                 }
@@ -148,6 +167,10 @@ fn schedule(
                 let mut s = state.borrow_mut();
                 s.done += r.trials;
                 s.violating += r.violating;
+                s.absorbed += r.absorbed;
+                for (p, n) in r.by_property {
+                    *s.by_property.entry(p).or_insert(0) += n;
+                }
                 if let Some(c) = r.smallest {
                     let better = s
                         .smallest

@@ -694,7 +694,18 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         .collect::<Vec<_>>()
         .into_iter()
         .rev()
-        .map(|e| html! { <li>{ describe(m, e, props.lang) }</li> })
+        .map(|e| {
+            // The events the story is made of stand out among the mechanics.
+            if words::is_key_event(&e.kind) {
+                html! { <li class="ev-key"><strong>{ describe(m, e, props.lang) }</strong></li> }
+            } else {
+                html! { <li>{ describe(m, e, props.lang) }</li> }
+            }
+        })
+        .collect();
+    let story: Vec<Html> = words::story(m, cur.min(last), 8, props.lang)
+        .into_iter()
+        .map(|line| html! { <li>{ line }</li> })
         .collect();
     let bands: Vec<Html> = m
         .bands
@@ -853,6 +864,10 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                             } }</span> }) }
                         </p>
                     }
+                </div>
+                <div class="story-log">
+                    <h3>{ tx.t("sc_story") }</h3>
+                    <ol class="story">{ for story }</ol>
                 </div>
                 <div class="event-log">
                     <h3 id={log_id.clone()}>{ tx.t("sc_events") }</h3>
