@@ -79,7 +79,7 @@ pub const MAX_QUESTIONS: usize = 1_000;
 /// The most scenarios in a pack.
 pub const MAX_SCENARIOS: usize = 100;
 /// The largest scenario (its file or its `source`).
-pub const MAX_SCENARIO_BYTES: usize = 64 * 1024;
+pub const MAX_SCENARIO_BYTES: usize = scenario::MAX_SOURCE_BYTES;
 /// The longest title (the pack's or a section's), in characters.
 pub const MAX_TITLE_CHARS: usize = 200;
 /// The most errors reported for one pack; the rest are counted in one last line.
