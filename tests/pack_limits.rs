@@ -11,7 +11,11 @@ use lockstep::lesson::Lang;
 use std::path::{Path, PathBuf};
 
 fn show(errors: &[PackError]) -> String {
-    errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")
+    errors
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A single-file pack: the header, then `sections` sections whose body is `body`.
@@ -63,7 +67,11 @@ fn deep_nesting_is_rejected_with_its_line_on_a_small_stack() {
     assert_eq!(errors.len(), 1, "{}", show(&errors));
     let e = &errors[0];
     // The header is 3 lines, the body starts on line 11 ("Fine."): the quotes are on 13.
-    assert_eq!((e.file.as_str(), e.line, e.field.as_str()), ("deep.toml", 13, "body"), "{e}");
+    assert_eq!(
+        (e.file.as_str(), e.line, e.field.as_str()),
+        ("deep.toml", 13, "body"),
+        "{e}"
+    );
     assert!(e.message.contains(&format!("at most {MAX_DEPTH}")), "{e}");
 }
 
@@ -72,7 +80,10 @@ fn the_markdown_tree_is_never_deeper_than_the_bound() {
     for (md, deep) in [
         ("> ".repeat(5_000) + "x", true),
         ("*".repeat(3_000) + "x" + &"*".repeat(3_000), true),
-        ((0..500).map(|i| format!("{}- x\n", "  ".repeat(i))).collect(), true),
+        (
+            (0..500).map(|i| format!("{}- x\n", "  ".repeat(i))).collect(),
+            true,
+        ),
         // Links cannot contain links: this one is flat in any case.
         ("[".repeat(3_000) + "x" + &"](#/a/1)".repeat(3_000), false),
     ] {
@@ -110,12 +121,27 @@ const SECTION: &str = "+++\nid = \"a\"\ntitle = \"A\"\norder = 1\n+++\nText.\n";
 #[test]
 fn absolute_and_escaping_paths_are_refused_without_being_opened() {
     // `/dev/zero` read until memory ran out: it must not even be opened.
-    let dir = folder_pack("paths", &["/dev/zero", "../outside.md", "/etc/passwd", "sections/en/../../x.md"]);
+    let dir = folder_pack(
+        "paths",
+        &[
+            "/dev/zero",
+            "../outside.md",
+            "/etc/passwd",
+            "sections/en/../../x.md",
+        ],
+    );
     let errors = errors_of(pack::load_dir(&dir));
     let text = show(&errors);
-    for (line, path) in [(5, "/dev/zero"), (6, "../outside.md"), (7, "/etc/passwd"), (8, "sections/en/../../x.md")] {
+    for (line, path) in [
+        (5, "/dev/zero"),
+        (6, "../outside.md"),
+        (7, "/etc/passwd"),
+        (8, "sections/en/../../x.md"),
+    ] {
         assert!(
-            errors.iter().any(|e| e.line == line && e.field == "files" && e.message.contains(path)
+            errors.iter().any(|e| e.line == line
+                && e.field == "files"
+                && e.message.contains(path)
                 && e.message.contains("not a plain relative path")),
             "{path} at line {line}:\n{text}"
         );
@@ -196,7 +222,11 @@ fn a_file_over_the_limit_is_not_read() {
     );
     // A single-file pack over the limit too.
     let file = dir.join("big.toml");
-    std::fs::write(&file, single("T", 1, &"word ".repeat(pack::MAX_FILE_BYTES / 5 + 1))).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        &file,
+        single("T", 1, &"word ".repeat(pack::MAX_FILE_BYTES / 5 + 1)),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let errors = errors_of(pack::load_dir(&file));
     assert_eq!(errors.len(), 1, "{}", show(&errors));
     assert!(errors[0].message.contains("bytes; at most"), "{}", errors[0]);
@@ -210,16 +240,30 @@ fn a_pack_file_over_the_limit_is_refused_before_parsing() {
     let text = single("T", 1, &"word ".repeat(pack::MAX_FILE_BYTES / 5 + 1));
     let (r, parsed) = pack::load_files_counted(&[("big.toml".into(), text)]);
     let errors = errors_of(r);
-    assert_eq!((errors[0].line, errors[0].field.as_str()), (1, "file"), "{}", errors[0]);
+    assert_eq!(
+        (errors[0].line, errors[0].field.as_str()),
+        (1, "file"),
+        "{}",
+        errors[0]
+    );
     assert_eq!(parsed, 0, "nothing is parsed");
     // Files that are each small but together too heavy.
     let small = single("T", 1, "Text.");
     let mut files = vec![("p/pack.toml".to_string(), small)];
     for i in 0..5 {
-        files.push((format!("p/sections/en/0{i}-x.md"), "x".repeat(pack::MAX_FILE_BYTES)));
+        files.push((
+            format!("p/sections/en/0{i}-x.md"),
+            "x".repeat(pack::MAX_FILE_BYTES),
+        ));
     }
     let errors = errors_of(pack::load_files(&files));
-    assert!(errors[0].message.contains(&format!("at most {}", pack::MAX_PACK_BYTES)), "{}", show(&errors));
+    assert!(
+        errors[0]
+            .message
+            .contains(&format!("at most {}", pack::MAX_PACK_BYTES)),
+        "{}",
+        show(&errors)
+    );
 }
 
 #[test]
@@ -229,8 +273,15 @@ fn too_many_sections_are_an_error_at_the_first_one_too_many() {
     let line = 3 + 9 * pack::MAX_SECTIONS + 2;
     let errors = errors_of(load_one("many.toml", text));
     assert_eq!(errors.len(), 1, "{}", show(&errors));
-    assert_eq!((errors[0].line, errors[0].field.as_str()), (line, "section"), "{}", errors[0]);
-    assert!(errors[0].message.contains(&format!("more than {}", pack::MAX_SECTIONS)));
+    assert_eq!(
+        (errors[0].line, errors[0].field.as_str()),
+        (line, "section"),
+        "{}",
+        errors[0]
+    );
+    assert!(errors[0]
+        .message
+        .contains(&format!("more than {}", pack::MAX_SECTIONS)));
 }
 
 #[test]
@@ -246,7 +297,11 @@ fn too_many_questions_and_scenarios_are_errors() {
     }
     let errors = errors_of(load_one("many.toml", text));
     let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
-    assert!(fields.contains(&"question") && fields.contains(&"scenario"), "{}", show(&errors));
+    assert!(
+        fields.contains(&"question") && fields.contains(&"scenario"),
+        "{}",
+        show(&errors)
+    );
     assert!(errors.len() <= pack::MAX_ERRORS);
 }
 
@@ -254,14 +309,24 @@ fn too_many_questions_and_scenarios_are_errors() {
 fn long_titles_and_big_scenarios_are_errors() {
     let text = single(&"x".repeat(pack::MAX_TITLE_CHARS + 1), 1, "Text.");
     let errors = errors_of(load_one("t.toml", text));
-    assert_eq!((errors[0].line, errors[0].field.as_str()), (3, "title"), "{}", show(&errors));
+    assert_eq!(
+        (errors[0].line, errors[0].field.as_str()),
+        (3, "title"),
+        "{}",
+        show(&errors)
+    );
     let mut text = single("T", 1, "Text.");
     text.push_str(&format!(
         "\n[[scenario]]\nsource = '''\nname = \"big\"\ndescription = \"{}\"\n'''\n",
         "d".repeat(pack::MAX_SCENARIO_BYTES)
     ));
     let errors = errors_of(load_one("s.toml", text));
-    assert_eq!((errors[0].line, errors[0].field.as_str()), (16, "source"), "{}", show(&errors));
+    assert_eq!(
+        (errors[0].line, errors[0].field.as_str()),
+        (16, "source"),
+        "{}",
+        show(&errors)
+    );
 }
 
 #[test]
@@ -277,7 +342,10 @@ fn loading_is_linear_in_the_size_of_the_pack() {
     };
     let (small, large) = (ratio(10), ratio(pack::MAX_SECTIONS));
     assert!(large < 6.0, "{large} bytes parsed per byte of pack");
-    assert!(large <= small * 1.2, "{small} → {large}: the work grows faster than the pack");
+    assert!(
+        large <= small * 1.2,
+        "{small} → {large}: the work grows faster than the pack"
+    );
 }
 
 #[test]
@@ -290,7 +358,11 @@ fn errors_are_capped_with_a_count_of_the_rest() {
     }
     let errors = errors_of(load_one("e.toml", text));
     assert_eq!(errors.len(), pack::MAX_ERRORS);
-    assert!(errors[pack::MAX_ERRORS - 1].message.contains("more errors"), "{}", errors[pack::MAX_ERRORS - 1]);
+    assert!(
+        errors[pack::MAX_ERRORS - 1].message.contains("more errors"),
+        "{}",
+        errors[pack::MAX_ERRORS - 1]
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -303,7 +375,11 @@ fn sweep_ttls_and_scripts_are_checked_when_a_scenario_loads() {
     for (extra, line, field) in [
         ("sweep_ttl_ms = [300, 0]\n", 1, "sweep_ttl_ms"),
         ("sweep_ttl_ms = [1e300]\n", 1, "sweep_ttl_ms"),
-        (&format!("sweep_ttl_ms = [{}]\n", vec!["100"; 17].join(", ")), 1, "sweep_ttl_ms"),
+        (
+            &format!("sweep_ttl_ms = [{}]\n", vec!["100"; 17].join(", ")),
+            1,
+            "sweep_ttl_ms",
+        ),
     ] {
         let src = format!("{extra}{base}");
         let e = parse("s.toml", &src).err().unwrap_or_else(|| panic!("{src}"));
@@ -329,22 +405,33 @@ fn a_scenario_file_is_reproduced_by_its_path() {
     let dir = std::env::temp_dir().join(format!("lockstep-limits-{}-run", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
     let file = dir.join("my scenario.toml");
-    std::fs::write(&file, "name = \"named-differently\"\nend_ms = 10\n[[nodes]]\nname = \"R\"\n")
-        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        &file,
+        "name = \"named-differently\"\nend_ms = 10\n[[nodes]]\nname = \"R\"\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let path = file.to_string_lossy().to_string();
     let text = lockstep::sim::cli::cmd_run(&path, 5, false).unwrap_or_else(|e| panic!("{e}"));
-    assert!(text.contains(&format!("reproduce with: lockstep run '{path}' --seed 5")), "{text}");
+    assert!(
+        text.contains(&format!("reproduce with: lockstep run '{path}' --seed 5")),
+        "{text}"
+    );
     let text = lockstep::sim::cli::cmd_run("fencing", 5, false).unwrap_or_else(|e| panic!("{e}"));
-    assert!(text.contains("reproduce with: lockstep run fencing --seed 5"), "{text}");
+    assert!(
+        text.contains("reproduce with: lockstep run fencing --seed 5"),
+        "{text}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------
 // Progress
 
 fn lesson() -> lockstep::lesson::Lesson {
-    let f = |id: &str, order: u32| format!("+++\nid = \"{id}\"\ntitle = \"T\"\norder = {order}\n+++\nBody.\n");
+    let f =
+        |id: &str, order: u32| format!("+++\nid = \"{id}\"\ntitle = \"T\"\norder = {order}\n+++\nBody.\n");
     let files = [f("a", 1), f("b", 2)];
-    build_lesson("l", Lang::En, files.iter().map(|s| ("x.md", s.as_str()))).unwrap_or_else(|e| panic!("{e:?}"))
+    build_lesson("l", Lang::En, files.iter().map(|s| ("x.md", s.as_str())))
+        .unwrap_or_else(|e| panic!("{e:?}"))
 }
 
 fn two_questions() -> Vec<lockstep::lesson::quiz::Question> {
@@ -376,7 +463,11 @@ fn an_import_cannot_wrap_a_score_or_make_progress_worse() {
     let before = mine.clone();
     mine.merge(&theirs.fit_to(&lesson(), &two_questions()));
     let l = mine.lesson("l").unwrap_or_else(|| panic!("lesson"));
-    assert_eq!(l.quick_check, Some(Score { correct: 2, total: 2 }), "the score stays 2 of 2");
+    assert_eq!(
+        l.quick_check,
+        Some(Score { correct: 2, total: 2 }),
+        "the score stays 2 of 2"
+    );
     assert_eq!(mine.visited_count("l"), 2, "only sections the lesson has: 2 of 2");
     assert_eq!(l.last, Some(1), "the resume point stays one the lesson has");
     assert_eq!(l.questions.keys().collect::<Vec<_>>(), vec!["q1"]);
@@ -397,7 +488,13 @@ fn an_import_cannot_wrap_a_score_or_make_progress_worse() {
 #[test]
 fn impossible_scores_are_dropped_and_better_ones_kept() {
     let qs = two_questions();
-    for (correct, total, kept) in [(3, 2, false), (1, 0, false), (0, 3, false), (2, 2, true), (1, 2, true)] {
+    for (correct, total, kept) in [
+        (3, 2, false),
+        (1, 0, false),
+        (0, 3, false),
+        (2, 2, true),
+        (1, 2, true),
+    ] {
         let mut p = Progress::new();
         p.set_quick_check("l", Score { correct, total });
         let fitted = p.fit_to(&lesson(), &qs);
@@ -412,7 +509,10 @@ fn impossible_scores_are_dropped_and_better_ones_kept() {
     let mut theirs = Progress::new();
     theirs.set_quick_check("l", Score { correct: 2, total: 2 });
     mine.merge(&theirs.fit_to(&lesson(), &qs));
-    assert_eq!(mine.lesson("l").and_then(|l| l.quick_check), Some(Score { correct: 2, total: 2 }));
+    assert_eq!(
+        mine.lesson("l").and_then(|l| l.quick_check),
+        Some(Score { correct: 2, total: 2 })
+    );
 }
 
 #[test]
@@ -421,4 +521,23 @@ fn the_hostile_packs_are_in_the_fuzz_corpus() {
     for seed in ["seed-deep-nesting", "seed-many-sections", "seed-escaping-paths"] {
         assert!(corpus.join(seed).is_file(), "{seed}");
     }
+}
+
+#[test]
+fn deep_nesting_in_a_question_text_is_rejected_with_its_line() {
+    let mut text = single("T", 1, "Text.");
+    text.push_str(&format!(
+        "\n[[question]]\nid = \"q\"\nsection = \"s0\"\nkind = \"single\"\ncorrect = [0]\n[question.en]\nprompt = \"{} x\"\noptions = [\"A\", \"B\"]\nexplanations = [\"Y\", \"N\"]\n",
+        ">".repeat(5_000)
+    ));
+    let errors = errors_of(load_one("q.toml", text));
+    assert_eq!(errors.len(), 1, "{}", show(&errors));
+    // Lines: header 3, the section 9, a blank line, 6 of the question: `prompt` is 20.
+    assert_eq!(
+        (errors[0].line, errors[0].field.as_str()),
+        (20, "prompt"),
+        "{}",
+        errors[0]
+    );
+    assert!(errors[0].message.contains("nested"), "{}", errors[0]);
 }

@@ -182,7 +182,10 @@ mod tests {
         for (given, expected) in [
             ("http://127.0.0.1:08766", Some("http://127.0.0.1:8766")),
             ("http://127.0.0.1:8766/", Some("http://127.0.0.1:8766")),
-            ("HTTPS://Course.Example.EDU:443", Some("https://course.example.edu")),
+            (
+                "HTTPS://Course.Example.EDU:443",
+                Some("https://course.example.edu"),
+            ),
             ("http://example.com:80", Some("http://example.com")),
             ("http://example.com:0080", Some("http://example.com")),
             ("https://example.com:80", Some("https://example.com:80")),

@@ -391,6 +391,9 @@ fn classify(rel: &str, langs: &[Lang]) -> Result<FileKind, String> {
 /// The files a pack file lists (`files = [...]`), relative to its folder, in order: what
 /// the browser must fetch next (next to the pack file's URL). Empty for a single-file pack.
 pub fn files_to_fetch(pack_file: &str, text: &str) -> Result<Vec<String>, Vec<PackError>> {
+    if let Some(e) = too_big(pack_file, text.len(), MAX_FILE_BYTES, "the pack file") {
+        return Err(vec![e]);
+    }
     let raw: RawPack = toml::from_str(text).map_err(|e| vec![toml_error(pack_file, text, &e)])?;
     let langs: Vec<Lang> = raw
         .languages
@@ -400,7 +403,15 @@ pub fn files_to_fetch(pack_file: &str, text: &str) -> Result<Vec<String>, Vec<Pa
         .collect();
     let mut errors = Vec::new();
     let mut out = Vec::new();
-    for f in &raw.files {
+    if let Some(f) = raw.files.get(MAX_FILES) {
+        errors.push(PackError::new(
+            pack_file,
+            line_of(text, f.span().start),
+            "files",
+            format!("more than {MAX_FILES} files are listed"),
+        ));
+    }
+    for f in raw.files.iter().take(MAX_FILES) {
         match classify(f.get_ref(), &langs) {
             Ok(_) => out.push(f.get_ref().clone()),
             Err(m) => errors.push(PackError::new(
@@ -512,7 +523,10 @@ fn cap_errors(mut errors: Vec<PackError>) -> Vec<PackError> {
             &file,
             1,
             "file",
-            format!("… and {more} more errors (only the first {} are shown)", MAX_ERRORS - 1),
+            format!(
+                "… and {more} more errors (only the first {} are shown)",
+                MAX_ERRORS - 1
+            ),
         ));
     }
     errors
@@ -822,9 +836,17 @@ fn load_counted(
 
     // The pack file's own sections, questions and scenarios.
     for (table, max, what) in [
-        (&raw.section, max_sections.saturating_sub(section_count), "sections"),
+        (
+            &raw.section,
+            max_sections.saturating_sub(section_count),
+            "sections",
+        ),
         (&raw.question, MAX_QUESTIONS, "questions"),
-        (&raw.scenario, MAX_SCENARIOS.saturating_sub(scenario_count), "scenarios"),
+        (
+            &raw.scenario,
+            MAX_SCENARIOS.saturating_sub(scenario_count),
+            "scenarios",
+        ),
     ] {
         if let Some(t) = table.get(max) {
             errors.push(err_at(
@@ -1049,7 +1071,10 @@ fn load_counted(
                 &s.file,
                 src.id_line,
                 "title",
-                format!("the title of `{}` is longer than {MAX_TITLE_CHARS} characters", s.id),
+                format!(
+                    "the title of `{}` is longer than {MAX_TITLE_CHARS} characters",
+                    s.id
+                ),
             ));
         }
         if let Some(other) = by_id.get(&(src.lang, s.id.as_str())) {
@@ -1320,6 +1345,31 @@ fn load_counted(
                 }
                 _ => {}
             }
+            // Question texts are Markdown too: the same nesting bound as section bodies.
+            let texts = [&q.en, &q.nb].into_iter().flat_map(|t| {
+                [("prompt", &t.prompt), ("explanation", &t.explanation)]
+                    .into_iter()
+                    .chain(t.options.iter().map(|o| ("options", o)))
+                    .chain(t.explanations.iter().map(|o| ("explanations", o)))
+                    .chain(t.items.iter().map(|o| ("items", o)))
+            });
+            for (field, text) in texts {
+                *parsed += text.len();
+                if let Some((_, depth)) = markdown::too_deep(text) {
+                    let line = key_line(&src.text, id_line, field).unwrap_or(id_line);
+                    errors.push(PackError::new(
+                        &src.file,
+                        at(line),
+                        field,
+                        format!(
+                            "question `{}`: Markdown nested {depth} levels deep; at most {} are allowed",
+                            q.id,
+                            markdown::MAX_DEPTH
+                        ),
+                    ));
+                    break;
+                }
+            }
             questions.push(q);
         }
     }
@@ -1415,7 +1465,11 @@ pub fn load_dir(path: impl AsRef<std::path::Path>) -> Result<Pack, Vec<PackError
         }
     };
     let pack_name = join(PACK_FILE);
-    let folder = if root.is_empty() { Path::new(".") } else { dir.as_path() };
+    let folder = if root.is_empty() {
+        Path::new(".")
+    } else {
+        dir.as_path()
+    };
     let inside = match fs::canonicalize(folder) {
         Ok(p) => p,
         Err(e) => return Err(vec![PackError::unreadable(&pack_name, &e.to_string())]),
@@ -1473,7 +1527,10 @@ pub fn load_dir(path: impl AsRef<std::path::Path>) -> Result<Pack, Vec<PackError
             continue; // reported as "listed but not found"
         }
         if total > MAX_PACK_BYTES {
-            unreadable.push((join(&rel), "not read: the pack is already over its size limit".into()));
+            unreadable.push((
+                join(&rel),
+                "not read: the pack is already over its size limit".into(),
+            ));
             continue;
         }
         match read_regular(&file, Some(&inside)) {
@@ -1511,7 +1568,9 @@ fn read_regular(file: &std::path::Path, inside: Option<&std::path::Path>) -> Res
         .and_then(|f| f.take(MAX_FILE_BYTES as u64 + 1).read_to_string(&mut text))
         .map_err(|e| e.to_string())?;
     if text.len() > MAX_FILE_BYTES {
-        return Err(format!("it is more than {MAX_FILE_BYTES} bytes; at most {MAX_FILE_BYTES} are allowed"));
+        return Err(format!(
+            "it is more than {MAX_FILE_BYTES} bytes; at most {MAX_FILE_BYTES} are allowed"
+        ));
     }
     Ok(text)
 }

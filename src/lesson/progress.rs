@@ -168,7 +168,11 @@ impl Progress {
                 m.solved |= t.solved;
             }
             mine.quick_check = match (mine.quick_check, theirs.quick_check) {
-                (Some(a), Some(b)) => Some(if b.cmp_share(&a) == Ordering::Greater { b } else { a }),
+                (Some(a), Some(b)) => Some(if b.cmp_share(&a) == Ordering::Greater {
+                    b
+                } else {
+                    a
+                }),
                 (a, b) => a.or(b),
             };
         }

@@ -227,11 +227,7 @@ fn run_text_for(run: &Run, arg: &str) -> String {
     }
     out.push('\n');
     out.push_str(&outcome_text(&run.outcome));
-    let _ = writeln!(
-        out,
-        "reproduce with: lockstep run {arg} --seed {}",
-        run.seed
-    );
+    let _ = writeln!(out, "reproduce with: lockstep run {arg} --seed {}", run.seed);
     out
 }
 
