@@ -541,3 +541,33 @@ fn deep_nesting_in_a_question_text_is_rejected_with_its_line() {
     );
     assert!(errors[0].message.contains("nested"), "{}", errors[0]);
 }
+
+#[test]
+fn the_reader_fits_an_import_to_its_lesson() {
+    use lockstep::lesson::route::Route;
+    use lockstep::lesson::state::{Action, Lessons, ReaderState};
+    let lessons = std::rc::Rc::new(Lessons {
+        en: lesson(),
+        nb: lesson(),
+        questions: two_questions(),
+    });
+    let mut mine = Progress::new();
+    mine.set_quick_check("l", Score { correct: 2, total: 2 });
+    let state = ReaderState::new(lessons, Lang::En, Route::Home, mine);
+    let visited: Vec<String> = (0..200_000).map(|i| format!("\"x{i}\"")).collect();
+    let hostile = format!(
+        r#"{{"v":2,"lessons":{{"l":{{"visited":[{}],"quick_check":{{"correct":1000,"total":2147483649}}}}}}}}"#,
+        visited.join(",")
+    );
+    let (theirs, _) = Progress::load(Some(&hostile));
+    let next = state.reduce(Action::Import(theirs));
+    assert_eq!(
+        next.progress.visited_count("l"),
+        1,
+        "only the section read here, not 200 000"
+    );
+    assert_eq!(
+        next.progress.lesson("l").and_then(|l| l.quick_check),
+        Some(Score { correct: 2, total: 2 })
+    );
+}
