@@ -532,6 +532,54 @@ fn cap_errors(mut errors: Vec<PackError>) -> Vec<PackError> {
     errors
 }
 
+/// The error for a pack's file over its size limit, or one section or scenario too many
+/// (`counts`: sections and scenarios so far, counted here, and the section limit).
+fn file_limit_error(
+    path: &str,
+    len: usize,
+    kind: FileKind,
+    counts: (&mut usize, &mut usize, usize),
+) -> Option<PackError> {
+    let (sections, scenarios, max_sections) = counts;
+    let (limit, what) = match kind {
+        FileKind::Scenario => (MAX_SCENARIO_BYTES, "the scenario file"),
+        _ => (MAX_FILE_BYTES, "the file"),
+    };
+    let (n, max, plural) = match kind {
+        FileKind::Section(_) => (sections, max_sections, "sections"),
+        FileKind::Scenario => (scenarios, MAX_SCENARIOS, "scenarios"),
+        FileKind::Quiz => return too_big(path, len, limit, what),
+    };
+    *n += 1;
+    too_big(path, len, limit, what).or_else(|| {
+        (*n > max).then(|| {
+            PackError::new(
+                path,
+                1,
+                "file",
+                format!("more than {max} {plural}: this one is one too many"),
+            )
+        })
+    })
+}
+
+/// The error for a pack file over [`MAX_FILE_BYTES`], or files over [`MAX_PACK_BYTES`].
+fn pack_size_error(pack_path: &str, pack_text: &str, files: &[(String, String)]) -> Option<PackError> {
+    let total: usize = files.iter().map(|(_, t)| t.len()).sum();
+    too_big(pack_path, pack_text.len(), MAX_FILE_BYTES, "the pack file").or_else(|| {
+        (total > MAX_PACK_BYTES).then(|| {
+            PackError::new(
+                pack_path,
+                1,
+                "files",
+                format!(
+                    "the pack's files weigh {total} bytes together; at most {MAX_PACK_BYTES} are allowed"
+                ),
+            )
+        })
+    })
+}
+
 /// The error for a file over [`MAX_FILE_BYTES`] (or `limit`), if it is.
 fn too_big(file: &str, len: usize, limit: usize, what: &str) -> Option<PackError> {
     (len > limit).then(|| {
@@ -564,18 +612,8 @@ fn load_counted(
         .collect();
     let pack_text = pack_text.strip_prefix('\u{feff}').unwrap_or(pack_text);
     // Sizes first: nothing is parsed that could take long or much memory.
-    if let Some(e) = too_big(pack_path, pack_text.len(), MAX_FILE_BYTES, "the pack file") {
+    if let Some(e) = pack_size_error(pack_path, pack_text, files) {
         errors.push(e);
-        return Err(errors);
-    }
-    let total: usize = files.iter().map(|(_, t)| t.len()).sum();
-    if total > MAX_PACK_BYTES {
-        errors.push(PackError::new(
-            pack_path,
-            1,
-            "files",
-            format!("the pack's files weigh {total} bytes together; at most {MAX_PACK_BYTES} are allowed"),
-        ));
         return Err(errors);
     }
     *parsed += pack_text.len();
@@ -762,22 +800,8 @@ fn load_counted(
                 continue;
             }
         };
-        let (limit, what) = match kind {
-            FileKind::Scenario => (MAX_SCENARIO_BYTES, "the scenario file"),
-            _ => (MAX_FILE_BYTES, "the file"),
-        };
-        let count = match kind {
-            FileKind::Section(_) => Some((&mut section_count, max_sections, "sections")),
-            FileKind::Scenario => Some((&mut scenario_count, MAX_SCENARIOS, "scenarios")),
-            FileKind::Quiz => None,
-        };
-        let over_count = count.and_then(|(n, max, what)| {
-            *n += 1;
-            (*n > max).then(|| format!("more than {max} {what}: this one is one too many"))
-        });
-        if let Some(e) = too_big(path, text.len(), limit, what)
-            .or_else(|| over_count.map(|m| PackError::new(path, 1, "file", m)))
-        {
+        let counts = (&mut section_count, &mut scenario_count, max_sections);
+        if let Some(e) = file_limit_error(path, text.len(), kind, counts) {
             match kind {
                 FileKind::Section(_) => drop(recovered_ids.insert(stem(&rel))),
                 FileKind::Scenario => drop(recovered_names.insert(stem(&rel))),
@@ -835,35 +859,13 @@ fn load_counted(
     }
 
     // The pack file's own sections, questions and scenarios.
-    for (table, max, what) in [
-        (
-            &raw.section,
-            max_sections.saturating_sub(section_count),
-            "sections",
-        ),
-        (&raw.question, MAX_QUESTIONS, "questions"),
-        (
-            &raw.scenario,
-            MAX_SCENARIOS.saturating_sub(scenario_count),
-            "scenarios",
-        ),
-    ] {
-        if let Some(t) = table.get(max) {
-            errors.push(err_at(
-                t.span().start,
-                what.trim_end_matches('s'),
-                format!(
-                    "more than {} {what} in the pack; this one and the {} after it are not read",
-                    match what {
-                        "sections" => max_sections,
-                        "questions" => MAX_QUESTIONS,
-                        _ => MAX_SCENARIOS,
-                    },
-                    table.len() - max - 1
-                ),
-            ));
-        }
-    }
+    errors.extend(table_limit_errors(
+        &raw,
+        max_sections,
+        section_count,
+        scenario_count,
+        &err_at,
+    ));
     let section_room = max_sections.saturating_sub(section_count);
     let scenario_room = MAX_SCENARIOS.saturating_sub(scenario_count);
     let mut starts: Vec<usize> = raw
@@ -1162,66 +1164,7 @@ fn load_counted(
     let orders: BTreeSet<u32> = sections.iter().map(|s| s.section.order).collect();
 
     // Section bodies: scenario blocks name known scenarios; in-pack links go somewhere.
-    for src in &sections {
-        let body = &src.section.body;
-        if let Some((offset, depth)) = markdown::too_deep(body) {
-            errors.push(PackError::new(
-                &src.section.file,
-                src.body_line + line_of(body, offset) - 1,
-                "body",
-                format!(
-                    "Markdown nested {depth} levels deep (quotes, lists, emphasis…); at most {} are allowed",
-                    markdown::MAX_DEPTH
-                ),
-            ));
-            continue;
-        }
-        *parsed += 2 * body.len(); // the depth check and the parse
-        let doc = markdown::parse(body);
-        // Finding an error's line scans the body: at most BODY_ERRORS of them per body.
-        let before = errors.len();
-        let room = |errors: &Vec<PackError>| errors.len() - before < BODY_ERRORS;
-        for name in scenario_blocks(&doc) {
-            if !scenario_known(&name) && room(&errors) {
-                let line = src.body_line + line_in_body(body, &name);
-                errors.push(PackError::new(
-                    &src.section.file,
-                    line,
-                    "scenario",
-                    format!("`{name}` is neither a scenario of this pack nor a built-in one"),
-                ));
-            }
-        }
-        for code in super::guide::guide_blocks(&doc) {
-            if let Err(errs) = super::guide::parse(&code).map_err(|e| e.into_iter().take(BODY_ERRORS)) {
-                if !room(&errors) {
-                    break;
-                }
-                let first = code.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-                let start = src.body_line + line_in_body(body, first);
-                for e in errs {
-                    errors.push(PackError::new(
-                        &src.section.file,
-                        start + e.line - 1,
-                        "guide",
-                        e.message,
-                    ));
-                }
-            }
-        }
-        for href in markdown::links(&doc) {
-            if let Route::Section { lesson, order } = Route::parse(&href) {
-                if lesson == id && !orders.contains(&order) && room(&errors) {
-                    errors.push(PackError::new(
-                        &src.section.file,
-                        src.body_line + line_in_body(body, &href),
-                        "body",
-                        format!("the link `{href}` points to section {order}, which the pack does not have"),
-                    ));
-                }
-            }
-        }
-    }
+    check_bodies(&sections, &scenario_known, &id, &orders, &mut errors, parsed);
 
     // Questions: parse, unique ids, sections and scenarios exist.
     let mut questions: Vec<Question> = Vec::new();
@@ -1345,31 +1288,7 @@ fn load_counted(
                 }
                 _ => {}
             }
-            // Question texts are Markdown too: the same nesting bound as section bodies.
-            let texts = [&q.en, &q.nb].into_iter().flat_map(|t| {
-                [("prompt", &t.prompt), ("explanation", &t.explanation)]
-                    .into_iter()
-                    .chain(t.options.iter().map(|o| ("options", o)))
-                    .chain(t.explanations.iter().map(|o| ("explanations", o)))
-                    .chain(t.items.iter().map(|o| ("items", o)))
-            });
-            for (field, text) in texts {
-                *parsed += text.len();
-                if let Some((_, depth)) = markdown::too_deep(text) {
-                    let line = key_line(&src.text, id_line, field).unwrap_or(id_line);
-                    errors.push(PackError::new(
-                        &src.file,
-                        at(line),
-                        field,
-                        format!(
-                            "question `{}`: Markdown nested {depth} levels deep; at most {} are allowed",
-                            q.id,
-                            markdown::MAX_DEPTH
-                        ),
-                    ));
-                    break;
-                }
-            }
+            errors.extend(question_depth_error(&q, src, id_line, parsed));
             questions.push(q);
         }
     }
@@ -1417,6 +1336,142 @@ pub fn scenario_blocks(doc: &[Node]) -> Vec<String> {
         })
         .flat_map(|code| code.split_whitespace().map(str::to_string))
         .collect()
+}
+
+/// The checks of section bodies: nesting depth, `scenario` blocks naming known scenarios,
+/// `guide` blocks that parse, in-pack links that reach a section.
+fn check_bodies(
+    sections: &[SectionSrc],
+    scenario_known: &dyn Fn(&str) -> bool,
+    id: &str,
+    orders: &BTreeSet<u32>,
+    errors: &mut Vec<PackError>,
+    parsed: &mut usize,
+) {
+    for src in sections {
+        let body = &src.section.body;
+        if let Some((offset, depth)) = markdown::too_deep(body) {
+            errors.push(PackError::new(
+                &src.section.file,
+                src.body_line + line_of(body, offset) - 1,
+                "body",
+                format!(
+                    "Markdown nested {depth} levels deep (quotes, lists, emphasis…); at most {} are allowed",
+                    markdown::MAX_DEPTH
+                ),
+            ));
+            continue;
+        }
+        *parsed += 2 * body.len(); // the depth check and the parse
+        let doc = markdown::parse(body);
+        // Finding an error's line scans the body: at most BODY_ERRORS of them per body.
+        let before = errors.len();
+        let room = |errors: &Vec<PackError>| errors.len() - before < BODY_ERRORS;
+        for name in scenario_blocks(&doc) {
+            if !scenario_known(&name) && room(errors) {
+                let line = src.body_line + line_in_body(body, &name);
+                errors.push(PackError::new(
+                    &src.section.file,
+                    line,
+                    "scenario",
+                    format!("`{name}` is neither a scenario of this pack nor a built-in one"),
+                ));
+            }
+        }
+        for code in super::guide::guide_blocks(&doc) {
+            if let Err(errs) = super::guide::parse(&code).map_err(|e| e.into_iter().take(BODY_ERRORS)) {
+                if !room(errors) {
+                    break;
+                }
+                let first = code.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+                let start = src.body_line + line_in_body(body, first);
+                for e in errs {
+                    errors.push(PackError::new(
+                        &src.section.file,
+                        start + e.line - 1,
+                        "guide",
+                        e.message,
+                    ));
+                }
+            }
+        }
+        for href in markdown::links(&doc) {
+            if let Route::Section { lesson, order } = Route::parse(&href) {
+                if lesson == id && !orders.contains(&order) && room(errors) {
+                    errors.push(PackError::new(
+                        &src.section.file,
+                        src.body_line + line_in_body(body, &href),
+                        "body",
+                        format!("the link `{href}` points to section {order}, which the pack does not have"),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// The error for a question text (Markdown too) nested deeper than section bodies may be.
+fn question_depth_error(
+    q: &Question,
+    src: &QuizSrc,
+    id_line: usize,
+    parsed: &mut usize,
+) -> Option<PackError> {
+    let texts = [&q.en, &q.nb].into_iter().flat_map(|t| {
+        [("prompt", &t.prompt), ("explanation", &t.explanation)]
+            .into_iter()
+            .chain(t.options.iter().map(|o| ("options", o)))
+            .chain(t.explanations.iter().map(|o| ("explanations", o)))
+            .chain(t.items.iter().map(|o| ("items", o)))
+    });
+    for (field, text) in texts {
+        *parsed += text.len();
+        if let Some((_, depth)) = markdown::too_deep(text) {
+            let line = key_line(&src.text, id_line, field).unwrap_or(id_line);
+            return Some(PackError::new(
+                &src.file,
+                src.line(line),
+                field,
+                format!(
+                    "question `{}`: Markdown nested {depth} levels deep; at most {} are allowed",
+                    q.id,
+                    markdown::MAX_DEPTH
+                ),
+            ));
+        }
+    }
+    None
+}
+
+/// An error at the first `[[section]]`, `[[question]]` or `[[scenario]]` of the pack file
+/// past its limit (`sections` and `scenarios` already found in the folder count too).
+fn table_limit_errors(
+    raw: &RawPack,
+    max_sections: usize,
+    sections: usize,
+    scenarios: usize,
+    err_at: &dyn Fn(usize, &str, String) -> PackError,
+) -> Vec<PackError> {
+    [
+        (&raw.section, max_sections, sections, "section"),
+        (&raw.question, MAX_QUESTIONS, 0, "question"),
+        (&raw.scenario, MAX_SCENARIOS, scenarios, "scenario"),
+    ]
+    .into_iter()
+    .filter_map(|(table, max, already, what)| {
+        let room = max.saturating_sub(already);
+        table.get(room).map(|t| {
+            err_at(
+                t.span().start,
+                what,
+                format!(
+                    "more than {max} {what}s in the pack; this one and the {} after it are not read",
+                    table.len() - room - 1
+                ),
+            )
+        })
+    })
+    .collect()
 }
 
 /// The most errors reported for one section's body (each costs a scan for its line).
