@@ -212,3 +212,53 @@ async fn a_one_language_pack_is_read_in_its_language_without_a_switch() {
     assert_eq!(check.as_deref(), Some("Check"));
     reset_search();
 }
+
+#[wasm_bindgen_test]
+async fn a_deeply_nested_pack_shows_its_error_not_a_stuck_page() {
+    let _x = Exclusive::acquire().await;
+    // 1 000 `>` on one line ran the page out of stack ("memory access out of bounds")
+    // and left it on "Loading the lesson pack…".
+    let single = format!(
+        "id = \"deep\"\nlanguages = [\"en\"]\ntitle = {{ en = \"Deep\" }}\n[[section]]\nlang = \"en\"\n\
+         id = \"s\"\ntitle = \"S\"\norder = 1\nbody = '''\nFine.\n\n{} x\n'''\n",
+        ">".repeat(1_000)
+    );
+    let expected = load_files(&[("deep.toml".to_string(), single.clone())]).expect_err("too deep");
+    assert_eq!(expected.len(), 1);
+    let root = fresh("");
+    let w = web_sys::window().unwrap();
+    let encoded = js_sys::encode_uri_component(&format!(
+        "data:text/plain;charset=utf-8,{}",
+        js_sys::encode_uri_component(&single)
+    ));
+    let url = format!(
+        "{}?pack={}",
+        w.location().pathname().unwrap(),
+        String::from(encoded)
+    );
+    w.history()
+        .unwrap()
+        .replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+        .unwrap();
+    let _app = Mounted::new(&root);
+    let r = root.clone();
+    wait_until("the error list", move || {
+        query(&r, ".content-errors li").is_some()
+    })
+    .await;
+    let items = query_all(&root, ".content-errors li");
+    assert_eq!(items.len(), 1);
+    let text = items[0].text_content().unwrap_or_default();
+    // The same error as natively, whatever the page calls the fetched file.
+    let tail = expected[0].to_string();
+    let tail = tail.split_once(":12:").map(|(_, t)| t).unwrap_or("?");
+    assert!(text.contains(&format!(":12:{tail}")), "{text}");
+    assert!(
+        tail.starts_with(" body: Markdown nested 33 levels deep"),
+        "{tail}"
+    );
+    // The page is alive: the error is in view, nothing is loading any more.
+    let page = root.text_content().unwrap_or_default();
+    assert!(!page.contains("Loading the lesson pack"), "{page}");
+    reset_search();
+}

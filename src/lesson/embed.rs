@@ -86,14 +86,50 @@ impl EmbedConfig {
 
 /// `https://host[:port]` or `http://…` with nothing after the authority; anything else
 /// (a path, `*`, `javascript:`) is refused so messages never go to a wildcard by mistake.
+///
+/// The result is the origin as a browser serialises it (`MessageEvent.origin`), so the
+/// same origin always compares equal: scheme and host in lowercase, the port without
+/// leading zeros, and no port at all when it is the scheme's default
+/// (`HTTP://Example.com:080` → `http://example.com`, `http://127.0.0.1:08766` →
+/// `http://127.0.0.1:8766`). A port that is not a number up to 65535 is refused.
 pub fn valid_origin(o: &str) -> Option<String> {
     let o = o.trim().trim_end_matches('/');
-    let rest = o.strip_prefix("https://").or_else(|| o.strip_prefix("http://"))?;
+    let lower = o.to_ascii_lowercase();
+    let (scheme, default_port, rest) = if let Some(r) = lower.strip_prefix("https://") {
+        ("https", 443, r)
+    } else if let Some(r) = lower.strip_prefix("http://") {
+        ("http", 80, r)
+    } else {
+        return None;
+    };
     let ok = !rest.is_empty()
         && rest
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'));
-    ok.then(|| o.to_string())
+    if !ok {
+        return None;
+    }
+    // The port is what follows the last `:` after any `]` (an IPv6 literal has colons).
+    let host_end = rest.rfind(']').map_or(0, |i| i + 1);
+    let (host, port) = match rest[host_end..].rfind(':') {
+        Some(i) => (&rest[..host_end + i], Some(&rest[host_end + i + 1..])),
+        None => (rest, None),
+    };
+    if host.is_empty() || (host.contains(':') && !host.starts_with('[')) {
+        return None;
+    }
+    let port = match port {
+        None => None,
+        Some(p) if p.is_empty() || p.len() > 16 || !p.bytes().all(|b| b.is_ascii_digit()) => return None,
+        Some(p) => match p.parse::<u32>() {
+            Ok(n) if n <= 65_535 => Some(n).filter(|&n| n != default_port),
+            _ => return None,
+        },
+    };
+    Some(match port {
+        Some(n) => format!("{scheme}://{host}:{n}"),
+        None => format!("{scheme}://{host}"),
+    })
 }
 
 /// A message a host may send: `{source: "lockstep-host", type: "goto", section, step}`.
@@ -139,6 +175,32 @@ mod tests {
         assert_eq!(c.origin.as_deref(), Some("https://course.example.edu"));
         let plain = EmbedConfig::from_query("");
         assert!(!plain.embed && plain.shows("console") && plain.origin.is_none());
+    }
+
+    #[test]
+    fn origins_are_normalised_as_browsers_serialise_them() {
+        for (given, expected) in [
+            ("http://127.0.0.1:08766", Some("http://127.0.0.1:8766")),
+            ("http://127.0.0.1:8766/", Some("http://127.0.0.1:8766")),
+            (
+                "HTTPS://Course.Example.EDU:443",
+                Some("https://course.example.edu"),
+            ),
+            ("http://example.com:80", Some("http://example.com")),
+            ("http://example.com:0080", Some("http://example.com")),
+            ("https://example.com:80", Some("https://example.com:80")),
+            ("http://[::1]:08080", Some("http://[::1]:8080")),
+            ("http://[::1]", Some("http://[::1]")),
+            ("http://example.com:65536", None),
+            ("http://example.com:", None),
+            ("http://example.com:99999999999999999999", None),
+            ("http://:8080", None),
+            ("http://a:b:8080", None),
+        ] {
+            assert_eq!(valid_origin(given).as_deref(), expected, "{given}");
+        }
+        let c = EmbedConfig::from_query("?embed=1&origin=http://127.0.0.1:08766");
+        assert_eq!(c.origin.as_deref(), Some("http://127.0.0.1:8766"));
     }
 
     #[test]

@@ -159,18 +159,13 @@ pub fn parse(code: &str) -> Result<Guide, Vec<GuideError>> {
 
 /// The code of every ` ```guide ` block in a document, in order.
 pub fn guide_blocks(doc: &[Node]) -> Vec<String> {
-    let mut out = Vec::new();
-    fn walk(nodes: &[Node], out: &mut Vec<String>) {
-        for n in nodes {
-            match n {
-                Node::CodeBlock { lang: Some(l), code } if l == "guide" => out.push(code.clone()),
-                Node::Element { children, .. } | Node::Link { children, .. } => walk(children, out),
-                _ => {}
-            }
-        }
-    }
-    walk(doc, &mut out);
-    out
+    crate::lesson::markdown::walk(doc)
+        .into_iter()
+        .filter_map(|n| match n {
+            Node::CodeBlock { lang: Some(l), code } if l == "guide" => Some(code.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Text with `code` spans: (is code, text) pieces.

@@ -4,9 +4,37 @@
 //! - only the tags in [`Node::Element`]'s allowlist exist; raw HTML becomes inert text;
 //! - links keep their target only if it is `http(s)://` or an in-app route (`#/…`);
 //!   any other link (e.g. `javascript:`) is rendered as its text alone;
-//! - images are rendered as their alt text.
+//! - images are rendered as their alt text;
+//! - the tree is never deeper than [`MAX_DEPTH`]: containers nested deeper are flattened
+//!   into their parent, so walking or dropping a tree can never exhaust the stack (a pack
+//!   is rejected before that, by [`too_deep`]).
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+
+/// The deepest nesting of blocks and inline elements (quotes in lists in quotes, emphasis
+/// in links…) a document may have. Real prose stays far below it; a lesson pack deeper
+/// than this is rejected with the line, and [`parse`] flattens anything deeper.
+pub const MAX_DEPTH: usize = 32;
+
+/// The byte offset where the nesting of `markdown` first goes deeper than [`MAX_DEPTH`],
+/// with that depth; `None` if it never does. Linear in the text, no recursion.
+pub fn too_deep(markdown: &str) -> Option<(usize, usize)> {
+    let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
+    let mut depth = 0usize;
+    for (event, range) in Parser::new_ext(markdown, options).into_offset_iter() {
+        match event {
+            Event::Start(_) => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Some((range.start, depth));
+                }
+            }
+            Event::End(_) => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
 
 /// One node of a rendered document.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,16 +60,42 @@ pub enum Node {
 }
 
 impl Node {
-    /// The text content, as `textContent` would give it.
+    /// The text content, as `textContent` would give it (walked with a stack, not
+    /// recursion).
     pub fn text(&self) -> String {
-        match self {
-            Node::Text(t) | Node::InlineCode(t) => t.clone(),
-            Node::CodeBlock { code, .. } => code.clone(),
-            Node::Element { children, .. } | Node::Link { children, .. } => {
-                children.iter().map(Node::text).collect()
+        let mut out = String::new();
+        let mut todo: Vec<&Node> = vec![self];
+        while let Some(n) = todo.pop() {
+            match n {
+                Node::Text(t) | Node::InlineCode(t) => out.push_str(t),
+                Node::CodeBlock { code, .. } => out.push_str(code),
+                Node::Element { children, .. } | Node::Link { children, .. } => {
+                    todo.extend(children.iter().rev())
+                }
             }
         }
+        out
     }
+
+    /// The children of an element or link (none for the others).
+    pub fn children(&self) -> &[Node] {
+        match self {
+            Node::Element { children, .. } | Node::Link { children, .. } => children,
+            _ => &[],
+        }
+    }
+}
+
+/// Every node of `nodes` and of their descendants, parents before children, in document
+/// order; iterative, so any depth is safe.
+pub fn walk(nodes: &[Node]) -> Vec<&Node> {
+    let mut out = Vec::new();
+    let mut todo: Vec<&Node> = nodes.iter().rev().collect();
+    while let Some(n) = todo.pop() {
+        out.push(n);
+        todo.extend(n.children().iter().rev());
+    }
+    out
 }
 
 /// `Some(href)` if the link target may be rendered as a link.
@@ -82,6 +136,14 @@ pub fn parse(markdown: &str) -> Vec<Node> {
         }
     }
     fn open(stack: &mut Vec<Frame>, kind: Option<FrameKind>) {
+        // Past the bound a container is transparent: its children go to the parent, so
+        // the tree stays shallow whatever the input (a code block keeps its frame: its
+        // text must not leak out as prose).
+        let kind = match kind {
+            Some(FrameKind::Code(_)) => kind,
+            _ if stack.len() > MAX_DEPTH => None,
+            _ => kind,
+        };
         stack.push(Frame {
             kind,
             children: Vec::new(),
@@ -91,7 +153,8 @@ pub fn parse(markdown: &str) -> Vec<Node> {
         if stack.len() < 2 {
             return; // unbalanced end: ignore rather than lose the root
         }
-        let Some(frame) = stack.pop() else { return };
+        let Some(mut frame) = stack.pop() else { return };
+        frame.children = merge_text(frame.children);
         let node = match frame.kind {
             None => {
                 for c in frame.children {
@@ -233,27 +296,11 @@ fn heading_tag(level: u8) -> &'static str {
     }
 }
 
-/// Joins adjacent text nodes (pulldown-cmark splits text at entities and breaks).
+/// Joins adjacent text nodes of one list (pulldown-cmark splits text at entities and
+/// breaks). Children were merged when their frame closed, so this is not recursive.
 fn merge_text(nodes: Vec<Node>) -> Vec<Node> {
     let mut out: Vec<Node> = Vec::with_capacity(nodes.len());
     for node in nodes {
-        let node = match node {
-            Node::Element { tag, start, children } => Node::Element {
-                tag,
-                start,
-                children: merge_text(children),
-            },
-            Node::Link {
-                href,
-                title,
-                children,
-            } => Node::Link {
-                href,
-                title,
-                children: merge_text(children),
-            },
-            other => other,
-        };
         match (out.last_mut(), node) {
             (Some(Node::Text(prev)), Node::Text(t)) => prev.push_str(&t),
             (_, node) => out.push(node),
@@ -264,21 +311,13 @@ fn merge_text(nodes: Vec<Node>) -> Vec<Node> {
 
 /// Every link target in a document (safe ones only), for link checking.
 pub fn links(nodes: &[Node]) -> Vec<String> {
-    let mut out = Vec::new();
-    fn walk(nodes: &[Node], out: &mut Vec<String>) {
-        for n in nodes {
-            match n {
-                Node::Link { href, children, .. } => {
-                    out.push(href.clone());
-                    walk(children, out);
-                }
-                Node::Element { children, .. } => walk(children, out),
-                _ => {}
-            }
-        }
-    }
-    walk(nodes, &mut out);
-    out
+    walk(nodes)
+        .into_iter()
+        .filter_map(|n| match n {
+            Node::Link { href, .. } => Some(href.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 #[cfg(test)]

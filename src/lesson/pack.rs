@@ -65,6 +65,26 @@ pub const PACK_FILE: &str = "pack.toml";
 /// The `code_lang` values a bug-hunt question may use in a pack.
 pub const CODE_LANGS: [&str; 4] = ["lua", "redis", "js", "text"];
 
+/// The largest file a pack may have (the pack file, a section, a quiz or a scenario
+/// file): far above any real lesson, low enough that loading stays well under a second.
+pub const MAX_FILE_BYTES: usize = 2 * 1024 * 1024;
+/// The most a whole pack (every file together) may weigh.
+pub const MAX_PACK_BYTES: usize = 8 * 1024 * 1024;
+/// The most files a pack file may list.
+pub const MAX_FILES: usize = 1_000;
+/// The most sections per language.
+pub const MAX_SECTIONS: usize = 200;
+/// The most questions in a pack.
+pub const MAX_QUESTIONS: usize = 1_000;
+/// The most scenarios in a pack.
+pub const MAX_SCENARIOS: usize = 100;
+/// The largest scenario (its file or its `source`).
+pub const MAX_SCENARIO_BYTES: usize = scenario::MAX_SOURCE_BYTES;
+/// The longest title (the pack's or a section's), in characters.
+pub const MAX_TITLE_CHARS: usize = 200;
+/// The most errors reported for one pack; the rest are counted in one last line.
+pub const MAX_ERRORS: usize = 200;
+
 /// A mistake in a pack: the file, the 1-based line, the field, what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PackError {
@@ -238,13 +258,34 @@ fn toml_error(file: &str, src: &str, e: &toml::de::Error) -> PackError {
     PackError::new(file, p.line.unwrap_or(1), &p.field, p.message)
 }
 
-/// `text[span]` as its own TOML document on the same lines: the lines before it are
-/// empty and its `[[header]]` line is blanked.
-fn sub_document(text: &str, span: &Range<usize>) -> String {
+/// Where each line of a text starts, so many line lookups cost one pass over the text
+/// (`line_of` scans from the start every time).
+struct LineIndex(Vec<usize>);
+
+impl LineIndex {
+    fn new(text: &str) -> LineIndex {
+        LineIndex(
+            text.bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i)
+                .collect(),
+        )
+    }
+
+    /// 1-based line of byte `offset`, as [`line_of`] gives it.
+    fn line(&self, offset: usize) -> usize {
+        self.0.partition_point(|&n| n < offset) + 1
+    }
+}
+
+/// `text[span]` as its own TOML document, its `[[header]]` line blanked, and the number
+/// of lines to add to a line of it to get the line in `text`. Only the slice is copied,
+/// so cutting every table out of a pack file is linear in its size.
+fn sub_document(text: &str, span: &Range<usize>, lines: &LineIndex) -> (String, usize) {
     let slice = text.get(span.start..span.end.max(span.start)).unwrap_or("");
-    let mut out = "\n".repeat(line_of(text, span.start) - 1);
-    out.push_str(slice.find('\n').map_or("", |i| &slice[i..]));
-    out
+    let doc = slice.find('\n').map_or("", |i| &slice[i..]).to_string();
+    (doc, lines.line(span.start) - 1)
 }
 
 /// The line a string value's content starts on (a multi-line string's first newline is
@@ -313,16 +354,21 @@ enum FileKind {
     Scenario,
 }
 
-fn classify(rel: &str, langs: &[Lang]) -> Result<FileKind, String> {
-    let expected = "expected sections/<lang>/NN-id.md, quiz/NN-id.toml or scenarios/<name>.toml";
-    let parts: Vec<&str> = rel.split('/').collect();
-    let plain = |p: &str| {
+/// A plain relative path inside a pack folder: parts of letters, digits, `-`, `_` and
+/// `.`, none empty or starting with `.` (so no `..`, no absolute path, no URL).
+fn is_plain_path(rel: &str) -> bool {
+    rel.split('/').all(|p| {
         !p.is_empty()
             && !p.starts_with('.')
             && p.chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-    };
-    if !parts.iter().all(|p| plain(p)) {
+    })
+}
+
+fn classify(rel: &str, langs: &[Lang]) -> Result<FileKind, String> {
+    let expected = "expected sections/<lang>/NN-id.md, quiz/NN-id.toml or scenarios/<name>.toml";
+    let parts: Vec<&str> = rel.split('/').collect();
+    if !is_plain_path(rel) {
         return Err(format!(
             "`{rel}` is not a plain relative path inside the pack folder (letters, digits, `-`, `_`, `.`; no `..`, no URL); {expected}"
         ));
@@ -345,6 +391,9 @@ fn classify(rel: &str, langs: &[Lang]) -> Result<FileKind, String> {
 /// The files a pack file lists (`files = [...]`), relative to its folder, in order: what
 /// the browser must fetch next (next to the pack file's URL). Empty for a single-file pack.
 pub fn files_to_fetch(pack_file: &str, text: &str) -> Result<Vec<String>, Vec<PackError>> {
+    if let Some(e) = too_big(pack_file, text.len(), MAX_FILE_BYTES, "the pack file") {
+        return Err(vec![e]);
+    }
     let raw: RawPack = toml::from_str(text).map_err(|e| vec![toml_error(pack_file, text, &e)])?;
     let langs: Vec<Lang> = raw
         .languages
@@ -354,7 +403,15 @@ pub fn files_to_fetch(pack_file: &str, text: &str) -> Result<Vec<String>, Vec<Pa
         .collect();
     let mut errors = Vec::new();
     let mut out = Vec::new();
-    for f in &raw.files {
+    if let Some(f) = raw.files.get(MAX_FILES) {
+        errors.push(PackError::new(
+            pack_file,
+            line_of(text, f.span().start),
+            "files",
+            format!("more than {MAX_FILES} files are listed"),
+        ));
+    }
+    for f in raw.files.iter().take(MAX_FILES) {
         match classify(f.get_ref(), &langs) {
             Ok(_) => out.push(f.get_ref().clone()),
             Err(m) => errors.push(PackError::new(
@@ -438,10 +495,108 @@ pub fn builtin() -> Result<Pack, Vec<PackError>> {
     load(&files, &[], true)
 }
 
+/// Like [`load_files`], and how many bytes the loader handed to its parsers (TOML,
+/// Markdown, quiz and scenario files): the measure of its work, which grows linearly
+/// with the pack (the resource tests check it; time itself goes to the report).
+pub fn load_files_counted(files: &[(String, String)]) -> (Result<Pack, Vec<PackError>>, usize) {
+    let mut parsed = 0;
+    let result = load_counted(files, &[], false, &mut parsed);
+    (result, parsed)
+}
+
 fn load(
     files: &[(String, String)],
     unreadable: &[(String, String)],
     allow_builtin_id: bool,
+) -> Result<Pack, Vec<PackError>> {
+    let mut parsed = 0;
+    load_counted(files, unreadable, allow_builtin_id, &mut parsed).map_err(cap_errors)
+}
+
+/// At most [`MAX_ERRORS`] errors, the last one saying how many more there were.
+fn cap_errors(mut errors: Vec<PackError>) -> Vec<PackError> {
+    if errors.len() > MAX_ERRORS {
+        let more = errors.len() - (MAX_ERRORS - 1);
+        errors.truncate(MAX_ERRORS - 1);
+        let file = errors.last().map(|e| e.file.clone()).unwrap_or_default();
+        errors.push(PackError::new(
+            &file,
+            1,
+            "file",
+            format!(
+                "… and {more} more errors (only the first {} are shown)",
+                MAX_ERRORS - 1
+            ),
+        ));
+    }
+    errors
+}
+
+/// The error for a pack's file over its size limit, or one section or scenario too many
+/// (`counts`: sections and scenarios so far, counted here, and the section limit).
+fn file_limit_error(
+    path: &str,
+    len: usize,
+    kind: FileKind,
+    counts: (&mut usize, &mut usize, usize),
+) -> Option<PackError> {
+    let (sections, scenarios, max_sections) = counts;
+    let (limit, what) = match kind {
+        FileKind::Scenario => (MAX_SCENARIO_BYTES, "the scenario file"),
+        _ => (MAX_FILE_BYTES, "the file"),
+    };
+    let (n, max, plural) = match kind {
+        FileKind::Section(_) => (sections, max_sections, "sections"),
+        FileKind::Scenario => (scenarios, MAX_SCENARIOS, "scenarios"),
+        FileKind::Quiz => return too_big(path, len, limit, what),
+    };
+    *n += 1;
+    too_big(path, len, limit, what).or_else(|| {
+        (*n > max).then(|| {
+            PackError::new(
+                path,
+                1,
+                "file",
+                format!("more than {max} {plural}: this one is one too many"),
+            )
+        })
+    })
+}
+
+/// The error for a pack file over [`MAX_FILE_BYTES`], or files over [`MAX_PACK_BYTES`].
+fn pack_size_error(pack_path: &str, pack_text: &str, files: &[(String, String)]) -> Option<PackError> {
+    let total: usize = files.iter().map(|(_, t)| t.len()).sum();
+    too_big(pack_path, pack_text.len(), MAX_FILE_BYTES, "the pack file").or_else(|| {
+        (total > MAX_PACK_BYTES).then(|| {
+            PackError::new(
+                pack_path,
+                1,
+                "files",
+                format!(
+                    "the pack's files weigh {total} bytes together; at most {MAX_PACK_BYTES} are allowed"
+                ),
+            )
+        })
+    })
+}
+
+/// The error for a file over [`MAX_FILE_BYTES`] (or `limit`), if it is.
+fn too_big(file: &str, len: usize, limit: usize, what: &str) -> Option<PackError> {
+    (len > limit).then(|| {
+        PackError::new(
+            file,
+            1,
+            "file",
+            format!("{what} is {len} bytes; at most {limit} are allowed"),
+        )
+    })
+}
+
+fn load_counted(
+    files: &[(String, String)],
+    unreadable: &[(String, String)],
+    allow_builtin_id: bool,
+    parsed: &mut usize,
 ) -> Result<Pack, Vec<PackError>> {
     let Some((pack_path, pack_text)) = files.first() else {
         return Err(vec![PackError::new(
@@ -456,6 +611,12 @@ fn load(
         .map(|(f, reason)| PackError::unreadable(f, reason))
         .collect();
     let pack_text = pack_text.strip_prefix('\u{feff}').unwrap_or(pack_text);
+    // Sizes first: nothing is parsed that could take long or much memory.
+    if let Some(e) = pack_size_error(pack_path, pack_text, files) {
+        errors.push(e);
+        return Err(errors);
+    }
+    *parsed += pack_text.len();
     let raw: RawPack = match toml::from_str(pack_text) {
         Ok(r) => r,
         Err(e) => {
@@ -463,8 +624,9 @@ fn load(
             return Err(errors);
         }
     };
+    let pack_lines = LineIndex::new(pack_text);
     let err_at = |offset: usize, field: &str, message: String| {
-        PackError::new(pack_path, line_of(pack_text, offset), field, message)
+        PackError::new(pack_path, pack_lines.line(offset), field, message)
     };
 
     // Metadata.
@@ -516,6 +678,11 @@ fn load(
                 "title",
                 format!("the {code} title is empty"),
             )),
+            Some(_) if title.chars().count() > MAX_TITLE_CHARS => errors.push(err_at(
+                raw.title.span().start,
+                "title",
+                format!("the {code} title is longer than {MAX_TITLE_CHARS} characters"),
+            )),
             Some(l) => {
                 titles.insert(l, title.clone());
             }
@@ -549,8 +716,15 @@ fn load(
         }
     };
     let mut listed: BTreeMap<String, usize> = BTreeMap::new();
-    for f in &raw.files {
-        let line = line_of(pack_text, f.span().start);
+    if let Some(f) = raw.files.get(MAX_FILES) {
+        errors.push(err_at(
+            f.span().start,
+            "files",
+            format!("more than {MAX_FILES} files are listed"),
+        ));
+    }
+    for f in raw.files.iter().take(MAX_FILES) {
+        let line = pack_lines.line(f.span().start);
         if let Err(m) = classify(f.get_ref(), &langs) {
             errors.push(PackError::new(pack_path, line, "files", m));
         } else if listed.insert(f.get_ref().clone(), line).is_some() {
@@ -612,8 +786,12 @@ fn load(
 
     let mut quiz_srcs: Vec<QuizSrc> = Vec::new();
     let mut scenarios: Vec<(Scenario, String, usize)> = Vec::new();
+    let max_sections = MAX_SECTIONS * langs.len().max(1);
+    // Sections and scenarios seen so far (parsed or not), against their limits.
+    let mut section_count = 0usize;
+    let mut scenario_count = 0usize;
 
-    for (path, text) in files.iter().skip(1) {
+    for (path, text) in files.iter().skip(1).take(MAX_FILES) {
         let rel = rel_of(path);
         let kind = match classify(&rel, &langs) {
             Ok(k) => k,
@@ -622,6 +800,17 @@ fn load(
                 continue;
             }
         };
+        let counts = (&mut section_count, &mut scenario_count, max_sections);
+        if let Some(e) = file_limit_error(path, text.len(), kind, counts) {
+            match kind {
+                FileKind::Section(_) => drop(recovered_ids.insert(stem(&rel))),
+                FileKind::Scenario => drop(recovered_names.insert(stem(&rel))),
+                FileKind::Quiz => {}
+            }
+            errors.push(e);
+            continue;
+        }
+        *parsed += text.len();
         if !listed.contains_key(&rel) {
             errors.push(PackError::new(
                 path,
@@ -670,6 +859,15 @@ fn load(
     }
 
     // The pack file's own sections, questions and scenarios.
+    errors.extend(table_limit_errors(
+        &raw,
+        max_sections,
+        section_count,
+        scenario_count,
+        &err_at,
+    ));
+    let section_room = max_sections.saturating_sub(section_count);
+    let scenario_room = MAX_SCENARIOS.saturating_sub(scenario_count);
     let mut starts: Vec<usize> = raw
         .section
         .iter()
@@ -679,10 +877,11 @@ fn load(
         .collect();
     starts.push(raw.title.span().start);
     starts.sort_unstable();
-    for t in &raw.section {
+    for t in raw.section.iter().take(section_room) {
         let span = t.span();
-        let header = line_of(pack_text, span.start);
-        let doc = sub_document(pack_text, &span);
+        let header = pack_lines.line(span.start);
+        let (doc, shift) = sub_document(pack_text, &span, &pack_lines);
+        *parsed += doc.len();
         let s: RawInlineSection = match toml::from_str(&doc) {
             Ok(s) => s,
             Err(e) => {
@@ -690,11 +889,13 @@ fn load(
                     Some(id) => drop(recovered_ids.insert(id)),
                     None => section_failures += 1,
                 }
-                errors.push(toml_error(pack_path, &doc, &e));
+                let mut e = toml_error(pack_path, &doc, &e);
+                e.line += shift;
+                errors.push(e);
                 continue;
             }
         };
-        let line = |sp: Range<usize>| line_of(&doc, sp.start);
+        let line = |sp: Range<usize>| line_of(&doc, sp.start) + shift;
         let Some(lang) = lang_of_code(s.lang.get_ref()).filter(|l| langs.contains(l)) else {
             recovered_ids.insert(s.id.get_ref().clone());
             errors.push(PackError::new(
@@ -712,7 +913,8 @@ fn load(
             s.order.get_ref(),
             s.body.get_ref()
         );
-        let body_line = string_first_line(&doc, &s.body.span());
+        let body_line = string_first_line(&doc, &s.body.span()) + shift;
+        *parsed += synthetic.len();
         match parse_section(pack_path, &synthetic) {
             Ok(section) => sections.push(SectionSrc {
                 lang,
@@ -734,14 +936,13 @@ fn load(
             }
         }
     }
-    for t in &raw.question {
+    for t in raw.question.iter().take(MAX_QUESTIONS) {
         let span = t.span();
         let end = starts
-            .iter()
+            .get(starts.partition_point(|&s| s <= span.start))
             .copied()
-            .find(|&s| s > span.start)
             .unwrap_or(pack_text.len());
-        let header = line_of(pack_text, span.start);
+        let header = pack_lines.line(span.start);
         let Some(section) = t.get_ref().get("section").and_then(|v| v.as_str()) else {
             errors.push(PackError::new(
                 pack_path,
@@ -768,24 +969,23 @@ fn load(
                 body.push_str(l);
             }
         }
+        // Line 1 is `section`, line 2 the `[[question]]` header, which is `header` in the file.
         quiz_srcs.push(QuizSrc {
             file: pack_path.clone(),
-            text: format!(
-                "section = {}\n{}{body}",
-                toml_quote(section),
-                "\n".repeat(header - 1)
-            ),
-            shift: -1,
+            text: format!("section = {}\n{body}", toml_quote(section)),
+            shift: header as isize - 2,
             section_line,
         });
     }
-    for t in &raw.scenario {
+    for t in raw.scenario.iter().take(scenario_room) {
         let span = t.span();
-        let doc = sub_document(pack_text, &span);
+        let (doc, shift) = sub_document(pack_text, &span, &pack_lines);
+        *parsed += doc.len();
         let s: RawInlineScenario = match toml::from_str(&doc) {
             Ok(s) => s,
             Err(e) => {
                 let mut e = toml_error(pack_path, &doc, &e);
+                e.line += shift;
                 if !t.get_ref().contains_key("source") {
                     e.message
                         .push_str("; a [[scenario]] holds a scenario file as source = '''…'''");
@@ -794,7 +994,21 @@ fn load(
                 continue;
             }
         };
-        let first = string_first_line(&doc, &s.source.span());
+        let first = string_first_line(&doc, &s.source.span()) + shift;
+        if s.source.get_ref().len() > MAX_SCENARIO_BYTES {
+            recovered_names.extend(lenient_value(s.source.get_ref(), "name"));
+            errors.push(PackError::new(
+                pack_path,
+                first,
+                "source",
+                format!(
+                    "the scenario is {} bytes; at most {MAX_SCENARIO_BYTES} are allowed",
+                    s.source.get_ref().len()
+                ),
+            ));
+            continue;
+        }
+        *parsed += s.source.get_ref().len();
         match scenario::parse(pack_path, s.source.get_ref()) {
             Ok(sc) => {
                 let line = key_line(s.source.get_ref(), 1, "name").map_or(first, |l| first + l - 1);
@@ -848,17 +1062,31 @@ fn load(
 
     // Sections: unique ids and orders per language, the same in every language.
     let mut lessons: BTreeMap<Lang, Vec<&SectionSrc>> = BTreeMap::new();
+    // Per language: section id → section, order → section (one lookup each, not a scan).
+    let mut by_id: BTreeMap<(Lang, &str), &SectionSrc> = BTreeMap::new();
+    let mut by_order: BTreeMap<(Lang, u32), &SectionSrc> = BTreeMap::new();
     for src in &sections {
         let list = lessons.entry(src.lang).or_default();
         let s = &src.section;
-        if let Some(other) = list.iter().find(|o| o.section.id == s.id) {
+        if s.title.chars().count() > MAX_TITLE_CHARS {
+            errors.push(PackError::new(
+                &s.file,
+                src.id_line,
+                "title",
+                format!(
+                    "the title of `{}` is longer than {MAX_TITLE_CHARS} characters",
+                    s.id
+                ),
+            ));
+        }
+        if let Some(other) = by_id.get(&(src.lang, s.id.as_str())) {
             errors.push(PackError::new(
                 &s.file,
                 src.id_line,
                 "id",
                 format!("`{}` is already used by {}", s.id, other.section.file),
             ));
-        } else if let Some(other) = list.iter().find(|o| o.section.order == s.order) {
+        } else if let Some(other) = by_order.get(&(src.lang, s.order)) {
             errors.push(PackError::new(
                 &s.file,
                 src.order_line,
@@ -866,6 +1094,8 @@ fn load(
                 format!("{} is already used by {}", s.order, other.section.file),
             ));
         } else {
+            by_id.insert((src.lang, s.id.as_str()), src);
+            by_order.insert((src.lang, s.order), src);
             list.push(src);
         }
     }
@@ -883,7 +1113,7 @@ fn load(
         for &lang in langs.iter().skip(1) {
             let list = lessons.get(&lang).unwrap_or(&empty);
             for r in ref_list {
-                match list.iter().find(|o| o.section.id == r.section.id) {
+                match by_id.get(&(lang, r.section.id.as_str())) {
                     None if recovered_ids.contains(&r.section.id) => {}
                     None => errors.push(PackError::new(
                         &r.section.file,
@@ -934,53 +1164,18 @@ fn load(
     let orders: BTreeSet<u32> = sections.iter().map(|s| s.section.order).collect();
 
     // Section bodies: scenario blocks name known scenarios; in-pack links go somewhere.
-    for src in &sections {
-        let body = &src.section.body;
-        let doc = markdown::parse(body);
-        for name in scenario_blocks(&doc) {
-            if !scenario_known(&name) {
-                let line = src.body_line + line_in_body(body, &name);
-                errors.push(PackError::new(
-                    &src.section.file,
-                    line,
-                    "scenario",
-                    format!("`{name}` is neither a scenario of this pack nor a built-in one"),
-                ));
-            }
-        }
-        for code in super::guide::guide_blocks(&doc) {
-            if let Err(errs) = super::guide::parse(&code) {
-                let first = code.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-                let start = src.body_line + line_in_body(body, first);
-                for e in errs {
-                    errors.push(PackError::new(
-                        &src.section.file,
-                        start + e.line - 1,
-                        "guide",
-                        e.message,
-                    ));
-                }
-            }
-        }
-        for href in markdown::links(&doc) {
-            if let Route::Section { lesson, order } = Route::parse(&href) {
-                if lesson == id && !orders.contains(&order) {
-                    errors.push(PackError::new(
-                        &src.section.file,
-                        src.body_line + line_in_body(body, &href),
-                        "body",
-                        format!("the link `{href}` points to section {order}, which the pack does not have"),
-                    ));
-                }
-            }
-        }
-    }
+    check_bodies(&sections, &scenario_known, &id, &orders, &mut errors, parsed);
 
     // Questions: parse, unique ids, sections and scenarios exist.
     let mut questions: Vec<Question> = Vec::new();
     let mut question_files: BTreeMap<String, String> = BTreeMap::new();
+    let mut questions_full = false;
     for src in &quiz_srcs {
-        let parsed = match quiz::parse_file_for(&src.file, &src.text, &langs) {
+        if questions_full {
+            break;
+        }
+        *parsed += src.text.len();
+        let file_questions = match quiz::parse_file_for(&src.file, &src.text, &langs) {
             Ok(qs) => qs,
             Err(es) => {
                 errors.extend(es.into_iter().map(|e| {
@@ -991,15 +1186,26 @@ fn load(
                 continue;
             }
         };
-        for q in parsed {
-            let id_line = src
-                .text
-                .lines()
-                .position(|l| {
-                    l.split_once('=')
-                        .is_some_and(|(k, v)| k.trim() == "id" && v.trim().trim_matches('"') == q.id)
-                })
-                .map_or(1, |i| i + 1);
+        // The line of each `id = "…"` of the file, found in one pass.
+        let mut id_lines: BTreeMap<&str, usize> = BTreeMap::new();
+        for (i, l) in src.text.lines().enumerate() {
+            if let Some((k, v)) = l.split_once('=').filter(|(k, _)| k.trim() == "id") {
+                let _ = k;
+                id_lines.entry(v.trim().trim_matches('"')).or_insert(i + 1);
+            }
+        }
+        for q in file_questions {
+            if questions.len() >= MAX_QUESTIONS {
+                questions_full = true;
+                errors.push(PackError::new(
+                    &src.file,
+                    src.line(id_lines.get(q.id.as_str()).copied().unwrap_or(1)),
+                    "question",
+                    format!("more than {MAX_QUESTIONS} questions in the pack; the rest are not read"),
+                ));
+                break;
+            }
+            let id_line = id_lines.get(q.id.as_str()).copied().unwrap_or(1);
             let at = |l: usize| src.line(l);
             if let Some(other) = question_files.get(&q.id) {
                 errors.push(PackError::new(
@@ -1082,6 +1288,7 @@ fn load(
                 }
                 _ => {}
             }
+            errors.extend(question_depth_error(&q, src, id_line, parsed));
             questions.push(q);
         }
     }
@@ -1121,21 +1328,154 @@ fn load(
 
 /// The scenario names a document's `scenario` blocks offer, in order.
 pub fn scenario_blocks(doc: &[Node]) -> Vec<String> {
-    let mut out = Vec::new();
-    fn walk(nodes: &[Node], out: &mut Vec<String>) {
-        for n in nodes {
-            match n {
-                Node::CodeBlock { lang: Some(l), code } if l == "scenario" => {
-                    out.extend(code.split_whitespace().map(str::to_string))
+    markdown::walk(doc)
+        .into_iter()
+        .filter_map(|n| match n {
+            Node::CodeBlock { lang: Some(l), code } if l == "scenario" => Some(code),
+            _ => None,
+        })
+        .flat_map(|code| code.split_whitespace().map(str::to_string))
+        .collect()
+}
+
+/// The checks of section bodies: nesting depth, `scenario` blocks naming known scenarios,
+/// `guide` blocks that parse, in-pack links that reach a section.
+fn check_bodies(
+    sections: &[SectionSrc],
+    scenario_known: &dyn Fn(&str) -> bool,
+    id: &str,
+    orders: &BTreeSet<u32>,
+    errors: &mut Vec<PackError>,
+    parsed: &mut usize,
+) {
+    for src in sections {
+        let body = &src.section.body;
+        if let Some((offset, depth)) = markdown::too_deep(body) {
+            errors.push(PackError::new(
+                &src.section.file,
+                src.body_line + line_of(body, offset) - 1,
+                "body",
+                format!(
+                    "Markdown nested {depth} levels deep (quotes, lists, emphasis…); at most {} are allowed",
+                    markdown::MAX_DEPTH
+                ),
+            ));
+            continue;
+        }
+        *parsed += 2 * body.len(); // the depth check and the parse
+        let doc = markdown::parse(body);
+        // Finding an error's line scans the body: at most BODY_ERRORS of them per body.
+        let before = errors.len();
+        let room = |errors: &Vec<PackError>| errors.len() - before < BODY_ERRORS;
+        for name in scenario_blocks(&doc) {
+            if !scenario_known(&name) && room(errors) {
+                let line = src.body_line + line_in_body(body, &name);
+                errors.push(PackError::new(
+                    &src.section.file,
+                    line,
+                    "scenario",
+                    format!("`{name}` is neither a scenario of this pack nor a built-in one"),
+                ));
+            }
+        }
+        for code in super::guide::guide_blocks(&doc) {
+            if let Err(errs) = super::guide::parse(&code).map_err(|e| e.into_iter().take(BODY_ERRORS)) {
+                if !room(errors) {
+                    break;
                 }
-                Node::Element { children, .. } | Node::Link { children, .. } => walk(children, out),
-                _ => {}
+                let first = code.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+                let start = src.body_line + line_in_body(body, first);
+                for e in errs {
+                    errors.push(PackError::new(
+                        &src.section.file,
+                        start + e.line - 1,
+                        "guide",
+                        e.message,
+                    ));
+                }
+            }
+        }
+        for href in markdown::links(&doc) {
+            if let Route::Section { lesson, order } = Route::parse(&href) {
+                if lesson == id && !orders.contains(&order) && room(errors) {
+                    errors.push(PackError::new(
+                        &src.section.file,
+                        src.body_line + line_in_body(body, &href),
+                        "body",
+                        format!("the link `{href}` points to section {order}, which the pack does not have"),
+                    ));
+                }
             }
         }
     }
-    walk(doc, &mut out);
-    out
 }
+
+/// The error for a question text (Markdown too) nested deeper than section bodies may be.
+fn question_depth_error(
+    q: &Question,
+    src: &QuizSrc,
+    id_line: usize,
+    parsed: &mut usize,
+) -> Option<PackError> {
+    let texts = [&q.en, &q.nb].into_iter().flat_map(|t| {
+        [("prompt", &t.prompt), ("explanation", &t.explanation)]
+            .into_iter()
+            .chain(t.options.iter().map(|o| ("options", o)))
+            .chain(t.explanations.iter().map(|o| ("explanations", o)))
+            .chain(t.items.iter().map(|o| ("items", o)))
+    });
+    for (field, text) in texts {
+        *parsed += text.len();
+        if let Some((_, depth)) = markdown::too_deep(text) {
+            let line = key_line(&src.text, id_line, field).unwrap_or(id_line);
+            return Some(PackError::new(
+                &src.file,
+                src.line(line),
+                field,
+                format!(
+                    "question `{}`: Markdown nested {depth} levels deep; at most {} are allowed",
+                    q.id,
+                    markdown::MAX_DEPTH
+                ),
+            ));
+        }
+    }
+    None
+}
+
+/// An error at the first `[[section]]`, `[[question]]` or `[[scenario]]` of the pack file
+/// past its limit (`sections` and `scenarios` already found in the folder count too).
+fn table_limit_errors(
+    raw: &RawPack,
+    max_sections: usize,
+    sections: usize,
+    scenarios: usize,
+    err_at: &dyn Fn(usize, &str, String) -> PackError,
+) -> Vec<PackError> {
+    [
+        (&raw.section, max_sections, sections, "section"),
+        (&raw.question, MAX_QUESTIONS, 0, "question"),
+        (&raw.scenario, MAX_SCENARIOS, scenarios, "scenario"),
+    ]
+    .into_iter()
+    .filter_map(|(table, max, already, what)| {
+        let room = max.saturating_sub(already);
+        table.get(room).map(|t| {
+            err_at(
+                t.span().start,
+                what,
+                format!(
+                    "more than {max} {what}s in the pack; this one and the {} after it are not read",
+                    table.len() - room - 1
+                ),
+            )
+        })
+    })
+    .collect()
+}
+
+/// The most errors reported for one section's body (each costs a scan for its line).
+const BODY_ERRORS: usize = 20;
 
 /// The 0-based line of the body where `needle` first occurs (0 if nowhere).
 fn line_in_body(body: &str, needle: &str) -> usize {
@@ -1148,10 +1488,16 @@ fn line_in_body(body: &str, needle: &str) -> usize {
 /// Reads a pack folder (its `pack.toml` and the files in `sections/`, `quiz/` and
 /// `scenarios/`, listed or not, so unlisted ones are reported), or a single-file pack,
 /// and validates it. A file that cannot be read is an error naming it, never a panic.
+///
+/// Nothing outside the pack is touched: a listed path is checked (plain, relative, no
+/// `..`) before the file system is asked about it, only regular files are opened (never
+/// a device or a FIFO), a symbolic link must stay inside the pack's folder, and no file
+/// is read past [`MAX_FILE_BYTES`].
 pub fn load_dir(path: impl AsRef<std::path::Path>) -> Result<Pack, Vec<PackError>> {
     use std::fs;
+    use std::path::Path;
     let path = path.as_ref();
-    let shown = |p: &std::path::Path| p.to_string_lossy().replace('\\', "/");
+    let shown = |p: &Path| p.to_string_lossy().replace('\\', "/");
     let dir = if path.is_dir() {
         path.to_path_buf()
     } else if path.file_name().is_some_and(|n| n == PACK_FILE) {
@@ -1159,9 +1505,9 @@ pub fn load_dir(path: impl AsRef<std::path::Path>) -> Result<Pack, Vec<PackError
     } else {
         // A single-file pack.
         let name = shown(path);
-        return match fs::read_to_string(path) {
+        return match read_regular(path, None) {
             Ok(text) => load(&[(name, text)], &[], false),
-            Err(e) => Err(vec![PackError::unreadable(&name, &e.to_string())]),
+            Err(reason) => Err(vec![PackError::unreadable(&name, &reason)]),
         };
     };
     let root = shown(&dir);
@@ -1174,20 +1520,33 @@ pub fn load_dir(path: impl AsRef<std::path::Path>) -> Result<Pack, Vec<PackError
         }
     };
     let pack_name = join(PACK_FILE);
-    let pack_text = match fs::read_to_string(dir.join(PACK_FILE)) {
-        Ok(t) => t,
+    let folder = if root.is_empty() {
+        Path::new(".")
+    } else {
+        dir.as_path()
+    };
+    let inside = match fs::canonicalize(folder) {
+        Ok(p) => p,
         Err(e) => return Err(vec![PackError::unreadable(&pack_name, &e.to_string())]),
+    };
+    let pack_text = match read_regular(&dir.join(PACK_FILE), Some(&inside)) {
+        Ok(t) => t,
+        Err(reason) => return Err(vec![PackError::unreadable(&pack_name, &reason)]),
     };
     // The listed files, and whatever sits in the pack's folders (to report unlisted ones).
     let mut rels: BTreeSet<String> = BTreeSet::new();
-    if let Ok(listed) = toml::from_str::<RawPack>(&pack_text) {
-        rels.extend(listed.files.iter().map(|f| f.get_ref().clone()));
+    if pack_text.len() <= MAX_FILE_BYTES {
+        if let Ok(listed) = toml::from_str::<RawPack>(&pack_text) {
+            rels.extend(listed.files.iter().take(MAX_FILES).map(|f| f.get_ref().clone()));
+        }
     }
-    let names_in = |sub: &std::path::Path| -> Vec<String> {
+    let listed = rels.clone();
+    let names_in = |sub: &Path| -> Vec<String> {
         let mut out: Vec<String> = fs::read_dir(sub)
             .into_iter()
             .flatten()
             .flatten()
+            .take(MAX_FILES)
             .filter_map(|e| e.file_name().to_str().map(str::to_string))
             .collect();
         out.sort();
@@ -1207,17 +1566,68 @@ pub fn load_dir(path: impl AsRef<std::path::Path>) -> Result<Pack, Vec<PackError
     }
     let mut files = vec![(pack_name, pack_text)];
     let mut unreadable = Vec::new();
+    let mut total = files[0].1.len();
     for rel in rels {
+        // The path's shape is checked before the file system sees it: a path that is not
+        // plain (absolute, `..`, a URL) is reported by `load` and never opened.
+        if !is_plain_path(&rel) {
+            if !listed.contains(&rel) {
+                // A stray file in the folders (`.swp`…): named, not read.
+                files.push((join(&rel), String::new()));
+            }
+            continue;
+        }
         let file = dir.join(&rel);
-        if !file.exists() {
+        if fs::symlink_metadata(&file).is_err() {
             continue; // reported as "listed but not found"
         }
-        match fs::read_to_string(&file) {
-            Ok(text) => files.push((join(&rel), text)),
-            Err(e) => unreadable.push((join(&rel), e.to_string())),
+        if total > MAX_PACK_BYTES {
+            unreadable.push((
+                join(&rel),
+                "not read: the pack is already over its size limit".into(),
+            ));
+            continue;
+        }
+        match read_regular(&file, Some(&inside)) {
+            Ok(text) => {
+                total += text.len();
+                files.push((join(&rel), text));
+            }
+            Err(reason) => unreadable.push((join(&rel), reason)),
         }
     }
     load(&files, &unreadable, false)
+}
+
+/// Reads a pack's file if it is a regular file (not a device, FIFO or folder), inside
+/// `inside` when given (a symbolic link may not lead out of the pack), and at most
+/// [`MAX_FILE_BYTES`] long; otherwise says why not. Never reads more than the limit.
+fn read_regular(file: &std::path::Path, inside: Option<&std::path::Path>) -> Result<String, String> {
+    use std::io::Read;
+    let real = std::fs::canonicalize(file).map_err(|e| e.to_string())?;
+    if inside.is_some_and(|dir| !real.starts_with(dir)) {
+        return Err("it leads outside the pack's folder (a symbolic link?); it was not opened".into());
+    }
+    let meta = std::fs::metadata(&real).map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("not a regular file (a folder, device or pipe); it was not opened".into());
+    }
+    if meta.len() > MAX_FILE_BYTES as u64 {
+        return Err(format!(
+            "it is {} bytes; at most {MAX_FILE_BYTES} are allowed",
+            meta.len()
+        ));
+    }
+    let mut text = String::new();
+    std::fs::File::open(&real)
+        .and_then(|f| f.take(MAX_FILE_BYTES as u64 + 1).read_to_string(&mut text))
+        .map_err(|e| e.to_string())?;
+    if text.len() > MAX_FILE_BYTES {
+        return Err(format!(
+            "it is more than {MAX_FILE_BYTES} bytes; at most {MAX_FILE_BYTES} are allowed"
+        ));
+    }
+    Ok(text)
 }
 
 #[cfg(test)]

@@ -3,7 +3,10 @@
 //! Loading never fails: unreadable data is discarded and the caller is told why, so the
 //! page can say so instead of crashing.
 
+use super::content::Lesson;
+use super::quiz::Question;
 use serde::{Deserialize, Serialize};
+use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The storage key. Its suffix follows [`FORMAT_VERSION`]. The prerendered first page
@@ -46,6 +49,16 @@ pub struct QuestionProgress {
 pub struct Score {
     pub correct: u32,
     pub total: u32,
+}
+
+impl Score {
+    /// Compares the shares right (`correct / total`) exactly: the cross products are
+    /// taken in `u64`, where two `u32` never overflow. An empty score counts as 0.
+    pub fn cmp_share(&self, other: &Score) -> Ordering {
+        let a = u64::from(self.correct) * u64::from(other.total.max(1));
+        let b = u64::from(other.correct) * u64::from(self.total.max(1));
+        a.cmp(&b)
+    }
 }
 
 /// Everything stored, keyed by lesson id.
@@ -155,7 +168,7 @@ impl Progress {
                 m.solved |= t.solved;
             }
             mine.quick_check = match (mine.quick_check, theirs.quick_check) {
-                (Some(a), Some(b)) => Some(if b.correct * a.total.max(1) > a.correct * b.total.max(1) {
+                (Some(a), Some(b)) => Some(if b.cmp_share(&a) == Ordering::Greater {
                     b
                 } else {
                     a
@@ -163,6 +176,40 @@ impl Progress {
                 (a, b) => a.or(b),
             };
         }
+    }
+
+    /// The part of `self` (an imported file) that can be true of `lesson`: only that
+    /// lesson, only sections and questions it has, a resume point it has, a quick-check
+    /// score within its questions. Everything else is dropped, so an import can neither
+    /// claim more than the lesson holds nor, merged, make progress worse.
+    pub fn fit_to(&self, lesson: &Lesson, questions: &[Question]) -> Progress {
+        let mut out = Progress::new();
+        let Some(theirs) = self.lessons.get(&lesson.id) else {
+            return out;
+        };
+        let section_ids: BTreeSet<&str> = lesson.sections.iter().map(|s| s.id.as_str()).collect();
+        let question_ids: BTreeSet<&str> = questions.iter().map(|q| q.id.as_str()).collect();
+        let count = u32::try_from(questions.len()).unwrap_or(u32::MAX);
+        let fitted = LessonProgress {
+            visited: theirs
+                .visited
+                .iter()
+                .filter(|id| section_ids.contains(id.as_str()))
+                .cloned()
+                .collect(),
+            last: theirs.last.filter(|&o| lesson.section(o).is_some()),
+            questions: theirs
+                .questions
+                .iter()
+                .filter(|(id, _)| question_ids.contains(id.as_str()))
+                .map(|(id, q)| (id.clone(), *q))
+                .collect(),
+            quick_check: theirs
+                .quick_check
+                .filter(|s| s.total >= 1 && s.total <= count && s.correct <= s.total),
+        };
+        out.lessons.insert(lesson.id.clone(), fitted);
+        out
     }
 }
 

@@ -197,7 +197,10 @@ impl ReaderState {
                 next.progress.set_quick_check(&id, score);
             }
             Action::Import(p) => {
-                next.progress.merge(&p);
+                // Only what can be true of this lesson is taken (ids it has, counts
+                // within its questions).
+                next.progress
+                    .merge(&p.fit_to(self.lesson(), &self.lessons.questions));
                 next.notices
                     .retain(|n| !matches!(n, Notice::ImportFailed | Notice::Imported));
                 next.notices.push(Notice::Imported);

@@ -215,6 +215,11 @@ pub fn outcome_text(o: &Outcome) -> String {
 
 /// `lockstep run` as text.
 pub fn run_text(run: &Run) -> String {
+    run_text_for(run, &run.scenario)
+}
+
+/// `lockstep run` as text, its last line reproducing the run with `lockstep run <arg>`.
+fn run_text_for(run: &Run, arg: &str) -> String {
     let mut out = format!("scenario {} seed {}\n", run.scenario, run.seed);
     for e in &run.trace {
         out.push_str(&event_line(e, &run.names));
@@ -222,11 +227,7 @@ pub fn run_text(run: &Run) -> String {
     }
     out.push('\n');
     out.push_str(&outcome_text(&run.outcome));
-    let _ = writeln!(
-        out,
-        "reproduce with: lockstep run {} --seed {}",
-        run.scenario, run.seed
-    );
+    let _ = writeln!(out, "reproduce with: lockstep run {arg} --seed {}", run.seed);
     out
 }
 
@@ -255,7 +256,29 @@ pub fn run_json(run: &Run) -> String {
 pub fn cmd_run(name_or_path: &str, seed: u64, json: bool) -> Result<String, String> {
     let scenario = load(name_or_path)?;
     let run = super::run(&scenario, seed, TraceLevel::Full)?;
-    Ok(if json { run_json(&run) } else { run_text(&run) })
+    Ok(if json {
+        run_json(&run)
+    } else {
+        // A file is reproduced by its path: `run` does not know its name.
+        let arg = if builtin(name_or_path).is_some() {
+            run.scenario.clone()
+        } else {
+            shell_word(name_or_path)
+        };
+        run_text_for(&run, &arg)
+    })
+}
+
+/// `s` as one shell word: as it is when plain, else in single quotes.
+fn shell_word(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '.' | '-' | '_' | '+' | ',' | ':' | '='));
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
 }
 
 /// `lockstep explore <name|file> --trials N [--seed N]`.

@@ -91,6 +91,13 @@ use std::fmt;
 /// from overflow and runs finite.
 pub const MAX_TIME_MS: f64 = 86_400_000.0;
 
+/// The largest scenario file: the biggest built-in is about 5 KB.
+pub const MAX_SOURCE_BYTES: usize = 64 * 1024;
+/// The most TTLs a trade-off table compares (the UI reruns the scenario once per TTL).
+pub const MAX_SWEEP_TTLS: usize = 16;
+/// The largest script a scenario may give in `[scripts]`.
+pub const MAX_SCRIPT_BYTES: usize = 16 * 1024;
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
@@ -600,6 +607,17 @@ impl std::error::Error for ScenarioError {}
 
 /// Parse a scenario file. `file` only labels errors.
 pub fn parse(file: &str, src: &str) -> Result<Scenario, ScenarioError> {
+    if src.len() > MAX_SOURCE_BYTES {
+        return Err(ScenarioError {
+            file: file.to_string(),
+            line: Some(1),
+            field: "file".into(),
+            message: format!(
+                "the scenario is {} bytes; at most {MAX_SOURCE_BYTES} are allowed",
+                src.len()
+            ),
+        });
+    }
     let scenario: Scenario = toml::from_str(src).map_err(|e| {
         let p = crate::toml_error::explain(src, &e);
         ScenarioError {
@@ -616,7 +634,63 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, ScenarioError> {
         message,
     };
     super::world::validate(&scenario).map_err(|(field, message)| located(field, message))?;
+    validate_extras(&scenario).map_err(|(field, message)| located(field, message))?;
     Ok(scenario)
+}
+
+/// What the world does not look at when it is built, checked at load time all the same:
+/// the trade-off TTLs (the UI reruns the scenario with each) and the `[scripts]` (each
+/// must compile, as `SCRIPT LOAD` would say, and be of a sane size).
+fn validate_extras(s: &Scenario) -> Result<(), (String, String)> {
+    if s.sweep_ttl_ms.len() > MAX_SWEEP_TTLS {
+        return Err((
+            "sweep_ttl_ms".into(),
+            format!("at most {MAX_SWEEP_TTLS} TTLs (the table reruns the scenario for each)"),
+        ));
+    }
+    if let Some(t) = s
+        .sweep_ttl_ms
+        .iter()
+        .find(|t| !t.is_finite() || **t <= 0.0 || **t > MAX_TIME_MS)
+    {
+        return Err((
+            "sweep_ttl_ms".into(),
+            format!("{t} is not a TTL: each must be more than 0 and at most {MAX_TIME_MS} ms"),
+        ));
+    }
+    let defaults = super::scripts::Scripts::default();
+    let sc = &s.scripts;
+    for (name, script, default) in [
+        ("release", &sc.release, &defaults.release),
+        ("extend", &sc.extend, &defaults.extend),
+        ("acquire_fenced", &sc.acquire_fenced, &defaults.acquire_fenced),
+        ("lib_acquire", &sc.lib_acquire, &defaults.lib_acquire),
+        ("lib_extend", &sc.lib_extend, &defaults.lib_extend),
+        ("lib_release", &sc.lib_release, &defaults.lib_release),
+    ] {
+        if script == default {
+            continue;
+        }
+        let field = format!("scripts.{name}");
+        if script.trim().is_empty() {
+            return Err((field, "the script is empty".into()));
+        }
+        if script.len() > MAX_SCRIPT_BYTES {
+            return Err((
+                field,
+                format!(
+                    "the script is {} bytes; at most {MAX_SCRIPT_BYTES} are allowed",
+                    script.len()
+                ),
+            ));
+        }
+        let mut store = crate::store::Store::new(0);
+        let reply = store.execute(&[b"SCRIPT".to_vec(), b"LOAD".to_vec(), script.as_bytes().to_vec()]);
+        if let crate::store::Reply::Error(e) = reply {
+            return Err((field, format!("the script does not compile: {e}")));
+        }
+    }
+    Ok(())
 }
 
 /// Best-effort line of a field path such as `clients[1].ttl_ms` or `faults[0]`:
