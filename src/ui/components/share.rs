@@ -1,6 +1,7 @@
 //! "Share / Embed": a link to exactly this view, and a ready `<iframe>` snippet.
 
 use crate::lesson::content::Lang;
+use crate::lesson::embed::{EmbedChoice, Show, Theme, CONTROLS};
 use crate::lesson::i18n::Texts;
 use crate::ui::browser;
 use wasm_bindgen::JsCast;
@@ -9,18 +10,6 @@ use yew::prelude::*;
 #[derive(Properties, PartialEq)]
 pub struct ShareDialogProps {
     pub lang: Lang,
-}
-
-/// The embed URL for the current address: same page, `embed=1` added.
-pub fn embed_url(href: &str) -> String {
-    let (before_hash, hash) = href.split_once('#').map_or((href, ""), |(a, b)| (a, b));
-    let sep = if before_hash.contains('?') { '&' } else { '?' };
-    let hash = if hash.is_empty() {
-        String::new()
-    } else {
-        format!("#{hash}")
-    };
-    format!("{before_hash}{sep}embed=1{hash}")
 }
 
 /// Where Tab (or Shift+Tab with `back`) must go instead of leaving `dialog`: the first
@@ -56,6 +45,7 @@ pub fn share_dialog(props: &ShareDialogProps) -> Html {
     let t = Texts::new(props.lang);
     let open = use_state(|| false);
     let copied = use_state(|| None::<&'static str>);
+    let choice = use_state(EmbedChoice::default);
     let href = if *open {
         web_sys::window()
             .and_then(|w| w.location().href().ok())
@@ -65,7 +55,7 @@ pub fn share_dialog(props: &ShareDialogProps) -> Html {
     };
     let snippet = format!(
         "<iframe src=\"{}\" title=\"{}\" width=\"100%\" height=\"640\" style=\"border:0\" loading=\"lazy\"></iframe>",
-        embed_url(&href).replace('"', "&quot;"),
+        choice.url(&href).replace('"', "&quot;"),
         t.t("embed_title")
     );
     let toggle = {
@@ -137,6 +127,7 @@ pub fn share_dialog(props: &ShareDialogProps) -> Html {
                         <input id="share-link" type="text" readonly=true value={href.clone()} />
                         <button type="button" onclick={copy("link", href.clone())}>{ if *copied == Some("link") { t.t("copied") } else { t.t("copy") } }</button>
                     </div>
+                    { embed_options(&t, &choice, &copied) }
                     <label for="share-embed">{ t.t("share_embed") }</label>
                     <div class="copy-row">
                         <textarea id="share-embed" readonly=true rows="3" value={snippet.clone()} />
@@ -147,5 +138,87 @@ pub fn share_dialog(props: &ShareDialogProps) -> Html {
                 </div>
             }
         </>
+    }
+}
+
+/// A change to the embed choice, from the input that was changed.
+type ChoiceEdit = dyn Fn(&mut EmbedChoice, &web_sys::HtmlInputElement);
+
+/// The Share dialog's choices for the embed snippet: what it shows, which scenario
+/// controls it offers, its colours. Each change redraws the snippet.
+fn embed_options(
+    t: &Texts,
+    choice: &UseStateHandle<EmbedChoice>,
+    copied: &UseStateHandle<Option<&'static str>>,
+) -> Html {
+    let update = |f: Box<ChoiceEdit>| {
+        let (choice, copied) = (choice.clone(), copied.clone());
+        Callback::from(move |e: Event| {
+            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+            let mut next = (*choice).clone();
+            f(&mut next, &input);
+            copied.set(None);
+            choice.set(next);
+        })
+    };
+    let shows = [
+        (Show::Section, "section", "share_show_section"),
+        (Show::Scenario, "scenario", "share_show_scenario"),
+        (Show::Quiz, "quiz", "share_show_quiz"),
+    ];
+    let themes = [
+        (Theme::Auto, "auto", "share_theme_auto"),
+        (Theme::Light, "light", "share_theme_light"),
+        (Theme::Dark, "dark", "share_theme_dark"),
+    ];
+    let on_theme = {
+        let (choice, copied) = (choice.clone(), copied.clone());
+        Callback::from(move |e: Event| {
+            let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            let theme = match select.value().as_str() {
+                "light" => Theme::Light,
+                "dark" => Theme::Dark,
+                _ => Theme::Auto,
+            };
+            copied.set(None);
+            choice.set(EmbedChoice { theme, ..(*choice).clone() });
+        })
+    };
+    html! {
+        <div class="share-options">
+            <fieldset>
+                <legend>{ t.t("share_show") }</legend>
+                { for shows.into_iter().map(|(show, value, key)| html! {
+                    <label class="share-choice">
+                        <input type="radio" name="share-show" {value} checked={choice.show == show}
+                               onchange={update(Box::new(move |c, _| c.show = show))} />
+                        { t.t(key) }
+                    </label>
+                }) }
+            </fieldset>
+            <fieldset>
+                <legend>{ t.t("share_controls") }</legend>
+                { for CONTROLS.into_iter().map(|control| html! {
+                    <label class="share-choice">
+                        <input type="checkbox" name="share-control" value={control}
+                               checked={choice.controls.contains(control)}
+                               onchange={update(Box::new(move |c, input| {
+                                   if input.checked() {
+                                       c.controls.insert(control.to_string());
+                                   } else {
+                                       c.controls.remove(control);
+                                   }
+                               }))} />
+                        { t.t(&format!("control_{control}")) }
+                    </label>
+                }) }
+            </fieldset>
+            <label for="share-theme">{ t.t("share_theme") }</label>
+            <select id="share-theme" onchange={on_theme}>
+                { for themes.into_iter().map(|(theme, value, key)| html! {
+                    <option {value} selected={choice.theme == theme}>{ t.t(key) }</option>
+                }) }
+            </select>
+        </div>
     }
 }
