@@ -176,7 +176,7 @@ async fn progress_survives_a_remount() {
     assert!(storage()
         .get_item(PROGRESS_KEY)
         .unwrap()
-        .is_some_and(|v| v.contains("watchdog")));
+        .is_some_and(|v| v.contains("\"visited\":[\"ttl\"]") && v.contains("\"last\":5")));
 }
 
 #[wasm_bindgen_test]
