@@ -156,8 +156,14 @@ async fn messages_go_to_the_named_origin_and_goto_is_obeyed() {
     })
     .await;
     TimeoutFuture::new(100).await;
-    assert!(query(&root, ".not-found").is_none(), "goto 99 opened 'Page not found'");
-    assert!(query(&root, "section.quiz").is_some(), "still section 5's questions");
+    assert!(
+        query(&root, ".not-found").is_none(),
+        "goto 99 opened 'Page not found'"
+    );
+    assert!(
+        query(&root, "section.quiz").is_some(),
+        "still section 5's questions"
+    );
     reset_search();
 }
 
@@ -216,7 +222,11 @@ async fn the_share_dialog_offers_the_exact_link_and_an_iframe() {
     );
     assert!(snippet.value().contains("title="));
     let before_hash = link.value().split('#').next().unwrap_or_default().to_string();
-    assert!(!before_hash.contains("scenario="), "the state is in the hash: {}", link.value());
+    assert!(
+        !before_hash.contains("scenario="),
+        "the state is in the hash: {}",
+        link.value()
+    );
     // The embed's choices: only the scenario, without its console, in dark colours.
     let legends: Vec<String> = query_all(&dialog, "fieldset legend")
         .iter()
@@ -227,7 +237,9 @@ async fn the_share_dialog_offers_the_exact_link_and_an_iframe() {
     click(&dialog, "input[name=share-control][value=console]");
     let theme: web_sys::HtmlSelectElement = query(&dialog, "#share-theme").unwrap().dyn_into().unwrap();
     theme.set_value("dark");
-    theme.dispatch_event(&web_sys::Event::new("change").unwrap()).unwrap();
+    theme
+        .dispatch_event(&web_sys::Event::new("change").unwrap())
+        .unwrap();
     let d = dialog.clone();
     wait_until("the snippet follows the choices", move || {
         let v = query(&d, "#share-embed")
@@ -241,8 +253,12 @@ async fn the_share_dialog_offers_the_exact_link_and_an_iframe() {
     .await;
     let snippet: web_sys::HtmlTextAreaElement = query(&dialog, "#share-embed").unwrap().dyn_into().unwrap();
     assert!(
-        snippet.value().contains("#/distributed-locks/3?scenario=unsafe-del&amp;seed=7")
-            || snippet.value().contains("#/distributed-locks/3?scenario=unsafe-del&seed=7"),
+        snippet
+            .value()
+            .contains("#/distributed-locks/3?scenario=unsafe-del&amp;seed=7")
+            || snippet
+                .value()
+                .contains("#/distributed-locks/3?scenario=unsafe-del&seed=7"),
         "{}",
         snippet.value()
     );

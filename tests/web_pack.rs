@@ -225,12 +225,26 @@ async fn a_pack_address_that_answers_404_offers_the_built_in_lesson() {
     wait_until("the pack's failure", move || query(&r, "main h1").is_some()).await;
     assert_eq!(text(&root, "main h1"), "Denne leksjonspakken kunne ikke åpnes");
     assert!(text(&root, "main").contains("no-such-folder/pack.toml"));
-    assert!(text(&root, "main [role=alert]").contains("HTTP 404"), "{}", text(&root, "main"));
+    assert!(
+        text(&root, ".content-errors li").contains("HTTP 404"),
+        "{}",
+        text(&root, "main")
+    );
+    assert_eq!(
+        query(&root, ".content-errors")
+            .and_then(|e| e.get_attribute("role"))
+            .as_deref(),
+        Some("alert")
+    );
     assert!(query(&root, "header .brand-name").is_some(), "a header");
     let path = web_sys::window().unwrap().location().pathname().unwrap();
     let builtin = query(&root, "main a")
         .and_then(|a| a.get_attribute("href"))
         .expect("a way to the built-in lesson");
-    assert_eq!(builtin, format!("{path}?lang=nb"), "the same page without the pack");
+    assert_eq!(
+        builtin,
+        format!("{path}?lang=nb"),
+        "the same page without the pack"
+    );
     reset_search();
 }

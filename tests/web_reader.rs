@@ -383,7 +383,11 @@ async fn the_query_stays_as_opened_and_the_scenario_state_goes_in_the_hash() {
         })
         .await;
         let hash = location().hash().unwrap();
-        assert_eq!(location().search().unwrap(), search, "the query is what was opened");
+        assert_eq!(
+            location().search().unwrap(),
+            search,
+            "the query is what was opened"
+        );
         assert!(
             hash.starts_with("#/distributed-locks/1?scenario=double-charge-no-lock&seed=1&t=0&e=0"),
             "{hash}"
@@ -397,7 +401,10 @@ async fn the_query_stays_as_opened_and_the_scenario_state_goes_in_the_hash() {
     let _app = Mounted::new(&root);
     mounted(&root).await;
     assert_eq!(
-        document().document_element().and_then(|h| h.get_attribute("lang")).as_deref(),
+        document()
+            .document_element()
+            .and_then(|h| h.get_attribute("lang"))
+            .as_deref(),
         Some("nb")
     );
     assert_eq!(location().search().unwrap(), "?lang=nb");
@@ -407,7 +414,10 @@ async fn the_query_stays_as_opened_and_the_scenario_state_goes_in_the_hash() {
     })
     .await;
     assert!(
-        location().hash().unwrap().starts_with("#/distributed-locks/3?scenario=unsafe-del&seed=4"),
+        location()
+            .hash()
+            .unwrap()
+            .starts_with("#/distributed-locks/3?scenario=unsafe-del&seed=4"),
         "{}",
         location().hash().unwrap()
     );
@@ -429,7 +439,10 @@ async fn lang_in_the_query_is_remembered() {
     let _app = Mounted::new(&root);
     mounted(&root).await;
     assert_eq!(
-        document().document_element().and_then(|h| h.get_attribute("lang")).as_deref(),
+        document()
+            .document_element()
+            .and_then(|h| h.get_attribute("lang"))
+            .as_deref(),
         Some("nb"),
         "a later visit without ?lang= is still in Norwegian"
     );
@@ -488,18 +501,26 @@ async fn progress_notices_appear_by_their_controls_and_replace_each_other() {
         let dt = web_sys::DataTransfer::new().unwrap();
         dt.items().add_with_file(&file).unwrap();
         input.set_files(dt.files().as_ref());
-        input.dispatch_event(&web_sys::Event::new("change").unwrap()).unwrap();
+        input
+            .dispatch_event(&web_sys::Event::new("change").unwrap())
+            .unwrap();
     };
     import(r#"{"v":2,"lessons":{"distributed-locks":{"visited":["ttl"]}}}"#);
     let r = root.clone();
     wait_until("imported", move || outcome(&r).contains("imported")).await;
     import("not a progress file");
     let r = root.clone();
-    wait_until("the failed import", move || outcome(&r).contains("not a Lockstep progress file")).await;
+    wait_until("the failed import", move || {
+        outcome(&r).contains("not a Lockstep progress file")
+    })
+    .await;
     assert!(!outcome(&root).contains("imported and"), "{}", outcome(&root));
     click(&root, ".progress-page button.reset");
     let r = root.clone();
-    wait_until("the confirmation", move || query(&r, "button.reset-yes").is_some()).await;
+    wait_until("the confirmation", move || {
+        query(&r, "button.reset-yes").is_some()
+    })
+    .await;
     click(&root, "button.reset-yes");
     let r = root.clone();
     wait_until("reset", move || outcome(&r) == "Progress was reset.").await;

@@ -223,10 +223,7 @@ mod tests {
         assert!(c.shows("play") && c.shows("faults") && !c.shows("console") && !c.shows("editor"));
         assert_eq!(query_param(search, "lang").as_deref(), Some("nb"));
         // No query, no hash: still a well-formed URL.
-        assert_eq!(
-            EmbedChoice::default().url("http://h/"),
-            "http://h/?embed=1"
-        );
+        assert_eq!(EmbedChoice::default().url("http://h/"), "http://h/?embed=1");
     }
 
     #[test]

@@ -59,7 +59,10 @@ impl Notice {
     /// The outcome of something the learner did on the progress page (import, reset):
     /// shown next to those controls, and replaced by the next one.
     pub fn is_outcome(&self) -> bool {
-        matches!(self, Notice::Imported | Notice::ImportFailed | Notice::ProgressReset)
+        matches!(
+            self,
+            Notice::Imported | Notice::ImportFailed | Notice::ProgressReset
+        )
     }
 }
 
@@ -310,7 +313,11 @@ mod tests {
     fn starts_at_the_route_with_nothing_read() {
         let s = start("#/l/2");
         assert_eq!(s.view, View::Section(2));
-        assert_eq!(s.progress.visited_count("l"), 0, "a first visitor has read nothing");
+        assert_eq!(
+            s.progress.visited_count("l"),
+            0,
+            "a first visitor has read nothing"
+        );
         assert_eq!(s.progress.lesson("l").and_then(|l| l.last), Some(2));
         assert_eq!(s.hash().as_deref(), Some("#/l/2"));
         assert_eq!(start("").progress.visited_count("l"), 0);
@@ -349,7 +356,11 @@ mod tests {
         let s = s.reduce(Action::Notify(Notice::ImportFailed));
         assert_eq!(s.outcome, Some(Notice::ImportFailed), "not next to 'imported'");
         let s = s.reduce(Action::ResetProgress);
-        assert_eq!(s.outcome, Some(Notice::ProgressReset), "no stale 'imported' after a reset");
+        assert_eq!(
+            s.outcome,
+            Some(Notice::ProgressReset),
+            "no stale 'imported' after a reset"
+        );
         assert!(s.notices.is_empty(), "outcomes are not page-wide notices");
         // A page-wide notice stays; leaving the page clears the outcome.
         let s = s.reduce(Action::Notify(Notice::StorageUnavailable));

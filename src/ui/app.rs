@@ -12,8 +12,7 @@ use crate::lesson::route::{
 use crate::lesson::state::{Action, Lessons, Notice, ReaderState, View};
 use crate::ui::browser;
 use crate::ui::components::{
-    ContentErrors, LangSwitch, Notices, PackFailed, Pager, ProgressPage, Quiz, SectionView, ShareDialog,
-    Toc,
+    ContentErrors, LangSwitch, Notices, PackFailed, Pager, ProgressPage, Quiz, SectionView, ShareDialog, Toc,
 };
 use crate::ui::embed;
 use crate::ui::pack_loader;

@@ -17,7 +17,12 @@ async fn fetch_text(url: &str) -> Result<String, String> {
     let resp: web_sys::Response = resp.dyn_into().map_err(|_| format!("{url}: not a response"))?;
     match resp.status() {
         _ if resp.ok() => {}
-        404 | 410 => return Err(format!("{url}: there is no file at this address (HTTP {})", resp.status())),
+        404 | 410 => {
+            return Err(format!(
+                "{url}: there is no file at this address (HTTP {})",
+                resp.status()
+            ))
+        }
         status => return Err(format!("{url}: the server answered HTTP {status}")),
     }
     let text = JsFuture::from(resp.text().map_err(|_| format!("{url}: no body"))?)

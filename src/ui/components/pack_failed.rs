@@ -28,10 +28,10 @@ pub fn pack_failed(props: &PackFailedProps) -> Html {
                     <span class="brand-tagline">{ t.t("tagline") }</span>
                 </div>
             </header>
-            <main id="main" class="content-errors pack-failed" tabindex="-1">
+            <main id="main" class="content-errors pack-failed" role="alert" tabindex="-1">
                 <h1>{ t.t("pack_failed_title") }</h1>
                 <p>{ t.fmt("pack_failed_body", &[("source", props.source.clone())]) }</p>
-                <ul role="alert">{ for props.errors.iter().map(|e| html! { <li><code>{ e.clone() }</code></li> }) }</ul>
+                <ul>{ for props.errors.iter().map(|e| html! { <li><code>{ e.clone() }</code></li> }) }</ul>
                 <p><a class="pack-failed-builtin" href={props.builtin.clone()}>{ t.t("pack_failed_builtin") }</a></p>
             </main>
         </>

@@ -1,11 +1,11 @@
 //! The progress page: what was read and answered, export / import / reset.
 
+use super::notices::notice_text;
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
 use crate::lesson::progress::Progress;
 use crate::lesson::route::Route;
 use crate::lesson::state::{Lessons, Notice};
-use super::notices::notice_text;
 use crate::ui::browser;
 use std::rc::Rc;
 use yew::prelude::*;

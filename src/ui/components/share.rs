@@ -45,7 +45,7 @@ pub fn share_dialog(props: &ShareDialogProps) -> Html {
     let t = Texts::new(props.lang);
     let open = use_state(|| false);
     let copied = use_state(|| None::<&'static str>);
-    let choice = use_state(EmbedChoice::default);
+    let choice = use_reducer(Choice::default);
     let href = if *open {
         web_sys::window()
             .and_then(|w| w.location().href().ok())
@@ -55,7 +55,7 @@ pub fn share_dialog(props: &ShareDialogProps) -> Html {
     };
     let snippet = format!(
         "<iframe src=\"{}\" title=\"{}\" width=\"100%\" height=\"640\" style=\"border:0\" loading=\"lazy\"></iframe>",
-        choice.url(&href).replace('"', "&quot;"),
+        choice.0.url(&href).replace('"', "&quot;"),
         t.t("embed_title")
     );
     let toggle = {
@@ -141,82 +141,111 @@ pub fn share_dialog(props: &ShareDialogProps) -> Html {
     }
 }
 
-/// A change to the embed choice, from the input that was changed.
-type ChoiceEdit = dyn Fn(&mut EmbedChoice, &web_sys::HtmlInputElement);
+/// The embed choices as a reducer: changes made in quick succession (before a redraw)
+/// each apply to the latest choice, not to the one the page was drawn with.
+#[derive(Clone, Default, PartialEq)]
+struct Choice(EmbedChoice);
+
+enum Change {
+    Show(Show),
+    Theme(Theme),
+    Control(&'static str, bool),
+}
+
+impl Reducible for Choice {
+    type Action = Change;
+    fn reduce(self: std::rc::Rc<Self>, change: Change) -> std::rc::Rc<Self> {
+        let mut c = self.0.clone();
+        match change {
+            Change::Show(show) => c.show = show,
+            Change::Theme(theme) => c.theme = theme,
+            Change::Control(name, true) => {
+                c.controls.insert(name.to_string());
+            }
+            Change::Control(name, false) => {
+                c.controls.remove(name);
+            }
+        }
+        std::rc::Rc::new(Choice(c))
+    }
+}
 
 /// The Share dialog's choices for the embed snippet: what it shows, which scenario
 /// controls it offers, its colours. Each change redraws the snippet.
 fn embed_options(
     t: &Texts,
-    choice: &UseStateHandle<EmbedChoice>,
+    choice: &UseReducerHandle<Choice>,
     copied: &UseStateHandle<Option<&'static str>>,
 ) -> Html {
-    let update = |f: Box<ChoiceEdit>| {
-        let (choice, copied) = (choice.clone(), copied.clone());
+    let change = |f: fn(&web_sys::HtmlInputElement) -> Change| {
+        let (choice, copied) = (choice.dispatcher(), copied.clone());
         Callback::from(move |e: Event| {
-            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
-            let mut next = (*choice).clone();
-            f(&mut next, &input);
             copied.set(None);
-            choice.set(next);
+            choice.dispatch(f(&e.target_unchecked_into()));
         })
     };
-    let shows = [
-        (Show::Section, "section", "share_show_section"),
-        (Show::Scenario, "scenario", "share_show_scenario"),
-        (Show::Quiz, "quiz", "share_show_quiz"),
-    ];
+    let on_theme = {
+        let (choice, copied) = (choice.dispatcher(), copied.clone());
+        Callback::from(move |e: Event| {
+            let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            copied.set(None);
+            choice.dispatch(Change::Theme(match select.value().as_str() {
+                "light" => Theme::Light,
+                "dark" => Theme::Dark,
+                _ => Theme::Auto,
+            }));
+        })
+    };
+    let c = &choice.0;
+    let show_radio = |show: Show,
+                      value: &'static str,
+                      key: &str,
+                      f: fn(&web_sys::HtmlInputElement) -> Change| {
+        html! {
+            <label class="share-choice">
+                <input type="radio" name="share-show" {value} checked={c.show == show} onchange={change(f)} />
+                { t.t(key) }
+            </label>
+        }
+    };
+    let control_box = |control: &'static str| {
+        let on_change = {
+            let (choice, copied) = (choice.dispatcher(), copied.clone());
+            Callback::from(move |e: Event| {
+                let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+                copied.set(None);
+                choice.dispatch(Change::Control(control, input.checked()));
+            })
+        };
+        html! {
+            <label class="share-choice">
+                <input type="checkbox" name="share-control" value={control}
+                       checked={c.controls.contains(control)} onchange={on_change} />
+                { t.t(&format!("control_{control}")) }
+            </label>
+        }
+    };
     let themes = [
         (Theme::Auto, "auto", "share_theme_auto"),
         (Theme::Light, "light", "share_theme_light"),
         (Theme::Dark, "dark", "share_theme_dark"),
     ];
-    let on_theme = {
-        let (choice, copied) = (choice.clone(), copied.clone());
-        Callback::from(move |e: Event| {
-            let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
-            let theme = match select.value().as_str() {
-                "light" => Theme::Light,
-                "dark" => Theme::Dark,
-                _ => Theme::Auto,
-            };
-            copied.set(None);
-            choice.set(EmbedChoice { theme, ..(*choice).clone() });
-        })
-    };
     html! {
         <div class="share-options">
             <fieldset>
                 <legend>{ t.t("share_show") }</legend>
-                { for shows.into_iter().map(|(show, value, key)| html! {
-                    <label class="share-choice">
-                        <input type="radio" name="share-show" {value} checked={choice.show == show}
-                               onchange={update(Box::new(move |c, _| c.show = show))} />
-                        { t.t(key) }
-                    </label>
-                }) }
+                { show_radio(Show::Section, "section", "share_show_section", |_| Change::Show(Show::Section)) }
+                { show_radio(Show::Scenario, "scenario", "share_show_scenario", |_| Change::Show(Show::Scenario)) }
+                { show_radio(Show::Quiz, "quiz", "share_show_quiz", |_| Change::Show(Show::Quiz)) }
             </fieldset>
             <fieldset>
                 <legend>{ t.t("share_controls") }</legend>
-                { for CONTROLS.into_iter().map(|control| html! {
-                    <label class="share-choice">
-                        <input type="checkbox" name="share-control" value={control}
-                               checked={choice.controls.contains(control)}
-                               onchange={update(Box::new(move |c, input| {
-                                   if input.checked() {
-                                       c.controls.insert(control.to_string());
-                                   } else {
-                                       c.controls.remove(control);
-                                   }
-                               }))} />
-                        { t.t(&format!("control_{control}")) }
-                    </label>
-                }) }
+                { for CONTROLS.into_iter().map(control_box) }
             </fieldset>
             <label for="share-theme">{ t.t("share_theme") }</label>
             <select id="share-theme" onchange={on_theme}>
                 { for themes.into_iter().map(|(theme, value, key)| html! {
-                    <option {value} selected={choice.theme == theme}>{ t.t(key) }</option>
+                    <option {value} selected={c.theme == theme}>{ t.t(key) }</option>
                 }) }
             </select>
         </div>
