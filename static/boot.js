@@ -174,6 +174,7 @@ function listen() {
     boot();
     const m = location.hash.match(/^#\/([^/?]+)\/([1-9][0-9]*)\/?$/);
     if (!m || m[1] !== me.dataset.lesson || !(Number(m[2]) <= first.sections)) return;
+    if (document.documentElement.dataset.lockstep === 'ready') return; // the app draws it
     fetch(`pre/${shownLang}/${m[2]}.json`)
       .then((r) => (r.ok ? r.json() : null))
       .then((snap) => {
