@@ -336,24 +336,7 @@ fn reader(props: &ReaderProps) -> Html {
         });
     }
 
-    // Scrolled to the end of the section: it is read (`Action::ReadToEnd`). Only a real
-    // scroll counts, so a short section that fits the window is read once it is left.
-    {
-        let current = s.current();
-        let dispatch = state.dispatcher();
-        use_effect_with(current, move |current| {
-            let listener = current.zip(web_sys::window()).map(|(order, w)| {
-                let done = std::cell::Cell::new(false);
-                EventListener::new(&w, "scroll", move |_| {
-                    if !done.get() && browser::scrolled_to_end_of("article.section") {
-                        done.set(true);
-                        dispatch.dispatch(Action::ReadToEnd(order));
-                    }
-                })
-            });
-            move || drop(listener)
-        });
-    }
+    use_read_at_end(s.current(), state.dispatcher());
 
     let on_lang = {
         let dispatch = state.dispatcher();
@@ -533,6 +516,24 @@ fn reader(props: &ReaderProps) -> Html {
         </div>
         </ContextProvider<Rc<EmbedConfig>>>
     }
+}
+
+/// Scrolled to the end of the section `current`: it is read (`Action::ReadToEnd`). Only
+/// a real scroll counts, so a short section that fits the window is read once it is left.
+#[hook]
+fn use_read_at_end(current: Option<u32>, dispatch: UseReducerDispatcher<Reader>) {
+    use_effect_with(current, move |current| {
+        let listener = current.zip(web_sys::window()).map(|(order, w)| {
+            let done = std::cell::Cell::new(false);
+            EventListener::new(&w, "scroll", move |_| {
+                if !done.get() && browser::scrolled_to_end_of("article.section") {
+                    done.set(true);
+                    dispatch.dispatch(Action::ReadToEnd(order));
+                }
+            })
+        });
+        move || drop(listener)
+    });
 }
 
 /// True when the key press belongs to a text field, a select or editable content.
