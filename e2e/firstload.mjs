@@ -4,7 +4,14 @@
 //     more than BUNDLE_TARGET_BYTES gzip (default 358400 = 350 KiB), or any WebAssembly
 //     before the learner uses the page; a section opened by link that fails to show;
 //   - a first use (a click on "Step forward") that does not start the app and act on
-//     the click, and an app (JS + wasm) over BUNDLE_MAX_BYTES gzip (regression guard).
+//     the click, that leaves "Starting the simulator…" on screen once the app has taken
+//     over, or that changes the query the visitor opened (the scenario's state goes in
+//     the hash); an app (JS + wasm) over BUNDLE_MAX_BYTES gzip (regression guard), or
+//     not sent gzip by the server (e2e/serve.mjs) though the browser accepts it;
+//   - a request for a snapshot that does not exist (a 404 under pre/), e.g. when the
+//     hash changes to a section the lesson lacks before the app has started;
+//   - a link an older version corrupted (`?lang=nb?scenario=…`) that does not open in
+//     its language, with its snapshot, and is not repaired once the app runs.
 // Prints, without asserting anything about speed (that is a benchmark):
 //   - the time from navigation to §3's timeline on screen, medians of 5 fresh visits,
 //     and, with HELLO_URL (a bare yew hello world, benches/hello/), the same for it;
@@ -33,11 +40,15 @@ async function visit(url, { lang = 'en', until, beforeLoad } = {}) {
   page.on('response', async (r) => {
     try {
       const body = await r.body();
-      files.push({ url: r.url(), raw: body.length, gz: gzipSync(body, { level: 9 }).length });
+      files.push({ url: r.url(), raw: body.length, gz: gzipSync(body, { level: 9 }).length, encoding: r.headers()['content-encoding'] });
     } catch { /* a redirect or an aborted request has no body */ }
   });
   page.errors = [];
   page.on('pageerror', (e) => page.errors.push(e.message));
+  // The first page asks only for snapshots that exist.
+  page.on('response', (r) => {
+    if (r.status() >= 400 && name(r.url()).includes('/pre/')) page.errors.push(`${name(r.url())}: HTTP ${r.status()}`);
+  });
   if (until) {
     // Records when `until` first matches, on the page's own clock (0 = navigation start).
     await page.addInitScript((sel) => {
@@ -96,6 +107,17 @@ if (worst.gz > TARGET) fail(`the first page downloads ${worst.gz} bytes gzip, ov
 else console.log(`  within the ${TARGET}-byte budget (${TARGET - worst.gz} bytes to spare)`);
 console.log(`  sections that start the app at once (a quiz in view): ${bootsAtOnce.join(', ') || 'none'}`);
 
+// Held back: the app's wasm waits until the test releases it, as on a slow network.
+async function heldVisit(url) {
+  let release;
+  const gate = new Promise((r) => { release = r; });
+  const v = await visit(url, {
+    until: '#section-title',
+    beforeLoad: (p) => p.route('**/*.wasm', async (route) => { await gate; await route.continue(); }),
+  });
+  return { ...v, release };
+}
+
 // 2. First use: a click on "Step forward" in §3 starts the app, which then takes the step.
 console.log('▶ first use (a click on Step forward in §3)');
 const useMs = [];
@@ -116,6 +138,7 @@ for (let i = 0; i < RUNS; i++) {
   useMs.push((await page.evaluate(() => performance.now())) - t0);
   const now = await text();
   if (!/event 2 of/.test(now ?? '')) fail(`after the first click the cursor reads "${now}", not the second event`);
+  if (i === 0 && await page.$('.boot-status')) fail('"Starting the simulator…" is still shown after the app has taken over');
   await page.waitForLoadState('networkidle');
   appBytes = sum(files.slice(before));
   appFiles = files.slice(before).map((f) => name(f.url));
@@ -123,7 +146,64 @@ for (let i = 0; i < RUNS; i++) {
   await context.close();
 }
 console.log(`  downloaded on first use: ${appBytes} bytes gzip (guard ${MAX}): ${appFiles.join(', ')}`);
+{
+  const wasm = appFiles.filter((f) => f.endsWith('.wasm'));
+  const { page, context, files } = await visit(`${BASE}#/${LESSON}/3`, { until: S3 });
+  await page.evaluate(() => window.lockstepBoot());
+  await page.waitForLoadState('networkidle');
+  const sent = files.filter((f) => f.url.endsWith('.wasm'));
+  if (!wasm.length || !sent.length || sent.some((f) => f.encoding !== 'gzip')) {
+    fail(`the server sent the wasm ${sent.map((f) => f.encoding ?? 'uncompressed').join(', ') || 'not at all'}, not gzip, to a browser that accepts it`);
+  } else console.log(`  the wasm went gzip on the wire (${sent[0].raw} bytes raw, about ${sent[0].gz} gzip)`);
+  await context.close();
+}
 if (appBytes > MAX) fail(`the app is ${appBytes} bytes gzip, over the ${MAX}-byte regression guard`);
+
+// The query is what the visitor opened, before and after the first use; the scenario's
+// state goes after the route, in the hash (it once ended up in the query: `/?lang=nb?scenario=…`).
+for (const search of ['', '?lang=nb']) {
+  const { page, context } = await visit(`${BASE}${search}`, { lang: 'en', until: 'section.scenario svg.timeline' });
+  const button = page.locator('section.scenario').first().getByRole('button', { name: 'Step forward' });
+  await button.click();
+  await ready(page);
+  await page.waitForFunction(() => /scenario=/.test(location.hash), null, { timeout: 5000 }).catch(() => {});
+  const [got, hash] = await page.evaluate(() => [location.search, location.hash]);
+  if (got !== search || !new RegExp(`^#/${LESSON}/1\\?scenario=[a-z-]+&seed=1&t=\\d+&e=1`).test(hash)) {
+    fail(`opened ${search || '/'}, used: the address became ${got}${hash}`);
+  } else console.log(`  opened /${search}, used: the query stayed "${search}", the hash is ${hash}`);
+  await context.close();
+}
+
+// A link an older version corrupted still opens in its language, with its snapshot, and
+// the app repairs it: the query back to ?lang=nb, the scenario's state into the hash.
+{
+  const state = 'scenario=unsafe-del&seed=1&t=0&e=0';
+  const { page, context } = await visit(`${BASE}?lang=nb?${state}#/${LESSON}/3`, { until: S3 });
+  const [shownLang, prerendered] = await page.evaluate(() => [window.__firstSeenLang, !!document.querySelector('#app[data-prerendered] #section-title')]);
+  await page.evaluate(() => window.lockstepBoot());
+  await ready(page);
+  const [search, hash, appLang] = await page.evaluate(() => [location.search, location.hash, document.documentElement.lang]);
+  if (shownLang !== 'nb' || !prerendered || appLang !== 'nb') fail(`?lang=nb?scenario=… showed lang="${shownLang}" (snapshot: ${prerendered}), the app lang="${appLang}"`);
+  else if (search !== '?lang=nb' || hash !== `#/${LESSON}/3?${state}`) fail(`?lang=nb?scenario=… was not repaired: ${search}${hash}`);
+  else console.log('  a link corrupted as ?lang=nb?scenario=… opens in Norwegian with its snapshot, and is repaired');
+  await context.close();
+}
+
+// A hash the lesson has no snapshot for, before the app has started: nothing is fetched
+// that does not exist (the listener above fails on a 404 under pre/).
+{
+  const { page, context, release } = await heldVisit(`${BASE}#/${LESSON}/3`);
+  for (const h of [`#/${LESSON}/13`, `#/${LESSON}/progress`, `#/${LESSON}/4`]) {
+    await page.evaluate((h) => { location.hash = h; }, h);
+  }
+  await page.waitForFunction(() => document.title.startsWith('TTL'), null, { timeout: 5000 }).catch(() => {});
+  release();
+  await ready(page);
+  await page.waitForLoadState('networkidle');
+  if (page.errors.length) fail(`hash changes before the app started: ${page.errors.join('; ')}`);
+  else console.log('  hash changes to §13 and the progress page before the app started fetched no missing snapshot');
+  await context.close();
+}
 
 // And by keyboard: N (next section) on the first page starts the app, which then goes on.
 {
@@ -161,16 +241,6 @@ if (appBytes > MAX) fail(`the app is ${appBytes} bytes gzip, over the ${MAX}-byt
   await context.close();
 }
 
-// Held back: the app's wasm waits until the test releases it, as on a slow network.
-async function heldVisit(url) {
-  let release;
-  const gate = new Promise((r) => { release = r; });
-  const v = await visit(url, {
-    until: '#section-title',
-    beforeLoad: (p) => p.route('**/*.wasm', async (route) => { await gate; await route.continue(); }),
-  });
-  return { ...v, release };
-}
 
 // §2's console, typed into before the app has loaded: the command and its Enter survive.
 {
@@ -244,9 +314,10 @@ async function heldVisit(url) {
   });
   const shown = await page.evaluate(() => document.title);
   await ready(page);
-  await page.waitForFunction((h) => location.hash === h, `#/${LESSON}/7`, { timeout: 5000 }).catch(() => {});
+  // The route; the scenario's state may follow it (`?scenario=…`).
+  await page.waitForFunction((h) => location.hash.split('?')[0] === h, `#/${LESSON}/7`, { timeout: 5000 }).catch(() => {});
   const app = await page.evaluate(() => [document.title, location.hash]);
-  if (!shown.startsWith('The Redlock algorithm') || app[0] !== shown || app[1] !== `#/${LESSON}/7`) {
+  if (!shown.startsWith('The Redlock algorithm') || app[0] !== shown || app[1].split('?')[0] !== `#/${LESSON}/7`) {
     fail(`a returning learner last on section 7: the first page showed "${shown}", the app "${app[0]}" at ${app[1]}`);
   } else console.log('  a returning learner last on section 7 sees its snapshot at once, then the app there');
   await context.close();

@@ -2,8 +2,12 @@
 // [<dir> <port>…]` (more pairs serve more directories, e.g. the benchmark's hello world).
 // Python's http.server guesses MIME types from the system's tables, and a `.wasm` served
 // as anything but `application/wasm` makes the app fall back to the slow path (or fail),
-// so the types are spelled out here. Loopback only; nothing is cached.
+// so the types are spelled out here. A client that accepts gzip gets it (the wasm is
+// 2.4 MB raw, under 1 MB gzip), as any real static host would send it. Loopback only;
+// the browser caches nothing (the gzip of each file is kept while the file is unchanged).
 import { createServer } from 'node:http';
+import { gzip } from 'node:zlib';
+import { promisify } from 'node:util';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 
@@ -27,6 +31,28 @@ const TYPES = {
   '.ico': 'image/x-icon',
 };
 
+// Text and wasm compress; images are compressed already.
+const COMPRESS = new Set(['.html', '.js', '.mjs', '.css', '.wasm', '.json', '.toml', '.md', '.svg']);
+const gzipAsync = promisify(gzip);
+const gzipped = new Map(); // file -> { mtimeMs, size, body }
+
+// Whether the request's Accept-Encoding allows gzip (`gzip;q=0` refuses it).
+function acceptsGzip(header) {
+  return String(header ?? '').split(',').some((part) => {
+    const [coding, ...params] = part.trim().split(';').map((x) => x.trim());
+    const q = params.find((p) => p.startsWith('q='));
+    return (coding === 'gzip' || coding === '*') && !(q && Number(q.slice(2)) === 0);
+  });
+}
+
+async function gzipOf(file, info, body) {
+  const hit = gzipped.get(file);
+  if (hit && hit.mtimeMs === info.mtimeMs && hit.size === info.size) return hit.body;
+  const gz = await gzipAsync(body, { level: 9 });
+  gzipped.set(file, { mtimeMs: info.mtimeMs, size: info.size, body: gz });
+  return gz;
+}
+
 function serve(root, port) {
   const server = createServer(async (req, res) => {
     try {
@@ -34,11 +60,21 @@ function serve(root, port) {
       let file = normalize(join(root, path));
       if (file !== root && !file.startsWith(root + sep)) throw Object.assign(new Error('outside'), { code: 'ENOENT' });
       if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
-      const body = await readFile(file);
-      res.writeHead(200, {
+      const info = await stat(file);
+      let body = await readFile(file);
+      const headers = {
         'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
         'cache-control': 'no-store',
-      });
+      };
+      if (COMPRESS.has(extname(file))) {
+        headers.vary = 'Accept-Encoding';
+        if (acceptsGzip(req.headers['accept-encoding'])) {
+          body = await gzipOf(file, info, body);
+          headers['content-encoding'] = 'gzip';
+        }
+      }
+      headers['content-length'] = body.length;
+      res.writeHead(200, headers);
       res.end(req.method === 'HEAD' ? undefined : body);
     } catch (e) {
       res.writeHead(e.code === 'ENOENT' || e.code === 'ENOTDIR' ? 404 : 500, { 'content-type': 'text/plain' });

@@ -7,7 +7,9 @@
   var me = document.currentScript;
   var lesson = me.getAttribute('data-lesson');
   var sections = Number(me.getAttribute('data-sections'));
-  var query = new URLSearchParams(location.search);
+  // Read leniently, as the app does (lesson/route.rs): an older version appended a
+  // scenario's state to the query (`?lang=nb?scenario=…`); it is not part of it.
+  var query = new URLSearchParams(location.search.replace(/\?scenario=.*$/, ''));
   var stored = null;
   var returning = false;
   var resume = null;
@@ -43,7 +45,8 @@
     else if (parts[0] === lesson && parts.length <= 2) name = parts.length === 1 ? '1' : parts[1];
   }
   if (name !== 'home' && !(/^[1-9][0-9]*$/.test(name) && Number(name) <= sections)) name = null;
-  var first = { name: name, lang: lang, bootNow: returning };
+  // `sections` and `lesson` also tell static/boot.js which snapshots exist.
+  var first = { name: name, lang: lang, bootNow: returning, sections: sections, lesson: lesson };
   var snapshot = null;
   if (name !== null && (name !== 'home' || lang !== 'en')) {
     snapshot = fetch('pre/' + lang + '/' + name + '.json').then(function (r) {

@@ -67,7 +67,8 @@ function boot() {
     .then((m) => m.default({ module_or_path: WASM }))
     .then(() => ready)
     .then(() => { removeEventListener('scroll', track); return handOver(scrollY); })
-    .then(() => setTimeout(() => status.remove(), 1500))
+    // The app has taken over: "Starting…" is no longer true.
+    .then(() => status.remove())
     .catch((e) => {
       // Stays on screen: the page can still be read, but nothing will respond.
       status.textContent = `Lockstep could not start: ${e}`;
@@ -167,11 +168,13 @@ function listen() {
     boot();
     if (!pending) pending = { path: pathOf(e.target), kind: 'submit' };
   }, opts);
-  // Another section while the app loads: show its snapshot meanwhile.
+  // Another section while the app loads: show its snapshot meanwhile. Only sections
+  // 1..N have one (a hand-edited #/…/13 or the progress page is the app's to draw).
   addEventListener('hashchange', () => {
     boot();
     const m = location.hash.match(/^#\/([^/?]+)\/([1-9][0-9]*)\/?$/);
-    if (!m || m[1] !== me.dataset.lesson) return;
+    if (!m || m[1] !== me.dataset.lesson || !(Number(m[2]) <= first.sections)) return;
+    if (document.documentElement.dataset.lockstep === 'ready') return; // the app draws it
     fetch(`pre/${shownLang}/${m[2]}.json`)
       .then((r) => (r.ok ? r.json() : null))
       .then((snap) => {

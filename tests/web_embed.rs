@@ -144,6 +144,26 @@ async fn messages_go_to_the_named_origin_and_goto_is_obeyed() {
         g.borrow().iter().any(|s| s.contains("\"section\":5"))
     })
     .await;
+    // A section the lesson lacks: ignored, not "page not found". A message posted after
+    // it arrives after the app has handled it.
+    let goto = js_sys::JSON::parse(r#"{"source":"lockstep-host","type":"goto","section":99}"#).unwrap();
+    web_sys::window().unwrap().post_message(&goto, &origin).unwrap();
+    let after = js_sys::JSON::parse(r#"{"source":"lockstep-test","type":"after-99"}"#).unwrap();
+    web_sys::window().unwrap().post_message(&after, &origin).unwrap();
+    let g = got.clone();
+    wait_until("the message after goto 99", move || {
+        g.borrow().iter().any(|s| s.contains("after-99"))
+    })
+    .await;
+    TimeoutFuture::new(100).await;
+    assert!(
+        query(&root, ".not-found").is_none(),
+        "goto 99 opened 'Page not found'"
+    );
+    assert!(
+        query(&root, "section.quiz").is_some(),
+        "still section 5's questions"
+    );
     reset_search();
 }
 
@@ -201,6 +221,47 @@ async fn the_share_dialog_offers_the_exact_link_and_an_iframe() {
         snippet.value()
     );
     assert!(snippet.value().contains("title="));
+    let before_hash = link.value().split('#').next().unwrap_or_default().to_string();
+    assert!(
+        !before_hash.contains("scenario="),
+        "the state is in the hash: {}",
+        link.value()
+    );
+    // The embed's choices: only the scenario, without its console, in dark colours.
+    let legends: Vec<String> = query_all(&dialog, "fieldset legend")
+        .iter()
+        .filter_map(|l| l.text_content())
+        .collect();
+    assert_eq!(legends, ["What the embed shows", "Scenario controls it offers"]);
+    click(&dialog, "input[name=share-show][value=scenario]");
+    click(&dialog, "input[name=share-control][value=console]");
+    let theme: web_sys::HtmlSelectElement = query(&dialog, "#share-theme").unwrap().dyn_into().unwrap();
+    theme.set_value("dark");
+    theme
+        .dispatch_event(&web_sys::Event::new("change").unwrap())
+        .unwrap();
+    let d = dialog.clone();
+    wait_until("the snippet follows the choices", move || {
+        let v = query(&d, "#share-embed")
+            .and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
+            .map(|t| t.value())
+            .unwrap_or_default();
+        v.contains("show=scenario")
+            && v.contains("theme=dark")
+            && v.contains("controls=play,step,scrub,speed,seed,zoom,faults,editor")
+    })
+    .await;
+    let snippet: web_sys::HtmlTextAreaElement = query(&dialog, "#share-embed").unwrap().dyn_into().unwrap();
+    assert!(
+        snippet
+            .value()
+            .contains("#/distributed-locks/3?scenario=unsafe-del&amp;seed=7")
+            || snippet
+                .value()
+                .contains("#/distributed-locks/3?scenario=unsafe-del&seed=7"),
+        "{}",
+        snippet.value()
+    );
     // Escape closes it.
     press_key(&link, "Escape");
     let r = root.clone();

@@ -262,3 +262,39 @@ async fn a_deeply_nested_pack_shows_its_error_not_a_stuck_page() {
     assert!(!page.contains("Loading the lesson pack"), "{page}");
     reset_search();
 }
+
+/// Issue #20: a pack address that answers 404 left "The lesson files have mistakes:
+/// HTTP 404" and nothing else. It says what failed and offers the built-in lesson.
+#[wasm_bindgen_test]
+async fn a_pack_address_that_answers_404_offers_the_built_in_lesson() {
+    let _x = Exclusive::acquire().await;
+    let root = fresh("");
+    set_search("?lang=nb&pack=no-such-folder/pack.toml");
+    let _app = Mounted::new(&root);
+    let r = root.clone();
+    wait_until("the pack's failure", move || query(&r, "main h1").is_some()).await;
+    assert_eq!(text(&root, "main h1"), "Denne leksjonspakken kunne ikke åpnes");
+    assert!(text(&root, "main").contains("no-such-folder/pack.toml"));
+    assert!(
+        text(&root, ".content-errors li").contains("HTTP 404"),
+        "{}",
+        text(&root, "main")
+    );
+    assert_eq!(
+        query(&root, ".content-errors")
+            .and_then(|e| e.get_attribute("role"))
+            .as_deref(),
+        Some("alert")
+    );
+    assert!(query(&root, "header .brand-name").is_some(), "a header");
+    let path = web_sys::window().unwrap().location().pathname().unwrap();
+    let builtin = query(&root, "main a")
+        .and_then(|a| a.get_attribute("href"))
+        .expect("a way to the built-in lesson");
+    assert_eq!(
+        builtin,
+        format!("{path}?lang=nb"),
+        "the same page without the pack"
+    );
+    reset_search();
+}

@@ -231,7 +231,7 @@ async fn export_reset_and_import_restore_progress() {
     click(&root, "button.reset-yes");
     let r = root.clone();
     wait_until("progress is reset", move || {
-        query(&r, ".notices")
+        query(&r, ".progress-page .progress-outcome")
             .and_then(|n| n.text_content())
             .unwrap_or_default()
             .contains("reset")
@@ -279,7 +279,7 @@ async fn export_reset_and_import_restore_progress() {
         .unwrap();
     let r = root.clone();
     wait_until("the refusal notice", move || {
-        query(&r, ".notices")
+        query(&r, ".progress-page .progress-outcome")
             .and_then(|n| n.text_content())
             .unwrap_or_default()
             .contains("not a Lockstep")

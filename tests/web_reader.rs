@@ -150,13 +150,14 @@ async fn progress_survives_a_remount() {
     mounted(&root).await;
     click(&root, ".pager-next");
     let r = root.clone();
-    wait_until("section 5 is shown", move || {
-        query_all(&r, "nav.toc li.visited").len() == 2
+    wait_until("section 4, left for 5, is read", move || {
+        query_all(&r, "nav.toc li.visited").len() == 1
     })
     .await;
     app.unmount();
 
-    // A reload: same storage, no hash → resumes at the last section, both marked read.
+    // A reload: same storage, no hash → resumes at the last section; the one left is read,
+    // the one only opened is not.
     set_hash("");
     let root = new_root();
     let _app = Mounted::new(&root);
@@ -165,13 +166,7 @@ async fn progress_survives_a_remount() {
         .iter()
         .filter_map(|a| a.get_attribute("href"))
         .collect();
-    assert_eq!(
-        visited,
-        vec![
-            "#/distributed-locks/4".to_string(),
-            "#/distributed-locks/5".to_string()
-        ]
-    );
+    assert_eq!(visited, vec!["#/distributed-locks/4".to_string()]);
     assert_eq!(
         query(&root, "article.section")
             .and_then(|a| a.get_attribute("data-section-id"))
@@ -181,7 +176,7 @@ async fn progress_survives_a_remount() {
     assert!(storage()
         .get_item(PROGRESS_KEY)
         .unwrap()
-        .is_some_and(|v| v.contains("watchdog")));
+        .is_some_and(|v| v.contains("\"visited\":[\"ttl\"]") && v.contains("\"last\":5")));
 }
 
 #[wasm_bindgen_test]
@@ -245,8 +240,8 @@ async fn progress_from_the_previous_version_is_migrated() {
     let _app = Mounted::new(&root);
     mounted(&root).await;
     let r = root.clone();
-    wait_until("three sections marked read", move || {
-        query_all(&r, "nav.toc li.visited").len() == 3
+    wait_until("the two sections read before marked read", move || {
+        query_all(&r, "nav.toc li.visited").len() == 2
     })
     .await;
     assert!(query(&root, ".notice").is_none(), "a migration is not an error");
@@ -367,4 +362,171 @@ async fn a_prerender_snapshot_is_the_first_frame_and_ready_is_announced() {
         app.unmount();
     }
     flag(false);
+}
+
+fn location() -> web_sys::Location {
+    web_sys::window().expect("a window").location()
+}
+
+/// Issue #20: opening `/` or `/?lang=nb` and using the page wrote the scenario's state
+/// into the query (`/?lang=nb?scenario=…`), and such a link then opened in English.
+#[wasm_bindgen_test]
+async fn the_query_stays_as_opened_and_the_scenario_state_goes_in_the_hash() {
+    let _x = Exclusive::acquire().await;
+    for search in ["", "?lang=nb"] {
+        let root = fresh("");
+        set_search(search);
+        let app = Mounted::new(&root);
+        mounted(&root).await;
+        wait_until("the scenario's state is in the URL", || {
+            location().href().unwrap_or_default().contains("scenario=")
+        })
+        .await;
+        let hash = location().hash().unwrap();
+        assert_eq!(
+            location().search().unwrap(),
+            search,
+            "the query is what was opened"
+        );
+        assert!(
+            hash.starts_with("#/distributed-locks/1?scenario=double-charge-no-lock&seed=1&t=0&e=0"),
+            "{hash}"
+        );
+        app.unmount();
+    }
+
+    // A link corrupted that way opens in its language, and is repaired.
+    let root = fresh("#/distributed-locks/3");
+    set_search("?lang=nb?scenario=unsafe-del&seed=4&t=0&e=0");
+    let _app = Mounted::new(&root);
+    mounted(&root).await;
+    assert_eq!(
+        document()
+            .document_element()
+            .and_then(|h| h.get_attribute("lang"))
+            .as_deref(),
+        Some("nb")
+    );
+    assert_eq!(location().search().unwrap(), "?lang=nb");
+    let r = root.clone();
+    wait_until("the link's seed, now read from the hash", move || {
+        text(&r, "section.scenario .seed").contains("4")
+    })
+    .await;
+    assert!(
+        location()
+            .hash()
+            .unwrap()
+            .starts_with("#/distributed-locks/3?scenario=unsafe-del&seed=4"),
+        "{}",
+        location().hash().unwrap()
+    );
+    reset_search();
+}
+
+/// The README says `?lang=nb` is remembered: a later visit without it is in Norwegian.
+#[wasm_bindgen_test]
+async fn lang_in_the_query_is_remembered() {
+    let _x = Exclusive::acquire().await;
+    let root = fresh("#/distributed-locks/2");
+    set_search("?lang=nb");
+    let app = Mounted::new(&root);
+    mounted(&root).await;
+    assert_eq!(storage().get_item(LANG_KEY).unwrap().as_deref(), Some("nb"));
+    app.unmount();
+    reset_search();
+    let root = new_root();
+    let _app = Mounted::new(&root);
+    mounted(&root).await;
+    assert_eq!(
+        document()
+            .document_element()
+            .and_then(|h| h.get_attribute("lang"))
+            .as_deref(),
+        Some("nb"),
+        "a later visit without ?lang= is still in Norwegian"
+    );
+    assert!(query(&root, ".lang-switch button[data-lang=nb][aria-pressed=true]").is_some());
+}
+
+/// A new visitor has read nothing: a section counts as read once the learner leaves it
+/// or scrolls to its end.
+#[wasm_bindgen_test]
+async fn a_first_visitor_has_read_nothing_until_leaving_or_scrolling_to_the_end() {
+    let _x = Exclusive::acquire().await;
+    let root = fresh("#/distributed-locks/3");
+    let _app = Mounted::new(&root);
+    mounted(&root).await;
+    let read = |r: &web_sys::Element| text(r, "nav.toc .toc-progress");
+    assert_eq!(read(&root), "0 of 12 sections read");
+    assert!(query(&root, "nav.toc li.visited").is_none());
+    // Scrolled to the end of §3: read.
+    web_sys::window().unwrap().scroll_to_with_x_and_y(0.0, 1.0e7);
+    let r = root.clone();
+    wait_until("§3 read once scrolled to its end", move || {
+        read(&r) == "1 of 12 sections read"
+    })
+    .await;
+    let visited = query(&root, "nav.toc li.visited a").and_then(|a| a.get_attribute("href"));
+    assert_eq!(visited.as_deref(), Some("#/distributed-locks/3"));
+    // §4 opened: not read yet; left for §5: read.
+    click(&root, ".pager-next");
+    let r = root.clone();
+    wait_until("§4", move || heading(&r).starts_with("TTL")).await;
+    assert_eq!(read(&root), "1 of 12 sections read");
+    click(&root, ".pager-next");
+    let r = root.clone();
+    wait_until("§4 read once left", move || read(&r) == "2 of 12 sections read").await;
+    web_sys::window().unwrap().scroll_to_with_x_and_y(0.0, 0.0);
+}
+
+/// Import and reset say what they did next to their buttons, politely, and each new
+/// action replaces what the last one said (no "imported" after a reset).
+#[wasm_bindgen_test]
+async fn progress_notices_appear_by_their_controls_and_replace_each_other() {
+    let _x = Exclusive::acquire().await;
+    let root = fresh("#/distributed-locks/progress");
+    let _app = Mounted::new(&root);
+    let r = root.clone();
+    wait_until("the progress page", move || query(&r, ".progress-page").is_some()).await;
+    let outcome = |r: &web_sys::Element| text(r, ".progress-page .progress-outcome");
+    let status = query(&root, ".progress-page .progress-outcome").expect("a status next to the buttons");
+    assert_eq!(status.get_attribute("role").as_deref(), Some("status"));
+    assert_eq!(status.get_attribute("aria-live").as_deref(), Some("polite"));
+
+    let import = |body: &str| {
+        let input: web_sys::HtmlInputElement = query(&root, "#import-file").unwrap().dyn_into().unwrap();
+        let parts = js_sys::Array::of1(&body.into());
+        let file = web_sys::File::new_with_str_sequence(&parts, "progress.json").unwrap();
+        let dt = web_sys::DataTransfer::new().unwrap();
+        dt.items().add_with_file(&file).unwrap();
+        input.set_files(dt.files().as_ref());
+        input
+            .dispatch_event(&web_sys::Event::new("change").unwrap())
+            .unwrap();
+    };
+    import(r#"{"v":2,"lessons":{"distributed-locks":{"visited":["ttl"]}}}"#);
+    let r = root.clone();
+    wait_until("imported", move || outcome(&r).contains("imported")).await;
+    import("not a progress file");
+    let r = root.clone();
+    wait_until("the failed import", move || {
+        outcome(&r).contains("not a Lockstep progress file")
+    })
+    .await;
+    assert!(!outcome(&root).contains("imported and"), "{}", outcome(&root));
+    click(&root, ".progress-page button.reset");
+    let r = root.clone();
+    wait_until("the confirmation", move || {
+        query(&r, "button.reset-yes").is_some()
+    })
+    .await;
+    click(&root, "button.reset-yes");
+    let r = root.clone();
+    wait_until("reset", move || outcome(&r) == "Progress was reset.").await;
+    assert_eq!(
+        text(&root, ".notices"),
+        "",
+        "nothing about it at the top of the page, far from the buttons"
+    );
 }

@@ -1,7 +1,7 @@
 //! Embed mode: what an instructor's `<iframe src="…?embed=1&…">` asks for, parsed from
 //! the query string (plain Rust, tested natively; `ui` applies it).
 
-use super::route::query_param;
+use super::route::{query_param, with_query_param};
 use std::collections::BTreeSet;
 
 /// What the embedded page shows.
@@ -81,6 +81,63 @@ impl EmbedConfig {
 
     pub fn shows(&self, control: &str) -> bool {
         self.controls.as_ref().is_none_or(|c| c.contains(control))
+    }
+}
+
+/// What an instructor picks in the Share dialog for the embed snippet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EmbedChoice {
+    pub show: Show,
+    pub theme: Theme,
+    /// The scenario controls offered (all of [`CONTROLS`]: no `controls=` at all).
+    pub controls: BTreeSet<String>,
+}
+
+impl Default for EmbedChoice {
+    fn default() -> EmbedChoice {
+        EmbedChoice {
+            show: Show::Section,
+            theme: Theme::Auto,
+            controls: CONTROLS.iter().map(|c| c.to_string()).collect(),
+        }
+    }
+}
+
+impl EmbedChoice {
+    /// The embed URL for the page at `href`: its query (`lang=`…) and hash (section,
+    /// scenario state) kept, `embed=1` and the choices added; defaults are left out.
+    pub fn url(&self, href: &str) -> String {
+        let (before_hash, hash) = href.split_once('#').map_or((href, ""), |(a, b)| (a, b));
+        let (base, search) = before_hash
+            .split_once('?')
+            .map_or((before_hash, String::new()), |(a, b)| (a, format!("?{b}")));
+        let mut search = with_query_param(&search, "embed", "1");
+        let show = match self.show {
+            Show::Section => None,
+            Show::Scenario => Some("scenario"),
+            Show::Quiz => Some("quiz"),
+        };
+        if let Some(show) = show {
+            search = with_query_param(&search, "show", show);
+        }
+        if let Some(theme) = self.theme.attr() {
+            search = with_query_param(&search, "theme", theme);
+        }
+        if CONTROLS.iter().any(|c| !self.controls.contains(*c)) {
+            // In the panel's order, whatever order they were ticked in.
+            let list: Vec<&str> = CONTROLS
+                .iter()
+                .copied()
+                .filter(|c| self.controls.contains(*c))
+                .collect();
+            search = with_query_param(&search, "controls", &list.join(","));
+        }
+        let hash = if hash.is_empty() {
+            String::new()
+        } else {
+            format!("#{hash}")
+        };
+        format!("{base}{search}{hash}")
     }
 }
 
@@ -201,6 +258,34 @@ mod tests {
         }
         let c = EmbedConfig::from_query("?embed=1&origin=http://127.0.0.1:08766");
         assert_eq!(c.origin.as_deref(), Some("http://127.0.0.1:8766"));
+    }
+
+    #[test]
+    fn the_share_dialogs_choices_make_an_embed_url_that_reads_them_back() {
+        let href = "http://127.0.0.1:8080/?lang=nb#/distributed-locks/3?scenario=unsafe-del&seed=7";
+        let plain = EmbedChoice::default().url(href);
+        assert_eq!(
+            plain,
+            "http://127.0.0.1:8080/?lang=nb&embed=1#/distributed-locks/3?scenario=unsafe-del&seed=7"
+        );
+        let mut choice = EmbedChoice {
+            show: Show::Scenario,
+            theme: Theme::Dark,
+            ..EmbedChoice::default()
+        };
+        choice.controls.remove("console");
+        choice.controls.remove("editor");
+        let url = choice.url(href);
+        let (query, hash) = url.split_once('#').expect("the hash is kept");
+        assert_eq!(hash, "/distributed-locks/3?scenario=unsafe-del&seed=7");
+        let search = &query[query.find('?').expect("a query")..];
+        let c = EmbedConfig::from_query(search);
+        assert!(c.embed);
+        assert_eq!((c.show, c.theme), (Show::Scenario, Theme::Dark));
+        assert!(c.shows("play") && c.shows("faults") && !c.shows("console") && !c.shows("editor"));
+        assert_eq!(query_param(search, "lang").as_deref(), Some("nb"));
+        // No query, no hash: still a well-formed URL.
+        assert_eq!(EmbedChoice::default().url("http://h/"), "http://h/?embed=1");
     }
 
     #[test]

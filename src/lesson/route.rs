@@ -59,9 +59,21 @@ impl Route {
     }
 }
 
+/// What an older version of the app appended to the query by mistake (`/?lang=nb?scenario=…`,
+/// `?pack=p.toml?scenario=…`): the scenario's state belongs in the hash.
+const CORRUPTION: &str = "?scenario=";
+
+/// The query as the visitor meant it: anything from a stray `?scenario=` on (see
+/// [`repair_url`]) is cut off, so such a link still opens in its language.
+fn clean_query(search: &str) -> &str {
+    let s = search.find(CORRUPTION).map_or(search, |i| &search[..i]);
+    s.strip_prefix('?').unwrap_or(s)
+}
+
 /// The value of `name` in a query string such as `?lang=nb&x=1` (minimal percent-decoding).
+/// Read leniently: a link corrupted as `?lang=nb?scenario=…` gives `lang=nb`.
 pub fn query_param(search: &str, name: &str) -> Option<String> {
-    let q = search.strip_prefix('?').unwrap_or(search);
+    let q = clean_query(search);
     q.split('&').find_map(|pair| {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         (percent_decode(k) == name).then(|| percent_decode(v))
@@ -70,7 +82,7 @@ pub fn query_param(search: &str, name: &str) -> Option<String> {
 
 /// Returns `search` with `name` set to `value` (added or replaced), keeping other params.
 pub fn with_query_param(search: &str, name: &str, value: &str) -> String {
-    let q = search.strip_prefix('?').unwrap_or(search);
+    let q = clean_query(search);
     let mut parts: Vec<String> = q
         .split('&')
         .filter(|p| !p.is_empty())
@@ -79,6 +91,59 @@ pub fn with_query_param(search: &str, name: &str, value: &str) -> String {
         .collect();
     parts.push(format!("{name}={value}"));
     format!("?{}", parts.join("&"))
+}
+
+/// Returns `search` without `name` (`""` when nothing is left), keeping the other params.
+pub fn without_query_param(search: &str, name: &str) -> String {
+    let q = clean_query(search);
+    let parts: Vec<&str> = q
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .filter(|p| percent_decode(p.split('=').next().unwrap_or("")) != name)
+        .collect();
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!("?{}", parts.join("&"))
+    }
+}
+
+/// The route part of a hash: `#/distributed-locks/3?scenario=x` → `/distributed-locks/3`.
+pub fn hash_route(hash: &str) -> &str {
+    let h = hash.strip_prefix('#').unwrap_or(hash);
+    h.split('?').next().unwrap_or("")
+}
+
+/// The hash that keeps `hash`'s route and puts `state` (`scenario=…&seed=…`) after it:
+/// the one place a scenario's state is written into the URL. Always starts with `#`.
+pub fn hash_with_state(hash: &str, state: &str) -> String {
+    let route = hash_route(hash);
+    if state.is_empty() {
+        format!("#{route}")
+    } else {
+        format!("#{route}?{}", state.trim_start_matches(['?', '&']))
+    }
+}
+
+/// A link an older version corrupted (`/?lang=nb?scenario=…&t=0#/distributed-locks/3`):
+/// the query the visitor meant, and the hash with the scenario's state moved into it
+/// (where it belongs) unless the hash already has some. `None`: nothing to repair.
+pub fn repair_url(search: &str, hash: &str) -> Option<(String, String)> {
+    let at = search.find(CORRUPTION)?;
+    let kept = search[..at].strip_prefix('?').unwrap_or(&search[..at]);
+    let state = &search[at + 1..];
+    let search = if kept.is_empty() {
+        String::new()
+    } else {
+        format!("?{kept}")
+    };
+    let route = hash_route(hash);
+    let hash = if hash.contains('?') || route.trim_matches('/').is_empty() {
+        hash.to_string()
+    } else {
+        hash_with_state(hash, state)
+    };
+    Some((search, hash))
 }
 
 fn percent_decode(s: &str) -> String {
@@ -173,5 +238,51 @@ mod tests {
         assert_eq!(query_param("", "lang"), None);
         assert_eq!(with_query_param("?x=1&lang=en", "lang", "nb"), "?x=1&lang=nb");
         assert_eq!(with_query_param("", "lang", "nb"), "?lang=nb");
+        assert_eq!(without_query_param("?pack=p.toml&lang=nb", "pack"), "?lang=nb");
+        assert_eq!(without_query_param("?pack=p.toml", "pack"), "");
+    }
+
+    #[test]
+    fn a_link_corrupted_by_scenario_state_in_the_query_is_read_leniently() {
+        let s = "?lang=nb?scenario=double-charge-no-lock&seed=1&t=0&e=0";
+        assert_eq!(query_param(s, "lang").as_deref(), Some("nb"));
+        assert_eq!(query_param(s, "seed"), None);
+        let p = "?pack=packs/example/pack.toml?scenario=lease-short&seed=1";
+        assert_eq!(query_param(p, "pack").as_deref(), Some("packs/example/pack.toml"));
+        // A pack address with a query of its own is left alone.
+        assert_eq!(
+            query_param("?pack=https://x.example/p.toml?v=2", "pack").as_deref(),
+            Some("https://x.example/p.toml?v=2")
+        );
+        assert_eq!(
+            repair_url(s, "#/distributed-locks/3"),
+            Some((
+                "?lang=nb".to_string(),
+                "#/distributed-locks/3?scenario=double-charge-no-lock&seed=1&t=0&e=0".to_string()
+            ))
+        );
+        // The hash's own state wins; with nothing kept the query goes.
+        assert_eq!(
+            repair_url("?scenario=a&seed=1", "#/l/2?scenario=b"),
+            Some((String::new(), "#/l/2?scenario=b".to_string()))
+        );
+        assert_eq!(repair_url("?lang=nb", "#/l/2"), None);
+        assert_eq!(repair_url("", ""), None);
+    }
+
+    #[test]
+    fn scenario_state_is_written_into_the_hash_after_the_route() {
+        assert_eq!(
+            hash_with_state("#/distributed-locks/3", "scenario=x&seed=1"),
+            "#/distributed-locks/3?scenario=x&seed=1"
+        );
+        assert_eq!(
+            hash_with_state("#/distributed-locks/3?scenario=old&t=9", "scenario=x"),
+            "#/distributed-locks/3?scenario=x"
+        );
+        // Never a bare `?…`, which a browser would put in the query.
+        assert!(hash_with_state("", "scenario=x").starts_with('#'));
+        assert_eq!(hash_route("#/l/3?x=1"), "/l/3");
+        assert_eq!(hash_route(""), "");
     }
 }

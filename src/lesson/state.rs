@@ -55,6 +55,17 @@ pub enum Notice {
     ProgressReset,
 }
 
+impl Notice {
+    /// The outcome of something the learner did on the progress page (import, reset):
+    /// shown next to those controls, and replaced by the next one.
+    pub fn is_outcome(&self) -> bool {
+        matches!(
+            self,
+            Notice::Imported | Notice::ImportFailed | Notice::ProgressReset
+        )
+    }
+}
+
 /// What the main area shows.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum View {
@@ -72,7 +83,11 @@ pub struct ReaderState {
     pub lang: Lang,
     pub view: View,
     pub progress: Progress,
+    /// Page-wide notices (stored progress unreadable, storage blocked), until dismissed.
     pub notices: Vec<Notice>,
+    /// The outcome of the last progress action (import, reset), shown by its controls;
+    /// the next action replaces it, and leaving the page clears it.
+    pub outcome: Option<Notice>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -95,19 +110,24 @@ pub enum Action {
     Import(Progress),
     /// Forget all progress (the UI asks for confirmation first).
     ResetProgress,
+    /// The learner scrolled to the end of the section with this order: it is read.
+    ReadToEnd(u32),
+    /// An embedding page asked for this section; one the lesson does not have is ignored.
+    Goto(u32),
 }
 
 impl ReaderState {
     /// The state at start-up: `route` from the URL, progress as loaded.
     pub fn new(lessons: Rc<Lessons>, lang: Lang, route: Route, progress: Progress) -> ReaderState {
         let lang = lessons.offered(lang);
-        let first = lessons.get(lang).first_order();
         let state = ReaderState {
             lessons,
             lang,
-            view: View::Section(first),
+            // Nothing shown yet: opening the first page reads nothing.
+            view: View::NotFound(String::new()),
             progress,
             notices: Vec::new(),
+            outcome: None,
         };
         state.reduce(Action::Route(route))
     }
@@ -178,6 +198,7 @@ impl ReaderState {
                     }
                 }
             }
+            Action::Notify(n) if n.is_outcome() => next.outcome = Some(n),
             Action::Notify(n) => {
                 if !next.notices.contains(&n) {
                     next.notices.push(n);
@@ -201,26 +222,49 @@ impl ReaderState {
                 // within its questions).
                 next.progress
                     .merge(&p.fit_to(self.lesson(), &self.lessons.questions));
-                next.notices
-                    .retain(|n| !matches!(n, Notice::ImportFailed | Notice::Imported));
-                next.notices.push(Notice::Imported);
+                next.outcome = Some(Notice::Imported);
             }
             Action::ResetProgress => {
                 next.progress = Progress::new();
-                next.notices.retain(|n| !matches!(n, Notice::ProgressReset));
-                next.notices.push(Notice::ProgressReset);
-                // The page being read is not marked again until the learner moves on.
+                next.outcome = Some(Notice::ProgressReset);
                 return next;
             }
-        }
-        if let Some(o) = next.current() {
-            let lesson_id = next.lesson().id.clone();
-            if let Some(section) = next.lesson().section(o) {
-                let id = section.id.clone();
-                next.progress.visit(&lesson_id, &id, o);
+            Action::ReadToEnd(order) => {
+                if self.current() == Some(order) {
+                    next.mark_read(order);
+                }
+                return next;
+            }
+            Action::Goto(order) => {
+                if self.lesson().section(order).is_some() {
+                    next.view = View::Section(order);
+                }
             }
         }
+        if next.view != self.view {
+            // A section counts as read once the learner leaves it (or scrolls to its
+            // end, above), not merely because it was opened: a first visitor has read
+            // nothing.
+            if let Some(o) = self.current() {
+                next.mark_read(o);
+            }
+            next.outcome = None;
+        }
+        if let Some(o) = next.current() {
+            // Where the home page resumes.
+            let id = next.lesson().id.clone();
+            next.progress.lessons.entry(id).or_default().last = Some(o);
+        }
         next
+    }
+
+    /// Marks the section with this order as read in the current lesson.
+    fn mark_read(&mut self, order: u32) {
+        let lesson_id = self.lesson().id.clone();
+        if let Some(section) = self.lesson().section(order) {
+            let id = section.id.clone();
+            self.progress.visit(&lesson_id, &id, order);
+        }
     }
 }
 
@@ -269,12 +313,63 @@ mod tests {
     }
 
     #[test]
-    fn starts_at_the_route_and_marks_it_read() {
+    fn starts_at_the_route_with_nothing_read() {
         let s = start("#/l/2");
         assert_eq!(s.view, View::Section(2));
-        assert!(s.progress.is_visited("l", "b"));
-        assert!(!s.progress.is_visited("l", "a"));
+        assert_eq!(
+            s.progress.visited_count("l"),
+            0,
+            "a first visitor has read nothing"
+        );
+        assert_eq!(s.progress.lesson("l").and_then(|l| l.last), Some(2));
         assert_eq!(s.hash().as_deref(), Some("#/l/2"));
+        assert_eq!(start("").progress.visited_count("l"), 0);
+    }
+
+    #[test]
+    fn a_section_is_read_once_left_or_scrolled_to_its_end() {
+        let s = start("#/l/1").reduce(Action::Next);
+        assert!(s.progress.is_visited("l", "a"), "left for the next one");
+        assert!(!s.progress.is_visited("l", "b"), "only just opened");
+        // Scrolled to its end: read. A stale report for another section is not.
+        let s = s.reduce(Action::ReadToEnd(3));
+        assert!(!s.progress.is_visited("l", "c"));
+        let s = s.reduce(Action::ReadToEnd(2));
+        assert!(s.progress.is_visited("l", "b"));
+        // Leaving for the progress page reads it too; the language switch does not.
+        let s = start("#/l/3").reduce(Action::SetLang(Lang::Nb));
+        assert_eq!(s.progress.visited_count("l"), 0);
+        let s = s.reduce(Action::Route(Route::parse("#/l/progress")));
+        assert!(s.progress.is_visited("l", "c"));
+        assert_eq!(s.progress.lesson("l").and_then(|l| l.last), Some(3));
+    }
+
+    #[test]
+    fn a_host_goto_to_a_section_the_lesson_lacks_is_ignored() {
+        let s = start("#/l/2");
+        assert_eq!(s.reduce(Action::Goto(99)).view, View::Section(2));
+        assert_eq!(s.reduce(Action::Goto(0)).view, View::Section(2));
+        assert_eq!(s.reduce(Action::Goto(3)).view, View::Section(3));
+    }
+
+    #[test]
+    fn each_progress_action_replaces_the_last_outcome() {
+        let s = start("#/l/progress").reduce(Action::Import(Progress::new()));
+        assert_eq!(s.outcome, Some(Notice::Imported));
+        let s = s.reduce(Action::Notify(Notice::ImportFailed));
+        assert_eq!(s.outcome, Some(Notice::ImportFailed), "not next to 'imported'");
+        let s = s.reduce(Action::ResetProgress);
+        assert_eq!(
+            s.outcome,
+            Some(Notice::ProgressReset),
+            "no stale 'imported' after a reset"
+        );
+        assert!(s.notices.is_empty(), "outcomes are not page-wide notices");
+        // A page-wide notice stays; leaving the page clears the outcome.
+        let s = s.reduce(Action::Notify(Notice::StorageUnavailable));
+        assert_eq!(s.outcome, Some(Notice::ProgressReset));
+        let s = s.reduce(Action::Route(Route::parse("#/l/1")));
+        assert_eq!((s.outcome, s.notices.len()), (None, 1));
     }
 
     #[test]
@@ -284,7 +379,7 @@ mod tests {
         assert_eq!(s.current(), Some(1));
         let s = s.reduce(Action::Next).reduce(Action::Next).reduce(Action::Next);
         assert_eq!(s.current(), Some(3));
-        assert_eq!(s.progress.visited_count("l"), 3);
+        assert_eq!(s.progress.visited_count("l"), 2, "the last one is open, not read");
         assert_eq!(s.reduce(Action::Prev).current(), Some(2));
     }
 
@@ -329,10 +424,10 @@ mod tests {
         other.visit("l", "c", 3);
         let s = s.reduce(Action::Import(other));
         assert!(s.progress.is_visited("l", "c"));
-        assert!(s.notices.contains(&Notice::Imported));
+        assert_eq!(s.outcome, Some(Notice::Imported));
         let s = s.reduce(Action::ResetProgress);
         assert_eq!(s.progress, Progress::new());
-        assert!(s.notices.contains(&Notice::ProgressReset));
+        assert_eq!(s.outcome, Some(Notice::ProgressReset));
         assert!(matches!(start("#/other/progress").view, View::NotFound(_)));
     }
 

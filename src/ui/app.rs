@@ -6,11 +6,13 @@ use crate::lesson::embed::{EmbedConfig, Show};
 use crate::lesson::i18n::Texts;
 use crate::lesson::progress::Score;
 use crate::lesson::progress::{Progress, LANG_KEY, LEGACY_PROGRESS_KEYS, PROGRESS_KEY};
-use crate::lesson::route::{query_param, with_query_param, Route};
+use crate::lesson::route::{
+    hash_route, query_param, repair_url, with_query_param, without_query_param, Route,
+};
 use crate::lesson::state::{Action, Lessons, Notice, ReaderState, View};
 use crate::ui::browser;
 use crate::ui::components::{
-    ContentErrors, LangSwitch, Notices, Pager, ProgressPage, Quiz, SectionView, ShareDialog, Toc,
+    ContentErrors, LangSwitch, Notices, PackFailed, Pager, ProgressPage, Quiz, SectionView, ShareDialog, Toc,
 };
 use crate::ui::embed;
 use crate::ui::pack_loader;
@@ -27,14 +29,43 @@ struct Reader(ReaderState);
 impl Reducible for Reader {
     type Action = Action;
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
-        Rc::new(Reader(self.0.reduce(action)))
+        let next = self.0.reduce(action);
+        sync_hash(&next, true);
+        Rc::new(Reader(next))
     }
 }
 
-/// The language at start-up: `?lang=` wins, then the remembered choice, then the browser's.
+/// State → URL: the hash names the route shown (a new history entry with `push`, so the
+/// back button returns). Done with the transition, before anything is drawn, so a
+/// scenario panel that writes its state after the route finds the right route there.
+/// What follows the route (a scenario's state) is kept while the route stays.
+fn sync_hash(s: &ReaderState, push: bool) {
+    let Some(want) = s.hash() else { return };
+    if hash_route(&browser::hash()) != hash_route(&want) {
+        if push {
+            browser::set_hash(&want);
+        } else {
+            browser::replace_hash(&want);
+        }
+    }
+}
+
+/// A link an older version corrupted (`?lang=nb?scenario=…`) gets its query back, and
+/// the scenario's state moves into the hash; any other query is left exactly as opened.
+fn repair_address() {
+    if let Some((search, hash)) = repair_url(&browser::search(), &browser::hash()) {
+        browser::replace_search_and_hash(&search, &hash);
+    }
+}
+
+/// The language at start-up: `?lang=` wins (and is remembered), then the remembered
+/// choice, then the browser's.
 fn initial_lang() -> Lang {
-    query_param(&browser::search(), "lang")
-        .and_then(|c| Lang::from_code(&c))
+    let asked = query_param(&browser::search(), "lang").and_then(|c| Lang::from_code(&c));
+    if let Some(lang) = asked {
+        let _ = browser::storage_set(LANG_KEY, lang.code());
+    }
+    asked
         .or_else(|| {
             browser::storage_get(LANG_KEY)
                 .ok()
@@ -121,7 +152,14 @@ fn pack_app(props: &PackAppProps) -> Html {
     }
     match &*load {
         PackLoad::Loading => html! { <p class="loading" role="status">{ "Loading the lesson pack…" }</p> },
-        PackLoad::Failed(errors) => html! { <ContentErrors errors={errors.clone()} /> },
+        PackLoad::Failed(errors) => {
+            // The built-in lesson: this page without `pack=` (and without the pack's route).
+            let path = web_sys::window()
+                .and_then(|w| w.location().pathname().ok())
+                .unwrap_or_default();
+            let builtin = format!("{path}{}", without_query_param(&browser::search(), "pack"));
+            html! { <PackFailed lang={initial_lang()} source={props.source.clone()} errors={errors.clone()} {builtin} /> }
+        }
         PackLoad::Ready(lessons, scenarios) => html! {
             <ContextProvider<PackScenarios> context={scenarios.clone()}>
                 <Reader_ lessons={lessons.clone()} />
@@ -142,6 +180,7 @@ fn reader(props: &ReaderProps) -> Html {
     let embed_cfg: Rc<EmbedConfig> = use_memo((), |_| EmbedConfig::from_query(&browser::search()));
     let start_section = embed_cfg.section;
     let state = use_reducer(move || {
+        repair_address();
         // The current key, else an older version's (migrated by `Progress::load`, then
         // written back under the current key by the save effect below, and removed).
         let stored = browser::storage_get(PROGRESS_KEY).map(|v| {
@@ -171,6 +210,8 @@ fn reader(props: &ReaderProps) -> Html {
         if stored.is_err() {
             s = s.reduce(Action::Notify(Notice::StorageUnavailable));
         }
+        // No new history entry: `/` and the section it opens are one place.
+        sync_hash(&s, false);
         Reader(s)
     });
     let s = &state.0;
@@ -180,16 +221,13 @@ fn reader(props: &ReaderProps) -> Html {
     {
         let cfg = embed_cfg.clone();
         let dispatch = state.dispatcher();
-        let lesson_id = s.lesson().id.clone();
         use_effect_with((), move |_| {
             browser::set_document_theme(cfg.theme.attr());
             embed::send(&cfg, "ready", serde_json::json!({}));
             let listener = embed::listen(&cfg, move |goto| {
                 if let Some(order) = goto.section {
-                    dispatch.dispatch(Action::Route(Route::Section {
-                        lesson: lesson_id.clone(),
-                        order,
-                    }));
+                    // A section the lesson lacks is ignored, not "page not found".
+                    dispatch.dispatch(Action::Goto(order));
                 }
                 if let Some(step) = goto.step {
                     embed::dispatch_step(step);
@@ -255,21 +293,14 @@ fn reader(props: &ReaderProps) -> Html {
         });
     }
 
-    // State → URL, document language and title.
+    // State → document language and title (the URL follows in `Reader::reduce`).
     {
-        let hash = s.hash();
         let lang = s.lang;
         let title = match s.current().and_then(|o| s.lesson().section(o)) {
             Some(sec) => format!("{} · {}", sec.title, t.t("app_name")),
             None => t.t("app_name"),
         };
-        use_effect_with((hash, lang, title), move |(hash, lang, title)| {
-            if let Some(h) = hash {
-                // The part after `?` holds a scenario's state; only the route is ours.
-                if browser::hash().split('?').next() != Some(h.as_str()) {
-                    browser::set_hash(h);
-                }
-            }
+        use_effect_with((lang, title), move |(lang, title)| {
             browser::set_document_lang(lang.code());
             browser::set_title(title);
         });
@@ -304,6 +335,8 @@ fn reader(props: &ReaderProps) -> Html {
             }
         });
     }
+
+    use_read_at_end(s.current(), state.dispatcher());
 
     let on_lang = {
         let dispatch = state.dispatcher();
@@ -408,7 +441,7 @@ fn reader(props: &ReaderProps) -> Html {
             None => html! {},
         },
         View::Progress => html! {
-            <ProgressPage lessons={s.lessons.clone()} lang={s.lang} progress={s.progress.clone()} {on_import} {on_reset} />
+            <ProgressPage lessons={s.lessons.clone()} lang={s.lang} progress={s.progress.clone()} {on_import} {on_reset} outcome={s.outcome.clone()} />
         },
         View::NotFound(hash) => html! {
             <article class="section not-found">
@@ -483,6 +516,24 @@ fn reader(props: &ReaderProps) -> Html {
         </div>
         </ContextProvider<Rc<EmbedConfig>>>
     }
+}
+
+/// Scrolled to the end of the section `current`: it is read (`Action::ReadToEnd`). Only
+/// a real scroll counts, so a short section that fits the window is read once it is left.
+#[hook]
+fn use_read_at_end(current: Option<u32>, dispatch: UseReducerDispatcher<Reader>) {
+    use_effect_with(current, move |current| {
+        let listener = current.zip(web_sys::window()).map(|(order, w)| {
+            let done = std::cell::Cell::new(false);
+            EventListener::new(&w, "scroll", move |_| {
+                if !done.get() && browser::scrolled_to_end_of("article.section") {
+                    done.set(true);
+                    dispatch.dispatch(Action::ReadToEnd(order));
+                }
+            })
+        });
+        move || drop(listener)
+    });
 }
 
 /// True when the key press belongs to a text field, a select or editable content.

@@ -44,6 +44,11 @@ pub fn replace_search(search: &str) {
     replace_url(Some(search), None);
 }
 
+/// Replaces both the query string (`""`: none) and the hash, without a reload.
+pub fn replace_search_and_hash(search: &str, hash: &str) {
+    replace_url(Some(search), Some(hash));
+}
+
 /// Replaces the query string and/or the hash (`None`: keep the current one) without a
 /// new history entry or a reload.
 fn replace_url(search: Option<&str>, hash: Option<&str>) {
@@ -141,8 +146,13 @@ pub fn read_first_file(input: &web_sys::HtmlInputElement, done: impl FnOnce(Stri
 }
 
 /// Replaces `location.hash` without a new history entry (state that changes often).
+/// A hash without its `#` would land in the query: it is added.
 pub fn replace_hash(hash: &str) {
-    replace_url(None, Some(hash));
+    if hash.starts_with('#') {
+        replace_url(None, Some(hash));
+    } else {
+        replace_url(None, Some(&format!("#{hash}")));
+    }
 }
 
 pub fn storage_remove(key: &str) {
@@ -194,4 +204,17 @@ pub fn announce_ready() {
     if let Ok(event) = web_sys::Event::new("lockstep-ready") {
         let _ = w.dispatch_event(&event);
     }
+}
+
+/// True when the page has been scrolled (not merely opened) and the bottom of the first
+/// element matching `selector` is in the window.
+pub fn scrolled_to_end_of(selector: &str) -> bool {
+    let Some(w) = window() else { return false };
+    let scrolled = w.scroll_y().is_ok_and(|y| y > 0.0);
+    let height = w.inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(0.0);
+    let bottom = w
+        .document()
+        .and_then(|d| d.query_selector(selector).ok().flatten())
+        .map(|el| el.get_bounding_client_rect().bottom());
+    scrolled && bottom.is_some_and(|b| b <= height + 1.0)
 }

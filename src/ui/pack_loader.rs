@@ -15,8 +15,15 @@ async fn fetch_text(url: &str) -> Result<String, String> {
         .await
         .map_err(|_| format!("{url}: could not be fetched"))?;
     let resp: web_sys::Response = resp.dyn_into().map_err(|_| format!("{url}: not a response"))?;
-    if !resp.ok() {
-        return Err(format!("{url}: HTTP {}", resp.status()));
+    match resp.status() {
+        _ if resp.ok() => {}
+        404 | 410 => {
+            return Err(format!(
+                "{url}: there is no file at this address (HTTP {})",
+                resp.status()
+            ))
+        }
+        status => return Err(format!("{url}: the server answered HTTP {status}")),
     }
     let text = JsFuture::from(resp.text().map_err(|_| format!("{url}: no body"))?)
         .await

@@ -11,21 +11,26 @@ pub struct NoticesProps {
     pub on_dismiss: Callback<usize>,
 }
 
-/// Notices the learner should see (progress reset, storage blocked), announced politely.
+/// What a notice says, in the reader's language.
+pub fn notice_text(t: &Texts, n: &Notice) -> String {
+    match n {
+        Notice::ProgressDiscarded(Discarded::Corrupt) => t.t("notice_progress_corrupt"),
+        Notice::ProgressDiscarded(Discarded::NewerVersion(_)) => t.t("notice_progress_newer"),
+        Notice::StorageUnavailable => t.t("notice_storage_unavailable"),
+        Notice::Imported => t.t("notice_imported"),
+        Notice::ImportFailed => t.t("notice_import_failed"),
+        Notice::ProgressReset => t.t("notice_progress_reset"),
+    }
+}
+
+/// Page-wide notices the learner should see (progress reset, storage blocked), announced politely.
 #[function_component(Notices)]
 pub fn notices(props: &NoticesProps) -> Html {
     let t = Texts::new(props.lang);
     html! {
         <div class="notices" role="status" aria-live="polite">
             { for props.notices.iter().enumerate().map(|(i, n)| {
-                let text = match n {
-                    Notice::ProgressDiscarded(Discarded::Corrupt) => t.t("notice_progress_corrupt"),
-                    Notice::ProgressDiscarded(Discarded::NewerVersion(_)) => t.t("notice_progress_newer"),
-                    Notice::StorageUnavailable => t.t("notice_storage_unavailable"),
-                    Notice::Imported => t.t("notice_imported"),
-                    Notice::ImportFailed => t.t("notice_import_failed"),
-                    Notice::ProgressReset => t.t("notice_progress_reset"),
-                };
+                let text = notice_text(&t, n);
                 let on_dismiss = props.on_dismiss.clone();
                 html! {
                     <div class="notice">

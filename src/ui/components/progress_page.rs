@@ -1,10 +1,11 @@
 //! The progress page: what was read and answered, export / import / reset.
 
+use super::notices::notice_text;
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
 use crate::lesson::progress::Progress;
 use crate::lesson::route::Route;
-use crate::lesson::state::Lessons;
+use crate::lesson::state::{Lessons, Notice};
 use crate::ui::browser;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -17,6 +18,9 @@ pub struct ProgressPageProps {
     /// The text of a chosen file, to import.
     pub on_import: Callback<String>,
     pub on_reset: Callback<()>,
+    /// What the last import or reset did, shown next to those buttons.
+    #[prop_or_default]
+    pub outcome: Option<Notice>,
 }
 
 #[function_component(ProgressPage)]
@@ -119,6 +123,11 @@ pub fn progress_page(props: &ProgressPageProps) -> Html {
                     <button type="button" class="reset" onclick={ask}>{ t.t("progress_reset") }</button>
                 }
             </div>
+            // Always in the page, so that what is put in it is announced (politely); each
+            // import or reset replaces what the last one said.
+            <p class="progress-outcome" role="status" aria-live="polite">
+                { props.outcome.as_ref().map(|n| notice_text(&t, n)).unwrap_or_default() }
+            </p>
         </article>
     }
 }

@@ -1,6 +1,7 @@
 //! "Share / Embed": a link to exactly this view, and a ready `<iframe>` snippet.
 
 use crate::lesson::content::Lang;
+use crate::lesson::embed::{EmbedChoice, Show, Theme, CONTROLS};
 use crate::lesson::i18n::Texts;
 use crate::ui::browser;
 use wasm_bindgen::JsCast;
@@ -9,18 +10,6 @@ use yew::prelude::*;
 #[derive(Properties, PartialEq)]
 pub struct ShareDialogProps {
     pub lang: Lang,
-}
-
-/// The embed URL for the current address: same page, `embed=1` added.
-pub fn embed_url(href: &str) -> String {
-    let (before_hash, hash) = href.split_once('#').map_or((href, ""), |(a, b)| (a, b));
-    let sep = if before_hash.contains('?') { '&' } else { '?' };
-    let hash = if hash.is_empty() {
-        String::new()
-    } else {
-        format!("#{hash}")
-    };
-    format!("{before_hash}{sep}embed=1{hash}")
 }
 
 /// Where Tab (or Shift+Tab with `back`) must go instead of leaving `dialog`: the first
@@ -56,6 +45,7 @@ pub fn share_dialog(props: &ShareDialogProps) -> Html {
     let t = Texts::new(props.lang);
     let open = use_state(|| false);
     let copied = use_state(|| None::<&'static str>);
+    let choice = use_reducer(Choice::default);
     let href = if *open {
         web_sys::window()
             .and_then(|w| w.location().href().ok())
@@ -65,7 +55,7 @@ pub fn share_dialog(props: &ShareDialogProps) -> Html {
     };
     let snippet = format!(
         "<iframe src=\"{}\" title=\"{}\" width=\"100%\" height=\"640\" style=\"border:0\" loading=\"lazy\"></iframe>",
-        embed_url(&href).replace('"', "&quot;"),
+        choice.0.url(&href).replace('"', "&quot;"),
         t.t("embed_title")
     );
     let toggle = {
@@ -137,6 +127,7 @@ pub fn share_dialog(props: &ShareDialogProps) -> Html {
                         <input id="share-link" type="text" readonly=true value={href.clone()} />
                         <button type="button" onclick={copy("link", href.clone())}>{ if *copied == Some("link") { t.t("copied") } else { t.t("copy") } }</button>
                     </div>
+                    { embed_options(&t, &choice, &copied) }
                     <label for="share-embed">{ t.t("share_embed") }</label>
                     <div class="copy-row">
                         <textarea id="share-embed" readonly=true rows="3" value={snippet.clone()} />
@@ -147,5 +138,116 @@ pub fn share_dialog(props: &ShareDialogProps) -> Html {
                 </div>
             }
         </>
+    }
+}
+
+/// The embed choices as a reducer: changes made in quick succession (before a redraw)
+/// each apply to the latest choice, not to the one the page was drawn with.
+#[derive(Clone, Default, PartialEq)]
+struct Choice(EmbedChoice);
+
+enum Change {
+    Show(Show),
+    Theme(Theme),
+    Control(&'static str, bool),
+}
+
+impl Reducible for Choice {
+    type Action = Change;
+    fn reduce(self: std::rc::Rc<Self>, change: Change) -> std::rc::Rc<Self> {
+        let mut c = self.0.clone();
+        match change {
+            Change::Show(show) => c.show = show,
+            Change::Theme(theme) => c.theme = theme,
+            Change::Control(name, true) => {
+                c.controls.insert(name.to_string());
+            }
+            Change::Control(name, false) => {
+                c.controls.remove(name);
+            }
+        }
+        std::rc::Rc::new(Choice(c))
+    }
+}
+
+/// The Share dialog's choices for the embed snippet: what it shows, which scenario
+/// controls it offers, its colours. Each change redraws the snippet.
+fn embed_options(
+    t: &Texts,
+    choice: &UseReducerHandle<Choice>,
+    copied: &UseStateHandle<Option<&'static str>>,
+) -> Html {
+    let change = |f: fn(&web_sys::HtmlInputElement) -> Change| {
+        let (choice, copied) = (choice.dispatcher(), copied.clone());
+        Callback::from(move |e: Event| {
+            copied.set(None);
+            choice.dispatch(f(&e.target_unchecked_into()));
+        })
+    };
+    let on_theme = {
+        let (choice, copied) = (choice.dispatcher(), copied.clone());
+        Callback::from(move |e: Event| {
+            let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            copied.set(None);
+            choice.dispatch(Change::Theme(match select.value().as_str() {
+                "light" => Theme::Light,
+                "dark" => Theme::Dark,
+                _ => Theme::Auto,
+            }));
+        })
+    };
+    let c = &choice.0;
+    let show_radio = |show: Show,
+                      value: &'static str,
+                      key: &str,
+                      f: fn(&web_sys::HtmlInputElement) -> Change| {
+        html! {
+            <label class="share-choice">
+                <input type="radio" name="share-show" {value} checked={c.show == show} onchange={change(f)} />
+                { t.t(key) }
+            </label>
+        }
+    };
+    let control_box = |control: &'static str| {
+        let on_change = {
+            let (choice, copied) = (choice.dispatcher(), copied.clone());
+            Callback::from(move |e: Event| {
+                let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+                copied.set(None);
+                choice.dispatch(Change::Control(control, input.checked()));
+            })
+        };
+        html! {
+            <label class="share-choice">
+                <input type="checkbox" name="share-control" value={control}
+                       checked={c.controls.contains(control)} onchange={on_change} />
+                { t.t(&format!("control_{control}")) }
+            </label>
+        }
+    };
+    let themes = [
+        (Theme::Auto, "auto", "share_theme_auto"),
+        (Theme::Light, "light", "share_theme_light"),
+        (Theme::Dark, "dark", "share_theme_dark"),
+    ];
+    html! {
+        <div class="share-options">
+            <fieldset>
+                <legend>{ t.t("share_show") }</legend>
+                { show_radio(Show::Section, "section", "share_show_section", |_| Change::Show(Show::Section)) }
+                { show_radio(Show::Scenario, "scenario", "share_show_scenario", |_| Change::Show(Show::Scenario)) }
+                { show_radio(Show::Quiz, "quiz", "share_show_quiz", |_| Change::Show(Show::Quiz)) }
+            </fieldset>
+            <fieldset>
+                <legend>{ t.t("share_controls") }</legend>
+                { for CONTROLS.into_iter().map(control_box) }
+            </fieldset>
+            <label for="share-theme">{ t.t("share_theme") }</label>
+            <select id="share-theme" onchange={on_theme}>
+                { for themes.into_iter().map(|(theme, value, key)| html! {
+                    <option {value} selected={c.theme == theme}>{ t.t(key) }</option>
+                }) }
+            </select>
+        </div>
     }
 }

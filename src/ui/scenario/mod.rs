@@ -142,16 +142,15 @@ fn write_url_state(
     variant: &Variant,
     faults: &[(u64, Fault)],
 ) {
-    let hash = browser::hash();
-    let route = hash.split('?').next().unwrap_or("");
-    let mut q = format!("{route}?scenario={name}&seed={seed}&t={t_ms}&e={event}");
+    let mut q = format!("scenario={name}&seed={seed}&t={t_ms}&e={event}");
     for (k, v) in link::encode_variant(variant) {
         q.push_str(&format!("&{k}={v}"));
     }
     if !faults.is_empty() {
         q.push_str(&format!("&faults={}", link::encode_faults(faults)));
     }
-    browser::replace_hash(&q);
+    // After the route, in the hash: the query stays what the visitor opened.
+    browser::replace_hash(&crate::lesson::route::hash_with_state(&browser::hash(), &q));
 }
 
 /// The fingers on a timeline (pointer id, x, y) and the gesture they make, if any.
