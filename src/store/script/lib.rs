@@ -1100,7 +1100,7 @@ fn table_insert<'gc>(
 /// A Lua number as `luaL_checkint` makes it a C `int` on x86-64: truncated to 64 bits
 /// (out of range and NaN give `i64::MIN`), then the low 32 bits.
 fn c_int(n: f64) -> i64 {
-    let wide = if n.is_nan() || n >= 9.223_372_036_854_775_807e18 || n < -9.223_372_036_854_775_808e18 {
+    let wide = if n.is_nan() || !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&n) {
         i64::MIN
     } else {
         n.trunc() as i64
