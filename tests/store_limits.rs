@@ -267,3 +267,38 @@ fn the_repl_stores_non_utf8_bytes_as_typed() {
     let lines = repl_under_memory_limit(b"SET raw \xff\xfe\x80\nSTRLEN raw\nGET raw\n");
     assert_eq!(lines, ["OK", "(integer) 3", "\"\\xff\\xfe\\x80\""]);
 }
+
+/// A learner's `coroutine.yield` at the top level is an error (as in Redis 7.0), not a
+/// way to end a script early; `xpcall` and `rawequal` exist as in Lua 5.1. (The same
+/// replies are checked against a live server in tests/oracle/41-lua-builtins.txt.)
+#[test]
+fn top_level_yield_is_an_error_and_xpcall_rawequal_exist() {
+    let mut store = Store::new(1);
+    let reply = run(&mut store, "EVAL \"return coroutine.yield(1)\" 0");
+    assert_eq!(
+        error_of(&reply),
+        "ERR attempt to yield across metamethod/C-call boundary script: c0c3d8a4cbcee35be6b566d6fb3a7a74f0fdcc6f, on @user_script:1."
+    );
+    assert_eq!(
+        run(
+            &mut store,
+            "EVAL \"local ok, e = xpcall(function() error('x') end, function(e) return 'h:' .. e end) return {tostring(ok), e}\" 0"
+        ),
+        Reply::Array(vec![Reply::Bulk(b"false".to_vec()), Reply::Bulk(b"h:user_script:1: x".to_vec())])
+    );
+    assert_eq!(
+        run(
+            &mut store,
+            "EVAL \"return {xpcall(function() return 1, 2 end, function(e) return e end)}\" 0"
+        ),
+        Reply::Array(vec![Reply::Int(1), Reply::Int(1), Reply::Int(2)])
+    );
+    assert_eq!(
+        run(
+            &mut store,
+            "EVAL \"local t = {} return {rawequal(t, t) and 1 or 0, rawequal(t, {}) and 1 or 0, rawequal('a', 'a') and 1 or 0}\" 0"
+        ),
+        Reply::Array(vec![Reply::Int(1), Reply::Int(0), Reply::Int(1)])
+    );
+    assert_eq!(run(&mut store, "PING"), Reply::Status("PONG".into()));
+}

@@ -356,6 +356,55 @@ fn install_base<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Shared) {
         }),
     );
 
+    // xpcall(f, handler): f runs without arguments; an error goes through the handler,
+    // whose first result comes back after `false`.
+    set(
+        ctx,
+        g,
+        "xpcall",
+        callback(ctx, host, |ctx, _, mut stack, host| {
+            let function = piccolo::meta_ops::call(ctx, stack.get(0))?;
+            let handler = stack.get(1);
+            stack.clear();
+            let then = BoxSequence::new(
+                &ctx,
+                XPCall {
+                    host: host.clone(),
+                    handler,
+                    handling: false,
+                },
+            );
+            Ok(CallbackReturn::Call {
+                function,
+                then: Some(then),
+            })
+        }),
+    );
+    set(
+        ctx,
+        g,
+        "rawequal",
+        callback(ctx, host, |ctx, exec, mut stack, host| {
+            if stack.len() < 2 {
+                let which = stack.len() + 1;
+                let msg = format!("bad argument #{which} to 'rawequal' (value expected)");
+                return Err(positioned(ctx, &exec, host, &msg));
+            }
+            let (a, b) = (stack.get(0), stack.get(1));
+            // Equality without __eq: tables and userdata by identity, the rest by value.
+            let same = match (a, b) {
+                (Value::Table(x), Value::Table(y)) => x == y,
+                (Value::UserData(x), Value::UserData(y)) => x == y,
+                _ => matches!(
+                    piccolo::meta_ops::equal(ctx, a, b),
+                    Ok(piccolo::meta_ops::MetaResult::Value(Value::Boolean(true)))
+                ),
+            };
+            stack.replace(ctx, Value::Boolean(same));
+            Ok(CallbackReturn::Return)
+        }),
+    );
+
     // unpack / table.unpack with Lua 5.1's bound on the number of results.
     let unpack = callback(ctx, host, |ctx, exec, mut stack, host| {
         let t = arg_table(ctx, &exec, host, &stack, 0, "unpack")?;
@@ -1715,5 +1764,58 @@ impl<'gc> Sequence<'gc> for PCall {
         stack.clear();
         stack.extend([Value::Boolean(false), value]);
         Ok(SequencePoll::Return)
+    }
+}
+
+/// After `xpcall`'s function: `true, results...`, or the handler's first result after
+/// `false`.
+#[derive(Collect)]
+#[collect(no_drop)]
+struct XPCall<'gc> {
+    #[collect(require_static)]
+    host: Shared,
+    handler: Value<'gc>,
+    handling: bool,
+}
+
+impl<'gc> Sequence<'gc> for XPCall<'gc> {
+    fn poll(
+        &mut self,
+        ctx: Context<'gc>,
+        _exec: Execution<'gc, '_>,
+        mut stack: Stack<'gc, '_>,
+    ) -> Result<SequencePoll<'gc>, piccolo::Error<'gc>> {
+        if self.handling {
+            let first = stack.get(0);
+            stack.replace(ctx, (false, first));
+        } else {
+            stack.push_front(Value::Boolean(true));
+        }
+        Ok(SequencePoll::Return)
+    }
+
+    fn error(
+        &mut self,
+        ctx: Context<'gc>,
+        _exec: Execution<'gc, '_>,
+        error: piccolo::Error<'gc>,
+        mut stack: Stack<'gc, '_>,
+    ) -> Result<SequencePoll<'gc>, piccolo::Error<'gc>> {
+        let value = match &error {
+            piccolo::Error::Runtime(rt) => {
+                let line = self.host.try_borrow().map(|h| h.line).unwrap_or(1);
+                let text = super::vm_message(&rt.to_string());
+                lua_str(ctx, format!("user_script:{line}: {text}"))
+            }
+            piccolo::Error::Lua(_) => error.to_value(ctx),
+        };
+        stack.clear();
+        stack.push_back(value);
+        self.handling = true;
+        let handler = piccolo::meta_ops::call(ctx, self.handler)?;
+        Ok(SequencePoll::Call {
+            function: handler,
+            is_tail: false,
+        })
     }
 }

@@ -363,6 +363,13 @@ impl Vm {
                 let host = &self.host;
                 self.lua.enter(|ctx| {
                     let result = ctx.fetch(executor).take_result::<Value>(ctx);
+                    if ctx.fetch(executor).mode() == piccolo::ExecutorMode::Suspended {
+                        // The script itself yielded: Lua 5.1 refuses that at the top level.
+                        let line = host.borrow().line;
+                        return Reply::Error(format!(
+                            "ERR attempt to yield across metamethod/C-call boundary script: {sha}, on @user_script:{line}."
+                        ));
+                    }
                     match result {
                         Ok(Ok(value)) => convert::lua_to_reply(ctx, value),
                         Ok(Err(error)) => Reply::Error(error_text(ctx, &error, &host.borrow(), sha)),
