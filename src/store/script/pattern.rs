@@ -114,7 +114,7 @@ impl<'a> Matcher<'a> {
 
     /// What testing one byte against the class at `p..ep` costs, in steps.
     fn class_cost(p: usize, ep: usize) -> u64 {
-        1 + u64::try_from(ep.saturating_sub(p) / 16).unwrap_or(u64::MAX)
+        1 + u64::try_from(ep.saturating_sub(p) / 4).unwrap_or(u64::MAX)
     }
 
     fn at(&self, p: usize) -> u8 {
