@@ -9,7 +9,8 @@
 # committed. FUZZ_WORK=<dir> keeps the working corpora in <dir>/<target> between runs
 # (they grow there); by default a temporary directory is used and removed.
 # Prints per target the executions, the final corpus and the exit status; a crash,
-# timeout (> 10 s for one input) or out-of-memory (> 2 GB) fails the script, and the
+# timeout (> 5 s for one input) or out-of-memory (> 512 MB RSS; the store caps a script at
+# 16-64 MB and the keyspace at 64 MB, so more is a leak) fails the script, and the
 # input that caused it is saved in fuzz/artifacts/<target>/ (reproduce it with
 # `cargo +nightly fuzz run <target> fuzz/artifacts/<target>/<file>`).
 # Needs a nightly toolchain and cargo-fuzz: scripts/setup-fuzz.sh installs them.
@@ -69,8 +70,8 @@ for t in "${targets[@]}"; do
   status=0
   cargo +nightly fuzz run "$t" "$corpus" -- \
     -max_total_time="$SECONDS_PER_TARGET" \
-    -timeout=10 \
-    -rss_limit_mb=2048 \
+    -timeout=5 \
+    -rss_limit_mb=512 \
     -print_final_stats=1 \
     >"$log" 2>&1 || status=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)

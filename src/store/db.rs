@@ -79,6 +79,40 @@ pub(crate) struct Db {
     watchers: Map<Vec<u8>, BTreeSet<u64>>,
     /// Connections whose WATCHed keys were touched: their next EXEC fails.
     dirty: BTreeSet<u64>,
+    /// Bytes the keyspace and the pending effect stream hold (see [`Db::used_memory`]).
+    used: usize,
+    pub(crate) max_memory: MaxMemory,
+}
+
+/// The store-wide memory limit (Redis's `maxmemory` with the `noeviction` policy).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct MaxMemory(pub(crate) usize);
+
+impl Default for MaxMemory {
+    fn default() -> Self {
+        MaxMemory(DEFAULT_MAX_MEMORY)
+    }
+}
+
+/// 64 MB per store: far above any lesson's needs, small enough for five nodes in a page.
+pub(crate) const DEFAULT_MAX_MEMORY: usize = 64 * 1024 * 1024;
+
+/// What one key costs beyond its bytes (the entry, the hash slot), as Redis counts its
+/// dictEntry and robj headers.
+const ENTRY_OVERHEAD: usize = 64;
+
+fn entry_cost(key: &[u8], value: &[u8]) -> usize {
+    key.len()
+        .saturating_add(value.len())
+        .saturating_add(ENTRY_OVERHEAD)
+}
+
+fn effect_cost(effect: &Effect) -> usize {
+    match effect {
+        Effect::Set { key, value, .. } => entry_cost(key, value),
+        Effect::Del { key } => entry_cost(key, &[]),
+        Effect::FlushAll => ENTRY_OVERHEAD,
+    }
 }
 
 impl Db {
@@ -123,13 +157,13 @@ impl Db {
 
     /// Stores a value and its expiry, emitting the effect and invalidating WATCHes.
     pub(crate) fn set(&mut self, key: &[u8], value: Vec<u8>, expire_at_ms: Option<u64>) {
-        self.effects.push(Effect::Set {
+        self.push_effect(Effect::Set {
             key: key.to_vec(),
             value: value.clone(),
             expire_at_ms,
         });
         self.touch(key);
-        self.keys.insert(key.to_vec(), Entry { value, expire_at_ms });
+        self.insert_entry(key.to_vec(), Entry { value, expire_at_ms });
     }
 
     /// Changes only the expiry of an existing key. Returns false if there is no such key.
@@ -138,11 +172,12 @@ impl Db {
             return false;
         };
         entry.expire_at_ms = expire_at_ms;
-        self.effects.push(Effect::Set {
+        let effect = Effect::Set {
             key: key.to_vec(),
             value: entry.value.clone(),
             expire_at_ms,
-        });
+        };
+        self.push_effect(effect);
         self.touch(key);
         true
     }
@@ -150,18 +185,18 @@ impl Db {
     /// DEL of one key: deletes it whether live or expired (an expired key goes as by lazy
     /// expiry), with one hash lookup. Returns whether it was live.
     pub(crate) fn delete_live(&mut self, key: &[u8]) -> bool {
-        let Some(entry) = self.keys.remove(key) else {
+        let Some(entry) = self.remove_entry(key) else {
             return false;
         };
-        self.effects.push(Effect::Del { key: key.to_vec() });
+        self.push_effect(Effect::Del { key: key.to_vec() });
         self.touch(key);
         !Self::expired(self.now_ms, &entry)
     }
 
     /// Deletes a key (live or not). Returns whether it was present.
     pub(crate) fn remove(&mut self, key: &[u8]) -> bool {
-        if self.keys.remove(key).is_some() {
-            self.effects.push(Effect::Del { key: key.to_vec() });
+        if self.remove_entry(key).is_some() {
+            self.push_effect(Effect::Del { key: key.to_vec() });
             self.touch(key);
             true
         } else {
@@ -180,7 +215,8 @@ impl Db {
             self.touch(&key);
         }
         self.keys.clear();
-        self.effects.push(Effect::FlushAll);
+        self.used = self.effects.iter().map(effect_cost).sum();
+        self.push_effect(Effect::FlushAll);
     }
 
     /// Live keys with their entries, sorted by key.
@@ -202,7 +238,51 @@ impl Db {
     }
 
     pub(crate) fn take_effects(&mut self) -> Vec<Effect> {
+        let taken: usize = self.effects.iter().map(effect_cost).sum();
+        self.used = self.used.saturating_sub(taken);
         std::mem::take(&mut self.effects)
+    }
+
+    /// The length of a key's value (0 if absent), without expiring it.
+    pub(crate) fn value_len(&self, key: &[u8]) -> usize {
+        self.keys.get(key).map_or(0, |e| e.value.len())
+    }
+
+    /// Bytes the store holds for data: every key and value (with a per-key overhead) and
+    /// the effects not yet taken.
+    pub(crate) fn used_memory(&self) -> usize {
+        self.used
+    }
+
+    /// Whether a write that brings `incoming` bytes must be refused: Redis's `maxmemory`
+    /// check, made strict (the write is refused if it could pass the limit, so the store
+    /// never holds more than `max_memory`).
+    pub(crate) fn refuses_write(&self, incoming: usize) -> bool {
+        self.used
+            .saturating_add(incoming.saturating_mul(2))
+            .saturating_add(2 * ENTRY_OVERHEAD)
+            > self.max_memory.0
+    }
+
+    fn insert_entry(&mut self, key: Vec<u8>, entry: Entry) {
+        let added = entry_cost(&key, &entry.value);
+        let new_len = entry.value.len();
+        match self.keys.insert(key, entry) {
+            // The key and its overhead were counted with the old entry.
+            Some(old) => self.used = self.used.saturating_sub(old.value.len()).saturating_add(new_len),
+            None => self.used = self.used.saturating_add(added),
+        }
+    }
+
+    fn remove_entry(&mut self, key: &[u8]) -> Option<Entry> {
+        let old = self.keys.remove(key)?;
+        self.used = self.used.saturating_sub(entry_cost(key, &old.value));
+        Some(old)
+    }
+
+    fn push_effect(&mut self, effect: Effect) {
+        self.used = self.used.saturating_add(effect_cost(&effect));
+        self.effects.push(effect);
     }
 
     /// A replica applies a primary's effect: same state change, no new effect recorded.
@@ -214,7 +294,7 @@ impl Db {
                 expire_at_ms,
             } => {
                 self.touch(key);
-                self.keys.insert(
+                self.insert_entry(
                     key.clone(),
                     Entry {
                         value: value.clone(),
@@ -223,13 +303,21 @@ impl Db {
                 );
             }
             Effect::Del { key } => {
-                if self.keys.remove(key).is_some() {
+                if self.remove_entry(key).is_some() {
                     self.touch(key);
                 }
             }
             Effect::FlushAll => {
                 let before = self.effects.len();
                 self.flush_all();
+                let dropped: usize = self
+                    .effects
+                    .get(before..)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(effect_cost)
+                    .sum();
+                self.used = self.used.saturating_sub(dropped);
                 self.effects.truncate(before);
             }
         }

@@ -33,7 +33,12 @@ fn hex_value(b: u8) -> Option<u8> {
 /// Splits one command line into arguments the way redis-cli does.
 /// A blank line gives an empty vector.
 pub fn parse_line(line: &str) -> Result<Vec<Vec<u8>>, ParseError> {
-    let bytes = line.as_bytes();
+    parse_line_bytes(line.as_bytes())
+}
+
+/// [`parse_line`] on raw bytes: a line that is not UTF-8 keeps its bytes as they are
+/// (redis-cli sends what it reads).
+pub fn parse_line_bytes(bytes: &[u8]) -> Result<Vec<Vec<u8>>, ParseError> {
     // A NUL ends the line for redis-cli (it works on C strings).
     let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
     let bytes = bytes.get(..end).unwrap_or(bytes);

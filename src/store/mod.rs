@@ -39,7 +39,7 @@ use cmd::{Command, Kind};
 use db::{Db, Map};
 use script::Scripting;
 
-pub use line::{parse_line, ParseError};
+pub use line::{parse_line, parse_line_bytes, ParseError};
 pub use reply::{render, Reply};
 pub use script::ScriptLimits;
 
@@ -133,6 +133,17 @@ impl Store {
         self.scripting.limits = limits;
     }
 
+    /// Bytes the keyspace (and the effects not yet taken) hold, as `maxmemory` counts them.
+    pub fn used_memory(&self) -> usize {
+        self.db.used_memory()
+    }
+
+    /// The store-wide memory limit (Redis's `maxmemory`, policy `noeviction`); 64 MB by
+    /// default. Writes that could pass it answer `-OOM`.
+    pub fn set_max_memory(&mut self, bytes: usize) {
+        self.db.max_memory = db::MaxMemory(bytes);
+    }
+
     /// Runs one command on connection 0.
     pub fn execute(&mut self, argv: &[Vec<u8>]) -> Reply {
         self.execute_conn(0, argv)
@@ -170,6 +181,9 @@ impl Store {
                 queue.push(argv.to_vec());
             }
             return Reply::Status("QUEUED".to_string());
+        }
+        if let Some(oom) = cmd::refuse_oom(spec, &self.db, argv) {
+            return oom;
         }
         match Command::parse(spec, argv, self.db.now_ms) {
             Ok(command) => self.dispatch(conn, command),
@@ -256,6 +270,7 @@ impl Store {
         let mut replies = Vec::with_capacity(queue.len());
         for argv in queue {
             let reply = match cmd::check(&argv) {
+                Ok(spec) if cmd::refuse_oom(spec, &self.db, &argv).is_some() => Reply::err(cmd::OOM),
                 Ok(spec) => match Command::parse(spec, &argv, self.db.now_ms) {
                     Ok(command) => self.dispatch(conn, command),
                     Err(reply) => reply,

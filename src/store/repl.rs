@@ -3,7 +3,7 @@
 
 use std::io::{self, BufRead, Write};
 
-use super::{parse_line, render, Store};
+use super::{parse_line_bytes, render, Store};
 
 /// How the REPL talks to its user.
 #[derive(Clone, Copy, Debug, Default)]
@@ -34,9 +34,9 @@ pub fn run(input: impl BufRead, mut output: impl Write, config: ReplConfig) -> i
             break;
         };
         let line = line?;
-        let line = String::from_utf8_lossy(&line);
-        let line = line.strip_suffix('\r').unwrap_or(&line);
-        let argv = match parse_line(line) {
+        // Bytes stay bytes: a value that is not UTF-8 is stored as typed.
+        let line = line.strip_suffix(b"\r").unwrap_or(&line);
+        let argv = match parse_line_bytes(line) {
             Ok(argv) => argv,
             Err(e) => {
                 writeln!(output, "{e}")?;

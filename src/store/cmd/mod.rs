@@ -316,6 +316,28 @@ impl DataCommand<'_> {
     }
 }
 
+/// Redis's reply to a `denyoom` command when the store is full.
+pub(crate) const OOM: &str = "OOM command not allowed when used memory > 'maxmemory'.";
+
+/// The OOM refusal for the commands Redis flags `denyoom` (the ones here that can grow the
+/// keyspace), if this one would take the store past its `maxmemory`.
+pub(crate) fn refuse_oom(spec: &Spec, db: &Db, argv: &[Vec<u8>]) -> Option<Reply> {
+    let grows = matches!(
+        spec.kind,
+        Kind::Set | Kind::SetNx | Kind::Append | Kind::Incr | Kind::IncrBy | Kind::Decr | Kind::DecrBy
+    );
+    if !grows {
+        return None;
+    }
+    let mut incoming: usize = argv.iter().skip(1).map(Vec::len).sum();
+    if spec.kind == Kind::Append {
+        // The new value is the old one and the suffix, and the effect carries all of it.
+        let old = argv.get(1).map_or(0, |key| db.value_len(key));
+        incoming = incoming.saturating_add(old);
+    }
+    db.refuses_write(incoming).then(|| Reply::err(OOM))
+}
+
 /// A command called through `redis.call` / `redis.pcall`, with Redis's script-specific
 /// errors (`scriptCall`).
 pub(crate) fn execute_from_script(db: &mut Db, argv: &[Vec<u8>]) -> Reply {
@@ -328,6 +350,9 @@ pub(crate) fn execute_from_script(db: &mut Db, argv: &[Vec<u8>]) -> Reply {
     }
     if spec.noscript {
         return Reply::err("ERR This Redis command is not allowed from script");
+    }
+    if let Some(oom) = refuse_oom(spec, db, argv) {
+        return oom;
     }
     match Command::parse(spec, argv, db.now_ms) {
         Ok(Command::Data(command)) => command.apply(db),

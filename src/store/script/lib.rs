@@ -13,6 +13,7 @@ use piccolo::{
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use super::alloc::{self, Fail};
 use super::cfmt::{self, Spec};
 use super::convert::{reply_to_lua, truncate};
 use super::pattern::{self, Capture, Matcher, PatError};
@@ -23,14 +24,10 @@ use crate::store::Reply;
 /// Lua 5.1's limit on values one call may return (`LUAI_MAXCSTACK`).
 const MAX_RESULTS: i64 = 8000;
 
-/// Strings built by library functions may not exceed this (the script's memory budget
-/// would be blown by much less, but this check happens before allocating).
-pub(crate) const MAX_STRING_BYTES: usize = 64 * 1024 * 1024;
-
-pub(super) type Shared = Rc<RefCell<Host>>;
+pub(crate) type Shared = Rc<RefCell<Host>>;
 type CbResult<'gc> = Result<CallbackReturn<'gc>, piccolo::Error<'gc>>;
 
-fn lua_str<'gc>(ctx: Context<'gc>, bytes: impl AsRef<[u8]>) -> Value<'gc> {
+pub(crate) fn lua_str<'gc>(ctx: Context<'gc>, bytes: impl AsRef<[u8]>) -> Value<'gc> {
     Value::String(piccolo::String::from_slice(&ctx, bytes.as_ref()))
 }
 
@@ -41,7 +38,7 @@ pub(crate) fn plain_error<'gc>(ctx: Context<'gc>, msg: impl AsRef<[u8]>) -> picc
 
 /// The script line the calling Lua frame is at (1-based), and remember it for the final
 /// error message.
-fn note_line(exec: &Execution, host: &Shared) -> Option<u64> {
+pub(crate) fn note_line(exec: &Execution, host: &Shared) -> Option<u64> {
     let line = exec.upper_lua_frame().map(|f| f.current_line.0 + 1);
     if let Some(line) = line {
         if let Ok(mut h) = host.try_borrow_mut() {
@@ -54,7 +51,12 @@ fn note_line(exec: &Execution, host: &Shared) -> Option<u64> {
 /// An error positioned like `luaL_error`: `user_script:LINE: msg`. When the caller's frame
 /// is gone (a tail call: `return string.format(...)`), the line the script was last seen
 /// on stands in; Lua 5.1 keeps the frame there.
-fn positioned<'gc>(ctx: Context<'gc>, exec: &Execution, host: &Shared, msg: &str) -> piccolo::Error<'gc> {
+pub(crate) fn positioned<'gc>(
+    ctx: Context<'gc>,
+    exec: &Execution,
+    host: &Shared,
+    msg: &str,
+) -> piccolo::Error<'gc> {
     let line = note_line(exec, host).or_else(|| host.try_borrow().ok().map(|h| h.line));
     match line {
         Some(line) => plain_error(ctx, format!("user_script:{line}: {msg}")),
@@ -78,7 +80,7 @@ pub(super) fn bad_arg<'gc>(
     )
 }
 
-pub(super) fn type_name(v: Value) -> &'static str {
+pub(crate) fn type_name(v: Value) -> &'static str {
     match v {
         Value::Integer(_) | Value::Number(_) => "number",
         other => other.type_name(),
@@ -86,7 +88,7 @@ pub(super) fn type_name(v: Value) -> &'static str {
 }
 
 /// Lua 5.1's `lua_tonumber` on a value: numbers, and strings that read as numbers.
-fn to_number(v: Value) -> Option<f64> {
+pub(crate) fn to_number(v: Value) -> Option<f64> {
     match v {
         Value::Integer(i) => Some(i as f64),
         Value::Number(n) => Some(n),
@@ -142,7 +144,7 @@ pub(crate) fn number_text(v: Value) -> Option<String> {
 }
 
 /// `luaL_checklstring`: strings, and numbers converted to text.
-fn check_string(v: Value) -> Option<Vec<u8>> {
+pub(crate) fn check_string(v: Value) -> Option<Vec<u8>> {
     match v {
         Value::String(s) => Some(s.as_bytes().to_vec()),
         other => number_text(other).map(String::into_bytes),
@@ -354,6 +356,55 @@ fn install_base<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Shared) {
         }),
     );
 
+    // xpcall(f, handler): f runs without arguments; an error goes through the handler,
+    // whose first result comes back after `false`.
+    set(
+        ctx,
+        g,
+        "xpcall",
+        callback(ctx, host, |ctx, _, mut stack, host| {
+            let function = piccolo::meta_ops::call(ctx, stack.get(0))?;
+            let handler = stack.get(1);
+            stack.clear();
+            let then = BoxSequence::new(
+                &ctx,
+                XPCall {
+                    host: host.clone(),
+                    handler,
+                    handling: false,
+                },
+            );
+            Ok(CallbackReturn::Call {
+                function,
+                then: Some(then),
+            })
+        }),
+    );
+    set(
+        ctx,
+        g,
+        "rawequal",
+        callback(ctx, host, |ctx, exec, mut stack, host| {
+            if stack.len() < 2 {
+                let which = stack.len() + 1;
+                let msg = format!("bad argument #{which} to 'rawequal' (value expected)");
+                return Err(positioned(ctx, &exec, host, &msg));
+            }
+            let (a, b) = (stack.get(0), stack.get(1));
+            // Equality without __eq: tables and userdata by identity, the rest by value.
+            let same = match (a, b) {
+                (Value::Table(x), Value::Table(y)) => x == y,
+                (Value::UserData(x), Value::UserData(y)) => x == y,
+                _ => matches!(
+                    piccolo::meta_ops::equal(ctx, a, b),
+                    Ok(piccolo::meta_ops::MetaResult::Value(Value::Boolean(true)))
+                ),
+            };
+            stack.replace(ctx, Value::Boolean(same));
+            Ok(CallbackReturn::Return)
+        }),
+    );
+
     // unpack / table.unpack with Lua 5.1's bound on the number of results.
     let unpack = callback(ctx, host, |ctx, exec, mut stack, host| {
         let t = arg_table(ctx, &exec, host, &stack, 0, "unpack")?;
@@ -459,23 +510,7 @@ fn install_string<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Shared) {
     );
     set(ctx, string, "gmatch", callback(ctx, host, str_gmatch));
     set(ctx, string, "gsub", callback(ctx, host, str_gsub));
-    set(
-        ctx,
-        string,
-        "rep",
-        callback(ctx, host, |ctx, mut exec, mut stack, host| {
-            let s = arg_string(ctx, &exec, host, &stack, 0, "rep")?;
-            let n = truncate(arg_number(ctx, &exec, host, &stack, 1, "rep")?);
-            let count = usize::try_from(n).unwrap_or(0);
-            let total = s.len().checked_mul(count).filter(|&t| t <= MAX_STRING_BYTES);
-            let Some(total) = total else {
-                return Err(positioned(ctx, &exec, host, "resulting string too large"));
-            };
-            exec.fuel().consume(i32::try_from(total / 64).unwrap_or(i32::MAX));
-            stack.replace(ctx, lua_str(ctx, s.repeat(count)));
-            Ok(CallbackReturn::Return)
-        }),
-    );
+    set(ctx, string, "rep", alloc::charged(ctx, host, str_rep));
     set(
         ctx,
         string,
@@ -524,6 +559,26 @@ fn install_string<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Shared) {
             Ok(CallbackReturn::Return)
         }),
     );
+    alloc::install(ctx, g, string, host);
+}
+
+/// `string.rep(s, n)`, charged before the result is made.
+fn str_rep<'gc>(
+    ctx: Context<'gc>,
+    exec: &mut Execution<'gc, '_>,
+    stack: &mut Stack<'gc, '_>,
+    host: &Shared,
+) -> Result<(), Fail<'gc>> {
+    let s = arg_string(ctx, exec, host, stack, 0, "rep")?;
+    let n = truncate(arg_number(ctx, exec, host, stack, 1, "rep")?);
+    let count = usize::try_from(n).unwrap_or(0);
+    let Some(total) = s.len().checked_mul(count) else {
+        return Err(Fail::Memory);
+    };
+    alloc::room(ctx, host, total)?;
+    alloc::copy_fuel(exec, total);
+    stack.replace(ctx, lua_str(ctx, s.repeat(count)));
+    Ok(())
 }
 
 /// Pattern steps a script may spend per unit of its instruction budget: a matcher step
@@ -810,8 +865,8 @@ impl<'gc> Sequence<'gc> for GsubCall<'gc> {
             }
             None => {
                 let out = self.walk.finish();
-                if out.len() > MAX_STRING_BYTES {
-                    return Err(positioned(ctx, &exec, &self.host, "resulting string too large"));
+                if alloc::room(ctx, &self.host, out.len()).is_err() {
+                    return Err(alloc::out_of_memory(ctx, &mut exec, &self.host));
                 }
                 stack.extend([lua_str(ctx, out), Value::Integer(self.walk.n)]);
                 Ok(SequencePoll::Return)
@@ -888,8 +943,8 @@ fn str_gsub<'gc>(
                 }
                 _ => {}
             }
-            if walk.out.len() > MAX_STRING_BYTES {
-                return Err(positioned(ctx, &exec, host, "resulting string too large"));
+            if alloc::room(ctx, host, walk.out.len()).is_err() {
+                return Err(alloc::out_of_memory(ctx, &mut exec, host));
             }
             walk.advance(Some(b));
         }
@@ -975,43 +1030,7 @@ fn install_table<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Shared) {
             Ok(CallbackReturn::Return)
         }),
     );
-    set(
-        ctx,
-        table,
-        "insert",
-        callback(ctx, host, |ctx, mut exec, mut stack, host| {
-            let t = arg_table(ctx, &exec, host, &stack, 0, "insert")?;
-            let n = t.length();
-            let (pos, value) = match stack.len() {
-                2 => (n.saturating_add(1), stack.get(1)),
-                3 => {
-                    let pos = truncate(arg_number(ctx, &exec, host, &stack, 1, "insert")?);
-                    (pos, stack.get(2))
-                }
-                _ => {
-                    return Err(positioned(
-                        ctx,
-                        &exec,
-                        host,
-                        "wrong number of arguments to 'insert'",
-                    ))
-                }
-            };
-            let mut k = n;
-            while k >= pos {
-                let v = t.get(ctx, k);
-                t.set(ctx, k + 1, v)
-                    .map_err(|e| positioned(ctx, &exec, host, &e.to_string()))?;
-                k -= 1;
-            }
-            exec.fuel()
-                .consume(i32::try_from(n.saturating_sub(pos).max(0)).unwrap_or(i32::MAX));
-            t.set(ctx, pos, value)
-                .map_err(|e| positioned(ctx, &exec, host, &e.to_string()))?;
-            stack.clear();
-            Ok(CallbackReturn::Return)
-        }),
-    );
+    set(ctx, table, "insert", callback(ctx, host, table_insert));
     set(
         ctx,
         table,
@@ -1035,44 +1054,7 @@ fn install_table<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Shared) {
             Ok(CallbackReturn::Return)
         }),
     );
-    set(
-        ctx,
-        table,
-        "concat",
-        callback(ctx, host, |ctx, mut exec, mut stack, host| {
-            let t = arg_table(ctx, &exec, host, &stack, 0, "concat")?;
-            let sep = if stack.get(1).is_nil() {
-                Vec::new()
-            } else {
-                arg_string(ctx, &exec, host, &stack, 1, "concat")?
-            };
-            let i = arg_opt_int(ctx, &exec, host, &stack, 2, "concat", 1)?;
-            let j = arg_opt_int(ctx, &exec, host, &stack, 3, "concat", t.length())?;
-            let mut out = Vec::new();
-            let mut k = i;
-            while k <= j {
-                let v = t.get(ctx, k);
-                let Some(text) = check_string(v) else {
-                    let msg = format!(
-                        "invalid value ({}) at index {k} in table for 'concat'",
-                        type_name(v)
-                    );
-                    return Err(positioned(ctx, &exec, host, &msg));
-                };
-                out.extend_from_slice(&text);
-                if k != j {
-                    out.extend_from_slice(&sep);
-                }
-                if out.len() > MAX_STRING_BYTES {
-                    return Err(positioned(ctx, &exec, host, "resulting string too large"));
-                }
-                exec.fuel().consume(1);
-                k += 1;
-            }
-            stack.replace(ctx, lua_str(ctx, out));
-            Ok(CallbackReturn::Return)
-        }),
-    );
+    set(ctx, table, "concat", alloc::charged(ctx, host, table_concat));
     set(
         ctx,
         table,
@@ -1116,6 +1098,114 @@ fn install_table<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Shared) {
             Ok(CallbackReturn::Return)
         }),
     );
+}
+
+/// `table.insert(t, [pos,] v)` as Lua 5.1's `tinsert`: the position is converted as
+/// `luaL_checkint` does (to a C int), and the elements from it up move one place, which
+/// costs one instruction each; a shift larger than the script's remaining budget stops
+/// the script before it starts.
+fn table_insert<'gc>(
+    ctx: Context<'gc>,
+    mut exec: Execution<'gc, '_>,
+    mut stack: Stack<'gc, '_>,
+    host: &Shared,
+) -> CbResult<'gc> {
+    let t = arg_table(ctx, &exec, host, &stack, 0, "insert")?;
+    let e = t.length().saturating_add(1);
+    let (pos, value) = match stack.len() {
+        2 => (e, stack.get(1)),
+        3 => {
+            let pos = c_int(arg_number(ctx, &exec, host, &stack, 1, "insert")?);
+            (pos, stack.get(2))
+        }
+        _ => {
+            return Err(positioned(
+                ctx,
+                &exec,
+                host,
+                "wrong number of arguments to 'insert'",
+            ))
+        }
+    };
+    let e = e.max(pos);
+    let shifts = u64::try_from(e.saturating_sub(pos)).unwrap_or(0);
+    if shifts > fuel_left(host) {
+        return Err(alloc::out_of_fuel(ctx, &mut exec, host));
+    }
+    exec.fuel().consume(i32::try_from(shifts).unwrap_or(i32::MAX));
+    let mut i = e;
+    while i > pos {
+        let v = t.get(ctx, i - 1);
+        t.set(ctx, i, v)
+            .map_err(|err| positioned(ctx, &exec, host, &err.to_string()))?;
+        i -= 1;
+    }
+    t.set(ctx, pos, value)
+        .map_err(|err| positioned(ctx, &exec, host, &err.to_string()))?;
+    stack.clear();
+    Ok(CallbackReturn::Return)
+}
+
+/// A Lua number as `luaL_checkint` makes it a C `int` on x86-64: truncated to 64 bits
+/// (out of range and NaN give `i64::MIN`), then the low 32 bits.
+fn c_int(n: f64) -> i64 {
+    let wide = if n.is_nan() || !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&n) {
+        i64::MIN
+    } else {
+        n.trunc() as i64
+    };
+    i64::from(wide as i32)
+}
+
+/// Instructions the running script may still spend.
+fn fuel_left(host: &Shared) -> u64 {
+    host.try_borrow().map_or(0, |h| h.fuel_left)
+}
+
+/// `table.concat(t [, sep [, i [, j]]])`: the result's size is known (and charged)
+/// before it is made.
+fn table_concat<'gc>(
+    ctx: Context<'gc>,
+    exec: &mut Execution<'gc, '_>,
+    stack: &mut Stack<'gc, '_>,
+    host: &Shared,
+) -> Result<(), Fail<'gc>> {
+    let t = arg_table(ctx, exec, host, stack, 0, "concat")?;
+    let sep = if stack.get(1).is_nil() {
+        Vec::new()
+    } else {
+        arg_string(ctx, exec, host, stack, 1, "concat")?
+    };
+    let i = arg_opt_int(ctx, exec, host, stack, 2, "concat", 1)?;
+    let j = arg_opt_int(ctx, exec, host, stack, 3, "concat", t.length())?;
+    let mut total: usize = 0;
+    let mut pieces = Vec::new();
+    let mut k = i;
+    while k <= j {
+        let v = t.get(ctx, k);
+        let Some(text) = check_string(v) else {
+            let msg = format!(
+                "invalid value ({}) at index {k} in table for 'concat'",
+                type_name(v)
+            );
+            return Err(Fail::Lua(positioned(ctx, exec, host, &msg)));
+        };
+        total = total.saturating_add(text.len());
+        if k != j {
+            total = total.saturating_add(sep.len());
+        }
+        alloc::room(ctx, host, total)?;
+        exec.fuel().consume(1);
+        pieces.push(text);
+        if k == j {
+            break;
+        }
+        k += 1;
+    }
+    alloc::copy_fuel(exec, total);
+    let out = pieces.join(&sep[..]);
+    stack.replace(ctx, lua_str(ctx, out));
+    Ok(())
 }
 
 fn install_math<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Shared) {
@@ -1556,8 +1646,8 @@ fn string_format<'gc>(
             }
         };
         out.extend_from_slice(&body);
-        if out.len() > MAX_STRING_BYTES {
-            return Err(positioned(ctx, &exec, host, "resulting string too large"));
+        if alloc::room(ctx, host, out.len()).is_err() {
+            return Err(alloc::out_of_memory(ctx, &mut exec, host));
         }
     }
     exec.fuel()
@@ -1674,5 +1764,58 @@ impl<'gc> Sequence<'gc> for PCall {
         stack.clear();
         stack.extend([Value::Boolean(false), value]);
         Ok(SequencePoll::Return)
+    }
+}
+
+/// After `xpcall`'s function: `true, results...`, or the handler's first result after
+/// `false`.
+#[derive(Collect)]
+#[collect(no_drop)]
+struct XPCall<'gc> {
+    #[collect(require_static)]
+    host: Shared,
+    handler: Value<'gc>,
+    handling: bool,
+}
+
+impl<'gc> Sequence<'gc> for XPCall<'gc> {
+    fn poll(
+        &mut self,
+        ctx: Context<'gc>,
+        _exec: Execution<'gc, '_>,
+        mut stack: Stack<'gc, '_>,
+    ) -> Result<SequencePoll<'gc>, piccolo::Error<'gc>> {
+        if self.handling {
+            let first = stack.get(0);
+            stack.replace(ctx, (false, first));
+        } else {
+            stack.push_front(Value::Boolean(true));
+        }
+        Ok(SequencePoll::Return)
+    }
+
+    fn error(
+        &mut self,
+        ctx: Context<'gc>,
+        _exec: Execution<'gc, '_>,
+        error: piccolo::Error<'gc>,
+        mut stack: Stack<'gc, '_>,
+    ) -> Result<SequencePoll<'gc>, piccolo::Error<'gc>> {
+        let value = match &error {
+            piccolo::Error::Runtime(rt) => {
+                let line = self.host.try_borrow().map(|h| h.line).unwrap_or(1);
+                let text = super::vm_message(&rt.to_string());
+                lua_str(ctx, format!("user_script:{line}: {text}"))
+            }
+            piccolo::Error::Lua(_) => error.to_value(ctx),
+        };
+        stack.clear();
+        stack.push_back(value);
+        self.handling = true;
+        let handler = piccolo::meta_ops::call(ctx, self.handler)?;
+        Ok(SequencePoll::Call {
+            function: handler,
+            is_tail: false,
+        })
     }
 }

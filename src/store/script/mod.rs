@@ -2,19 +2,19 @@
 //! an instruction (fuel) budget and a memory cap, so a runaway script ends in an error reply
 //! and the store keeps serving.
 
+mod alloc;
 mod cfmt;
 mod convert;
 mod lib;
 mod order;
 mod pattern;
+mod rewrite;
 mod syntax;
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use piccolo::{
-    Closure, Context, Executor, Fuel, Lua, StashedExecutor, StashedFunction, StashedTable, Table, Value,
-};
+use piccolo::{Context, Executor, Fuel, Lua, StashedExecutor, StashedFunction, StashedTable, Table, Value};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -45,6 +45,9 @@ impl Default for ScriptLimits {
 /// is checked.
 const FUEL_PER_SLICE: i32 = 4096;
 
+/// A forced full collection costs the script one instruction per this many heap bytes.
+const GC_BYTES_PER_FUEL: u64 = 256;
+
 /// State the Lua callbacks share with the host while a script runs.
 pub(crate) struct Host {
     /// The keyspace, moved in for the duration of a script.
@@ -57,6 +60,14 @@ pub(crate) struct Host {
     pub(crate) call_error: Option<Vec<u8>>,
     /// Pattern-matching steps the running script may still take (`string.find` & co.).
     pub(crate) pattern_steps: u64,
+    /// Bytes the Lua heap may hold (the script's memory cap).
+    pub(crate) memory_limit: usize,
+    /// Instructions the running script may still spend (as of the current step).
+    pub(crate) fuel_left: u64,
+    /// A charged allocation did not fit even after a collection: the script is killed.
+    pub(crate) oom: bool,
+    /// A charged allocation did not fit: collect garbage before the next step.
+    pub(crate) gc_wanted: bool,
 }
 
 struct Cached {
@@ -148,7 +159,14 @@ impl Scripting {
         if !self.exists(sha.as_bytes()) {
             return Reply::err("NOSCRIPT No matching script. Please use EVAL.");
         }
-        self.vm().run(db, sha, keys, args)
+        let (reply, killed) = self.vm().run(db, sha, keys, args);
+        if killed {
+            // A killed script may have left anything behind (a heap near the cap, half-built
+            // tables in globals' reach): start the next script from a fresh VM with the same
+            // scripts and generator state, as a clone would.
+            *self = self.clone();
+        }
+        reply
     }
 }
 
@@ -198,6 +216,10 @@ impl Vm {
             line: 1,
             call_error: None,
             pattern_steps: 0,
+            memory_limit: limits.memory_bytes,
+            fuel_left: 0,
+            oom: false,
+            gc_wanted: false,
         }));
         let mut lua = Lua::empty();
         let (globals, env, executor, key_order) = lua.enter(|ctx| {
@@ -244,7 +266,7 @@ impl Vm {
         let env = &self.env;
         let compiled = self.lua.enter(|ctx| {
             let env = ctx.fetch(env);
-            Closure::load_with_env(ctx, Some("@user_script"), source, env)
+            rewrite::load(ctx, source, env)
                 .map(|closure| ctx.stash(closure))
                 .map_err(|e| compile_error_text(&e))
         });
@@ -266,9 +288,56 @@ impl Vm {
         }
     }
 
-    fn run(&mut self, db: &mut Db, sha: &str, keys: &[Vec<u8>], args: &[Vec<u8>]) -> Reply {
+    /// Steps the started script until it ends; `Some(message)` if it was killed.
+    fn drive(&mut self) -> Option<String> {
+        let executor = &self.executor;
+        let memory_error = || {
+            format!(
+                "ERR Script killed: it used more than {} bytes of Lua memory (lockstep's script memory cap)",
+                self.limits.memory_bytes
+            )
+        };
+        let mut spent: u64 = 0;
+        loop {
+            let (done, used) = self.lua.enter(|ctx| {
+                let mut fuel = Fuel::with(FUEL_PER_SLICE);
+                let done = ctx.fetch(executor).step(ctx, &mut fuel);
+                (done, i64::from(FUEL_PER_SLICE) - i64::from(fuel.remaining()))
+            });
+            spent = spent.saturating_add(u64::try_from(used).unwrap_or(0));
+            let (oom, gc_wanted) = {
+                let mut h = self.host.borrow_mut();
+                h.fuel_left = self.limits.fuel.saturating_sub(spent);
+                (h.oom, std::mem::take(&mut h.gc_wanted))
+            };
+            if oom {
+                return Some(memory_error());
+            }
+            if done {
+                return None;
+            }
+            if spent > self.limits.fuel {
+                return Some(format!(
+                    "ERR Script killed: it ran more than {} Lua instructions (lockstep's script budget; a real Redis would keep running it and answer BUSY to everyone else)",
+                    self.limits.fuel
+                ));
+            }
+            if gc_wanted || self.lua.total_memory() > self.limits.memory_bytes {
+                // A full collection walks the heap: it costs the script instructions.
+                self.lua.gc_collect();
+                let heap = u64::try_from(self.lua.total_memory()).unwrap_or(u64::MAX);
+                spent = spent.saturating_add(heap / GC_BYTES_PER_FUEL);
+                if self.lua.total_memory() > self.limits.memory_bytes {
+                    return Some(memory_error());
+                }
+            }
+        }
+    }
+
+    /// Runs a cached script; the flag says whether it was killed (for memory or time).
+    fn run(&mut self, db: &mut Db, sha: &str, keys: &[Vec<u8>], args: &[Vec<u8>]) -> (Reply, bool) {
         let Some(cached) = self.scripts.get(sha) else {
-            return Reply::err("NOSCRIPT No matching script. Please use EVAL.");
+            return (Reply::err("NOSCRIPT No matching script. Please use EVAL."), false);
         };
         {
             let mut host = self.host.borrow_mut();
@@ -276,38 +345,23 @@ impl Vm {
             host.line = 1;
             host.call_error = None;
             host.pattern_steps = self.limits.fuel.saturating_mul(lib::PATTERN_STEPS_PER_FUEL);
+            host.memory_limit = self.limits.memory_bytes;
+            host.fuel_left = self.limits.fuel;
+            host.oom = false;
+            host.gc_wanted = false;
         }
-        let (globals, executor, function) = (&self.globals, &self.executor, &cached.function);
-        self.lua.enter(|ctx| {
-            let g = ctx.fetch(globals);
-            let _ = g.set(ctx, "KEYS", string_array(ctx, keys));
-            let _ = g.set(ctx, "ARGV", string_array(ctx, args));
-            ctx.fetch(executor).restart(ctx, ctx.fetch(function), ());
-        });
-        let mut spent: u64 = 0;
-        let outcome = loop {
-            let (done, used) = self.lua.enter(|ctx| {
-                let mut fuel = Fuel::with(FUEL_PER_SLICE);
-                let done = ctx.fetch(executor).step(ctx, &mut fuel);
-                (done, i64::from(FUEL_PER_SLICE) - i64::from(fuel.remaining()))
+        {
+            let (globals, executor, function) = (&self.globals, &self.executor, &cached.function);
+            self.lua.enter(|ctx| {
+                let g = ctx.fetch(globals);
+                let _ = g.set(ctx, "KEYS", string_array(ctx, keys));
+                let _ = g.set(ctx, "ARGV", string_array(ctx, args));
+                ctx.fetch(executor).restart(ctx, ctx.fetch(function), ());
             });
-            spent = spent.saturating_add(u64::try_from(used).unwrap_or(0));
-            if done {
-                break None;
-            }
-            if spent > self.limits.fuel {
-                break Some(format!(
-                    "ERR Script killed: it ran more than {} Lua instructions (lockstep's script budget; a real Redis would keep running it and answer BUSY to everyone else)",
-                    self.limits.fuel
-                ));
-            }
-            if self.lua.total_memory() > self.limits.memory_bytes {
-                break Some(format!(
-                    "ERR Script killed: it used more than {} bytes of Lua memory (lockstep's script memory cap)",
-                    self.limits.memory_bytes
-                ));
-            }
-        };
+        }
+        let outcome = self.drive();
+        let (globals, executor) = (&self.globals, &self.executor);
+        let killed = outcome.is_some();
         let reply = match outcome {
             Some(msg) => {
                 self.lua.enter(|ctx| ctx.fetch(executor).stop(&ctx));
@@ -319,6 +373,13 @@ impl Vm {
                 let host = &self.host;
                 self.lua.enter(|ctx| {
                     let result = ctx.fetch(executor).take_result::<Value>(ctx);
+                    if ctx.fetch(executor).mode() == piccolo::ExecutorMode::Suspended {
+                        // The script itself yielded: Lua 5.1 refuses that at the top level.
+                        let line = host.borrow().line;
+                        return Reply::Error(format!(
+                            "ERR attempt to yield across metamethod/C-call boundary script: {sha}, on @user_script:{line}."
+                        ));
+                    }
                     match result {
                         Ok(Ok(value)) => convert::lua_to_reply(ctx, value),
                         Ok(Err(error)) => Reply::Error(error_text(ctx, &error, &host.borrow(), sha)),
@@ -336,7 +397,7 @@ impl Vm {
             order::forget(ctx, ctx.fetch(key_order));
         });
         *db = std::mem::take(&mut self.host.borrow_mut().db);
-        reply
+        (reply, killed)
     }
 }
 

@@ -99,11 +99,22 @@ impl<'a> Matcher<'a> {
     }
 
     fn step(&mut self) -> Res<()> {
-        if self.steps == 0 {
+        self.steps_n(1)
+    }
+
+    /// `n` steps at once (a test against a long `[set]` costs more than one byte compare).
+    fn steps_n(&mut self, n: u64) -> Res<()> {
+        if self.steps < n {
+            self.steps = 0;
             return Err(PatError::Budget);
         }
-        self.steps -= 1;
+        self.steps -= n;
         Ok(())
+    }
+
+    /// What testing one byte against the class at `p..ep` costs, in steps.
+    fn class_cost(p: usize, ep: usize) -> u64 {
+        1 + u64::try_from(ep.saturating_sub(p) / 4).unwrap_or(u64::MAX)
     }
 
     fn at(&self, p: usize) -> u8 {
@@ -245,6 +256,7 @@ impl<'a> Matcher<'a> {
                 }
                 _ => {
                     let ep = self.class_end(p)?;
+                    self.steps_n(Self::class_cost(p, ep) - 1)?;
                     let m = self.src.get(s).is_some_and(|&c| self.single_match(c, p, ep));
                     match self.at(ep) {
                         b'?' => {
@@ -280,7 +292,7 @@ impl<'a> Matcher<'a> {
     fn max_expand(&mut self, s: usize, p: usize, ep: usize) -> Res<Option<usize>> {
         let mut i = 0;
         while self.src.get(s + i).is_some_and(|&c| self.single_match(c, p, ep)) {
-            self.step()?;
+            self.steps_n(Self::class_cost(p, ep))?;
             i += 1;
         }
         loop {
@@ -299,6 +311,7 @@ impl<'a> Matcher<'a> {
             if let Some(e) = self.do_match(s, ep + 1)? {
                 return Ok(Some(e));
             }
+            self.steps_n(Self::class_cost(p, ep))?;
             if self.src.get(s).is_some_and(|&c| self.single_match(c, p, ep)) {
                 s += 1;
             } else {
