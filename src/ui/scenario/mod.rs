@@ -20,7 +20,9 @@ use crate::lesson::route::query_param;
 use crate::sim::scenario::builtin;
 use crate::sim::Fault;
 use crate::store::parse_line;
-use crate::timeline::{band_sentence, build_with, describe, link, snapshot, view, words, Model, Variant};
+use crate::timeline::{
+    band_sentence, build, build_with, describe, fork, link, snapshot, view, words, Model, Variant,
+};
 use crate::ui::browser;
 use gloo::timers::callback::Interval;
 use std::rc::Rc;
@@ -594,51 +596,26 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         .map(|l| (l.pid, l.name.clone()))
         .collect();
     let on_console = {
-        let injections = injections.clone();
-        let console_out = console_out.clone();
-        let console_node = console_node.clone();
+        let (injections, console_out, console_node) =
+            (injections.clone(), console_out.clone(), console_node.clone());
         let first_node = nodes.first().map(|n| n.0);
-        let seed = *seed;
-        let console_variant = (*variant).clone();
-        let console_base = base.clone();
+        let (seed, model) = (*seed, model.clone());
+        let scenario = base.as_ref().as_ref().ok().map(|s| variant.apply(s));
         Callback::from(move |line: String| {
-            let Some(node) = (*console_node).or(first_node) else {
+            let (Some(node), Some(s), Ok(m)) =
+                ((*console_node).or(first_node), scenario.as_ref(), model.as_ref())
+            else {
                 return;
             };
             let mut out = (*console_out).clone();
             match parse_line(&line) {
                 Ok(args) if !args.is_empty() => {
-                    let mut inj = (*injections).clone();
-                    inj.push((
-                        t_us,
-                        Fault::Command {
-                            node: node as usize,
-                            args: args.clone(),
-                        },
-                    ));
-                    // Run the fork now to read the reply the node gave at the cursor.
-                    let reply = console_base
-                        .as_ref()
-                        .as_ref()
-                        .ok()
-                        .and_then(|s| build_with(&console_variant.apply(s), seed, &inj).ok())
-                        .and_then(|fork| {
-                            let want: Vec<String> = args
-                                .iter()
-                                .map(|a| String::from_utf8_lossy(a).into_owned())
-                                .collect();
-                            fork.trace.iter().find_map(|e| match &e.kind {
-                                crate::sim::TraceKind::Command {
-                                    from, args, reply, ..
-                                } if e.pid == node && *from == node && e.t_us >= t_us && *args == want => {
-                                    Some(reply.clone())
-                                }
-                                _ => None,
-                            })
-                        })
-                        .unwrap_or_else(|| "(error) the node did not run the command (is it down?)".into());
-                    out.push((line, reply));
-                    injections.set(inj);
+                    // The fork runs now, to read the reply the node gave at the cursor.
+                    let run = fork::console_command(s, seed, m, &injections, t_us, node, args);
+                    out.push((line, run.reply));
+                    if let Some((inj, _)) = run.fork {
+                        injections.set(inj);
+                    }
                 }
                 Ok(_) => {}
                 Err(e) => out.push((line, format!("(error) {e}"))),
@@ -672,9 +649,20 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         })
     };
     let on_undo = {
-        let injections = injections.clone();
-        let console_out = console_out.clone();
+        let (injections, console_out, cursor) = (injections.clone(), console_out.clone(), cursor.clone());
+        let (model, unforked) = (
+            model.clone(),
+            base.as_ref().as_ref().ok().map(|s| variant.apply(s)),
+        );
+        let seed = *seed;
         Callback::from(move |_| {
+            // The run without the fork, at the moment the learner was looking at.
+            if let (Ok(m), Some(b)) = (
+                model.as_ref(),
+                unforked.as_ref().and_then(|s| build(s, seed).ok()),
+            ) {
+                cursor.set(fork::same_moment(m, cur, &b));
+            }
             injections.set(Vec::new());
             console_out.set(Vec::new());
         })
