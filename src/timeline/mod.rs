@@ -14,6 +14,7 @@
 
 pub mod fork;
 pub mod link;
+pub mod pace;
 pub mod lod;
 pub mod variant;
 pub mod view;

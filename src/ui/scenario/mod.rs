@@ -21,10 +21,10 @@ use crate::sim::scenario::builtin;
 use crate::sim::Fault;
 use crate::store::parse_line;
 use crate::timeline::{
-    band_sentence, build, build_with, describe, fork, link, snapshot, view, words, Model, Variant,
+    band_sentence, build, build_with, describe, fork, link, pace, snapshot, view, words, Model, Variant,
 };
 use crate::ui::browser;
-use gloo::timers::callback::Interval;
+use gloo::timers::callback::Timeout;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -62,12 +62,19 @@ pub fn pair_of(name: &str) -> Option<&'static str> {
     })
 }
 
-/// Playback speeds offered (× simulated time per real time).
+/// Playback speeds offered (× the 1× pace of `timeline::pace`).
 const SPEEDS: [f64; 7] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0];
-/// Real milliseconds between playback frames.
-const FRAME_MS: u32 = 50;
-/// At 1×, one real second plays this many simulated µs (1 s of simulated time).
-const US_PER_REAL_SECOND: f64 = 1_000_000.0;
+
+/// The view a run opens on: its events framed (see `view::initial`).
+fn first_view(m: &Model) -> Option<(u64, u64)> {
+    let last = m
+        .trace
+        .iter()
+        .rev()
+        .find(|e| !matches!(e.kind, crate::sim::TraceKind::End))
+        .map_or(0, |e| e.t_us);
+    view::initial(last, m.end_us.max(1))
+}
 
 #[derive(Properties, PartialEq)]
 pub struct ScenarioPanelProps {
@@ -257,7 +264,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     // Ids must be unique in the page, and one scenario can be drawn twice (the section's
     // panel and a "what happens next?" question).
     let panel_id = use_memo((), |_| next_panel_id());
-    let speed = use_state(|| 4.0f64);
+    let speed = use_state(|| 1.0f64);
     let zoom = use_state(|| None::<(u64, u64)>);
     // The fingers on the timeline and where their gesture started (see `on_touch`).
     let touch = use_mut_ref(Touch::default);
@@ -283,37 +290,42 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         cursor.set(len - 1);
     }
 
-    // Playback.
+    // Playback, event by event, dwelling on each as `pace` says.
     {
-        let cursor = cursor.clone();
-        let playing = playing.clone();
-        let model = model.clone();
-        let speed = *speed;
-        let hold = props.hold_at_ms;
-        // Re-armed after every frame: the closure must see the cursor it advances from.
-        use_effect_with(
-            (*playing, speed, model.clone(), *cursor, hold),
-            move |(is_playing, _, _, _, _)| {
-                let interval = if *is_playing {
-                    Some(Interval::new(FRAME_MS, move || {
-                        let Ok(m) = model.as_ref() else { return };
-                        let limit = hold.map_or(m.trace.len().saturating_sub(1), |h| m.index_at(h * 1000));
-                        let now = m.trace.get(*cursor).map_or(0, |e| e.t_us);
-                        let step = (speed * US_PER_REAL_SECOND * FRAME_MS as f64 / 1000.0) as u64;
-                        let next = m.index_at(now.saturating_add(step.max(1))).max(*cursor + 1);
-                        if next >= limit {
-                            cursor.set(limit);
-                            playing.set(false);
-                        } else {
-                            cursor.set(next);
-                        }
-                    }))
-                } else {
-                    None
-                };
-                move || drop(interval)
-            },
-        );
+        let (cursor, playing, model, hold) = (cursor.clone(), playing.clone(), model.clone(), props.hold_at_ms);
+        let paced = use_memo(model.clone(), |m| m.as_ref().as_ref().map_or(pace::Pace { scale: 1.0 }, |m| pace::Pace::of(m)));
+        // Re-armed after every step: the closure must see the cursor it advances from.
+        use_effect_with((*playing, *speed, model.clone(), *cursor, hold), move |(is_playing, speed, ..)| {
+            let timer = model.as_ref().as_ref().ok().filter(|_| *is_playing).map(|m| {
+                let limit = hold.map_or(m.trace.len().saturating_sub(1), |h| m.index_at(h * 1000));
+                let (next, wait) = paced.next(m, *cursor, limit, *speed);
+                Timeout::new(wait, move || {
+                    cursor.set(next);
+                    if next >= limit {
+                        playing.set(false);
+                    }
+                })
+            });
+            move || drop(timer)
+        });
+    }
+    // The first view frames the run's events; then the view follows the cursor.
+    {
+        let zoom = zoom.clone();
+        let framed = model.as_ref().as_ref().ok().and_then(|m| first_view(m));
+        use_effect_with((*name).clone(), move |_| zoom.set(framed));
+    }
+    {
+        let zoom = zoom.clone();
+        let (end, t) = model.as_ref().as_ref().map_or((0, 0), |m| {
+            (m.end_us.max(1), m.trace.get(*cursor).map_or(0, |e| e.t_us))
+        });
+        use_effect_with(t, move |t| {
+            let next = view::follow(*zoom, end, *t);
+            if next != *zoom {
+                zoom.set(next);
+            }
+        });
     }
 
     // Embedding: autoplay (unless the learner prefers less motion), and a host's
@@ -500,7 +512,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     let end_us = m.end_us.max(1);
     let zoom_by = |factor: f64| {
         let zoom = zoom.clone();
-        Callback::from(move |_| zoom.set(view::zoom(*zoom, end_us, factor)))
+        Callback::from(move |_| zoom.set(view::zoom_at(*zoom, end_us, factor, t_us)))
     };
     let pan_by = |dir: f64| {
         let zoom = zoom.clone();
@@ -749,7 +761,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                     <button type="button" aria-label="Step forward" onclick={go((cur + 1).min(last))}>{"▶|"}</button>
                     <button type="button" aria-label="Go to end" onclick={go(last)}>{"⇥"}</button>
                 }
-                <button type="button" aria-label="Reset" onclick={{ let z = zoom.clone(); let c = cursor.clone(); let p = playing.clone(); Callback::from(move |_| { p.set(false); c.set(0); z.set(None); }) }}>{"↺"}</button>
+                <button type="button" aria-label="Reset" onclick={{ let z = zoom.clone(); let c = cursor.clone(); let p = playing.clone(); let f = first_view(m); Callback::from(move |_| { p.set(false); c.set(0); z.set(f); }) }}>{"↺"}</button>
                 if shows("speed") {
                     <label class="speed">{ format!("{} ", tx.t("sc_speed")) }
                         <select onchange={on_speed} aria-label={tx.t("sc_speed")}>
