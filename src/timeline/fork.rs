@@ -2,9 +2,9 @@
 //!
 //! The command is injected at the cursor's true time and runs after every event of that
 //! moment (see `World::inject_at`), so it sees the state the cluster view shows there,
-//! and it still runs at the very end of a run. A command that fails without changing
-//! anything (an unknown command, a wrong number of arguments, `GET` on a missing node…)
-//! makes no fork: the learner gets the reply and the run stays as it was.
+//! and it still runs at the very end of a run. A command that changes nothing (an
+//! unknown command, a wrong number of arguments, a read such as `GET` or `PTTL`) makes no
+//! fork: the learner gets the reply and the run stays as it was.
 
 use super::{build_with, Model};
 use crate::sim::scenario::Scenario;
@@ -58,21 +58,28 @@ pub fn console_command(
     let reply = fork
         .trace
         .iter()
-        .filter_map(|e| match &e.kind {
+        .enumerate()
+        .filter_map(|(i, e)| match &e.kind {
             TraceKind::Command {
                 from, args, reply, ..
-            } if e.pid == node && *from == node && e.t_us >= at_us && *args == want => Some(reply.clone()),
+            } if e.pid == node && *from == node && e.t_us >= at_us && *args == want => {
+                Some((i, reply.clone()))
+            }
             _ => None,
         })
         .nth(earlier);
-    let Some(reply) = reply else {
+    let Some((index, reply)) = reply else {
         return ConsoleRun {
             reply: NOT_RUN.into(),
             fork: None,
         };
     };
-    // An error that left every key as it was changed nothing the run shows.
-    let unchanged = reply.starts_with("(error)") && fork.bars == base.bars && fork.bands == base.bands;
+    // A command that changed nothing (an error, a read): the run is the same but for
+    // the command itself, so there is nothing to fork.
+    let unchanged = fork.bars == base.bars
+        && fork.trace.len() == base.trace.len() + 1
+        && fork.trace.get(..index) == base.trace.get(..index)
+        && fork.trace.get(index + 1..) == base.trace.get(index..);
     ConsoleRun {
         reply,
         fork: (!unchanged).then_some((inj, fork)),
@@ -190,6 +197,10 @@ mod tests {
         assert!(r.fork.is_none());
         let r = console_command(&s, 1, &m, &[], 5_000_000, node, args("GET"));
         assert!(r.reply.starts_with("(error) ERR wrong number"), "{}", r.reply);
+        assert!(r.fork.is_none());
+        // Nor does a read.
+        let r = console_command(&s, 1, &m, &[], 5_000_000, node, args("GET lock"));
+        assert!(r.reply.starts_with('"'), "{}", r.reply);
         assert!(r.fork.is_none());
         // A write that succeeds does fork.
         let r = console_command(&s, 1, &m, &[], 5_000_000, node, args("DEL lock"));

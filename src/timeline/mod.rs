@@ -14,8 +14,8 @@
 
 pub mod fork;
 pub mod link;
-pub mod pace;
 pub mod lod;
+pub mod pace;
 pub mod variant;
 pub mod view;
 pub mod words;

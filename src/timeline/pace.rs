@@ -32,7 +32,11 @@ pub fn is_key_moment(m: &Model, at: usize) -> bool {
         return false;
     };
     let band_starts = m.bands.iter().any(|b| {
-        b.from_us <= e.t_us && at.checked_sub(1).and_then(|p| m.trace.get(p)).is_none_or(|p| p.t_us < b.from_us)
+        b.from_us <= e.t_us
+            && at
+                .checked_sub(1)
+                .and_then(|p| m.trace.get(p))
+                .is_none_or(|p| p.t_us < b.from_us)
     });
     band_starts
         || matches!(
@@ -85,14 +89,22 @@ impl Pace {
     pub fn of(m: &Model) -> Pace {
         let total: f64 = (0..m.trace.len().saturating_sub(1)).map(|i| dwell_1x(m, i)).sum();
         Pace {
-            scale: if total > MAX_RUN_MS { MAX_RUN_MS / total } else { 1.0 },
+            scale: if total > MAX_RUN_MS {
+                MAX_RUN_MS / total
+            } else {
+                1.0
+            },
         }
     }
 
     /// Real ms to stay on the event at `at` at `speed` (× the 1× pace; anything not a
     /// positive number counts as 1×), before compression into frames.
     pub fn dwell(&self, m: &Model, at: usize, speed: f64) -> f64 {
-        let speed = if speed.is_finite() && speed > 0.0 { speed } else { 1.0 };
+        let speed = if speed.is_finite() && speed > 0.0 {
+            speed
+        } else {
+            1.0
+        };
         dwell_1x(m, at) * self.scale / speed
     }
 
@@ -147,27 +159,42 @@ mod tests {
             let (next, d) = pace.next(&m, i, end, 1.0);
             assert_eq!(next, i + 1);
             assert!(f64::from(d) >= STEP_MS, "event {i}: {d} ms");
-            if matches!(m.trace[i].kind, TraceKind::LockHeld { .. } | TraceKind::LockReleased { .. }) {
+            if matches!(
+                m.trace[i].kind,
+                TraceKind::LockHeld { .. } | TraceKind::LockReleased { .. }
+            ) {
                 assert!(d >= 1_500, "event {i}: {d} ms");
             }
         }
         // A violation's start is a moment to stop on.
         let band = &m.bands[0];
-        let first = m.trace.iter().position(|e| e.t_us >= band.from_us).expect("in the run");
+        let first = m
+            .trace
+            .iter()
+            .position(|e| e.t_us >= band.from_us)
+            .expect("in the run");
         assert!(is_key_moment(&m, first));
     }
 
     /// The speeds differ as their labels say.
     #[test]
     fn speeds_scale_playback_as_labelled() {
-        for name in ["unsafe-del", "double-charge-no-lock", "redlock-contention", "ttl-workers"] {
+        for name in [
+            "unsafe-del",
+            "double-charge-no-lock",
+            "redlock-contention",
+            "ttl-workers",
+        ] {
             let m = model(name);
             let (end, pace) = (m.trace.len() - 1, Pace::of(&m));
             let one = pace.playback_ms(&m, 0, end, 1.0) as f64;
             for speed in [0.25, 0.5, 2.0, 4.0, 8.0, 16.0] {
                 let t = pace.playback_ms(&m, 0, end, speed) as f64;
                 let ratio = one / t;
-                assert!((ratio - speed).abs() / speed < 0.05, "{name} at {speed}×: {t} vs {one} ms at 1×");
+                assert!(
+                    (ratio - speed).abs() / speed < 0.05,
+                    "{name} at {speed}×: {t} vs {one} ms at 1×"
+                );
             }
             // Long runs (§4's has thousands of events) play through at 1× in minutes.
             assert!(one <= MAX_RUN_MS * 1.05, "{name}: {one} ms");

@@ -64,9 +64,7 @@ pub fn initial(last_us: u64, end: u64) -> Option<(u64, u64)> {
 /// steps): unchanged if it is inside, else panned so it sits a tenth in from the edge
 /// it left by.
 pub fn follow(view: Option<(u64, u64)>, end: u64, at_us: u64) -> Option<(u64, u64)> {
-    let Some((a, b)) = view else {
-        return None;
-    };
+    let (a, b) = view?;
     let w = b.saturating_sub(a).max(1) as f64;
     let at = at_us.min(end) as f64;
     if at > b as f64 {
@@ -153,7 +151,7 @@ mod tests {
         // §1: events up to 51 ms in a 1 s run.
         let (a, b) = initial(51_000, 1_000_000).expect("framed");
         assert_eq!(a, 0);
-        assert!(b >= 51_000 && b < 100_000, "{b}");
+        assert!((51_000..100_000).contains(&b), "{b}");
         // Events over most of the run: the whole run.
         assert_eq!(initial(20_000_000, 25_000_000), None);
         assert_eq!(initial(0, 0), None);

@@ -270,6 +270,8 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     let touch = use_mut_ref(Touch::default);
     let wrap_ref = use_node_ref();
     let seed_input = use_state(String::new);
+    // What the learner typed, if it was not a seed (said, not ignored).
+    let seed_error = use_state(|| None::<String>);
     let console_out = use_state(Vec::<(String, String)>::new);
     let console_node = use_state(|| None::<u32>);
 
@@ -292,22 +294,30 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
 
     // Playback, event by event, dwelling on each as `pace` says.
     {
-        let (cursor, playing, model, hold) = (cursor.clone(), playing.clone(), model.clone(), props.hold_at_ms);
-        let paced = use_memo(model.clone(), |m| m.as_ref().as_ref().map_or(pace::Pace { scale: 1.0 }, |m| pace::Pace::of(m)));
-        // Re-armed after every step: the closure must see the cursor it advances from.
-        use_effect_with((*playing, *speed, model.clone(), *cursor, hold), move |(is_playing, speed, ..)| {
-            let timer = model.as_ref().as_ref().ok().filter(|_| *is_playing).map(|m| {
-                let limit = hold.map_or(m.trace.len().saturating_sub(1), |h| m.index_at(h * 1000));
-                let (next, wait) = paced.next(m, *cursor, limit, *speed);
-                Timeout::new(wait, move || {
-                    cursor.set(next);
-                    if next >= limit {
-                        playing.set(false);
-                    }
-                })
-            });
-            move || drop(timer)
+        let (cursor, playing, model, hold) =
+            (cursor.clone(), playing.clone(), model.clone(), props.hold_at_ms);
+        let paced = use_memo(model.clone(), |m| {
+            m.as_ref()
+                .as_ref()
+                .map_or(pace::Pace { scale: 1.0 }, |m| pace::Pace::of(m))
         });
+        // Re-armed after every step: the closure must see the cursor it advances from.
+        use_effect_with(
+            (*playing, *speed, model.clone(), *cursor, hold),
+            move |(is_playing, speed, ..)| {
+                let timer = model.as_ref().as_ref().ok().filter(|_| *is_playing).map(|m| {
+                    let limit = hold.map_or(m.trace.len().saturating_sub(1), |h| m.index_at(h * 1000));
+                    let (next, wait) = paced.next(m, *cursor, limit, *speed);
+                    Timeout::new(wait, move || {
+                        cursor.set(next);
+                        if next >= limit {
+                            playing.set(false);
+                        }
+                    })
+                });
+                move || drop(timer)
+            },
+        );
     }
     // The first view frames the run's events; then the view follows the cursor.
     {
@@ -498,14 +508,21 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         })
     };
     let on_seed_submit = {
-        let seed = seed.clone();
-        let seed_input = seed_input.clone();
-        let injections = injections.clone();
+        let (seed, seed_input, injections, seed_error) = (
+            seed.clone(),
+            seed_input.clone(),
+            injections.clone(),
+            seed_error.clone(),
+        );
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
-            if let Ok(s) = seed_input.trim().parse::<u64>() {
-                seed.set(s);
-                injections.set(Vec::new());
+            match seed_input.trim().parse::<u64>() {
+                Ok(s) => {
+                    seed.set(s);
+                    injections.set(Vec::new());
+                    seed_error.set(None);
+                }
+                Err(_) => seed_error.set(Some(seed_input.trim().to_string())),
             }
         })
     };
@@ -736,6 +753,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                         <label>{ format!("{} ", tx.t("sc_seed_label")) }<input type="text" inputmode="numeric" size="10" aria-label={tx.t("sc_type_seed")} value={(*seed_input).clone()} oninput={on_seed_input} /></label>
                         <button type="submit">{ tx.t("sc_use_seed") }</button>
                     </form>
+                    if let Some(bad) = &*seed_error { <span class="hint seed-error" role="alert">{ tx.fmt("sc_bad_seed", &[("seed", bad.clone())]) }</span> }
                 }
                 if !injections.is_empty() {
                     <button type="button" class="undo-fork" onclick={on_undo}>{ tx.fmt("sc_undo_fork", &[("n", injections.len().to_string())]) }</button>
@@ -866,7 +884,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                 </div>
             </div>
             if let Some(base) = base.as_ref().as_ref().ok().filter(|_| shows("editor")).cloned() {
-                <editor::VariantEditor key={format!("{}-{}-{:?}", *name, *seed, variant.ttl_ms)} {base} seed={*seed} variant={(*variant).clone()} on_change={on_variant} lang={props.lang} />
+                <editor::VariantEditor key={format!("{}-{}", *name, *seed)} {base} seed={*seed} variant={(*variant).clone()} on_change={on_variant} lang={props.lang} />
             }
             if let Some(base) = base.as_ref().as_ref().ok().filter(|_| shows("editor")) {
                 <explore::ExplorePanel key={(*name).clone()} scenario={variant.apply(base)} seed={*seed} on_load={on_counterexample} lang={props.lang} />
