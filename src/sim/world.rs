@@ -355,6 +355,11 @@ pub struct World {
     ended: bool,
     seed: u64,
     actions: Vec<Action>,
+    /// Faults injected from outside (a learner's fork, the explorer), keyed by (time,
+    /// order of injection). Each runs after every queued event at or before its time,
+    /// so it sees the state after the last event of its moment, and before the end,
+    /// so one injected at the end still runs.
+    late: BTreeMap<(u64, u64), Fault>,
 }
 
 impl World {
@@ -758,6 +763,7 @@ impl World {
             events: 0,
             ended: false,
             seed,
+            late: BTreeMap::new(),
             actions: Vec::new(),
         };
         // Faults.
@@ -938,7 +944,16 @@ impl World {
         if self.ended {
             None
         } else {
-            self.queue.peek().map(|q| q.at)
+            let injected = self
+                .late
+                .first_key_value()
+                .map(|((at, _), _)| *at)
+                .filter(|at| *at <= self.end_us);
+            let queued = self.queue.peek().map(|q| q.at);
+            match (injected, queued) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            }
         }
     }
 
@@ -964,6 +979,11 @@ impl World {
             .get(pid)
             .map(|p| p.clock.local_us(self.now_us))
             .unwrap_or(0)
+    }
+
+    /// The clock of process `pid` as it runs now.
+    pub fn clock(&self, pid: Pid) -> Option<&Clock> {
+        self.procs.get(pid).map(|p| &p.clock)
     }
 
     /// Keys a node holds now, judged by its own clock: `(key, value, expire_at_ms)`.
@@ -1007,8 +1027,23 @@ impl World {
             return false;
         }
         let at = at_us.max(self.now_us);
-        self.schedule(at, Ev::Fault(fault));
+        self.seq += 1;
+        self.late.insert((at, self.seq), fault);
         true
+    }
+
+    /// The next injected fault, if it is due: nothing else is queued at or before its
+    /// time, except the end at that very time.
+    fn due_injection(&mut self) -> Option<(u64, Fault)> {
+        let (&(at, _), _) = self.late.first_key_value()?;
+        let due = at <= self.end_us
+            && self.queue.peek().is_none_or(|q| {
+                q.at > at || (q.at == at && matches!(self.slots.get(q.slot as usize), Some(Some(Ev::End))))
+            });
+        if !due {
+            return None;
+        }
+        self.late.pop_first().map(|((at, _), f)| (at, f))
     }
 
     /// Every pid a fault names is one of ours: the boundary that lets the handlers
@@ -1060,6 +1095,17 @@ impl World {
     pub fn step(&mut self, out: &mut Vec<TraceEvent>) -> bool {
         if self.ended {
             return false;
+        }
+        if let Some((at, f)) = self.due_injection() {
+            self.now_us = self.now_us.max(at);
+            self.events += 1;
+            if self.events >= MAX_EVENTS {
+                self.ended = true;
+                self.emit(out, 0, TraceKind::End);
+                return false;
+            }
+            self.fault(f, out);
+            return true;
         }
         let Some(q) = self.queue.pop() else {
             self.ended = true;

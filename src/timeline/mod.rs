@@ -14,8 +14,10 @@
 //! - Stories: what the nodes' stores show and no single trace event says: a lock key
 //!   expiring on a node, a client's command removing another client's key.
 
+pub mod fork;
 pub mod link;
 pub mod lod;
+pub mod pace;
 pub mod variant;
 pub mod view;
 pub mod words;
@@ -177,6 +179,33 @@ pub struct Model {
     pub tokens: Vec<String>,
     /// True if the run was longer than [`MAX_EVENTS`] and was cut.
     pub truncated: bool,
+    /// Each node's keys each time they may have changed, in trace order: what the
+    /// cluster view shows at a cursor.
+    pub key_states: Vec<KeyState>,
+}
+
+/// A node's keys from the event at `index` on (until the node's next state), with its
+/// clock, which judges their expiry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeyState {
+    pub index: usize,
+    pub pid: u32,
+    pub clock: crate::sim::clock::Clock,
+    /// (key, value, expiry in the node's own ms)
+    pub keys: Vec<(String, String, Option<u64>)>,
+}
+
+impl KeyState {
+    /// The keys at true time `t_us` (not after the node's next state) as `PTTL` on the
+    /// node answers then: (key, value, ms left, if it has a TTL). An expired key is gone.
+    pub fn at(&self, t_us: u64) -> Vec<(String, String, Option<i64>)> {
+        let now_ms = self.clock.local_ms(t_us);
+        self.keys
+            .iter()
+            .filter(|(_, _, exp)| exp.is_none_or(|e| e > now_ms))
+            .map(|(k, v, exp)| (k.clone(), v.clone(), exp.map(|e| (e - now_ms) as i64)))
+            .collect()
+    }
 }
 
 impl Model {
@@ -221,6 +250,7 @@ pub fn build_with(
     let mut creators: BTreeMap<(usize, String, String), u32> = BTreeMap::new();
     let mut seen = 0usize;
     let mut truncated = false;
+    let mut key_states: Vec<KeyState> = Vec::new();
     loop {
         let more = tl.step_forward();
         let trace_len = tl.trace().len();
@@ -229,24 +259,27 @@ pub fn build_with(
             break;
         }
         // Which nodes may have changed their keys in the events just recorded?
-        let mut touched: Vec<usize> = tl.trace()[seen..]
+        let mut touched: Vec<(usize, usize)> = tl.trace()[seen..]
             .iter()
-            .filter(|e| {
+            .enumerate()
+            .filter(|(_, e)| {
                 matches!(
                     e.kind,
                     TraceKind::Command { .. }
                         | TraceKind::Crash
                         | TraceKind::Restart { .. }
                         | TraceKind::ClockJump { .. }
+                        | TraceKind::Drift { .. }
                         | TraceKind::Replicate { .. }
                         | TraceKind::Failover { .. }
                 )
             })
-            .map(|e| e.pid as usize)
-            .filter(|p| nodes.contains(p))
+            .map(|(i, e)| (e.pid as usize, seen + i))
+            .filter(|(p, _)| nodes.contains(p))
             .collect();
+        // Each node once, from its first change in this step.
         touched.sort_unstable();
-        touched.dedup();
+        touched.dedup_by_key(|(p, _)| *p);
         // The clients' commands each touched node ran in these events: (node, client,
         // command name, trace index).
         let cmds: Vec<(usize, u32, String, usize)> = tl.trace()[seen..]
@@ -268,11 +301,18 @@ pub fn build_with(
             .collect();
         seen = trace_len;
         let now = tl.now_us();
-        for pid in touched {
+        for (pid, index) in touched {
+            let now_keys = tl.world_mut().node_keys(pid);
+            if let Some(clock) = tl.world().clock(pid).cloned() {
+                key_states.push(KeyState {
+                    index,
+                    pid: pid as u32,
+                    clock,
+                    keys: now_keys.clone(),
+                });
+            }
             let local_us = tl.world().local_us(pid);
-            let keys: Sampled = tl
-                .world_mut()
-                .node_keys(pid)
+            let keys: Sampled = now_keys
                 .into_iter()
                 .map(|(k, v, exp_ms)| {
                     // Expiry is judged by the node's clock; map it to true time as the
@@ -346,6 +386,7 @@ pub fn build_with(
     );
     model.stories = stories;
     model.lockless = lockless;
+    model.key_states = key_states;
     Ok(model)
 }
 
@@ -728,6 +769,7 @@ fn layout(
         lockless: Vec::new(),
         tokens,
         truncated,
+        key_states: Vec::new(),
     }
 }
 
@@ -774,7 +816,7 @@ pub struct NodeView {
     pub up: bool,
     /// The node's clock minus true time, ms.
     pub clock_offset_ms: i64,
-    /// (key, value, ms left before it expires in true time, if it has a TTL)
+    /// (key, value, ms left before it expires: what `PTTL` on the node answers, if it has a TTL)
     pub keys: Vec<(String, String, Option<i64>)>,
 }
 
@@ -901,18 +943,13 @@ pub fn snapshot(m: &Model, cursor: usize) -> Snapshot {
                     .map(|v| (v as i64 - t_us as i64) / 1000),
             }),
             LaneKind::Node => {
+                // The node's last state at or before the cursor, read at the cursor's time.
                 let keys = m
-                    .bars
+                    .key_states
                     .iter()
-                    .filter(|b| {
-                        b.pid == lane.pid && b.kind == BarKind::Key && b.from_us <= t_us && t_us < b.to_us
-                    })
-                    .map(|b| {
-                        let (k, v) = b.label.split_once(" = ").unwrap_or((&b.label, ""));
-                        let left = (b.to_us < m.end_us).then(|| (b.to_us as i64 - t_us as i64) / 1000);
-                        (k.to_string(), v.to_string(), left)
-                    })
-                    .collect();
+                    .rev()
+                    .find(|k| k.pid == lane.pid && k.index <= cursor)
+                    .map_or_else(Vec::new, |k| k.at(t_us));
                 s.nodes.push(NodeView {
                     name: lane.name.clone(),
                     up: up.get(&lane.pid).copied().unwrap_or(true),

@@ -36,6 +36,46 @@ pub fn zoom(view: Option<(u64, u64)>, end: u64, factor: f64) -> Option<(u64, u64
     settle(a + w / 2.0 - nw / 2.0, nw, end)
 }
 
+/// Zoom about the moment `at_us` (the cursor): it stays where it is on screen if it is
+/// in the window, else the new window is centred on it.
+pub fn zoom_at(view: Option<(u64, u64)>, end: u64, factor: f64, at_us: u64) -> Option<(u64, u64)> {
+    let (a, w) = current(view, end);
+    if !factor.is_finite() || factor <= 0.0 {
+        return view;
+    }
+    let at = at_us.min(end) as f64;
+    let frac = if at >= a && at <= a + w { (at - a) / w } else { 0.5 };
+    let nw = (w * factor).clamp((MIN_SPAN_US as f64).min(end.max(1) as f64), end.max(1) as f64);
+    settle(at - frac * nw, nw, end)
+}
+
+/// The first view of a run: its events framed, with a margin, when they crowd into
+/// less than half of it (the run goes on quietly to its end); else the whole run.
+/// `last_us` is the time of the last event before the end.
+pub fn initial(last_us: u64, end: u64) -> Option<(u64, u64)> {
+    if last_us.saturating_mul(2) >= end {
+        return None;
+    }
+    let w = (last_us as f64 * 1.15).max(MIN_SPAN_US as f64 * 10.0);
+    settle(0.0, w, end)
+}
+
+/// The window moved just enough to show the moment `at_us` (the cursor as it plays or
+/// steps): unchanged if it is inside, else panned so it sits a tenth in from the edge
+/// it left by.
+pub fn follow(view: Option<(u64, u64)>, end: u64, at_us: u64) -> Option<(u64, u64)> {
+    let (a, b) = view?;
+    let w = b.saturating_sub(a).max(1) as f64;
+    let at = at_us.min(end) as f64;
+    if at > b as f64 {
+        settle(at - 0.9 * w, w, end)
+    } else if at < a as f64 {
+        settle(at - 0.1 * w, w, end)
+    } else {
+        view
+    }
+}
+
 /// Move the window by `frac` of its width (negative: towards the start).
 pub fn pan(view: Option<(u64, u64)>, end: u64, frac: f64) -> Option<(u64, u64)> {
     let (a, w) = current(view, end);
@@ -83,6 +123,49 @@ mod tests {
         assert_eq!(b - a, MIN_SPAN_US);
         assert_eq!(zoom(Some((0, 10)), END, f64::NAN), Some((0, 10)));
         assert_eq!(zoom(None, END, 8.0), None);
+    }
+
+    /// Zooming in keeps the cursor on screen, where it was; §1's events all happen in
+    /// its first 51 ms and four zooms in still show them when the cursor is there.
+    #[test]
+    fn zoom_keeps_the_cursor_in_view() {
+        let cursor = 40_000;
+        let mut v = None;
+        for _ in 0..4 {
+            v = zoom_at(v, 1_000_000, 0.5, cursor);
+            let (a, b) = v.expect("zoomed");
+            assert!(a <= cursor && cursor <= b, "{v:?}");
+        }
+        // The cursor stays at the same place across the plot.
+        let v = Some((2_000_000, 6_000_000));
+        let z = zoom_at(v, END, 0.5, 3_000_000).expect("zoomed");
+        assert_eq!((z.0, z.1), (2_500_000, 4_500_000));
+        // Off screen: the new window is centred on it.
+        let z = zoom_at(v, END, 0.5, 9_000_000).expect("zoomed");
+        assert_eq!(z, (8_000_000, END));
+        assert_eq!(zoom_at(v, END, f64::NAN, 1), v);
+    }
+
+    #[test]
+    fn the_first_view_frames_the_events() {
+        // §1: events up to 51 ms in a 1 s run.
+        let (a, b) = initial(51_000, 1_000_000).expect("framed");
+        assert_eq!(a, 0);
+        assert!((51_000..100_000).contains(&b), "{b}");
+        // Events over most of the run: the whole run.
+        assert_eq!(initial(20_000_000, 25_000_000), None);
+        assert_eq!(initial(0, 0), None);
+    }
+
+    #[test]
+    fn the_view_follows_the_cursor() {
+        let v = Some((0, 1_000_000));
+        assert_eq!(follow(v, END, 500_000), v);
+        let (a, b) = follow(v, END, 3_000_000).expect("zoomed");
+        assert!(a <= 3_000_000 && 3_000_000 <= b && b - a == 1_000_000, "{a}..{b}");
+        let (a, b) = follow(Some((5_000_000, 6_000_000)), END, 1_000_000).expect("zoomed");
+        assert!(a <= 1_000_000 && 1_000_000 <= b, "{a}..{b}");
+        assert_eq!(follow(None, END, 3), None);
     }
 
     #[test]

@@ -10,19 +10,55 @@ pub struct ConsoleInputProps {
     pub history: Vec<(String, String)>,
 }
 
-/// A labelled command line; Enter runs it. Up/Down would need more state than it is
-/// worth here; the history stays visible instead.
+/// Where ↑ (`back`) or ↓ moves in the lines typed so far, as a shell does: from the
+/// line being typed (`None`) to the newest, older, and back down to an empty line.
+fn recall(count: usize, at: Option<usize>, back: bool) -> Option<usize> {
+    match (at, back) {
+        (None, true) => count.checked_sub(1),
+        (Some(i), true) => Some(i.saturating_sub(1)),
+        (Some(i), false) => Some(i + 1).filter(|&n| n < count),
+        (None, false) => None,
+    }
+}
+
+/// A labelled command line; Enter runs it, ↑ and ↓ bring back the lines typed before.
+/// The replies scroll to the newest.
 #[function_component(ConsoleInput)]
 pub fn console_input(props: &ConsoleInputProps) -> Html {
     let value = use_state(String::new);
+    let at = use_state(|| None::<usize>);
+    let pre = use_node_ref();
+    {
+        let pre = pre.clone();
+        use_effect_with(props.history.len(), move |_| {
+            if let Some(el) = pre.cast::<web_sys::Element>() {
+                el.set_scroll_top(el.scroll_height());
+            }
+        });
+    }
     let on_input = {
         let value = value.clone();
         Callback::from(move |e: InputEvent| {
             value.set(e.target_unchecked_into::<web_sys::HtmlInputElement>().value())
         })
     };
+    let on_key = {
+        let (value, at) = (value.clone(), at.clone());
+        let lines: Vec<String> = props.history.iter().map(|(c, _)| c.clone()).collect();
+        Callback::from(move |e: KeyboardEvent| {
+            let back = match e.key().as_str() {
+                "ArrowUp" => true,
+                "ArrowDown" => false,
+                _ => return,
+            };
+            e.prevent_default();
+            let next = recall(lines.len(), *at, back);
+            value.set(next.and_then(|i| lines.get(i).cloned()).unwrap_or_default());
+            at.set(next);
+        })
+    };
     let on_submit = {
-        let value = value.clone();
+        let (value, at) = (value.clone(), at.clone());
         let on_line = props.on_line.clone();
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
@@ -30,12 +66,13 @@ pub fn console_input(props: &ConsoleInputProps) -> Html {
             if !line.is_empty() {
                 on_line.emit(line);
                 value.set(String::new());
+                at.set(None);
             }
         })
     };
     html! {
         <div class="console">
-            <pre class="console-history" aria-live="polite" tabindex="0">
+            <pre class="console-history" aria-live="polite" tabindex="0" ref={pre}>
                 { for props.history.iter().map(|(cmd, reply)| html! {
                     <><span class="tok-prompt">{"> "}</span><span class="console-cmd">{ cmd.clone() }</span>{"\n"}
                     <span class={classes!("console-reply", reply.starts_with("(error)").then_some("tok-err"))}>{ reply.clone() }</span>{"\n"}</>
@@ -43,7 +80,7 @@ pub fn console_input(props: &ConsoleInputProps) -> Html {
             </pre>
             <form class="console-form" onsubmit={on_submit}>
                 <label>{"Redis command "}
-                    <input type="text" class="console-input" value={(*value).clone()} oninput={on_input}
+                    <input type="text" class="console-input" value={(*value).clone()} oninput={on_input} onkeydown={on_key}
                            autocomplete="off" autocapitalize="off" spellcheck="false" placeholder="SET lock:x t1 NX PX 10000" />
                 </label>
                 <button type="submit">{"Run"}</button>

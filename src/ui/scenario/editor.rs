@@ -158,6 +158,12 @@ enum Which {
 #[function_component(VariantEditor)]
 pub fn variant_editor(props: &VariantEditorProps) -> Html {
     let knobs = use_state(|| KnobText::of(&props.base, &props.variant));
+    // A change from outside (the trade-off table's pick, a rerun) shows in the knobs;
+    // the editor stays mounted, so an open panel stays open.
+    {
+        let (knobs, base) = (knobs.clone(), props.base.clone());
+        use_effect_with(props.variant.clone(), move |v| knobs.set(KnobText::of(&base, v)));
+    }
     let tx = Texts::new(props.lang);
     let has_n = redlock_nodes(&props.base).is_some();
     let has_work = first_work(&props.base).is_some();
@@ -323,6 +329,19 @@ pub fn variant_editor(props: &VariantEditorProps) -> Html {
     };
     let lines = draft.lines().count().max(1);
     let err_line = error.as_ref().and_then(|e| e.line);
+    // An edit to a script no client runs would silently do nothing: say so, and where
+    // the script is used.
+    let unused =
+        (*which == Which::Release && !uses_release_script(&props.base)).then(|| {
+            match super::pair_of(&props.base.name).filter(|o| {
+                crate::sim::scenario::builtin(o)
+                    .and_then(Result::ok)
+                    .is_some_and(|s| uses_release_script(&s))
+            }) {
+                Some(other) => tx.fmt("script_unused", &[("other", other.to_string())]),
+                None => tx.t("script_unused_alone"),
+            }
+        });
 
     html! {
         <details class="variant-editor">
@@ -362,6 +381,7 @@ pub fn variant_editor(props: &VariantEditorProps) -> Html {
                         <option value="extend" selected={*which == Which::Extend}>{ tx.t("script_extend") }</option>
                     </select>
                 </label>
+                if let Some(note) = unused { <p class="hint script-unused">{ note }</p> }
                 <div class="editor">
                     <ol class="gutter" aria-hidden="true">
                         { for (1..=lines).map(|n| html! { <li class={classes!((err_line == Some(n)).then_some("err"))}>{ n }</li> }) }
@@ -380,6 +400,15 @@ pub fn variant_editor(props: &VariantEditorProps) -> Html {
             </form>
         </details>
     }
+}
+
+/// Whether any client of `s` releases with the release script (the default release).
+fn uses_release_script(s: &Scenario) -> bool {
+    s.clients.iter().any(|c| {
+        c.algorithm != Algorithm::None
+            && c.release
+                .is_none_or(|r| r == crate::sim::scenario::ReleaseKind::Lua)
+    })
 }
 
 /// Puts each statement of a one-line script on its own line, for editing.

@@ -20,9 +20,11 @@ use crate::lesson::route::query_param;
 use crate::sim::scenario::builtin;
 use crate::sim::Fault;
 use crate::store::parse_line;
-use crate::timeline::{band_sentence, build_with, describe, link, snapshot, view, words, Model, Variant};
+use crate::timeline::{
+    band_sentence, build, build_with, describe, fork, link, pace, snapshot, view, words, Model, Variant,
+};
 use crate::ui::browser;
-use gloo::timers::callback::Interval;
+use gloo::timers::callback::Timeout;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -60,12 +62,19 @@ pub fn pair_of(name: &str) -> Option<&'static str> {
     })
 }
 
-/// Playback speeds offered (× simulated time per real time).
+/// Playback speeds offered (× the 1× pace of `timeline::pace`).
 const SPEEDS: [f64; 7] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0];
-/// Real milliseconds between playback frames.
-const FRAME_MS: u32 = 50;
-/// At 1×, one real second plays this many simulated µs (1 s of simulated time).
-const US_PER_REAL_SECOND: f64 = 1_000_000.0;
+
+/// The view a run opens on: its events framed (see `view::initial`).
+fn first_view(m: &Model) -> Option<(u64, u64)> {
+    let last = m
+        .trace
+        .iter()
+        .rev()
+        .find(|e| !matches!(e.kind, crate::sim::TraceKind::End))
+        .map_or(0, |e| e.t_us);
+    view::initial(last, m.end_us.max(1))
+}
 
 #[derive(Properties, PartialEq)]
 pub struct ScenarioPanelProps {
@@ -254,12 +263,14 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     // Ids must be unique in the page, and one scenario can be drawn twice (the section's
     // panel and a "what happens next?" question).
     let panel_id = use_memo((), |_| next_panel_id());
-    let speed = use_state(|| 4.0f64);
+    let speed = use_state(|| 1.0f64);
     let zoom = use_state(|| None::<(u64, u64)>);
     // The fingers on the timeline and where their gesture started (see `on_touch`).
     let touch = use_mut_ref(Touch::default);
     let wrap_ref = use_node_ref();
     let seed_input = use_state(String::new);
+    // What the learner typed, if it was not a seed (said, not ignored).
+    let seed_error = use_state(|| None::<String>);
     let console_out = use_state(Vec::<(String, String)>::new);
     let console_node = use_state(|| None::<u32>);
 
@@ -280,37 +291,50 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         cursor.set(len - 1);
     }
 
-    // Playback.
+    // Playback, event by event, dwelling on each as `pace` says.
     {
-        let cursor = cursor.clone();
-        let playing = playing.clone();
-        let model = model.clone();
-        let speed = *speed;
-        let hold = props.hold_at_ms;
-        // Re-armed after every frame: the closure must see the cursor it advances from.
+        let (cursor, playing, model, hold) =
+            (cursor.clone(), playing.clone(), model.clone(), props.hold_at_ms);
+        let paced = use_memo(model.clone(), |m| {
+            m.as_ref()
+                .as_ref()
+                .map_or(pace::Pace { scale: 1.0 }, |m| pace::Pace::of(m))
+        });
+        // Re-armed after every step: the closure must see the cursor it advances from.
         use_effect_with(
-            (*playing, speed, model.clone(), *cursor, hold),
-            move |(is_playing, _, _, _, _)| {
-                let interval = if *is_playing {
-                    Some(Interval::new(FRAME_MS, move || {
-                        let Ok(m) = model.as_ref() else { return };
-                        let limit = hold.map_or(m.trace.len().saturating_sub(1), |h| m.index_at(h * 1000));
-                        let now = m.trace.get(*cursor).map_or(0, |e| e.t_us);
-                        let step = (speed * US_PER_REAL_SECOND * FRAME_MS as f64 / 1000.0) as u64;
-                        let next = m.index_at(now.saturating_add(step.max(1))).max(*cursor + 1);
+            (*playing, *speed, model.clone(), *cursor, hold),
+            move |(is_playing, speed, ..)| {
+                let timer = model.as_ref().as_ref().ok().filter(|_| *is_playing).map(|m| {
+                    let limit = hold.map_or(m.trace.len().saturating_sub(1), |h| m.index_at(h * 1000));
+                    let (next, wait) = paced.next(m, *cursor, limit, *speed);
+                    Timeout::new(wait, move || {
+                        cursor.set(next);
                         if next >= limit {
-                            cursor.set(limit);
                             playing.set(false);
-                        } else {
-                            cursor.set(next);
                         }
-                    }))
-                } else {
-                    None
-                };
-                move || drop(interval)
+                    })
+                });
+                move || drop(timer)
             },
         );
+    }
+    // The first view frames the run's events; then the view follows the cursor.
+    {
+        let zoom = zoom.clone();
+        let framed = model.as_ref().as_ref().ok().and_then(|m| first_view(m));
+        use_effect_with((*name).clone(), move |_| zoom.set(framed));
+    }
+    {
+        let zoom = zoom.clone();
+        let (end, t) = model.as_ref().as_ref().map_or((0, 0), |m| {
+            (m.end_us.max(1), m.trace.get(*cursor).map_or(0, |e| e.t_us))
+        });
+        use_effect_with(t, move |t| {
+            let next = view::follow(*zoom, end, *t);
+            if next != *zoom {
+                zoom.set(next);
+            }
+        });
     }
 
     // Embedding: autoplay (unless the learner prefers less motion), and a host's
@@ -483,21 +507,28 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         })
     };
     let on_seed_submit = {
-        let seed = seed.clone();
-        let seed_input = seed_input.clone();
-        let injections = injections.clone();
+        let (seed, seed_input, injections, seed_error) = (
+            seed.clone(),
+            seed_input.clone(),
+            injections.clone(),
+            seed_error.clone(),
+        );
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
-            if let Ok(s) = seed_input.trim().parse::<u64>() {
-                seed.set(s);
-                injections.set(Vec::new());
+            match seed_input.trim().parse::<u64>() {
+                Ok(s) => {
+                    seed.set(s);
+                    injections.set(Vec::new());
+                    seed_error.set(None);
+                }
+                Err(_) => seed_error.set(Some(seed_input.trim().to_string())),
             }
         })
     };
     let end_us = m.end_us.max(1);
     let zoom_by = |factor: f64| {
         let zoom = zoom.clone();
-        Callback::from(move |_| zoom.set(view::zoom(*zoom, end_us, factor)))
+        Callback::from(move |_| zoom.set(view::zoom_at(*zoom, end_us, factor, t_us)))
     };
     let pan_by = |dir: f64| {
         let zoom = zoom.clone();
@@ -593,51 +624,26 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         .map(|l| (l.pid, l.name.clone()))
         .collect();
     let on_console = {
-        let injections = injections.clone();
-        let console_out = console_out.clone();
-        let console_node = console_node.clone();
+        let (injections, console_out, console_node) =
+            (injections.clone(), console_out.clone(), console_node.clone());
         let first_node = nodes.first().map(|n| n.0);
-        let seed = *seed;
-        let console_variant = (*variant).clone();
-        let console_base = base.clone();
+        let (seed, model) = (*seed, model.clone());
+        let scenario = base.as_ref().as_ref().ok().map(|s| variant.apply(s));
         Callback::from(move |line: String| {
-            let Some(node) = (*console_node).or(first_node) else {
+            let (Some(node), Some(s), Ok(m)) =
+                ((*console_node).or(first_node), scenario.as_ref(), model.as_ref())
+            else {
                 return;
             };
             let mut out = (*console_out).clone();
             match parse_line(&line) {
                 Ok(args) if !args.is_empty() => {
-                    let mut inj = (*injections).clone();
-                    inj.push((
-                        t_us,
-                        Fault::Command {
-                            node: node as usize,
-                            args: args.clone(),
-                        },
-                    ));
-                    // Run the fork now to read the reply the node gave at the cursor.
-                    let reply = console_base
-                        .as_ref()
-                        .as_ref()
-                        .ok()
-                        .and_then(|s| build_with(&console_variant.apply(s), seed, &inj).ok())
-                        .and_then(|fork| {
-                            let want: Vec<String> = args
-                                .iter()
-                                .map(|a| String::from_utf8_lossy(a).into_owned())
-                                .collect();
-                            fork.trace.iter().find_map(|e| match &e.kind {
-                                crate::sim::TraceKind::Command {
-                                    from, args, reply, ..
-                                } if e.pid == node && *from == node && e.t_us >= t_us && *args == want => {
-                                    Some(reply.clone())
-                                }
-                                _ => None,
-                            })
-                        })
-                        .unwrap_or_else(|| "(error) the node did not run the command (is it down?)".into());
-                    out.push((line, reply));
-                    injections.set(inj);
+                    // The fork runs now, to read the reply the node gave at the cursor.
+                    let run = fork::console_command(s, seed, m, &injections, t_us, node, args);
+                    out.push((line, run.reply));
+                    if let Some((inj, _)) = run.fork {
+                        injections.set(inj);
+                    }
                 }
                 Ok(_) => {}
                 Err(e) => out.push((line, format!("(error) {e}"))),
@@ -671,9 +677,20 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         })
     };
     let on_undo = {
-        let injections = injections.clone();
-        let console_out = console_out.clone();
+        let (injections, console_out, cursor) = (injections.clone(), console_out.clone(), cursor.clone());
+        let (model, unforked) = (
+            model.clone(),
+            base.as_ref().as_ref().ok().map(|s| variant.apply(s)),
+        );
+        let seed = *seed;
         Callback::from(move |_| {
+            // The run without the fork, at the moment the learner was looking at.
+            if let (Ok(m), Some(b)) = (
+                model.as_ref(),
+                unforked.as_ref().and_then(|s| build(s, seed).ok()),
+            ) {
+                cursor.set(fork::same_moment(m, cur, &b));
+            }
             injections.set(Vec::new());
             console_out.set(Vec::new());
         })
@@ -746,6 +763,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                         <label>{ format!("{} ", tx.t("sc_seed_label")) }<input type="text" inputmode="numeric" size="10" aria-label={tx.t("sc_type_seed")} value={(*seed_input).clone()} oninput={on_seed_input} /></label>
                         <button type="submit">{ tx.t("sc_use_seed") }</button>
                     </form>
+                    if let Some(bad) = &*seed_error { <span class="hint seed-error" role="alert">{ tx.fmt("sc_bad_seed", &[("seed", bad.clone())]) }</span> }
                 }
                 if !injections.is_empty() {
                     <button type="button" class="undo-fork" onclick={on_undo}>{ tx.fmt("sc_undo_fork", &[("n", injections.len().to_string())]) }</button>
@@ -771,7 +789,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                     <button type="button" aria-label="Step forward" onclick={go((cur + 1).min(last))}>{"▶|"}</button>
                     <button type="button" aria-label="Go to end" onclick={go(last)}>{"⇥"}</button>
                 }
-                <button type="button" aria-label="Reset" onclick={{ let z = zoom.clone(); let c = cursor.clone(); let p = playing.clone(); Callback::from(move |_| { p.set(false); c.set(0); z.set(None); }) }}>{"↺"}</button>
+                <button type="button" aria-label="Reset" onclick={{ let z = zoom.clone(); let c = cursor.clone(); let p = playing.clone(); let f = first_view(m); Callback::from(move |_| { p.set(false); c.set(0); z.set(f); }) }}>{"↺"}</button>
                 if shows("speed") {
                     <label class="speed">{ format!("{} ", tx.t("sc_speed")) }
                         <select onchange={on_speed} aria-label={tx.t("sc_speed")}>
@@ -880,7 +898,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                 </div>
             </div>
             if let Some(base) = base.as_ref().as_ref().ok().filter(|_| shows("editor")).cloned() {
-                <editor::VariantEditor key={format!("{}-{}-{:?}", *name, *seed, variant.ttl_ms)} {base} seed={*seed} variant={(*variant).clone()} on_change={on_variant} lang={props.lang} />
+                <editor::VariantEditor key={format!("{}-{}", *name, *seed)} {base} seed={*seed} variant={(*variant).clone()} on_change={on_variant} lang={props.lang} />
             }
             if let Some(base) = base.as_ref().as_ref().ok().filter(|_| shows("editor")) {
                 <explore::ExplorePanel key={(*name).clone()} scenario={variant.apply(base)} seed={*seed} on_load={on_counterexample} lang={props.lang} />

@@ -1,0 +1,283 @@
+//! Browser tests of what a learner trips over in a scenario panel (issue #20): playback
+//! a learner can follow, the cluster view and the console agreeing, commands at the end,
+//! a view that frames the events and follows the cursor, the console's history, knobs
+//! that stay open, a bad seed said, and an unused release script said.
+#![cfg(target_arch = "wasm32")]
+
+use gloo::timers::future::TimeoutFuture;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+mod web_common;
+use web_common::*;
+
+fn panel(root: &Element) -> Element {
+    query(root, "section.scenario[data-scenario]").expect("a scenario panel")
+}
+
+/// The cursor's time in ms, from the line under the scrub bar.
+fn cursor_ms(p: &Element) -> f64 {
+    text(p, ".cursor-time")
+        .split(" ms")
+        .next()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(-1.0)
+}
+
+async fn open(hash: &str) -> (Element, Mounted) {
+    let root = fresh(hash);
+    let app = Mounted::new(&root);
+    let r = root.clone();
+    wait_until("the scenario panel", move || {
+        query(&r, "section.scenario svg.timeline").is_some()
+    })
+    .await;
+    (root, app)
+}
+
+/// The event number the cursor is on (the "event n of N" under the scrub bar).
+fn scrub_index(p: &Element) -> usize {
+    query(p, "input.scrub")
+        .and_then(|s| s.dyn_into::<HtmlInputElement>().ok())
+        .and_then(|s| s.value().parse().ok())
+        .unwrap_or(usize::MAX)
+}
+
+/// Runs `line` in the panel's console and returns its reply.
+async fn console(p: &Element, line: &str) -> String {
+    let input: HtmlInputElement = query(p, ".console-input").expect("a console").dyn_into().unwrap();
+    let before = query_all(p, ".console-reply").len();
+    type_into(&input, line).await;
+    submit_form(p, ".console-form");
+    let pp = p.clone();
+    wait_long("the reply", move || {
+        query_all(&pp, ".console-reply").len() > before
+    })
+    .await;
+    query_all(p, ".console-reply")
+        .last()
+        .and_then(|r| r.text_content())
+        .unwrap_or_default()
+}
+
+/// At 1× (the speed a panel opens with) playback stops on every event in turn: a
+/// learner sees each step, where it used to jump through §3's first events in a frame.
+#[wasm_bindgen_test]
+async fn playing_at_1x_stops_on_every_event() {
+    let _x = Exclusive::acquire().await;
+    let (root, _app) = open("#/distributed-locks/3?scenario=unsafe-del&seed=1&t=0").await;
+    let p = panel(&root);
+    let speed: HtmlSelectElement = query(&p, "select[aria-label=Speed]").unwrap().dyn_into().unwrap();
+    assert_eq!(speed.value(), "1");
+    click(&p, "button[aria-label='Go to start']");
+    let pp = p.clone();
+    wait_until("the start", move || scrub_index(&pp) == 0).await;
+    click(&p, "button[aria-label=Play]");
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..1500 {
+        seen.insert(scrub_index(&p));
+        if seen.iter().any(|&e| e >= 8) {
+            break;
+        }
+        TimeoutFuture::new(10).await;
+    }
+    // Jumping over an event would leave it out of `seen`.
+    assert!(
+        (0..=8).all(|e| seen.contains(&e)),
+        "the cursor stopped on {seen:?}"
+    );
+    click(&p, "button[aria-label=Pause]");
+}
+
+/// The PTTL the cluster view shows is what `PTTL` on the node answers at that moment,
+/// and `GET` sees the key it shows (§3 right after C's `SET … PX 10000`).
+#[wasm_bindgen_test]
+async fn the_cluster_view_and_the_console_agree() {
+    let _x = Exclusive::acquire().await;
+    let (root, _app) = open("#/distributed-locks/3?scenario=unsafe-del&seed=1&t=12298&e=31").await;
+    let p = panel(&root);
+    let pp = p.clone();
+    wait_until("the cursor from the URL", move || scrub_index(&pp) == 31).await;
+    let nodes = text(&p, ".cluster-nodes");
+    let shown: i64 = nodes
+        .split("PTTL ≈ ")
+        .nth(1)
+        .and_then(|s| s.split(')').next())
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or_else(|| panic!("a PTTL in {nodes}"));
+    let value = nodes
+        .split("lock = ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .expect("C's key")
+        .to_string();
+    assert_eq!(console(&p, "GET lock").await, format!("\"{value}\""));
+    assert_eq!(console(&p, "PTTL lock").await, format!("(integer) {shown}"));
+    // A read or a failed command makes no change to undo, an unknown one included.
+    let reply = console(&p, "FROB lock").await;
+    assert!(reply.starts_with("(error) ERR unknown command"), "{reply}");
+    assert!(
+        query(&p, "button.undo-fork").is_none(),
+        "an unknown command made a fork"
+    );
+    // A write forks; Undo keeps the cursor at the same moment.
+    assert_eq!(console(&p, "DEL lock").await, "(integer) 1");
+    let pp = p.clone();
+    wait_until("the fork", move || query(&pp, "button.undo-fork").is_some()).await;
+    click(&p, "button.undo-fork");
+    let pp = p.clone();
+    wait_until("the fork is undone", move || {
+        query(&pp, "button.undo-fork").is_none()
+    })
+    .await;
+    TimeoutFuture::new(50).await;
+    assert_eq!(scrub_index(&p), 31, "{}", text(&p, ".cursor-time"));
+}
+
+/// At the end of a run the node still answers.
+#[wasm_bindgen_test]
+async fn commands_run_at_the_end_of_a_run() {
+    let _x = Exclusive::acquire().await;
+    let (root, _app) = open("#/distributed-locks/3?scenario=unsafe-del&seed=1&t=0").await;
+    let p = panel(&root);
+    click(&p, "button[aria-label='Go to end']");
+    let pp = p.clone();
+    wait_until("the end", move || cursor_ms(&pp) >= 25_000.0).await;
+    assert!(text(&p, ".cluster-nodes").contains("redis: up"));
+    assert_eq!(console(&p, "SET k v").await, "OK");
+    assert_eq!(console(&p, "GET k").await, "\"v\"");
+}
+
+/// The tick labels of the timeline's axis, ms.
+fn tick_labels(p: &Element) -> Vec<f64> {
+    query_all(p, "svg .tick text")
+        .iter()
+        .filter_map(|t| t.text_content()?.parse().ok())
+        .collect()
+}
+
+/// §1's events all happen in its first 51 ms: the first view frames them, zooming
+/// keeps the cursor's moment in view, and the view follows the cursor when it leaves.
+#[wasm_bindgen_test]
+async fn the_view_frames_the_events_and_zooms_on_the_cursor() {
+    let _x = Exclusive::acquire().await;
+    let (root, _app) = open("#/distributed-locks/1?scenario=double-charge-no-lock&seed=1&t=40").await;
+    let p = panel(&root);
+    let pp = p.clone();
+    wait_until("the first view frames 0–51 ms", move || {
+        tick_labels(&pp).iter().cloned().fold(0.0, f64::max) < 100.0
+    })
+    .await;
+    let arrows = query_all(&p, "svg g.arrow").len();
+    assert!(arrows > 5, "{arrows} arrows in the first view");
+    for _ in 0..4 {
+        click(&p, "button[aria-label='Zoom in']");
+        TimeoutFuture::new(30).await;
+    }
+    let at = cursor_ms(&p);
+    let ticks = tick_labels(&p);
+    let (lo, hi) = (
+        ticks.iter().cloned().fold(f64::MAX, f64::min),
+        ticks.iter().cloned().fold(0.0, f64::max),
+    );
+    assert!(lo - 5.0 <= at && at <= hi + 5.0, "cursor {at} ms, view {ticks:?}");
+    assert!(
+        !query_all(&p, "svg g.arrow").is_empty() || !query_all(&p, "svg .mark").is_empty(),
+        "an empty view"
+    );
+    // Stepping to the end: the view pans to keep the cursor visible.
+    click(&p, "button[aria-label='Go to end']");
+    let pp = p.clone();
+    wait_until("the view follows the cursor", move || {
+        let end = cursor_ms(&pp);
+        tick_labels(&pp).iter().cloned().fold(0.0, f64::max) + 5.0 >= end && end > 500.0
+    })
+    .await;
+}
+
+/// ↑ brings back the last command; the newest reply is scrolled into view.
+#[wasm_bindgen_test]
+async fn the_console_recalls_lines_and_shows_the_newest_reply() {
+    let _x = Exclusive::acquire().await;
+    let (root, _app) = open("#/distributed-locks/3?scenario=unsafe-del&seed=1&t=0").await;
+    let p = panel(&root);
+    // The page's own style sheet is not loaded here: give the history its height.
+    query(&p, ".console-history")
+        .unwrap()
+        .set_attribute("style", "display: block; max-height: 5rem; overflow: auto")
+        .unwrap();
+    for i in 0..10 {
+        console(&p, &format!("GET k{i}")).await;
+    }
+    TimeoutFuture::new(50).await;
+    let pre = query(&p, ".console-history").unwrap();
+    assert!(pre.scroll_height() > pre.client_height(), "the history overflows");
+    assert!(
+        pre.scroll_top() + pre.client_height() >= pre.scroll_height() - 2,
+        "scrolled to {} of {}",
+        pre.scroll_top(),
+        pre.scroll_height()
+    );
+    let input: HtmlInputElement = query(&p, ".console-input").unwrap().dyn_into().unwrap();
+    press_key(&input, "ArrowUp");
+    TimeoutFuture::new(30).await;
+    assert_eq!(input.value(), "GET k9");
+    press_key(&input, "ArrowUp");
+    TimeoutFuture::new(30).await;
+    assert_eq!(input.value(), "GET k8");
+    press_key(&input, "ArrowDown");
+    TimeoutFuture::new(30).await;
+    assert_eq!(input.value(), "GET k9");
+    press_key(&input, "ArrowDown");
+    TimeoutFuture::new(30).await;
+    assert_eq!(input.value(), "");
+}
+
+/// The knobs stay open after a rerun; a bad seed is said; the release-script editor
+/// says when the scenario's clients do not use the script, and where they do.
+#[wasm_bindgen_test]
+async fn knobs_stay_open_bad_seeds_are_said_and_unused_scripts_too() {
+    let _x = Exclusive::acquire().await;
+    let (root, _app) = open("#/distributed-locks/3?scenario=unsafe-del&seed=1").await;
+    let p = panel(&root);
+    query(&p, "details.variant-editor")
+        .unwrap()
+        .set_attribute("open", "")
+        .unwrap();
+    let note = text(&p, ".script-unused");
+    assert!(
+        note.contains("plain DEL") && note.contains("safe-release"),
+        "{note}"
+    );
+    let ttl: HtmlInputElement = query(&p, "input.knob-ttl")
+        .expect("a TTL knob")
+        .dyn_into()
+        .unwrap();
+    type_into(&ttl, "20000").await;
+    submit_form(&p, "form.knobs");
+    let pp = p.clone();
+    wait_until("the rerun", move || {
+        web_sys::window()
+            .unwrap()
+            .location()
+            .hash()
+            .unwrap()
+            .contains("ttl=20000")
+            && query(&pp, "input.knob-ttl").is_some()
+    })
+    .await;
+    TimeoutFuture::new(50).await;
+    let details = query(&p, "details.variant-editor").unwrap();
+    assert!(details.has_attribute("open"), "the knobs closed after a rerun");
+    let seed: HtmlInputElement = query(&p, ".seed-form input").unwrap().dyn_into().unwrap();
+    type_into(&seed, "12abc").await;
+    submit_form(&p, ".seed-form");
+    let pp = p.clone();
+    wait_until("the seed error", move || {
+        text(&pp, ".seed-error").contains("“12abc” is not a seed")
+    })
+    .await;
+}
