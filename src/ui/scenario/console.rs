@@ -8,12 +8,15 @@ pub struct ConsoleInputProps {
     pub on_line: Callback<String>,
     /// (command, reply) pairs shown above the input, in redis-cli format.
     pub history: Vec<(String, String)>,
+    /// The language of its label and button.
+    pub lang: crate::lesson::content::Lang,
 }
 
 /// A labelled command line; Enter runs it. Up/Down would need more state than it is
 /// worth here; the history stays visible instead.
 #[function_component(ConsoleInput)]
 pub fn console_input(props: &ConsoleInputProps) -> Html {
+    let tx = crate::lesson::i18n::Texts::new(props.lang);
     let value = use_state(String::new);
     let on_input = {
         let value = value.clone();
@@ -42,11 +45,11 @@ pub fn console_input(props: &ConsoleInputProps) -> Html {
                 }) }
             </pre>
             <form class="console-form" onsubmit={on_submit}>
-                <label>{"Redis command "}
+                <label>{ format!("{} ", tx.t("console_command")) }
                     <input type="text" class="console-input" value={(*value).clone()} oninput={on_input}
                            autocomplete="off" autocapitalize="off" spellcheck="false" placeholder="SET lock:x t1 NX PX 10000" />
                 </label>
-                <button type="submit">{"Run"}</button>
+                <button type="submit">{ tx.t("console_run") }</button>
             </form>
         </div>
     }
@@ -81,7 +84,7 @@ pub fn console_exercise(props: &ConsoleExerciseProps) -> Html {
     html! {
         <section class="scenario console-exercise" aria-label={tx.t("console_exercise")}>
             <p class="hint">{ tx.t("console_try") }</p>
-            <ConsoleInput {on_line} history={(*history).clone()} />
+            <ConsoleInput {on_line} history={(*history).clone()} lang={props.lang} />
         </section>
     }
 }
