@@ -70,8 +70,8 @@ pub fn quiz(props: &QuizProps) -> Html {
         let results = results.clone();
         Callback::from(move |id: String| {
             let mut r = (*results).clone();
-            if !r.contains_key(&id) {
-                r.insert(id, false);
+            if let std::collections::btree_map::Entry::Vacant(e) = r.entry(id) {
+                e.insert(false);
                 report_if_complete(&r);
                 results.set(r);
             }
