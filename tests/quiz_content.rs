@@ -184,3 +184,49 @@ fn predict_questions_run_their_scenario_and_show_each_outcome() {
         "predict questions cover overlap, rejection and safety: {answers:?}"
     );
 }
+
+/// The page marks every option "✓ Right:" or "✗ Wrong:" (and "Riktig:"/"Feil:"): an
+/// explanation that opens with a verdict of its own says it twice ("✓ Right: Right: …").
+#[test]
+fn no_option_explanation_repeats_the_verdict() {
+    const VERDICTS: &[&str] = &[
+        "Right",
+        "Wrong",
+        "Correct",
+        "Incorrect",
+        "Yes",
+        "No",
+        "Riktig",
+        "Feil",
+        "Galt",
+        "Korrekt",
+        "Ja",
+        "Nei",
+    ];
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut sets = vec![("built-in".to_string(), builtin_questions().expect("valid"))];
+    for pack in ["packs/example", "packs/single/lease-mini.toml"] {
+        let p = lockstep::lesson::pack::load_dir(format!("{root}/{pack}"))
+            .unwrap_or_else(|e| panic!("{pack}: {e:?}"));
+        sets.push((pack.to_string(), p.questions));
+    }
+    let mut doubled = Vec::new();
+    for (set, questions) in &sets {
+        for q in questions {
+            for lang in Lang::ALL {
+                for e in &q.texts(lang).explanations {
+                    let head = e.split(':').next().unwrap_or_default().trim();
+                    if e.contains(':') && VERDICTS.iter().any(|v| v.eq_ignore_ascii_case(head)) {
+                        doubled.push(format!("{set} {} ({}): {e}", q.id, lang.code()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        doubled.is_empty(),
+        "{} explanations open with a verdict:\n{}",
+        doubled.len(),
+        doubled.join("\n")
+    );
+}

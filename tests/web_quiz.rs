@@ -94,22 +94,26 @@ async fn a_choice_question_answered_wrong_then_right() {
         feedback(&e).contains("Not quite")
     })
     .await;
-    // Every option now carries its explanation, marked in words, not only colour.
-    let whys = query_all(&el, ".q-why");
-    assert_eq!(whys.len(), q.en.options.len());
-    assert!(whys[correct]
-        .text_content()
-        .unwrap_or_default()
-        .contains("Right:"));
-    assert!(whys[wrong]
-        .text_content()
-        .unwrap_or_default()
-        .contains(q.en.explanations[wrong].as_str()));
+    // A wrong try gives nothing away: no explanations, no answer, until asked or solved.
+    assert!(query_all(&el, ".q-why").is_empty(), "{}", feedback(&el));
+    assert!(!feedback(&el).contains("The answer is"), "{}", feedback(&el));
+    assert!(query(&el, "button.q-reveal").is_some());
 
     radios[correct].clone().dyn_into::<HtmlElement>().unwrap().click();
     submit(&el);
     let e = el.clone();
     wait_until("right-answer feedback", move || feedback(&e).contains("Correct")).await;
+    // Solved: every option now carries its explanation, marked in words, not only colour.
+    let whys = query_all(&el, ".q-why");
+    assert_eq!(whys.len(), q.en.options.len());
+    assert!(whys[correct]
+        .text_content()
+        .unwrap_or_default()
+        .starts_with("✓ Right:"));
+    assert!(whys[wrong]
+        .text_content()
+        .unwrap_or_default()
+        .starts_with("✗ Wrong:"));
 
     let stored = storage().get_item(PROGRESS_KEY).unwrap().unwrap_or_default();
     assert!(
@@ -155,7 +159,8 @@ async fn a_numeric_question_is_answered_by_keyboard_and_survives_a_reload() {
     let attempts = query(&el, ".q-attempts")
         .and_then(|a| a.text_content())
         .unwrap_or_default();
-    assert!(attempts.contains('1'), "{attempts}");
+    // One counted try, after a reload too.
+    assert_eq!(attempts, "Checked once");
 }
 
 #[wasm_bindgen_test]
@@ -379,4 +384,363 @@ async fn the_quiz_is_drawn_after_the_section_text_and_its_scenario() {
     .await;
     let predicts = query_all(&root, "form.question section.scenario svg.timeline").len();
     assert!(predicts >= 1, "§3's predict questions carry their timelines");
+}
+
+/// The stored progress record of question `id` ("" if it has none).
+fn stored_question(id: &str) -> String {
+    let stored = storage().get_item(PROGRESS_KEY).unwrap().unwrap_or_default();
+    let key = format!("\"{id}\":");
+    stored
+        .find(&key)
+        .map(|i| stored[i..].split('}').next().unwrap_or_default().to_string())
+        .unwrap_or_default()
+}
+
+fn radio_or_box(el: &Element, i: usize) -> HtmlElement {
+    query_all(el, "input[type=radio], input[type=checkbox]")[i]
+        .clone()
+        .dyn_into()
+        .unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn nothing_chosen_asks_again_without_counting_a_try() {
+    let _x = Exclusive::acquire().await;
+    for (what, pred) in [
+        (
+            "single",
+            (|q: &Question| matches!(q.kind, Kind::Single { .. })) as fn(&Question) -> bool,
+        ),
+        ("multiple", |q| matches!(q.kind, Kind::Multiple { .. })),
+        ("bug", |q| matches!(q.kind, Kind::Bug { .. })),
+    ] {
+        let (q, order) = find(pred);
+        let root = fresh(&format!("#/distributed-locks/{order}"));
+        let app = Mounted::new(&root);
+        mounted(&root).await;
+        let el = question_el(&root, &q.id);
+        let before = storage().get_item(PROGRESS_KEY).unwrap();
+        submit(&el);
+        let e = el.clone();
+        wait_until("the page asks again", move || {
+            feedback(&e).contains("first. Nothing was checked")
+        })
+        .await;
+        let said = feedback(&el);
+        assert!(
+            !said.contains("Not quite") && !said.contains("The answer is"),
+            "{what}: {said}"
+        );
+        assert!(query_all(&el, ".q-why").is_empty(), "{what}: no explanations");
+        assert!(query(&el, ".q-attempts").is_none(), "{what}: no try counted");
+        assert_eq!(storage().get_item(PROGRESS_KEY).unwrap(), before, "{what}");
+        // Then a real answer counts once.
+        radio_or_box(&el, 0).click();
+        submit(&el);
+        let e = el.clone();
+        wait_until("a verdict", move || {
+            let f = feedback(&e);
+            f.contains("Correct") || f.contains("Not quite")
+        })
+        .await;
+        assert!(
+            stored_question(&q.id).contains("\"attempts\":1"),
+            "{what}: {}",
+            stored_question(&q.id)
+        );
+        app.unmount();
+    }
+}
+
+#[wasm_bindgen_test]
+async fn an_unreadable_number_says_why_and_is_no_try() {
+    let _x = Exclusive::acquire().await;
+    let (q, order) = find(|q| matches!(q.kind, Kind::Numeric { answer, .. } if answer >= 1000.0));
+    let Kind::Numeric { answer, .. } = q.kind else {
+        unreachable!()
+    };
+    let root = fresh(&format!("#/distributed-locks/{order}"));
+    let _app = Mounted::new(&root);
+    mounted(&root).await;
+    let el = question_el(&root, &q.id);
+    let input: HtmlInputElement = query(&el, "input[type=text]").unwrap().dyn_into().unwrap();
+    // The field says how numbers are read.
+    let hint = input
+        .get_attribute("aria-describedby")
+        .expect("a described field");
+    assert!(text(&el, &format!("#{hint}")).contains("9,778 both mean 9778"));
+    let before = storage().get_item(PROGRESS_KEY).unwrap();
+    for (typed, why) in [
+        ("", "Write a number first"),
+        ("abc", "“abc” is not a number"),
+        ("97 78", "groups its digits oddly"),
+    ] {
+        type_into(&input, typed).await;
+        submit(&el);
+        let e = el.clone();
+        wait_until(why, move || feedback(&e).contains(why)).await;
+        assert!(feedback(&el).contains("did not count as a try"));
+        assert!(!feedback(&el).contains("The answer is"), "{}", feedback(&el));
+        assert_eq!(input.get_attribute("aria-invalid").as_deref(), Some("true"));
+        assert_eq!(storage().get_item(PROGRESS_KEY).unwrap(), before, "{typed:?}");
+    }
+    // `9,778` is the number 9778: a comma before three digits groups thousands.
+    let n = answer as i64;
+    type_into(&input, &format!("{},{:03}", n / 1000, n % 1000)).await;
+    submit(&el);
+    let e = el.clone();
+    wait_until("the grouped answer is right", move || {
+        feedback(&e).contains("Correct")
+    })
+    .await;
+    assert_eq!(input.get_attribute("aria-invalid"), None);
+    assert_eq!(
+        stored_question(&q.id),
+        format!("\"{}\":{{\"attempts\":1,\"solved\":true", q.id)
+    );
+}
+
+#[wasm_bindgen_test]
+async fn norwegian_reads_9_778_with_a_no_break_space_and_says_why_in_norwegian() {
+    let _x = Exclusive::acquire().await;
+    let (q, order) = find(|q| matches!(q.kind, Kind::Numeric { answer, .. } if answer >= 1000.0));
+    let Kind::Numeric { answer, .. } = q.kind else {
+        unreachable!()
+    };
+    let root = fresh(&format!("#/distributed-locks/{order}"));
+    set_search("?lang=nb");
+    let _app = Mounted::new(&root);
+    mounted(&root).await;
+    let el = question_el(&root, &q.id);
+    let input: HtmlInputElement = query(&el, "input[type=text]").unwrap().dyn_into().unwrap();
+    type_into(&input, "abc").await;
+    submit(&el);
+    let e = el.clone();
+    wait_until("the reason in Norwegian", move || {
+        feedback(&e).contains("«abc» er ikke et tall")
+    })
+    .await;
+    let n = answer as i64;
+    type_into(&input, &format!("{}\u{a0}{:03}", n / 1000, n % 1000)).await;
+    submit(&el);
+    let e = el.clone();
+    wait_until("the grouped answer is right", move || {
+        feedback(&e).contains("Riktig")
+    })
+    .await;
+    assert!(stored_question(&q.id).contains("\"attempts\":1,\"solved\":true"));
+    reset_search();
+}
+
+/// The verdict words of the page, and the number of times each appears in `s`.
+fn count(s: &str, word: &str) -> usize {
+    s.matches(word).count()
+}
+
+#[wasm_bindgen_test]
+async fn choose_all_that_apply_says_right_and_wrong_once_in_both_languages() {
+    let _x = Exclusive::acquire().await;
+    let (q, order) = find(|q| matches!(q.kind, Kind::Multiple { .. }));
+    let Kind::Multiple { correct } = &q.kind else {
+        unreachable!()
+    };
+    for (lang, right, wrong, once) in [
+        ("en", "Right:", "Wrong:", "Checked once"),
+        ("nb", "Riktig:", "Feil:", "Sjekket én gang"),
+    ] {
+        let root = fresh(&format!("#/distributed-locks/{order}"));
+        set_search(&format!("?lang={lang}"));
+        let app = Mounted::new(&root);
+        mounted(&root).await;
+        let el = question_el(&root, &q.id);
+        for &i in correct {
+            radio_or_box(&el, i).click();
+        }
+        submit(&el);
+        let e = el.clone();
+        wait_until("the option explanations", move || {
+            !query_all(&e, ".q-why").is_empty()
+        })
+        .await;
+        for why in query_all(&el, ".q-why") {
+            let t = why.text_content().unwrap_or_default();
+            assert_eq!(count(&t, right) + count(&t, wrong), 1, "{lang}: {t}");
+            // Nor in other words: the explanation does not open with Yes:/No:/Ja:/Nei:.
+            let after = t.split_once(':').map(|(_, r)| r.trim_start()).unwrap_or_default();
+            for w in ["Yes:", "No:", "Ja:", "Nei:", "Right", "Wrong", "Riktig", "Feil"] {
+                assert!(!after.starts_with(w), "{lang}: {t}");
+            }
+        }
+        // The first Check is counted as this one, not as one "before".
+        let e = el.clone();
+        wait_until("the attempts line", move || query(&e, ".q-attempts").is_some()).await;
+        assert_eq!(text(&el, ".q-attempts"), once, "{lang}");
+        app.unmount();
+    }
+    reset_search();
+}
+
+#[wasm_bindgen_test]
+async fn explanations_show_when_asked_and_then_choosing_the_answer_is_not_a_solve() {
+    let _x = Exclusive::acquire().await;
+    let (q, order) = find(|q| matches!(q.kind, Kind::Single { .. }));
+    let Kind::Single { correct } = q.kind else {
+        unreachable!()
+    };
+    let root = fresh(&format!("#/distributed-locks/{order}"));
+    let _app = Mounted::new(&root);
+    mounted(&root).await;
+    let el = question_el(&root, &q.id);
+    assert_eq!(text(&el, "button.q-reveal"), "Show explanations");
+    click(&el, "button.q-reveal");
+    let e = el.clone();
+    wait_until("the explanations", move || !query_all(&e, ".q-why").is_empty()).await;
+    assert_eq!(query_all(&el, ".q-why").len(), q.en.options.len());
+    assert!(feedback(&el).contains("The answer is"));
+    assert!(query(&el, "button.q-reveal").is_none(), "asked once");
+    assert_eq!(
+        storage()
+            .get_item(PROGRESS_KEY)
+            .unwrap()
+            .map(|s| s.contains(&q.id)),
+        Some(false)
+    );
+    radio_or_box(&el, correct).click();
+    submit(&el);
+    let e = el.clone();
+    wait_until("the right answer, not counted", move || {
+        feedback(&e).contains("does not count as solved")
+    })
+    .await;
+    assert_eq!(stored_question(&q.id), "", "neither a try nor a solve");
+}
+
+#[wasm_bindgen_test]
+async fn focus_follows_the_moved_item_in_an_ordering_question() {
+    let _x = Exclusive::acquire().await;
+    let (q, order) = find(|q| matches!(q.kind, Kind::Order));
+    let root = fresh(&format!("#/distributed-locks/{order}"));
+    let _app = Mounted::new(&root);
+    mounted(&root).await;
+    let el = question_el(&root, &q.id);
+    let items = |el: &Element| -> Vec<String> {
+        query_all(el, ".q-order li .q-order-text")
+            .iter()
+            .map(|i| i.text_content().unwrap_or_default())
+            .collect()
+    };
+    let active_label = || {
+        document()
+            .active_element()
+            .and_then(|a| a.get_attribute("aria-label"))
+            .unwrap_or_default()
+    };
+    let press = |b: &Element| {
+        let b: HtmlElement = b.clone().dyn_into().unwrap();
+        b.focus().unwrap();
+        b.click();
+    };
+    let first = items(&el)[0].clone();
+    // Down from the top: the item is second now, and focus is on its own "down".
+    press(
+        &query_all(&el, ".q-order li")[0]
+            .query_selector("button:last-child")
+            .unwrap()
+            .unwrap(),
+    );
+    let e = el.clone();
+    let f = first.clone();
+    wait_until("the item moved", move || items(&e)[1] == f).await;
+    TimeoutFuture::new(30).await;
+    assert_eq!(active_label(), format!("Move “{first}” down"));
+    // Up again to the top, where "up" is disabled: focus goes to its "down".
+    press(
+        &query_all(&el, ".q-order li")[1]
+            .query_selector("button:first-child")
+            .unwrap()
+            .unwrap(),
+    );
+    let e = el.clone();
+    let f = first.clone();
+    wait_until("the item moved back", move || items(&e)[0] == f).await;
+    TimeoutFuture::new(30).await;
+    assert_eq!(active_label(), format!("Move “{first}” down"));
+    // And up from the middle keeps focus on "up".
+    let third = items(&el)[2].clone();
+    press(
+        &query_all(&el, ".q-order li")[2]
+            .query_selector("button:first-child")
+            .unwrap()
+            .unwrap(),
+    );
+    let e = el.clone();
+    let t = third.clone();
+    wait_until("the third item moved up", move || items(&e)[1] == t).await;
+    TimeoutFuture::new(30).await;
+    assert_eq!(active_label(), format!("Move “{third}” up"));
+}
+
+#[wasm_bindgen_test]
+async fn an_embedding_host_hears_the_last_answer_before_complete() {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    let _x = Exclusive::acquire().await;
+    TimeoutFuture::new(200).await;
+    let got = Rc::new(RefCell::new(Vec::<String>::new()));
+    let sink = got.clone();
+    let _listener = gloo::events::EventListener::new(&web_sys::window().unwrap(), "message", move |e| {
+        if let Some(m) = e.dyn_ref::<web_sys::MessageEvent>() {
+            if let Some(s) = js_sys::JSON::stringify(&m.data())
+                .ok()
+                .and_then(|s| s.as_string())
+            {
+                sink.borrow_mut().push(s);
+            }
+        }
+    });
+    let origin = web_sys::window().unwrap().location().origin().unwrap();
+    let root = fresh("");
+    set_search(&format!("?embed=1&show=quiz&section=2&origin={origin}"));
+    let _app = Mounted::new(&root);
+    let r = root.clone();
+    wait_until("the questions", move || {
+        !query_all(&r, "form.question").is_empty() && query(&r, ".deferred").is_none()
+    })
+    .await;
+    let forms = query_all(&root, "form.question");
+    let mut last = String::new();
+    for f in &forms {
+        // Any readable answer: a check needs one to count.
+        if let Some(i) = query(f, "input[type=text]") {
+            type_into(&i, "1").await;
+        } else if query(f, "input[type=radio], input[type=checkbox]").is_some() {
+            radio_or_box(f, 0).click();
+        }
+        submit(f);
+        last = f.get_attribute("data-question-id").unwrap_or_default();
+        let (g, id) = (got.clone(), last.clone());
+        wait_until("its answer message", move || {
+            g.borrow()
+                .iter()
+                .any(|s| s.contains("\"type\":\"answer\"") && s.contains(&id))
+        })
+        .await;
+    }
+    let g = got.clone();
+    wait_until("complete", move || {
+        g.borrow().iter().any(|s| s.contains("\"type\":\"complete\""))
+    })
+    .await;
+    let m = got.borrow();
+    let answer_at = m
+        .iter()
+        .position(|s| s.contains("\"type\":\"answer\"") && s.contains(&last))
+        .unwrap();
+    let complete_at = m
+        .iter()
+        .position(|s| s.contains("\"type\":\"complete\""))
+        .unwrap();
+    assert!(answer_at < complete_at, "{m:?}");
+    drop(m);
+    reset_search();
 }

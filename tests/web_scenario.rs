@@ -574,15 +574,15 @@ async fn the_panel_speaks_norwegian_in_the_norwegian_lesson() {
         "{}",
         text(&p, ".cluster-nodes")
     );
-    // The icon buttons keep the English names the issue gives them.
-    assert!(query(&p, "button[aria-label='Play']").is_some());
-    assert!(query(&p, "button[aria-label='Step forward']").is_some());
+    // The icon buttons are named in Norwegian too (issue #20).
+    assert!(query(&p, "button[aria-label='Spill av']").is_some());
+    assert!(query(&p, "button[aria-label='Ett steg fram']").is_some());
     // The timeline and the event log speak it too (screen readers read the log).
     let svg_label = query(&p, "svg.timeline")
         .and_then(|s| s.get_attribute("aria-label"))
         .unwrap_or_default();
     assert!(svg_label.starts_with("Tidslinje for"), "{svg_label}");
-    click(&p, "button[aria-label='Go to end']");
+    click(&p, "button[aria-label='Gå til slutten']");
     let pp = p.clone();
     wait_until("the last event in the log", move || {
         text(&pp, "[role=log]").contains("kjøringen er slutt")

@@ -6,7 +6,7 @@
 //! same variant, and "try another" is simply a new seed.
 
 use super::content::Lang;
-use super::quiz::{check, Answer, Generator, Kind, Question};
+use super::quiz::{check, read_response, Answer, Form, Generator, Kind, NotAnswered, Question, Response};
 use crate::store::{parse_line, render, Store};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -101,6 +101,30 @@ impl Instance {
             (Body::Bug { bug_line, .. }, Answer::Line(l)) => l == bug_line,
             _ => false,
         }
+    }
+
+    /// The control the question is answered with, for [`read_response`].
+    pub fn form(&self) -> Form<'_> {
+        match &self.body {
+            Body::Choice { .. } => Form::Choice,
+            Body::Numeric {
+                answer,
+                tolerance,
+                unit,
+                ..
+            } => Form::Number {
+                whole: answer.fract() == 0.0 && tolerance.fract() == 0.0,
+                unit: unit.as_deref(),
+            },
+            Body::Order { .. } => Form::Order,
+            Body::Bug { .. } => Form::Line,
+        }
+    }
+
+    /// Reads the learner's response and checks it: `Ok(right)`, or why it cannot be
+    /// checked (which is no try).
+    pub fn judge(&self, response: &Response) -> Result<bool, NotAnswered> {
+        read_response(&self.form(), response).map(|a| self.check(&a))
     }
 
     /// The right answer in words, for the feedback after a wrong attempt.

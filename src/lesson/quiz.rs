@@ -581,18 +581,282 @@ pub fn check(kind: &Kind, answer: &Answer) -> bool {
     }
 }
 
-/// Parses a number as a learner types it: spaces and `_` as thousands separators,
-/// a decimal comma (Norwegian) or point, an optional trailing `ms`.
+/// Parses a number as a learner types it (see [`read_number`]), reading a comma before
+/// exactly three digits as a thousands separator.
 pub fn parse_number(input: &str) -> Option<f64> {
-    let s: String = input
-        .trim()
-        .trim_end_matches("ms")
-        .chars()
-        .filter(|c| !c.is_whitespace() && *c != '_' && *c != '\u{a0}' && *c != '\u{202f}')
-        .map(|c| if c == ',' { '.' } else { c })
-        .collect();
-    let s = s.replace('−', "-");
-    s.parse::<f64>().ok().filter(|x| x.is_finite())
+    read_number(input, true, None).ok()
+}
+
+/// Why what the learner gave cannot be checked. Such a Check does not count as a try:
+/// the page says why and asks again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NotAnswered {
+    /// No option chosen (single or multiple choice, "what happens next?").
+    NothingChosen,
+    /// No line chosen in a bug hunt.
+    NoLine,
+    /// The number field cannot be read as a number.
+    Number(NumberProblem),
+}
+
+/// Why a typed number cannot be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NumberProblem {
+    /// Nothing written.
+    Empty,
+    /// Letters or signs that are no part of a number (`abc`, `1e4`, `9 - 2`).
+    NotANumber,
+    /// Digits grouped, but not in threes (`97 78`, `9,77,8`).
+    OddGrouping,
+    /// `9,778` where the answer has decimals: a thousands separator (9778) and a decimal
+    /// comma (9.778) are both possible readings, so the learner is asked to choose.
+    AmbiguousComma,
+}
+
+/// The longest input [`read_number`] looks at: anything longer is not a number a learner means.
+const MAX_NUMBER_CHARS: usize = 64;
+
+/// Spaces a learner or a keyboard layout may group digits with: space, no-break space,
+/// narrow no-break space, thin space, and `_`.
+fn is_group_space(c: char) -> bool {
+    matches!(c, ' ' | '\u{a0}' | '\u{202f}' | '\u{2009}' | '_')
+}
+
+/// Reads a number as a learner types it, in either language.
+///
+/// - Thousands may be grouped with spaces (also no-break and narrow no-break ones) or
+///   `_`, and with commas or points when more than one of them groups: `9 778`, `1,234,567`.
+/// - When both a comma and a point appear, the last one is the decimal separator:
+///   `9,778.5` and `9.778,5` are both 9778.5.
+/// - A single point is a decimal point. A single comma is a decimal comma (`0,5`),
+///   except before exactly three final digits (`9,778`): then, when the answer is a
+///   whole number (`whole`), it groups thousands and reads as 9778, in both languages;
+///   when the answer has decimals, it is [`NumberProblem::AmbiguousComma`].
+/// - A leading `-`, `−` or `+`; a trailing `ms` or the question's `unit`.
+/// - Groups after the first hold exactly three digits, or it is [`NumberProblem::OddGrouping`].
+pub fn read_number(input: &str, whole: bool, unit: Option<&str>) -> Result<f64, NumberProblem> {
+    let mut s = input.trim_matches(|c: char| c.is_whitespace() || is_group_space(c));
+    if s.is_empty() {
+        return Err(NumberProblem::Empty);
+    }
+    if s.chars().count() > MAX_NUMBER_CHARS {
+        return Err(NumberProblem::NotANumber);
+    }
+    for u in unit.into_iter().chain(["ms"]) {
+        let u = u.trim();
+        if !u.is_empty() && s.len() > u.len() && s.is_char_boundary(s.len() - u.len()) {
+            let (head, tail) = s.split_at(s.len() - u.len());
+            if tail.eq_ignore_ascii_case(u) {
+                s = head.trim_end_matches(|c: char| c.is_whitespace() || is_group_space(c));
+                break;
+            }
+        }
+    }
+    let (negative, body) = match s.chars().next() {
+        Some(c @ ('-' | '\u{2212}' | '+')) => (c != '+', &s[c.len_utf8()..]),
+        _ => (false, s),
+    };
+    // Digit runs and the one separator before each (None before the first).
+    let mut groups: Vec<(Option<char>, String)> = Vec::new();
+    let mut pending: Option<char> = None;
+    for c in body.chars() {
+        if c.is_ascii_digit() {
+            match groups.last_mut() {
+                Some((_, digits)) if pending.is_none() => digits.push(c),
+                _ => groups.push((pending.take(), c.to_string())),
+            }
+        } else if c == ',' || c == '.' || is_group_space(c) {
+            if pending.is_some() {
+                return Err(NumberProblem::NotANumber);
+            }
+            pending = Some(if is_group_space(c) { ' ' } else { c });
+        } else {
+            return Err(NumberProblem::NotANumber);
+        }
+    }
+    if groups.is_empty() {
+        return Err(NumberProblem::NotANumber);
+    }
+    // A trailing `.` or `,` ("9778.") ends the number with no decimals; a leading one
+    // (",5") starts its decimals.
+    let leading = body.starts_with([',', '.']);
+    let seps: Vec<char> = groups.iter().filter_map(|(s, _)| *s).collect();
+    let count = |k: char| seps.iter().filter(|&&c| c == k).count();
+    let (points, commas) = (count('.'), count(','));
+    let decimal: Option<char> = match (points, commas) {
+        (0, 0) => None,
+        (_, 0) if points > 1 => None,
+        (1, 0) => Some('.'),
+        (0, 1) => {
+            let last = groups.last().map(|(s, d)| (*s, d.len()));
+            if last == Some((Some(','), 3)) && !leading {
+                if whole {
+                    None
+                } else {
+                    return Err(NumberProblem::AmbiguousComma);
+                }
+            } else {
+                Some(',')
+            }
+        }
+        (0, _) => None,
+        _ => seps.iter().rev().copied().find(|&c| c == '.' || c == ','),
+    };
+    if let Some(d) = decimal {
+        // The decimal separator occurs once, last; the other kind only groups.
+        if count(d) != 1 || seps.last() != Some(&d) {
+            return Err(NumberProblem::OddGrouping);
+        }
+    }
+    let (int_groups, frac) = match decimal {
+        Some(_) if leading && groups.len() == 1 => (&groups[..0], groups.first().map(|(_, d)| d.as_str())),
+        Some(_) => (
+            &groups[..groups.len() - 1],
+            groups.last().map(|(_, d)| d.as_str()),
+        ),
+        None => (&groups[..], None),
+    };
+    if int_groups.len() > 1 {
+        let first_ok = int_groups
+            .first()
+            .is_some_and(|(_, d)| (1..=3).contains(&d.len()));
+        if !first_ok || int_groups.iter().skip(1).any(|(_, d)| d.len() != 3) {
+            return Err(NumberProblem::OddGrouping);
+        }
+    }
+    let int: String = int_groups.iter().map(|(_, d)| d.as_str()).collect();
+    let text = format!(
+        "{}{}.{}",
+        if negative { "-" } else { "" },
+        if int.is_empty() { "0" } else { &int },
+        frac.unwrap_or("0")
+    );
+    text.parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())
+        .ok_or(NumberProblem::NotANumber)
+}
+
+/// The words an explanation may open with that only repeat the verdict the page marks
+/// on the option itself ("✓ Right:", "✗ Wrong:").
+const VERDICT_WORDS: &[&str] = &[
+    "Right",
+    "Wrong",
+    "Correct",
+    "Incorrect",
+    "Yes",
+    "No",
+    "Riktig",
+    "Feil",
+    "Galt",
+    "Korrekt",
+    "Ja",
+    "Nei",
+];
+
+/// An option's explanation without a leading verdict word and colon (`No: it …` reads
+/// `It …`): the page already says right or wrong, so it would say it twice.
+pub fn without_verdict(text: &str) -> std::borrow::Cow<'_, str> {
+    let t = text.trim_start();
+    for w in VERDICT_WORDS {
+        let Some(rest) = t
+            .get(..w.len())
+            .filter(|h| h.eq_ignore_ascii_case(w))
+            .map(|_| &t[w.len()..])
+        else {
+            continue;
+        };
+        let Some(rest) = rest.strip_prefix(':') else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let mut chars = rest.chars();
+        return match chars.next() {
+            Some(c) if c.is_lowercase() => format!("{}{}", c.to_uppercase(), chars.as_str()).into(),
+            _ => rest.into(),
+        };
+    }
+    text.into()
+}
+
+/// What the learner has given so far, as the page's controls hold it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Response {
+    pub chosen: BTreeSet<usize>,
+    pub number: String,
+    /// Indices into the shown items, in the learner's order.
+    pub order: Vec<usize>,
+    pub line: Option<usize>,
+}
+
+/// The kind of control a question is answered with.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Form<'a> {
+    Choice,
+    /// A number; `whole` when the answer is a whole number.
+    Number {
+        whole: bool,
+        unit: Option<&'a str>,
+    },
+    Order,
+    Line,
+}
+
+/// Reads a response as an answer to check, or says why it cannot be checked (which does
+/// not count as a try).
+pub fn read_response(form: &Form<'_>, r: &Response) -> Result<Answer, NotAnswered> {
+    match form {
+        Form::Choice if r.chosen.is_empty() => Err(NotAnswered::NothingChosen),
+        Form::Choice => Ok(Answer::Choice(r.chosen.clone())),
+        Form::Number { whole, unit } => read_number(&r.number, *whole, *unit)
+            .map(Answer::Number)
+            .map_err(NotAnswered::Number),
+        Form::Order => Ok(Answer::Order(r.order.clone())),
+        Form::Line => r.line.map(Answer::Line).ok_or(NotAnswered::NoLine),
+    }
+}
+
+/// A question on the page during one visit: what its last Check said, and whether the
+/// learner has seen the answer. Pure, so the rules are tested without a browser.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Attempts {
+    /// The last Check: right, wrong, or not read.
+    pub last: Option<Result<bool, NotAnswered>>,
+    /// A counted Check was right in this visit.
+    pub solved: bool,
+    /// The learner asked to see the explanations before solving it.
+    pub revealed: bool,
+}
+
+impl Attempts {
+    /// A Check whose response read as `read` (`Ok(right)` or why it could not be read).
+    /// Returns what to record as a try, if anything: an unread response is no try, and
+    /// once the learner has asked for the answer, choosing it is practice, not a try.
+    pub fn check(&mut self, read: Result<bool, NotAnswered>) -> Option<bool> {
+        self.last = Some(read);
+        let right = read.ok()?;
+        if self.revealed && !self.solved {
+            return None;
+        }
+        self.solved |= right;
+        Some(right)
+    }
+
+    /// The learner asks for the explanations (and the answer).
+    pub fn reveal(&mut self) {
+        self.revealed = true;
+    }
+
+    /// Whether the explanations and the answer are shown: once solved, or when asked.
+    pub fn shows_answer(&self) -> bool {
+        self.solved || self.revealed
+    }
+
+    /// Whether the last Check was a right answer given after the answer was shown
+    /// (said, so the learner knows why it is not counted).
+    pub fn right_after_reveal(&self) -> bool {
+        self.revealed && !self.solved && self.last == Some(Ok(true))
+    }
 }
 
 #[cfg(test)]
@@ -728,5 +992,152 @@ explanation = "10000 - 120 - 102"
         assert_eq!(parse_number("abc"), None);
         assert_eq!(parse_number("inf"), None);
         assert_eq!(parse_number(""), None);
+    }
+
+    #[test]
+    fn thousands_separators_read_the_same_in_both_languages() {
+        // A whole-number answer: a comma before exactly three digits groups thousands,
+        // whether the learner writes English (9,778) or Norwegian (9 778, no-break spaces).
+        for typed in [
+            "9778",
+            "9,778",
+            "9 778",
+            "9\u{a0}778",
+            "9\u{202f}778",
+            " 9 778 ms ",
+            "9_778",
+            "9778,0",
+            "9.778,0",
+            "9,778.0",
+            "+9778",
+        ] {
+            assert_eq!(read_number(typed, true, Some("ms")), Ok(9778.0), "{typed:?}");
+        }
+        assert_eq!(read_number("1,234,567", true, None), Ok(1_234_567.0));
+        assert_eq!(read_number("1.234.567", true, None), Ok(1_234_567.0));
+        assert_eq!(read_number("1 234 567", true, None), Ok(1_234_567.0));
+        assert_eq!(read_number("-2", true, None), Ok(-2.0));
+        // Any other comma is a decimal comma; a single point a decimal point.
+        assert_eq!(read_number("9,77", true, None), Ok(9.77));
+        assert_eq!(read_number("9,7780", true, None), Ok(9.778));
+        assert_eq!(read_number("9.778", true, None), Ok(9.778));
+        assert_eq!(read_number(",5", false, None), Ok(0.5));
+        assert_eq!(read_number("2,5", false, None), Ok(2.5));
+        assert_eq!(read_number("1 234,5", false, None), Ok(1234.5));
+        // An answer with decimals: `9,778` has two readings, so the learner is asked.
+        assert_eq!(
+            read_number("9,778", false, None),
+            Err(NumberProblem::AmbiguousComma)
+        );
+        assert_eq!(read_number("9 778", false, None), Ok(9778.0));
+    }
+
+    #[test]
+    fn unreadable_numbers_say_why() {
+        use NumberProblem::*;
+        for (typed, why) in [
+            ("", Empty),
+            ("   ", Empty),
+            ("\u{a0}", Empty),
+            ("abc", NotANumber),
+            ("ms", NotANumber),
+            ("1e4", NotANumber),
+            ("inf", NotANumber),
+            ("NaN", NotANumber),
+            ("9 - 2", NotANumber),
+            ("9,,778", NotANumber),
+            ("97 78", OddGrouping),
+            ("9778 5", OddGrouping),
+            ("9,77,8", OddGrouping),
+            ("1.234.5,6.7", OddGrouping),
+            ("1,5.3", OddGrouping),
+        ] {
+            assert_eq!(read_number(typed, true, None), Err(why), "{typed:?}");
+        }
+        // Long input is refused without being read further.
+        assert_eq!(read_number(&"9".repeat(10_000), true, None), Err(NotANumber));
+        // The question's own unit may follow, in any case.
+        assert_eq!(read_number("3 Nodes", true, Some("nodes")), Ok(3.0));
+        assert_eq!(read_number("3 nodær", true, Some("nodær")), Ok(3.0));
+    }
+
+    #[test]
+    fn only_a_readable_response_is_a_try() {
+        let empty = Response::default();
+        assert_eq!(
+            read_response(&Form::Choice, &empty),
+            Err(NotAnswered::NothingChosen)
+        );
+        assert_eq!(read_response(&Form::Line, &empty), Err(NotAnswered::NoLine));
+        let number = Form::Number {
+            whole: true,
+            unit: None,
+        };
+        assert_eq!(
+            read_response(&number, &empty),
+            Err(NotAnswered::Number(NumberProblem::Empty))
+        );
+        let typed = |t: &str| Response {
+            number: t.into(),
+            ..Response::default()
+        };
+        assert_eq!(
+            read_response(&number, &typed("abc")),
+            Err(NotAnswered::Number(NumberProblem::NotANumber))
+        );
+        assert_eq!(
+            read_response(&number, &typed("9,778")),
+            Ok(Answer::Number(9778.0))
+        );
+        let chose = Response {
+            chosen: [1].into_iter().collect(),
+            ..Response::default()
+        };
+        assert_eq!(
+            read_response(&Form::Choice, &chose),
+            Ok(Answer::Choice([1].into_iter().collect()))
+        );
+    }
+
+    #[test]
+    fn explanations_do_not_repeat_the_verdict() {
+        assert_eq!(
+            without_verdict("No: timing is not the problem."),
+            "Timing is not the problem."
+        );
+        assert_eq!(without_verdict("Right: a routine runs on."), "A routine runs on.");
+        assert_eq!(
+            without_verdict("Feil: Ingenting avbryter."),
+            "Ingenting avbryter."
+        );
+        assert_eq!(without_verdict("Riktig: `SET` svarer OK."), "`SET` svarer OK.");
+        // Only a verdict word with its colon: prose that starts alike is kept.
+        assert_eq!(without_verdict("Yes, but only once."), "Yes, but only once.");
+        assert_eq!(without_verdict("Nobody crashes."), "Nobody crashes.");
+        assert_eq!(without_verdict("Note: x"), "Note: x");
+        assert_eq!(without_verdict("Æ: ø"), "Æ: ø");
+    }
+
+    #[test]
+    fn an_unread_check_is_no_try_and_a_shown_answer_is_not_a_solve() {
+        let mut a = Attempts::default();
+        // Nothing chosen: no try, nothing shown.
+        assert_eq!(a.check(Err(NotAnswered::NothingChosen)), None);
+        assert!(!a.shows_answer());
+        // A wrong try counts, and shows no explanations.
+        assert_eq!(a.check(Ok(false)), Some(false));
+        assert!(!a.shows_answer());
+        // Asking shows them; choosing the answer afterwards is no try and no solve.
+        a.reveal();
+        assert!(a.shows_answer());
+        assert_eq!(a.check(Ok(true)), None);
+        assert!(a.right_after_reveal() && !a.solved);
+        // Solved first: the explanations show, and later checks count as before.
+        let mut b = Attempts::default();
+        assert_eq!(b.check(Ok(true)), Some(true));
+        assert!(b.shows_answer() && !b.right_after_reveal());
+        b.reveal();
+        assert_eq!(b.check(Ok(false)), Some(false));
+        assert!(b.shows_answer());
     }
 }

@@ -21,6 +21,17 @@ fn name(names: &[String], pid: u32) -> String {
         .unwrap_or_else(|| format!("#{pid}"))
 }
 
+/// A process's name as the reader sees it: the name a scenario gives its resource when
+/// it names none ("storage") in the reader's language; every other name as written.
+pub fn process_name(name: &str, lang: Lang) -> String {
+    // `sim::scenario`'s default for `[resource] name`.
+    if name == "storage" {
+        Texts::new(lang).t("name_storage")
+    } else {
+        name.to_string()
+    }
+}
+
 fn ms_signed(us: i64) -> String {
     format!("{:+}", us / 1000)
 }
@@ -37,7 +48,7 @@ fn clip(s: &str, max: usize) -> String {
 /// "12.0 ms · C1 believes it holds lock:x (token c1-1)".
 pub fn describe(m: &Model, e: &TraceEvent, lang: Lang) -> String {
     let tx = Texts::new(lang);
-    let n = |pid: u32| name(&m.names, pid);
+    let n = |pid: u32| process_name(&name(&m.names, pid), lang);
     let f = |key: &str, args: &[(&str, String)]| tx.fmt(key, args);
     let what = match &e.kind {
         TraceKind::Start => tx.t("ev_start"),

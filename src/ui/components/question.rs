@@ -5,9 +5,10 @@ use super::{render_inline, CodeBlock};
 use crate::lesson::content::Lang;
 use crate::lesson::generate::{instance_in, Body};
 use crate::lesson::i18n::Texts;
-use crate::lesson::quiz::{parse_number, Answer, Kind, Question};
+use crate::lesson::quiz::{
+    without_verdict, Attempts, Form, Kind, NotAnswered, NumberProblem, Question, Response,
+};
 use crate::ui::browser;
-use std::collections::BTreeSet;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -15,9 +16,13 @@ use yew::prelude::*;
 pub struct QuestionProps {
     pub question: Rc<Question>,
     pub lang: Lang,
-    /// Called with whether the checked answer was right.
+    /// Called with whether a checked answer was right, for every Check that counts as a
+    /// try (not for an empty or unreadable answer, nor after the answer was shown).
     pub on_result: Callback<(String, bool)>,
-    /// Previous attempts, shown under the question.
+    /// Called when the learner asks to see the explanations before solving it.
+    #[prop_or_default]
+    pub on_reveal: Callback<String>,
+    /// Counted attempts so far (stored progress), shown under the question.
     #[prop_or_default]
     pub attempts: u32,
 }
@@ -25,28 +30,18 @@ pub struct QuestionProps {
 /// A handle to the draft: read it, or change it and re-render.
 #[derive(Clone)]
 struct DraftHandle {
-    cell: std::rc::Rc<std::cell::RefCell<Draft>>,
+    cell: std::rc::Rc<std::cell::RefCell<Response>>,
     redraw: UseForceUpdateHandle,
 }
 
 impl DraftHandle {
-    fn get(&self) -> Draft {
+    fn get(&self) -> Response {
         self.cell.borrow().clone()
     }
-    fn set(&self, d: Draft) {
+    fn set(&self, d: Response) {
         *self.cell.borrow_mut() = d;
         self.redraw.force_update();
     }
-}
-
-/// The learner's answer while they are still choosing.
-#[derive(Clone, PartialEq, Default)]
-struct Draft {
-    chosen: BTreeSet<usize>,
-    number: String,
-    /// Indices into the shown items, in the learner's order.
-    order: Vec<usize>,
-    line: Option<usize>,
 }
 
 fn fresh_seed(q: &Question) -> u64 {
@@ -58,6 +53,19 @@ fn fresh_seed(q: &Question) -> u64 {
             q.id.bytes()
                 .fold(17u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64))
         }
+    }
+}
+
+/// Why an answer could not be checked, in the learner's language.
+fn not_answered(t: &Texts, why: NotAnswered, typed: &str) -> String {
+    let typed = || vec![("input", typed.trim().to_string())];
+    match why {
+        NotAnswered::NothingChosen => t.t("quiz_nothing_chosen"),
+        NotAnswered::NoLine => t.t("quiz_no_line"),
+        NotAnswered::Number(NumberProblem::Empty) => t.t("quiz_no_number"),
+        NotAnswered::Number(NumberProblem::NotANumber) => t.fmt("quiz_not_a_number", &typed()),
+        NotAnswered::Number(NumberProblem::OddGrouping) => t.fmt("quiz_odd_grouping", &typed()),
+        NotAnswered::Number(NumberProblem::AmbiguousComma) => t.fmt("quiz_ambiguous_comma", &typed()),
     }
 }
 
@@ -81,9 +89,9 @@ pub fn question_view(props: &QuestionProps) -> Html {
     // re-render) still reads the latest answer; `redraw` shows changes.
     let draft_cell = {
         let inst = inst.clone();
-        use_mut_ref(move || Draft {
+        use_mut_ref(move || Response {
             order: order_init(&inst.body),
-            ..Draft::default()
+            ..Response::default()
         })
     };
     let redraw = use_force_update();
@@ -91,7 +99,24 @@ pub fn question_view(props: &QuestionProps) -> Html {
         cell: draft_cell.clone(),
         redraw: redraw.clone(),
     };
-    let result = use_state(|| None::<bool>);
+    let result = use_state(Attempts::default);
+    // After an item of an ordering question moves, the id of the button to focus.
+    let focus_next = use_mut_ref(|| None::<String>);
+    {
+        let focus_next = focus_next.clone();
+        use_effect(move || {
+            if let Some(id) = focus_next.borrow_mut().take() {
+                use wasm_bindgen::JsCast;
+                if let Some(b) = web_sys::window()
+                    .and_then(|w| w.document())
+                    .and_then(|d| d.get_element_by_id(&id))
+                    .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+                {
+                    let _ = b.focus();
+                }
+            }
+        });
+    }
     let dom_id = format!("q-{}", q.id);
 
     // A new variant (or language) starts a new draft.
@@ -99,11 +124,11 @@ pub fn question_view(props: &QuestionProps) -> Html {
         let draft = draft.clone();
         let result = result.clone();
         use_effect_with(inst.clone(), move |inst| {
-            draft.set(Draft {
+            draft.set(Response {
                 order: order_init(&inst.body),
-                ..Draft::default()
+                ..Response::default()
             });
-            result.set(None);
+            result.set(Attempts::default());
         });
     }
 
@@ -115,22 +140,32 @@ pub fn question_view(props: &QuestionProps) -> Html {
         let id = q.id.clone();
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
-            let answer = match &inst.body {
-                Body::Choice { .. } => Answer::Choice(draft.get().chosen),
-                Body::Numeric { .. } => Answer::Number(parse_number(&draft.get().number).unwrap_or(f64::NAN)),
-                Body::Order { .. } => Answer::Order(draft.get().order),
-                Body::Bug { .. } => Answer::Line(draft.get().line.unwrap_or(0)),
-            };
-            let ok = inst.check(&answer);
-            result.set(Some(ok));
-            on_result.emit((id.clone(), ok));
+            let mut next = (*result).clone();
+            let counted = next.check(inst.judge(&draft.get()));
+            result.set(next);
+            if let Some(ok) = counted {
+                on_result.emit((id.clone(), ok));
+            }
+        })
+    };
+    let on_reveal = {
+        let result = result.clone();
+        let on_reveal = props.on_reveal.clone();
+        let id = q.id.clone();
+        Callback::from(move |_| {
+            let mut next = (*result).clone();
+            if !next.shows_answer() {
+                next.reveal();
+                result.set(next);
+                on_reveal.emit(id.clone());
+            }
         })
     };
     let on_another = {
         let seed = seed.clone();
         Callback::from(move |_| seed.set(browser::random_u64()))
     };
-    let answered = result.is_some();
+    let answered = result.shows_answer();
     let current = draft.get();
 
     let body = match &inst.body {
@@ -167,7 +202,7 @@ pub fn question_view(props: &QuestionProps) -> Html {
                                 if answered {
                                     <p class="q-why">
                                         <strong>{ if right { format!("✓ {}", t.t("quiz_right_option")) } else { format!("✗ {}", t.t("quiz_wrong_option")) } }</strong>
-                                        {" "}{ render_inline(explanations.get(i).map(String::as_str).unwrap_or_default(), props.lang) }
+                                        {" "}{ render_inline(&without_verdict(explanations.get(i).map(String::as_str).unwrap_or_default()), props.lang) }
                                     </p>
                                 }
                             </li>
@@ -180,18 +215,25 @@ pub fn question_view(props: &QuestionProps) -> Html {
             let draft_c = draft.clone();
             let oninput = Callback::from(move |e: InputEvent| {
                 let v = e.target_unchecked_into::<web_sys::HtmlInputElement>().value();
-                draft_c.set(Draft {
+                draft_c.set(Response {
                     number: v,
                     ..draft_c.get()
                 });
             });
             let input_id = format!("{dom_id}-n");
+            let hint_id = format!("{dom_id}-hint");
+            let whole = matches!(inst.form(), Form::Number { whole: true, .. });
+            let unreadable = matches!(result.last, Some(Err(NotAnswered::Number(_))));
             html! {
+                <>
                 <p class="q-numeric">
                     <label for={input_id.clone()}>{ t.t("quiz_your_answer") }</label>
-                    <input type="text" inputmode="decimal" id={input_id} value={current.number.clone()} {oninput} autocomplete="off" />
+                    <input type="text" inputmode="decimal" id={input_id} value={current.number.clone()} {oninput} autocomplete="off"
+                           aria-describedby={hint_id.clone()} aria-invalid={unreadable.then_some("true")} />
                     if let Some(u) = unit { <span class="q-unit">{ u.clone() }</span> }
                 </p>
+                <p class="hint q-number-hint" id={hint_id}>{ t.t(if whole { "quiz_number_hint" } else { "quiz_number_hint_decimal" }) }</p>
+                </>
             }
         }
         Body::Order { items, .. } => {
@@ -200,23 +242,34 @@ pub fn question_view(props: &QuestionProps) -> Html {
                 <ol class="q-order">
                     { for current.order.iter().enumerate().map(|(pos, &item)| {
                         let text = items.get(item).cloned().unwrap_or_default();
+                        let up_id = format!("{dom_id}-i{item}-up");
+                        let down_id = format!("{dom_id}-i{item}-down");
                         let mv = |delta: isize| {
                             let draft = draft.clone();
+                            let focus_next = focus_next.clone();
+                            let (up_id, down_id) = (up_id.clone(), down_id.clone());
                             Callback::from(move |_| {
                                 let mut d = draft.get();
                                 let to = pos as isize + delta;
                                 if to >= 0 && (to as usize) < d.order.len() {
-                                    d.order.swap(pos, to as usize);
+                                    let to = to as usize;
+                                    d.order.swap(pos, to);
+                                    // Focus stays with the moved item: on the same
+                                    // button, or the other one if it reached an end.
+                                    let at_end = to == 0 || to + 1 == d.order.len();
+                                    let same = if delta < 0 { &up_id } else { &down_id };
+                                    let other = if delta < 0 { &down_id } else { &up_id };
+                                    *focus_next.borrow_mut() = Some(if at_end { other } else { same }.clone());
                                     draft.set(d);
                                 }
                             })
                         };
                         html! {
-                            <li>
+                            <li key={item}>
                                 <span class="q-order-text">{ render_inline(&text, props.lang) }</span>
                                 <span class="q-order-buttons">
-                                    <button type="button" disabled={pos == 0} aria-label={t.fmt("quiz_move_up", &[("item", text.clone())])} onclick={mv(-1)}>{"↑"}</button>
-                                    <button type="button" disabled={pos + 1 == n} aria-label={t.fmt("quiz_move_down", &[("item", text.clone())])} onclick={mv(1)}>{"↓"}</button>
+                                    <button type="button" id={up_id.clone()} disabled={pos == 0} aria-label={t.fmt("quiz_move_up", &[("item", text.clone())])} onclick={mv(-1)}>{"↑"}</button>
+                                    <button type="button" id={down_id.clone()} disabled={pos + 1 == n} aria-label={t.fmt("quiz_move_down", &[("item", text.clone())])} onclick={mv(1)}>{"↓"}</button>
                                 </span>
                             </li>
                         }
@@ -230,7 +283,7 @@ pub fn question_view(props: &QuestionProps) -> Html {
                     let n = i + 1;
                     let checked = current.line == Some(n);
                     let handle = draft.clone();
-                    let onchange = Callback::from(move |_| handle.set(Draft { line: Some(n), ..handle.get() }));
+                    let onchange = Callback::from(move |_| handle.set(Response { line: Some(n), ..handle.get() }));
                     let input_id = format!("{dom_id}-l{n}");
                     html! {
                         <li class={classes!(answered.then_some(if n == *bug_line { "is-right" } else { "" }))}>
@@ -247,17 +300,27 @@ pub fn question_view(props: &QuestionProps) -> Html {
         },
     };
 
-    let feedback = match *result {
+    let verdict = match result.last {
         None => html! {},
-        Some(ok) => html! {
-            <>
-                <p class={classes!("q-verdict", if ok { "right" } else { "wrong" })}>
-                    <strong>{ if ok { format!("✓ {}", t.t("quiz_correct")) } else { format!("✗ {}", t.t("quiz_incorrect")) } }</strong>
-                    if !ok { {" "}{ t.fmt("quiz_solution", &[("answer", inst.solution())]) } }
-                </p>
-                if !inst.explanation.is_empty() { <p class="q-explanation">{ render_inline(&inst.explanation, props.lang) }</p> }
-            </>
+        Some(Err(why)) => html! {
+            <p class="q-verdict unread">{ not_answered(&t, why, &current.number) }</p>
         },
+        Some(Ok(ok)) => html! {
+            <p class={classes!("q-verdict", if ok { "right" } else { "wrong" })}>
+                <strong>{ if ok { format!("✓ {}", t.t("quiz_correct")) } else { format!("✗ {}", t.t("quiz_incorrect")) } }</strong>
+                if result.right_after_reveal() { {" "}{ t.t("quiz_not_counted_after_reveal") } }
+                else if !ok && !answered { {" "}{ t.t("quiz_try_again") } }
+            </p>
+        },
+    };
+    let feedback = html! {
+        <>
+            { verdict }
+            if answered {
+                <p class="q-solution">{ t.fmt("quiz_solution", &[("answer", inst.solution())]) }</p>
+                if !inst.explanation.is_empty() { <p class="q-explanation">{ render_inline(&inst.explanation, props.lang) }</p> }
+            }
+        </>
     };
     let is_generated = matches!(q.kind, Kind::Generated(_));
     let show_code = !matches!(inst.body, Body::Bug { .. });
@@ -285,13 +348,27 @@ pub fn question_view(props: &QuestionProps) -> Html {
                         <button type="button" class="q-another" onclick={on_another}>{ t.t("quiz_another") }</button>
                         <span class="q-variant">{ t.fmt("quiz_variant", &[("seed", format!("{:x}", *seed))]) }</span>
                     }
+                    if !answered {
+                        <button type="button" class="q-reveal" onclick={on_reveal}>
+                            { t.t(if matches!(inst.body, Body::Choice { .. }) { "quiz_reveal_explanations" } else { "quiz_reveal_answer" }) }
+                        </button>
+                    }
                     if props.attempts > 0 {
-                        <span class="q-attempts">{ t.fmt("quiz_attempts", &[("n", props.attempts.to_string())]) }</span>
+                        <span class="q-attempts">{ attempts_text(&t, props.attempts) }</span>
                     }
                 </div>
                 <div class="q-feedback" role="status" aria-live="polite">{ feedback }</div>
             </fieldset>
         </form>
+    }
+}
+
+/// "Checked once", "Checked 3 times": the counted tries, this one included.
+fn attempts_text(t: &Texts, n: u32) -> String {
+    if n == 1 {
+        t.t("quiz_attempts_one")
+    } else {
+        t.fmt("quiz_attempts", &[("n", n.to_string())])
     }
 }
 

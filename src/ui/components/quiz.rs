@@ -37,13 +37,11 @@ pub fn quiz(props: &QuizProps) -> Html {
     }
     let total = questions.len();
     let lesson_id = props.lessons.get(props.lang).id.clone();
-    let on_result = {
-        let results = results.clone();
-        let on_answer = props.on_answer.clone();
+    // Reports the score once every question has a result. Called after the result that
+    // completes it has been reported, so a host hears that `answer` before `complete`.
+    let report_if_complete = {
         let on_complete = props.on_complete.clone();
-        Callback::from(move |(id, ok): (String, bool)| {
-            let mut r = (*results).clone();
-            r.insert(id.clone(), ok);
+        move |r: &BTreeMap<String, bool>| {
             if let Some(done) = &on_complete {
                 if r.len() == total {
                     let correct = r.values().filter(|&&v| v).count() as u32;
@@ -53,8 +51,30 @@ pub fn quiz(props: &QuizProps) -> Html {
                     });
                 }
             }
-            results.set(r);
+        }
+    };
+    let on_result = {
+        let results = results.clone();
+        let on_answer = props.on_answer.clone();
+        let report = report_if_complete.clone();
+        Callback::from(move |(id, ok): (String, bool)| {
+            let mut r = (*results).clone();
+            r.insert(id.clone(), ok);
             on_answer.emit((id, ok));
+            report(&r);
+            results.set(r);
+        })
+    };
+    // Shown before it was solved: it counts as not solved in the score.
+    let on_reveal = {
+        let results = results.clone();
+        Callback::from(move |id: String| {
+            let mut r = (*results).clone();
+            if let std::collections::btree_map::Entry::Vacant(e) = r.entry(id) {
+                e.insert(false);
+                report_if_complete(&r);
+                results.set(r);
+            }
         })
     };
     let quick = props.on_complete.is_some();
@@ -73,7 +93,7 @@ pub fn quiz(props: &QuizProps) -> Html {
                 // is drawn and usable first.
                 html! {
                     <super::Deferred key={q.id.clone()}>
-                        <QuestionView question={q.clone()} lang={props.lang} on_result={on_result.clone()} {attempts} />
+                        <QuestionView question={q.clone()} lang={props.lang} on_result={on_result.clone()} on_reveal={on_reveal.clone()} {attempts} />
                     </super::Deferred>
                 }
             }) }

@@ -8,6 +8,8 @@ pub struct ConsoleInputProps {
     pub on_line: Callback<String>,
     /// (command, reply) pairs shown above the input, in redis-cli format.
     pub history: Vec<(String, String)>,
+    /// The language of its label and button.
+    pub lang: crate::lesson::content::Lang,
 }
 
 /// Where ↑ (`back`) or ↓ moves in the lines typed so far, as a shell does: from the
@@ -25,6 +27,7 @@ fn recall(count: usize, at: Option<usize>, back: bool) -> Option<usize> {
 /// The replies scroll to the newest.
 #[function_component(ConsoleInput)]
 pub fn console_input(props: &ConsoleInputProps) -> Html {
+    let tx = crate::lesson::i18n::Texts::new(props.lang);
     let value = use_state(String::new);
     let at = use_state(|| None::<usize>);
     let pre = use_node_ref();
@@ -79,11 +82,11 @@ pub fn console_input(props: &ConsoleInputProps) -> Html {
                 }) }
             </pre>
             <form class="console-form" onsubmit={on_submit}>
-                <label>{"Redis command "}
+                <label>{ format!("{} ", tx.t("console_command")) }
                     <input type="text" class="console-input" value={(*value).clone()} oninput={on_input} onkeydown={on_key}
                            autocomplete="off" autocapitalize="off" spellcheck="false" placeholder="SET lock:x t1 NX PX 10000" />
                 </label>
-                <button type="submit">{"Run"}</button>
+                <button type="submit">{ tx.t("console_run") }</button>
             </form>
         </div>
     }
@@ -118,7 +121,7 @@ pub fn console_exercise(props: &ConsoleExerciseProps) -> Html {
     html! {
         <section class="scenario console-exercise" aria-label={tx.t("console_exercise")}>
             <p class="hint">{ tx.t("console_try") }</p>
-            <ConsoleInput {on_line} history={(*history).clone()} />
+            <ConsoleInput {on_line} history={(*history).clone()} lang={props.lang} />
         </section>
     }
 }

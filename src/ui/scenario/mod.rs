@@ -629,6 +629,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         let first_node = nodes.first().map(|n| n.0);
         let (seed, model) = (*seed, model.clone());
         let scenario = base.as_ref().as_ref().ok().map(|s| variant.apply(s));
+        let no_reply = crate::lesson::i18n::Texts::new(props.lang).t("sc_node_no_reply");
         Callback::from(move |line: String| {
             let (Some(node), Some(s), Ok(m)) =
                 ((*console_node).or(first_node), scenario.as_ref(), model.as_ref())
@@ -640,7 +641,13 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                 Ok(args) if !args.is_empty() => {
                     // The fork runs now, to read the reply the node gave at the cursor.
                     let run = fork::console_command(s, seed, m, &injections, t_us, node, args);
-                    out.push((line, run.reply));
+                    // The words of the one reply the store did not give, in the reader's language.
+                    let reply = if run.reply == fork::NOT_RUN {
+                        no_reply.clone()
+                    } else {
+                        run.reply
+                    };
+                    out.push((line, reply));
                     if let Some((inj, _)) = run.fork {
                         injections.set(inj);
                     }
@@ -728,8 +735,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         .iter()
         .map(|b| html! { <li class="violation-text">{ format!("⚠ {}", band_sentence(b, props.lang)) }</li> })
         .collect();
-    // The panel's own words in the reader's language (the icon buttons keep their English
-    // names).
+    // The panel's own words in the reader's language, the icon buttons' names too.
     let tx = crate::lesson::i18n::Texts::new(props.lang);
     let log_id = format!("log-{}-{}", *name, *panel_id);
     let cluster_id = format!("cluster-{}-{}", *name, *panel_id);
@@ -745,7 +751,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     let selected_node = (*console_node).or(nodes.first().map(|n| n.0));
 
     html! {
-        <section class="scenario" aria-label={format!("Scenario {}", *name)} onkeydown={on_key} data-scenario={(*name).clone()}>
+        <section class="scenario" aria-label={format!("{} {}", tx.t("sc_scenario"), *name)} onkeydown={on_key} data-scenario={(*name).clone()}>
             <div class="scenario-head">
                 if names.len() > 1 {
                     <label>{ format!("{} ", tx.t("sc_scenario")) }
@@ -774,22 +780,22 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             }
             // A named group, not a toolbar: each control is its own Tab stop, where a
             // toolbar would promise one stop with the arrow keys moving inside it.
-            <div class="controls" role="group" aria-label="Playback">
+            <div class="controls" role="group" aria-label={tx.t("sc_playback")}>
                 if shows("step") {
-                    <button type="button" aria-label="Go to start" onclick={go(0)}>{"⇤"}</button>
-                    <button type="button" aria-label="Step back" onclick={go(cur.saturating_sub(1))}>{"◀"}</button>
+                    <button type="button" aria-label={tx.t("sc_go_start")} onclick={go(0)}>{"⇤"}</button>
+                    <button type="button" aria-label={tx.t("sc_step_back")} onclick={go(cur.saturating_sub(1))}>{"◀"}</button>
                 }
                 if !shows("play") {
                 } else if *playing {
-                    <button type="button" class="play" aria-label="Pause" onclick={{ let p = playing.clone(); Callback::from(move |_| p.set(false)) }}>{"❚❚"}</button>
+                    <button type="button" class="play" aria-label={tx.t("sc_pause")} onclick={{ let p = playing.clone(); Callback::from(move |_| p.set(false)) }}>{"❚❚"}</button>
                 } else {
-                    <button type="button" class="play" aria-label="Play" onclick={{ let p = playing.clone(); let c = cursor.clone(); Callback::from(move |_| { if *c >= last { c.set(0); } p.set(true) }) }}>{"▶"}</button>
+                    <button type="button" class="play" aria-label={tx.t("sc_play")} onclick={{ let p = playing.clone(); let c = cursor.clone(); Callback::from(move |_| { if *c >= last { c.set(0); } p.set(true) }) }}>{"▶"}</button>
                 }
                 if shows("step") {
-                    <button type="button" aria-label="Step forward" onclick={go((cur + 1).min(last))}>{"▶|"}</button>
-                    <button type="button" aria-label="Go to end" onclick={go(last)}>{"⇥"}</button>
+                    <button type="button" aria-label={tx.t("sc_step_forward")} onclick={go((cur + 1).min(last))}>{"▶|"}</button>
+                    <button type="button" aria-label={tx.t("sc_go_end")} onclick={go(last)}>{"⇥"}</button>
                 }
-                <button type="button" aria-label="Reset" onclick={{ let z = zoom.clone(); let c = cursor.clone(); let p = playing.clone(); let f = first_view(m); Callback::from(move |_| { p.set(false); c.set(0); z.set(f); }) }}>{"↺"}</button>
+                <button type="button" aria-label={tx.t("sc_reset")} onclick={{ let z = zoom.clone(); let c = cursor.clone(); let p = playing.clone(); let f = first_view(m); Callback::from(move |_| { p.set(false); c.set(0); z.set(f); }) }}>{"↺"}</button>
                 if shows("speed") {
                     <label class="speed">{ format!("{} ", tx.t("sc_speed")) }
                         <select onchange={on_speed} aria-label={tx.t("sc_speed")}>
@@ -799,10 +805,10 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                 }
                 if shows("zoom") {
                 <span class="zoom-buttons">
-                    <button type="button" aria-label="Zoom in" onclick={zoom_by(0.5)}>{"+"}</button>
-                    <button type="button" aria-label="Zoom out" onclick={zoom_by(2.0)}>{"−"}</button>
-                    <button type="button" aria-label="Pan left" onclick={pan_by(-1.0)} disabled={zoom.is_none()}>{"←"}</button>
-                    <button type="button" aria-label="Pan right" onclick={pan_by(1.0)} disabled={zoom.is_none()}>{"→"}</button>
+                    <button type="button" aria-label={tx.t("sc_zoom_in")} onclick={zoom_by(0.5)}>{"+"}</button>
+                    <button type="button" aria-label={tx.t("sc_zoom_out")} onclick={zoom_by(2.0)}>{"−"}</button>
+                    <button type="button" aria-label={tx.t("sc_pan_left")} onclick={pan_by(-1.0)} disabled={zoom.is_none()}>{"←"}</button>
+                    <button type="button" aria-label={tx.t("sc_pan_right")} onclick={pan_by(1.0)} disabled={zoom.is_none()}>{"→"}</button>
                 </span>
                 }
             </div>
@@ -916,7 +922,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                             </select>
                         </label>
                     }
-                    <console::ConsoleInput on_line={on_console} history={(*console_out).clone()} />
+                    <console::ConsoleInput on_line={on_console} history={(*console_out).clone()} lang={props.lang} />
                     <p class="hint">{ tx.t("sc_take_over_hint") }</p>
                 </div>
             }

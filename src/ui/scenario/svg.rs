@@ -152,7 +152,7 @@ fn layers(props: &LayersProps) -> Html {
         html! {
             <g class={format!("lane lane-{kind}")} aria-hidden="true">
                 <rect x="0" y={y.to_string()} width={W.to_string()} height={LANE_H.to_string()} class={if i % 2 == 0 { "lane-bg even" } else { "lane-bg odd" }} />
-                <text x="6" y={(y + LANE_H / 2.0 + 4.0).to_string()} class="lane-label">{ l.name.clone() }</text>
+                <text x="6" y={(y + LANE_H / 2.0 + 4.0).to_string()} class="lane-label">{ words::process_name(&l.name, props.lang) }</text>
             </g>
         }
     });
@@ -168,17 +168,22 @@ fn layers(props: &LayersProps) -> Html {
                     BarKind::Key => (5.0, LANE_H - 10.0),
                     BarKind::Paused | BarKind::Down => (3.0, LANE_H - 6.0),
                 };
-                let what = match kind {
-                    BarKind::Holding => "holds of the lock",
-                    BarKind::Key => "stored keys",
-                    BarKind::Paused => "pauses",
-                    BarKind::Down => "crashes",
-                };
-                let title = format!(
-                    "{}: {count} {what}, {:.1}–{:.1} ms (zoom in to see each)",
-                    m.name(pid),
-                    from_us as f64 / 1000.0,
-                    to_us as f64 / 1000.0
+                let tx = Texts::new(props.lang);
+                let what = tx.t(match kind {
+                    BarKind::Holding => "sc_dense_holding",
+                    BarKind::Key => "sc_dense_key",
+                    BarKind::Paused => "sc_dense_paused",
+                    BarKind::Down => "sc_dense_down",
+                });
+                let title = tx.fmt(
+                    "sc_dense_bars",
+                    &[
+                        ("name", words::process_name(m.name(pid), props.lang)),
+                        ("count", count.to_string()),
+                        ("what", what),
+                        ("from", format!("{:.1}", from_us as f64 / 1000.0)),
+                        ("to", format!("{:.1}", to_us as f64 / 1000.0)),
+                    ],
                 );
                 return html! {
                     <g class="bar bar-dense" aria-hidden="true">
@@ -198,15 +203,14 @@ fn layers(props: &LayersProps) -> Html {
         };
         let title = format!(
             "{}: {} ({:.1}–{:.1} ms)",
-            m.name(b.pid),
+            words::process_name(m.name(b.pid), props.lang),
             words::bar_label(b, props.lang),
             b.from_us as f64 / 1000.0,
             b.to_us as f64 / 1000.0
         );
         let text = match b.kind {
             BarKind::Holding | BarKind::Key => b.token.clone().unwrap_or_default(),
-            BarKind::Paused => "paused".into(),
-            BarKind::Down => "down".into(),
+            BarKind::Paused | BarKind::Down => words::bar_label(b, props.lang),
         };
         let show_text = w > text.len() as f64 * 6.5 + 6.0;
         html! {
@@ -230,7 +234,7 @@ fn layers(props: &LayersProps) -> Html {
         html! {
             <g class={class} aria-hidden="true" onclick={Callback::from(move |_| on_seek.emit(idx))}>
                 <line x1={x0.to_string()} y1={y0.to_string()} x2={x1.to_string()} y2={y1.to_string()} marker-end={if a.dropped { "" } else { "url(#head)" }}>
-                    <title>{ format!("{} → {}: {}{}", m.name(a.from), m.name(a.to), words::payload(&a.label, props.lang), if a.dropped { lost.as_str() } else { "" }) }</title>
+                    <title>{ format!("{} → {}: {}{}", words::process_name(m.name(a.from), props.lang), words::process_name(m.name(a.to), props.lang), words::payload(&a.label, props.lang), if a.dropped { lost.as_str() } else { "" }) }</title>
                 </line>
                 if a.dropped {
                     <text x={(x1 - 4.0).to_string()} y={(y1 + 4.0).to_string()} class="drop-x">{"×"}</text>
@@ -266,7 +270,7 @@ fn layers(props: &LayersProps) -> Html {
             MarkKind::Released => ("⏏", "mark"),
             MarkKind::Lost => ("!", "mark bad"),
         };
-        let label = format!("{:.1} ms · {}: {}", k.t_us as f64 / 1000.0, m.name(k.pid), words::mark_text(m, k, props.lang));
+        let label = format!("{:.1} ms · {}: {}", k.t_us as f64 / 1000.0, words::process_name(m.name(k.pid), props.lang), words::mark_text(m, k, props.lang));
         let idx = k.index;
         let on_seek = props.on_seek.clone();
         let on_key = {
