@@ -163,7 +163,9 @@ if (appBytes > MAX) fail(`the app is ${appBytes} bytes gzip, over the ${MAX}-byt
 // state goes after the route, in the hash (it once ended up in the query: `/?lang=nb?scenario=…`).
 for (const search of ['', '?lang=nb']) {
   const { page, context } = await visit(`${BASE}${search}`, { lang: 'en', until: 'section.scenario svg.timeline' });
-  const button = page.locator('section.scenario').first().getByRole('button', { name: 'Step forward' });
+  // The playback controls speak the page's language (content/ui.toml, sc_step_forward).
+  const label = search === '?lang=nb' ? 'Ett steg fram' : 'Step forward';
+  const button = page.locator('section.scenario').first().getByRole('button', { name: label });
   await button.click();
   await ready(page);
   await page.waitForFunction(() => /scenario=/.test(location.hash), null, { timeout: 5000 }).catch(() => {});
