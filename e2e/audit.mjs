@@ -249,7 +249,10 @@ async function keyboardWalk() {
   for (let i = 0; i < 8 && !(await focusInfo(page)).isPlay; i++) await press(page, 'Shift+Tab', where);
   const t0 = await scrubText(page);
   await press(page, 'Space', where);
-  await page.waitForTimeout(300);
+  // Playback is paced (src/timeline/pace.rs): at 0.25× the first event stays up for a
+  // second or more before the cursor moves on, so wait for the move, not for a fixed time.
+  await page.waitForFunction(([sel, was]) => document.querySelector(sel)?.getAttribute('aria-valuetext') !== was,
+    ['section.scenario input.scrub', t0], { timeout: 15000 }).catch(() => {});
   f = await focusInfo(page);
   if (!f.isPlay) fail(where, `Space on Play lost the focus (now on ${f.desc})`);
   else if (f.label !== 'Pause') fail(where, `after Space the button says "${f.label}", not Pause`);
