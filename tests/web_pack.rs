@@ -3,6 +3,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use lockstep::lesson::pack::load_files;
+use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use web_sys::Element;
 
@@ -42,6 +43,11 @@ fn open_local(files: &[(String, String)]) -> Element {
         .unwrap()
         .set_item("lockstep.pack.files", &serde_json::to_string(files).unwrap())
         .unwrap();
+    let _ = w
+        .session_storage()
+        .unwrap()
+        .unwrap()
+        .remove_item("lockstep.pack.skipped");
     let url = format!("{}?pack=local", w.location().pathname().unwrap());
     w.history()
         .unwrap()
@@ -296,5 +302,96 @@ async fn a_pack_address_that_answers_404_offers_the_built_in_lesson() {
         format!("{path}?lang=nb"),
         "the same page without the pack"
     );
+    reset_search();
+}
+
+/// Issue #21: a pack address whose file is huge (or never ends) was downloaded whole
+/// before its size was checked. A declared length over the limit is refused before a byte
+/// is read; a body without one (a stream) is read chunk by chunk and given up on past
+/// the limit.
+#[wasm_bindgen_test]
+async fn a_file_over_the_size_limit_is_not_downloaded_whole() {
+    use lockstep::ui::pack_loader::{fetch_text, read_bounded, FetchError};
+    let whole = 6 * 1024 * 1024;
+    let limit = 1024 * 1024;
+    let bytes = js_sys::Uint8Array::new_with_length(whole as u32);
+    bytes.fill(b'x', 0, whole as u32);
+    let parts = js_sys::Array::of1(&bytes);
+    let blob = web_sys::Blob::new_with_u8_array_sequence(&parts).unwrap();
+    let url = web_sys::Url::create_object_url_with_blob(&blob).unwrap();
+    match fetch_text(&url, limit).await {
+        Err(FetchError::TooBig { read }) => assert_eq!(read, 0, "read before refusing"),
+        Err(FetchError::Failed(m)) => panic!("failed instead: {m}"),
+        Ok(t) => panic!("read all {} bytes", t.len()),
+    }
+    // Within the limit, the same address is read whole.
+    match fetch_text(&url, whole).await {
+        Ok(t) => assert_eq!(t.len(), whole),
+        Err(_) => panic!("a file within the limit was refused"),
+    }
+    let _ = web_sys::Url::revoke_object_url(&url);
+    // A body of unknown length that never ends, 64 KiB a chunk: reading stops within one
+    // chunk past the limit (a loader that reads the whole body never returns).
+    let endless = js_sys::Function::new_no_args(
+        "return new ReadableStream({ pull(c) { c.enqueue(new Uint8Array(65536).fill(120)); } });",
+    )
+    .call0(&wasm_bindgen::JsValue::NULL)
+    .unwrap();
+    let streamed = web_sys::Response::new_with_opt_readable_stream(Some(&endless.unchecked_into())).unwrap();
+    match read_bounded(&streamed, limit).await {
+        Err(Some(FetchError::TooBig { read })) => {
+            assert!(read > limit, "stopped at {read}, before the limit");
+            assert!(
+                read <= limit + 65536,
+                "read {read} bytes, more than a chunk past the limit"
+            );
+        }
+        Err(_) => panic!("the stream failed"),
+        Ok(b) => panic!("an endless stream ended after {} bytes", b.len()),
+    }
+}
+
+/// A chosen file too large to read is named with its limit, and what depends on it
+/// (its section) does not turn into more errors.
+#[wasm_bindgen_test]
+async fn a_chosen_file_too_large_to_read_is_named() {
+    let _x = Exclusive::acquire().await;
+    let files = example();
+    let big = files
+        .iter()
+        .find(|(p, _)| p.starts_with("sections/en/"))
+        .map(|(p, _)| p.clone())
+        .unwrap();
+    let kept: Vec<(String, String)> = files.into_iter().filter(|(p, _)| *p != big).collect();
+    let root = open_local(&kept);
+    let reason = "it is larger than 2097152 bytes, the most a pack file may be; not downloaded further";
+    web_sys::window()
+        .unwrap()
+        .session_storage()
+        .unwrap()
+        .unwrap()
+        .set_item(
+            "lockstep.pack.skipped",
+            &serde_json::to_string(&[(big.clone(), reason)]).unwrap(),
+        )
+        .unwrap();
+    let _app = Mounted::new(&root);
+    let r = root.clone();
+    wait_until("the pack's errors", move || {
+        query(&r, ".content-errors li").is_some()
+    })
+    .await;
+    let errors = text(&root, ".content-errors");
+    assert!(
+        errors.contains(&format!("{big}:1: file: cannot read: {reason}")),
+        "{errors}"
+    );
+    assert!(!errors.contains("listed but was not found"), "{errors}");
+    let _ = web_sys::window()
+        .unwrap()
+        .session_storage()
+        .unwrap()
+        .unwrap()
+        .remove_item("lockstep.pack.skipped");
     reset_search();
 }

@@ -469,6 +469,16 @@ pub fn load_files(files: &[(String, String)]) -> Result<Pack, Vec<PackError>> {
     load(files, &[], false)
 }
 
+/// Like [`load_files`], with the files that could not be read (path, reason), such as a
+/// file the browser stopped downloading at the size limit: each is reported, and what
+/// depends on it (its section id, its scenario's name) does not cascade into more errors.
+pub fn load_with_unreadable(
+    files: &[(String, String)],
+    unreadable: &[(String, String)],
+) -> Result<Pack, Vec<PackError>> {
+    load(files, unreadable, false)
+}
+
 /// The built-in lesson, loaded as a pack through the same checks (its scenarios are the
 /// built-ins, so `scenarios` is empty).
 pub fn builtin() -> Result<Pack, Vec<PackError>> {

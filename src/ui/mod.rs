@@ -5,7 +5,7 @@ mod app;
 mod browser;
 mod components;
 pub mod embed;
-pub(crate) mod pack_loader;
+pub mod pack_loader;
 mod panic;
 pub mod scenario;
 

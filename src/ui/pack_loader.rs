@@ -2,74 +2,170 @@
 //! learner chose (`?pack=local`, kept in sessionStorage so a reload keeps the pack).
 //! Validation is `lesson::pack::load_files`: every mistake is reported, none panics.
 
-use crate::lesson::pack::{files_to_fetch, load_files, Pack};
+use crate::lesson::pack::{
+    files_to_fetch, load_with_unreadable, Pack, PackError, MAX_FILE_BYTES, MAX_PACK_BYTES,
+};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 /// sessionStorage key for chosen files: JSON `[[path, text], …]`, the pack file first.
 pub const LOCAL_KEY: &str = "lockstep.pack.files";
+/// sessionStorage key for chosen files too large to read: JSON `[[path, reason], …]`.
+pub const SKIPPED_KEY: &str = "lockstep.pack.skipped";
 
-async fn fetch_text(url: &str) -> Result<String, String> {
-    let window = web_sys::window().ok_or("no window")?;
+/// Why a file was not taken: the server's or the network's failure, or the size limit.
+pub enum FetchError {
+    Failed(String),
+    /// Larger than the limit: reading stopped after `read` bytes, the rest never came.
+    TooBig {
+        read: usize,
+    },
+}
+
+/// Fetches `url` as text, reading at most `limit` bytes: a larger body is cancelled after
+/// the chunk that passes the limit, so a hostile or mistaken address (a huge file, an
+/// endless stream) costs the page at most `limit` plus one chunk of memory.
+pub async fn fetch_text(url: &str, limit: usize) -> Result<String, FetchError> {
+    let failed = |m: String| FetchError::Failed(m);
+    let window = web_sys::window().ok_or_else(|| failed("no window".into()))?;
     let resp = JsFuture::from(window.fetch_with_str(url))
         .await
-        .map_err(|_| format!("{url}: could not be fetched"))?;
-    let resp: web_sys::Response = resp.dyn_into().map_err(|_| format!("{url}: not a response"))?;
+        .map_err(|_| failed(format!("{url}: could not be fetched")))?;
+    let resp: web_sys::Response = resp
+        .dyn_into()
+        .map_err(|_| failed(format!("{url}: not a response")))?;
     match resp.status() {
         _ if resp.ok() => {}
         404 | 410 => {
-            return Err(format!(
+            return Err(failed(format!(
                 "{url}: there is no file at this address (HTTP {})",
                 resp.status()
-            ))
+            )))
         }
-        status => return Err(format!("{url}: the server answered HTTP {status}")),
+        status => return Err(failed(format!("{url}: the server answered HTTP {status}"))),
     }
-    let text = JsFuture::from(resp.text().map_err(|_| format!("{url}: no body"))?)
+    let bytes = read_bounded(&resp, limit)
         .await
-        .map_err(|_| format!("{url}: unreadable body"))?;
-    text.as_string().ok_or_else(|| format!("{url}: not text"))
+        .map_err(|e| e.unwrap_or_else(|| failed(format!("{url}: unreadable body"))))?;
+    String::from_utf8(bytes).map_err(|_| failed(format!("{url}: not UTF-8 text")))
+}
+
+/// The body of `resp`, chunk by chunk, up to `limit` bytes (`Err(None)`: unreadable).
+pub async fn read_bounded(resp: &web_sys::Response, limit: usize) -> Result<Vec<u8>, Option<FetchError>> {
+    // A declared length over the limit is refused before a byte is read.
+    let declared = resp
+        .headers()
+        .get("content-length")
+        .ok()
+        .flatten()
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    if declared.is_some_and(|n| n > limit) {
+        return Err(Some(FetchError::TooBig { read: 0 }));
+    }
+    let Some(body) = resp.body() else {
+        return Ok(Vec::new());
+    };
+    let reader: web_sys::ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+    let mut out = Vec::new();
+    loop {
+        let chunk: web_sys::ReadableStreamReadResult = JsFuture::from(reader.read())
+            .await
+            .map_err(|_| None)?
+            .unchecked_into();
+        if chunk.get_done().unwrap_or(true) {
+            return Ok(out);
+        }
+        let bytes = js_sys::Uint8Array::new(&chunk.get_value());
+        if out.len() + bytes.length() as usize > limit {
+            let read = out.len() + bytes.length() as usize;
+            let _ = reader.cancel();
+            return Err(Some(FetchError::TooBig { read }));
+        }
+        out.extend(bytes.to_vec());
+    }
+}
+
+/// The message for a file over its limit, in the loader's words (as `check-pack` says it).
+fn too_big_reason(limit: usize) -> String {
+    format!("it is larger than {limit} bytes, the most a pack file may be; not downloaded further")
 }
 
 fn resolve(base: &str, rel: &str) -> Option<String> {
     web_sys::Url::new_with_base(rel, base).ok().map(|u| u.href())
 }
 
-/// Fetches the pack file at `url`, then every file it lists, and validates the lot.
+/// Fetches the pack file at `url`, then every file it lists, and validates the lot. Each
+/// file is read up to the loader's size limit and the whole pack up to its own: what
+/// would pass them is not downloaded, and the validation names it.
 pub async fn from_url(url: &str) -> Result<Pack, Vec<String>> {
+    fetch_pack(url, MAX_FILE_BYTES, MAX_PACK_BYTES)
+        .await
+        .and_then(|(files, unreadable)| {
+            load_with_unreadable(&files, &unreadable)
+                .map_err(|errs| errs.iter().map(|e| e.to_string()).collect())
+        })
+}
+
+/// The files of the pack at `url` (the pack file first) and those that were not taken,
+/// each with its reason; `Err` when the pack file itself cannot be had.
+pub async fn fetch_pack(
+    url: &str,
+    file_limit: usize,
+    pack_limit: usize,
+) -> Result<(Vec<(String, String)>, Vec<(String, String)>), Vec<String>> {
     let page = web_sys::window()
         .and_then(|w| w.location().href().ok())
         .unwrap_or_default();
     let pack_url = resolve(&page, url).ok_or_else(|| vec![format!("{url}: not a valid address")])?;
     let name = pack_url.rsplit('/').next().unwrap_or("pack.toml").to_string();
-    let text = fetch_text(&pack_url).await.map_err(|e| vec![e])?;
+    let text = match fetch_text(&pack_url, file_limit).await {
+        Ok(t) => t,
+        Err(FetchError::Failed(m)) => return Err(vec![m]),
+        Err(FetchError::TooBig { .. }) => {
+            return Err(vec![
+                PackError::unreadable(&name, &too_big_reason(file_limit)).to_string()
+            ])
+        }
+    };
+    let mut total = text.len();
     let mut files = vec![(name.clone(), text.clone())];
+    let mut unreadable = Vec::new();
     let rest = files_to_fetch(&name, &text)
         .map_err(|errs| errs.iter().map(|e| e.to_string()).collect::<Vec<_>>())?;
     for rel in rest {
+        if total > pack_limit {
+            unreadable.push((rel, "not read: the pack is already over its size limit".into()));
+            continue;
+        }
         // A file that cannot be fetched is left out; the validation names it.
         if let Some(u) = resolve(&pack_url, &rel) {
-            if let Ok(t) = fetch_text(&u).await {
-                files.push((rel, t));
+            match fetch_text(&u, file_limit).await {
+                Ok(t) => {
+                    total += t.len();
+                    files.push((rel, t));
+                }
+                Err(FetchError::TooBig { .. }) => unreadable.push((rel, too_big_reason(file_limit))),
+                Err(FetchError::Failed(_)) => {}
             }
         }
     }
-    validate(&files)
+    Ok((files, unreadable))
 }
 
 /// The files a learner chose earlier in this tab.
 pub fn from_session() -> Result<Pack, Vec<String>> {
-    let raw = web_sys::window()
-        .and_then(|w| w.session_storage().ok().flatten())
+    let storage = web_sys::window().and_then(|w| w.session_storage().ok().flatten());
+    let raw = storage
+        .as_ref()
         .and_then(|s| s.get_item(LOCAL_KEY).ok().flatten())
         .ok_or_else(|| vec!["No chosen pack files are kept in this tab; choose them again.".to_string()])?;
     let files: Vec<(String, String)> = serde_json::from_str(&raw)
         .map_err(|_| vec!["The chosen pack files could not be read back.".to_string()])?;
-    validate(&files)
-}
-
-pub fn validate(files: &[(String, String)]) -> Result<Pack, Vec<String>> {
-    load_files(files).map_err(|errs| errs.iter().map(|e| e.to_string()).collect())
+    let skipped: Vec<(String, String)> = storage
+        .and_then(|s| s.get_item(SKIPPED_KEY).ok().flatten())
+        .and_then(|j| serde_json::from_str(&j).ok())
+        .unwrap_or_default();
+    load_with_unreadable(&files, &skipped).map_err(|errs| errs.iter().map(|e| e.to_string()).collect())
 }
 
 /// Orders chosen files for `load_files`: the pack file (a `.toml` at the top, `pack.toml`
@@ -94,12 +190,14 @@ pub fn arrange(mut files: Vec<(String, String)>) -> Vec<(String, String)> {
     files
 }
 
-/// Keeps chosen files for this tab and reloads with `?pack=local`.
-pub fn open_local(files: Vec<(String, String)>) {
+/// Keeps chosen files (and those too large to read) for this tab and reloads with
+/// `?pack=local`.
+pub fn open_local(files: Vec<(String, String)>, skipped: Vec<(String, String)>) {
     let Some(w) = web_sys::window() else { return };
     let json = serde_json::to_string(&arrange(files)).unwrap_or_default();
     if let Some(s) = w.session_storage().ok().flatten() {
         let _ = s.set_item(LOCAL_KEY, &json);
+        let _ = s.set_item(SKIPPED_KEY, &serde_json::to_string(&skipped).unwrap_or_default());
     }
     let _ = w.location().set_search("?pack=local");
 }
@@ -110,18 +208,25 @@ pub fn open_chosen(input: &web_sys::HtmlInputElement) {
     let files: Vec<web_sys::File> = (0..list.length()).filter_map(|i| list.get(i)).collect();
     wasm_bindgen_futures::spawn_local(async move {
         let mut out = Vec::new();
+        let mut skipped = Vec::new();
         for f in files {
             let rel = js_sys::Reflect::get(&f, &"webkitRelativePath".into())
                 .ok()
                 .and_then(|v| v.as_string())
                 .filter(|p| !p.is_empty())
                 .unwrap_or_else(|| f.name());
+            // A chosen file over the limit is not read into the page; the validation
+            // names it (kept beside the files for this tab).
+            if f.size() > MAX_FILE_BYTES as f64 {
+                skipped.push((rel, too_big_reason(MAX_FILE_BYTES)));
+                continue;
+            }
             if let Ok(text) = JsFuture::from(f.text()).await {
                 out.push((rel, text.as_string().unwrap_or_default()));
             }
         }
-        if !out.is_empty() {
-            open_local(out);
+        if !out.is_empty() || !skipped.is_empty() {
+            open_local(out, skipped);
         }
     });
 }
