@@ -530,3 +530,65 @@ fn a_question_needs_the_texts_of_its_packs_languages_only() {
         );
     }
 }
+
+/// Runs the binary under a 2 GB address-space limit, so that a regression fails the test
+/// (the allocator aborts) instead of taking the machine down. Returns (exit code, out, err).
+fn lockstep_capped(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 2000000; exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_lockstep"))
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run lockstep: {e}"));
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `packs/single/lease-mini.toml` plus a scenario whose node `init` (or, with
+/// `init_bomb` false, whose `[scripts]` release) is a Lua memory bomb (4 GB by doubling).
+fn pack_with_bomb(init_bomb: bool) -> String {
+    let bomb = "local s=string.rep('x',1000000) for i=1,12 do s=s..s end return #s";
+    let base = std::fs::read_to_string(root("packs/single/lease-mini.toml")).unwrap_or_default();
+    let (init, scripts) = if init_bomb {
+        (format!("init = [[\"EVAL\", \"{bomb}\", \"0\"]]\n"), String::new())
+    } else {
+        (String::new(), format!("[scripts]\nrelease = \"{bomb}\"\n"))
+    };
+    format!(
+        "{base}\n[[scenario]]\nsource = '''\nname = \"bomb\"\nend_ms = 2000\n\n\
+         [[nodes]]\nname = \"redis\"\n{init}\n[[clients]]\nname = \"A\"\n\
+         algorithm = \"set-nx\"\nnodes = [\"redis\"]\nttl_ms = 500\nrelease = \"lua\"\n\
+         work = [\"sleep 100\"]\n{scripts}'''\n"
+    )
+}
+
+#[test]
+fn check_pack_reports_a_memory_bomb_in_a_scenarios_init_and_exits_normally() {
+    let dir = std::env::temp_dir().join(format!("lockstep-pack-bomb-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let file = dir.join("init-bomb.toml");
+    let _ = std::fs::write(&file, pack_with_bomb(true));
+    let (code, out, err) = lockstep_capped(&["check-pack", &file.to_string_lossy()]);
+    // Exit 1 is check-pack's "the pack has errors"; an abort has no exit code.
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(out.is_empty(), "{out}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("init-bomb.toml:")
+            && err.contains("nodes[0].init[0]: the node refused it: ERR Script killed"),
+        "{err}"
+    );
+    assert!(err.contains("bytes of Lua memory"), "{err}");
+
+    // A bomb as the release script compiles, so the pack is valid: the check does not run it.
+    let file = dir.join("release-bomb.toml");
+    let _ = std::fs::write(&file, pack_with_bomb(false));
+    let (code, out, err) = lockstep_capped(&["check-pack", &file.to_string_lossy()]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("2 questions; 2 scenarios"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -89,3 +89,79 @@ fn explore_reports_rate_interval_and_counterexample() {
     assert!(out.contains("95 % interval"));
     assert!(out.contains("Smallest counterexample"), "{out}");
 }
+
+/// A Lua memory bomb: 4 GB of string by doubling, were nothing to stop it.
+const BOMB: &str = "local s=string.rep('x',1000000) for i=1,12 do s=s..s end return #s";
+
+/// Runs the binary under a 2 GB address-space limit, so that a regression fails the test
+/// (the allocator aborts) instead of taking the machine down. Returns (exit code, out, err).
+fn lockstep_capped(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 2000000; exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_lockstep"))
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run lockstep: {e}"));
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn bomb_scenario(name: &str, init_bomb: bool) -> String {
+    let init = if init_bomb {
+        format!("init = [[\"EVAL\", \"{BOMB}\", \"0\"]]\n")
+    } else {
+        String::new()
+    };
+    let scripts = if init_bomb {
+        String::new()
+    } else {
+        format!("\n[scripts]\nrelease = \"{BOMB}\"\n")
+    };
+    format!(
+        "name = \"{name}\"\nend_ms = 2000\n\n[[nodes]]\nname = \"redis\"\n{init}\n\
+         [[clients]]\nname = \"A\"\nalgorithm = \"set-nx\"\nnodes = [\"redis\"]\nttl_ms = 500\n\
+         release = \"lua\"\nwork = [\"sleep 100\", \"write report A\"]\n{scripts}"
+    )
+}
+
+#[test]
+fn a_memory_bomb_in_a_nodes_init_is_a_clear_error_not_a_crash() {
+    let dir = std::env::temp_dir().join(format!("lockstep-bomb-init-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let file = dir.join("init-bomb.toml");
+    let _ = std::fs::write(&file, bomb_scenario("init-bomb", true));
+    let (code, out, err) = lockstep_capped(&["run", &file.to_string_lossy(), "--seed", "1"]);
+    // Exit 1 is the CLI's own failure; an abort (allocation failure) has no code.
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(out.is_empty(), "{out}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("init-bomb.toml:6: nodes[0].init[0]: the node refused it: ERR Script killed"),
+        "{err}"
+    );
+    assert!(err.contains("bytes of Lua memory"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_memory_bomb_as_the_release_script_is_the_nodes_error_reply() {
+    let dir = std::env::temp_dir().join(format!("lockstep-bomb-rel-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let file = dir.join("release-bomb.toml");
+    let _ = std::fs::write(&file, bomb_scenario("release-bomb", false));
+    let (code, out, err) = lockstep_capped(&["run", &file.to_string_lossy(), "--seed", "1"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    // The node answers the release with the memory error, and the run goes on to its end.
+    let reply = out
+        .lines()
+        .find(|l| l.contains("→ A") && l.contains("(error) ERR Script killed"))
+        .unwrap_or_default();
+    assert!(reply.contains("bytes of Lua memory"), "{out}");
+    assert!(out.contains("end of run"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

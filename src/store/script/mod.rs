@@ -3,6 +3,7 @@
 //! and the store keeps serving.
 
 mod alloc;
+mod bit;
 mod cfmt;
 mod convert;
 mod lib;
@@ -10,6 +11,7 @@ mod order;
 mod pattern;
 mod rewrite;
 mod syntax;
+mod wrap;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -229,6 +231,8 @@ impl Vm {
             piccolo::stdlib::load_table(ctx);
             let g = ctx.globals();
             lib::install(ctx, g, &host);
+            bit::install(ctx, g, &host);
+            wrap::install(ctx, g, &host);
             let key_order = order::install(ctx, g, &host);
             lib::protect_libraries(ctx, g, &host);
             let env = lib::global_env(ctx, g, &host);
