@@ -608,6 +608,80 @@ fn load_counted(
     allow_builtin_id: bool,
     parsed: &mut usize,
 ) -> Result<Pack, Vec<PackError>> {
+    let mut g = Gathered {
+        errors: unreadable
+            .iter()
+            .map(|(f, reason)| PackError::unreadable(f, reason))
+            .collect(),
+        ..Gathered::default()
+    };
+    let result = load_gathered(files, unreadable, allow_builtin_id, &mut g);
+    *parsed += g.parsed;
+    result
+}
+
+/// What the loader gathers across its phases: the sources parsed so far, the ids and
+/// names recovered from files that did not parse (so that nothing cascades), the errors,
+/// and the bytes handed to parsers.
+#[derive(Default)]
+struct Gathered {
+    errors: Vec<PackError>,
+    parsed: usize,
+    sections: Vec<SectionSrc>,
+    /// Sections that did not parse and whose id could not even be read: then checks that
+    /// need every section id (translations) are skipped rather than piling up.
+    section_failures: usize,
+    recovered_ids: BTreeSet<String>,
+    recovered_names: BTreeSet<String>,
+    quiz_srcs: Vec<QuizSrc>,
+    scenarios: Vec<(Scenario, String, usize)>,
+    /// Sections and scenarios seen so far (parsed or not), against their limits.
+    section_count: usize,
+    scenario_count: usize,
+}
+
+/// The pack file being loaded, parsed, with its line index and languages.
+struct PackFile<'a> {
+    path: &'a str,
+    text: &'a str,
+    lines: LineIndex,
+    raw: RawPack,
+    langs: Vec<Lang>,
+}
+
+impl PackFile<'_> {
+    fn err_at(&self, offset: usize, field: &str, message: String) -> PackError {
+        PackError::new(self.path, self.lines.line(offset), field, message)
+    }
+}
+
+/// A path relative to the pack file's folder `root` (`packs/x/sections/…` → `sections/…`).
+fn rel_of(root: &str, path: &str) -> String {
+    if root.is_empty() {
+        path.to_string()
+    } else {
+        path.strip_prefix(root)
+            .and_then(|p| p.strip_prefix('/'))
+            .unwrap_or(path)
+            .to_string()
+    }
+}
+
+/// A section id or scenario name from a file name (`01-lease.md` → `lease`), for a file
+/// that is missing or did not parse.
+fn stem(rel: &str) -> String {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    let name = name.rsplit_once('.').map_or(name, |(n, _)| n);
+    let digits = name.find(|c: char| !c.is_ascii_digit()).unwrap_or(0);
+    name[digits..].trim_start_matches('-').to_string()
+}
+
+fn load_gathered(
+    files: &[(String, String)],
+    unreadable: &[(String, String)],
+    allow_builtin_id: bool,
+    g: &mut Gathered,
+) -> Result<Pack, Vec<PackError>> {
     let Some((pack_path, pack_text)) = files.first() else {
         return Err(vec![PackError::new(
             PACK_FILE,
@@ -616,699 +690,79 @@ fn load_counted(
             "no pack file was given",
         )]);
     };
-    let mut errors: Vec<PackError> = unreadable
-        .iter()
-        .map(|(f, reason)| PackError::unreadable(f, reason))
-        .collect();
     let pack_text = pack_text.strip_prefix('\u{feff}').unwrap_or(pack_text);
     // Sizes first: nothing is parsed that could take long or much memory.
     if let Some(e) = pack_size_error(pack_path, pack_text, files) {
-        errors.push(e);
-        return Err(errors);
+        g.errors.push(e);
+        return Err(std::mem::take(&mut g.errors));
     }
-    *parsed += pack_text.len();
+    g.parsed += pack_text.len();
     let raw: RawPack = match toml::from_str(pack_text) {
         Ok(r) => r,
         Err(e) => {
-            errors.push(toml_error(pack_path, pack_text, &e));
-            return Err(errors);
+            g.errors.push(toml_error(pack_path, pack_text, &e));
+            return Err(std::mem::take(&mut g.errors));
         }
     };
-    let pack_lines = LineIndex::new(pack_text);
-    let err_at = |offset: usize, field: &str, message: String| {
-        PackError::new(pack_path, pack_lines.line(offset), field, message)
+    let mut p = PackFile {
+        path: pack_path,
+        text: pack_text,
+        lines: LineIndex::new(pack_text),
+        raw,
+        langs: Vec::new(),
     };
+    let (id, langs, titles) = read_metadata(&p, allow_builtin_id, g);
+    p.langs = langs;
 
-    // Metadata.
-    let id = raw.id.get_ref().clone();
-    if !is_slug(&id) {
-        errors.push(err_at(
-            raw.id.span().start,
-            "id",
-            format!("`{id}` is not a valid id: use lowercase letters, digits and dashes"),
-        ));
-    } else if id == BUILTIN_LESSON_ID && !allow_builtin_id {
-        errors.push(err_at(
-            raw.id.span().start,
-            "id",
-            format!("`{id}` is the built-in lesson's id; choose another"),
-        ));
-    }
-    let mut langs: Vec<Lang> = Vec::new();
-    for code in raw.languages.get_ref() {
-        match lang_of_code(code) {
-            Some(l) if langs.contains(&l) => errors.push(err_at(
-                raw.languages.span().start,
-                "languages",
-                format!("`{code}` is listed twice"),
-            )),
-            Some(l) => langs.push(l),
-            None => errors.push(err_at(
-                raw.languages.span().start,
-                "languages",
-                format!(
-                    "`{code}` is not a supported language (supported: {})",
-                    Lang::ALL.map(|l| l.code()).join(", ")
-                ),
-            )),
-        }
-    }
-    if raw.languages.get_ref().is_empty() {
-        errors.push(err_at(
-            raw.languages.span().start,
-            "languages",
-            "list at least one language".into(),
-        ));
-    }
-    let mut titles = BTreeMap::new();
-    for (code, title) in raw.title.get_ref() {
-        match lang_of_code(code).filter(|l| langs.contains(l)) {
-            Some(_) if title.trim().is_empty() => errors.push(err_at(
-                raw.title.span().start,
-                "title",
-                format!("the {code} title is empty"),
-            )),
-            Some(_) if title.chars().count() > MAX_TITLE_CHARS => errors.push(err_at(
-                raw.title.span().start,
-                "title",
-                format!("the {code} title is longer than {MAX_TITLE_CHARS} characters"),
-            )),
-            Some(l) => {
-                titles.insert(l, title.clone());
-            }
-            None => errors.push(err_at(
-                raw.title.span().start,
-                "title",
-                format!("`{code}` is not one of the pack's languages"),
-            )),
-        }
-    }
-    for l in &langs {
-        if !raw.title.get_ref().contains_key(l.code()) {
-            errors.push(err_at(
-                raw.title.span().start,
-                "title",
-                format!("no {} title", l.code()),
-            ));
-        }
-    }
-
-    // Which files belong to the pack.
+    // The files: those listed, then those given.
     let root = pack_path.rsplit_once('/').map_or("", |(dir, _)| dir);
-    let rel_of = |path: &str| -> String {
-        if root.is_empty() {
-            path.to_string()
-        } else {
-            path.strip_prefix(root)
-                .and_then(|p| p.strip_prefix('/'))
-                .unwrap_or(path)
-                .to_string()
-        }
-    };
-    let mut listed: BTreeMap<String, usize> = BTreeMap::new();
-    if let Some(f) = raw.files.get(MAX_FILES) {
-        errors.push(err_at(
-            f.span().start,
-            "files",
-            format!("more than {MAX_FILES} files are listed"),
-        ));
-    }
-    for f in raw.files.iter().take(MAX_FILES) {
-        let line = pack_lines.line(f.span().start);
-        if let Err(m) = classify(f.get_ref(), &langs) {
-            errors.push(PackError::new(pack_path, line, "files", m));
-        } else if listed.insert(f.get_ref().clone(), line).is_some() {
-            errors.push(PackError::new(
-                pack_path,
-                line,
-                "files",
-                format!("`{}` is listed twice", f.get_ref()),
-            ));
-        }
-    }
-    let given: BTreeSet<String> = files
-        .iter()
-        .skip(1)
-        .map(|(p, _)| rel_of(p))
-        .chain(unreadable.iter().map(|(p, _)| rel_of(p)))
-        .collect();
-    let mut sections: Vec<SectionSrc> = Vec::new();
-    // Sections that did not parse and whose id could not even be read: then checks that
-    // need every section id (translations) are skipped rather than piling up.
-    let mut section_failures = 0usize;
-    // Ids and names read from files that did not parse.
-    let mut recovered_ids: BTreeSet<String> = BTreeSet::new();
-    let mut recovered_names: BTreeSet<String> = BTreeSet::new();
-    // A listed file that is missing or unreadable counts as a failed one: its id or name
-    // is taken from its file name (`01-lease.md` → `lease`) so nothing cascades.
-    let stem = |rel: &str| {
-        let name = rel.rsplit('/').next().unwrap_or(rel);
-        let name = name.rsplit_once('.').map_or(name, |(n, _)| n);
-        let digits = name.find(|c: char| !c.is_ascii_digit()).unwrap_or(0);
-        name[digits..].trim_start_matches('-').to_string()
-    };
-    for rel in listed.keys().chain(unreadable.iter().map(|(p, _)| p)) {
-        let rel = rel_of(rel);
-        if listed.contains_key(&rel)
-            && (!given.contains(&rel) || unreadable.iter().any(|(p, _)| rel_of(p) == rel))
-        {
-            match classify(&rel, &langs) {
-                Ok(FileKind::Section(_)) => {
-                    recovered_ids.insert(stem(&rel));
-                }
-                Ok(FileKind::Scenario) => {
-                    recovered_names.insert(stem(&rel));
-                }
-                _ => {}
-            }
-        }
-    }
-    for (rel, line) in &listed {
-        if !given.contains(rel) {
-            errors.push(PackError::new(
-                pack_path,
-                *line,
-                "files",
-                format!("`{rel}` is listed but was not found"),
-            ));
-        }
-    }
-
-    let mut quiz_srcs: Vec<QuizSrc> = Vec::new();
-    let mut scenarios: Vec<(Scenario, String, usize)> = Vec::new();
-    let max_sections = MAX_SECTIONS * langs.len().max(1);
-    // Sections and scenarios seen so far (parsed or not), against their limits.
-    let mut section_count = 0usize;
-    let mut scenario_count = 0usize;
-
-    for (path, text) in files.iter().skip(1).take(MAX_FILES) {
-        let rel = rel_of(path);
-        let kind = match classify(&rel, &langs) {
-            Ok(k) => k,
-            Err(m) => {
-                errors.push(PackError::new(path, 1, "file", m));
-                continue;
-            }
-        };
-        let counts = (&mut section_count, &mut scenario_count, max_sections);
-        if let Some(e) = file_limit_error(path, text.len(), kind, counts) {
-            match kind {
-                FileKind::Section(_) => drop(recovered_ids.insert(stem(&rel))),
-                FileKind::Scenario => drop(recovered_names.insert(stem(&rel))),
-                FileKind::Quiz => {}
-            }
-            errors.push(e);
-            continue;
-        }
-        *parsed += text.len();
-        if !listed.contains_key(&rel) {
-            errors.push(PackError::new(
-                path,
-                1,
-                "file",
-                format!("`{rel}` is not listed in the pack file's `files` (the app loads only listed files)"),
-            ));
-        }
-        match kind {
-            FileKind::Section(lang) => match parse_section(path, text) {
-                Ok(section) => {
-                    let body_line = line_of(text, text.len() - section.body.len());
-                    sections.push(SectionSrc {
-                        lang,
-                        section,
-                        body_line,
-                        id_line: key_line(text, 1, "id").unwrap_or(2),
-                        order_line: key_line(text, 1, "order").unwrap_or(2),
-                    });
-                }
-                Err(e) => {
-                    match lenient_value(text, "id") {
-                        Some(id) => drop(recovered_ids.insert(id)),
-                        None => section_failures += 1,
-                    }
-                    errors.push(e.into());
-                }
-            },
-            FileKind::Quiz => quiz_srcs.push(QuizSrc {
-                file: path.clone(),
-                text: text.clone(),
-                shift: 0,
-                section_line: key_line(text, 1, "section").unwrap_or(1),
-            }),
-            FileKind::Scenario => match scenario::parse(path, text) {
-                Ok(s) => {
-                    let line = key_line(text, 1, "name").unwrap_or(1);
-                    scenarios.push((s, path.clone(), line));
-                }
-                Err(e) => {
-                    recovered_names.extend(lenient_value(text, "name"));
-                    errors.push(e.into());
-                }
-            },
-        }
-    }
+    let listed = listed_files(&p, root, files, unreadable, g);
+    let max_sections = MAX_SECTIONS * p.langs.len().max(1);
+    read_files(&p, root, files, &listed, max_sections, g);
 
     // The pack file's own sections, questions and scenarios.
-    errors.extend(table_limit_errors(
-        &raw,
+    let limits = table_limit_errors(
+        &p.raw,
         max_sections,
-        section_count,
-        scenario_count,
-        &err_at,
-    ));
-    let section_room = max_sections.saturating_sub(section_count);
-    let scenario_room = MAX_SCENARIOS.saturating_sub(scenario_count);
-    let mut starts: Vec<usize> = raw
-        .section
-        .iter()
-        .chain(&raw.question)
-        .chain(&raw.scenario)
-        .map(|t| t.span().start)
-        .collect();
-    starts.push(raw.title.span().start);
-    starts.sort_unstable();
-    for t in raw.section.iter().take(section_room) {
-        let span = t.span();
-        let header = pack_lines.line(span.start);
-        let (doc, shift) = sub_document(pack_text, &span, &pack_lines);
-        *parsed += doc.len();
-        let s: RawInlineSection = match toml::from_str(&doc) {
-            Ok(s) => s,
-            Err(e) => {
-                match lenient_value(&doc, "id") {
-                    Some(id) => drop(recovered_ids.insert(id)),
-                    None => section_failures += 1,
-                }
-                let mut e = toml_error(pack_path, &doc, &e);
-                e.line += shift;
-                errors.push(e);
-                continue;
-            }
-        };
-        let line = |sp: Range<usize>| line_of(&doc, sp.start) + shift;
-        let Some(lang) = lang_of_code(s.lang.get_ref()).filter(|l| langs.contains(l)) else {
-            recovered_ids.insert(s.id.get_ref().clone());
-            errors.push(PackError::new(
-                pack_path,
-                line(s.lang.span()),
-                "lang",
-                format!("`{}` is not one of the pack's languages", s.lang.get_ref()),
-            ));
-            continue;
-        };
-        let synthetic = format!(
-            "+++\nid = {}\ntitle = {}\norder = {}\n+++\n{}",
-            toml_quote(s.id.get_ref()),
-            toml_quote(s.title.get_ref()),
-            s.order.get_ref(),
-            s.body.get_ref()
-        );
-        let body_line = string_first_line(&doc, &s.body.span()) + shift;
-        *parsed += synthetic.len();
-        match parse_section(pack_path, &synthetic) {
-            Ok(section) => sections.push(SectionSrc {
-                lang,
-                section,
-                body_line,
-                id_line: line(s.id.span()),
-                order_line: line(s.order.span()),
-            }),
-            Err(e) => {
-                recovered_ids.insert(s.id.get_ref().clone());
-                let l = match e.field.as_str() {
-                    "id" => line(s.id.span()),
-                    "title" => line(s.title.span()),
-                    "order" => line(s.order.span()),
-                    "body" => body_line,
-                    _ => header,
-                };
-                errors.push(PackError::new(pack_path, l, &e.field, e.message));
-            }
-        }
-    }
-    for t in raw.question.iter().take(MAX_QUESTIONS) {
-        let span = t.span();
-        let end = starts
-            .get(starts.partition_point(|&s| s <= span.start))
-            .copied()
-            .unwrap_or(pack_text.len());
-        let header = pack_lines.line(span.start);
-        let Some(section) = t.get_ref().get("section").and_then(|v| v.as_str()) else {
-            errors.push(PackError::new(
-                pack_path,
-                header,
-                "section",
-                "a [[question]] needs `section = \"<section id>\"`",
-            ));
-            continue;
-        };
-        // The question's text, with its `section` line blanked: a quiz file of one question.
-        let region = pack_text.get(span.start..end).unwrap_or("");
-        let mut body = String::new();
-        let mut in_own_keys = true;
-        let mut section_line = header;
-        for (i, l) in region.split_inclusive('\n').enumerate() {
-            if i > 0 && l.trim_start().starts_with('[') {
-                in_own_keys = false;
-            }
-            let is_section = in_own_keys && l.split_once('=').is_some_and(|(k, _)| k.trim() == "section");
-            if is_section {
-                section_line = header + i;
-                body.push('\n');
-            } else {
-                body.push_str(l);
-            }
-        }
-        // Line 1 is `section`, line 2 the `[[question]]` header, which is `header` in the file.
-        quiz_srcs.push(QuizSrc {
-            file: pack_path.clone(),
-            text: format!("section = {}\n{body}", toml_quote(section)),
-            shift: header as isize - 2,
-            section_line,
-        });
-    }
-    for t in raw.scenario.iter().take(scenario_room) {
-        let span = t.span();
-        let (doc, shift) = sub_document(pack_text, &span, &pack_lines);
-        *parsed += doc.len();
-        let s: RawInlineScenario = match toml::from_str(&doc) {
-            Ok(s) => s,
-            Err(e) => {
-                let mut e = toml_error(pack_path, &doc, &e);
-                e.line += shift;
-                if !t.get_ref().contains_key("source") {
-                    e.message
-                        .push_str("; a [[scenario]] holds a scenario file as source = '''…'''");
-                }
-                errors.push(e);
-                continue;
-            }
-        };
-        let first = string_first_line(&doc, &s.source.span()) + shift;
-        if s.source.get_ref().len() > MAX_SCENARIO_BYTES {
-            recovered_names.extend(lenient_value(s.source.get_ref(), "name"));
-            errors.push(PackError::new(
-                pack_path,
-                first,
-                "source",
-                format!(
-                    "the scenario is {} bytes; at most {MAX_SCENARIO_BYTES} are allowed",
-                    s.source.get_ref().len()
-                ),
-            ));
-            continue;
-        }
-        *parsed += s.source.get_ref().len();
-        match scenario::parse(pack_path, s.source.get_ref()) {
-            Ok(sc) => {
-                let line = key_line(s.source.get_ref(), 1, "name").map_or(first, |l| first + l - 1);
-                scenarios.push((sc, pack_path.clone(), line));
-            }
-            Err(e) => {
-                recovered_names.extend(lenient_value(s.source.get_ref(), "name"));
-                let mut e = PackError::from(e);
-                e.line = first + e.line - 1;
-                errors.push(e);
-            }
-        }
-    }
+        g.section_count,
+        g.scenario_count,
+        &|o, f, m| p.err_at(o, f, m),
+    );
+    g.errors.extend(limits);
+    inline_sections(&p, max_sections.saturating_sub(g.section_count), g);
+    inline_questions(&p, g);
+    inline_scenarios(&p, MAX_SCENARIOS.saturating_sub(g.scenario_count), g);
 
-    // Scenarios: slug names, unique, not a built-in's name.
-    let mut scenario_names: BTreeMap<String, String> = BTreeMap::new();
-    for (s, file, line) in &scenarios {
-        if !is_slug(&s.name) {
-            errors.push(PackError::new(
-                file,
-                *line,
-                "name",
-                format!(
-                    "`{}` is not a valid scenario name: use lowercase letters, digits and dashes",
-                    s.name
-                ),
-            ));
-        } else if BUILTINS.iter().any(|b| b.name == s.name) {
-            errors.push(PackError::new(
-                file,
-                *line,
-                "name",
-                format!("`{}` is the name of a built-in scenario; choose another", s.name),
-            ));
-        } else if let Some(other) = scenario_names.get(&s.name) {
-            errors.push(PackError::new(
-                file,
-                *line,
-                "name",
-                format!("`{}` is already used by {other}", s.name),
-            ));
-        } else {
-            scenario_names.insert(s.name.clone(), file.clone());
-        }
-    }
+    let scenario_names = check_scenario_names(g);
+    let sections = std::mem::take(&mut g.sections);
+    let quiz_srcs = std::mem::take(&mut g.quiz_srcs);
+    let lessons = group_sections(&p, &sections, g);
+    let section_ids: BTreeSet<&str> = sections.iter().map(|s| s.section.id.as_str()).collect();
+    let orders: BTreeSet<u32> = sections.iter().map(|s| s.section.order).collect();
+    let recovered_names = std::mem::take(&mut g.recovered_names);
     let scenario_known = |name: &str| {
         scenario_names.contains_key(name)
             || recovered_names.contains(name)
             || BUILTINS.iter().any(|b| b.name == name)
     };
-
-    // Sections: unique ids and orders per language, the same in every language.
-    let mut lessons: BTreeMap<Lang, Vec<&SectionSrc>> = BTreeMap::new();
-    // Per language: section id → section, order → section (one lookup each, not a scan).
-    let mut by_id: BTreeMap<(Lang, &str), &SectionSrc> = BTreeMap::new();
-    let mut by_order: BTreeMap<(Lang, u32), &SectionSrc> = BTreeMap::new();
-    for src in &sections {
-        let list = lessons.entry(src.lang).or_default();
-        let s = &src.section;
-        if s.title.chars().count() > MAX_TITLE_CHARS {
-            errors.push(PackError::new(
-                &s.file,
-                src.id_line,
-                "title",
-                format!(
-                    "the title of `{}` is longer than {MAX_TITLE_CHARS} characters",
-                    s.id
-                ),
-            ));
-        }
-        if let Some(other) = by_id.get(&(src.lang, s.id.as_str())) {
-            errors.push(PackError::new(
-                &s.file,
-                src.id_line,
-                "id",
-                format!("`{}` is already used by {}", s.id, other.section.file),
-            ));
-        } else if let Some(other) = by_order.get(&(src.lang, s.order)) {
-            errors.push(PackError::new(
-                &s.file,
-                src.order_line,
-                "order",
-                format!("{} is already used by {}", s.order, other.section.file),
-            ));
-        } else {
-            by_id.insert((src.lang, s.id.as_str()), src);
-            by_order.insert((src.lang, s.order), src);
-            list.push(src);
-        }
-    }
-    if sections.is_empty() && section_failures == 0 && recovered_ids.is_empty() {
-        errors.push(PackError::new(
-            pack_path,
-            1,
-            "section",
-            "the pack has no sections",
-        ));
-    }
-    if let Some(&reference) = langs.first().filter(|_| section_failures == 0) {
-        let empty = Vec::new();
-        let ref_list = lessons.get(&reference).unwrap_or(&empty);
-        for &lang in langs.iter().skip(1) {
-            let list = lessons.get(&lang).unwrap_or(&empty);
-            for r in ref_list {
-                match by_id.get(&(lang, r.section.id.as_str())) {
-                    None if recovered_ids.contains(&r.section.id) => {}
-                    None => errors.push(PackError::new(
-                        &r.section.file,
-                        r.id_line,
-                        "id",
-                        format!(
-                            "section `{}` has no {} version (every language needs the same sections)",
-                            r.section.id,
-                            lang.code()
-                        ),
-                    )),
-                    Some(o) if o.section.order != r.section.order => errors.push(PackError::new(
-                        &o.section.file,
-                        o.order_line,
-                        "order",
-                        format!(
-                            "section `{}` has order {} in {} but {} in {}",
-                            o.section.id,
-                            r.section.order,
-                            reference.code(),
-                            o.section.order,
-                            lang.code()
-                        ),
-                    )),
-                    Some(_) => {}
-                }
-            }
-            for o in list {
-                if !ref_list.iter().any(|r| r.section.id == o.section.id)
-                    && !recovered_ids.contains(&o.section.id)
-                {
-                    errors.push(PackError::new(
-                        &o.section.file,
-                        o.id_line,
-                        "id",
-                        format!(
-                            "section `{}` is in {} but not in {}, the pack's first language",
-                            o.section.id,
-                            lang.code(),
-                            reference.code()
-                        ),
-                    ));
-                }
-            }
-        }
-    }
-    let section_ids: BTreeSet<&str> = sections.iter().map(|s| s.section.id.as_str()).collect();
-    let orders: BTreeSet<u32> = sections.iter().map(|s| s.section.order).collect();
-
     // Section bodies: scenario blocks name known scenarios; in-pack links go somewhere.
-    check_bodies(&sections, &scenario_known, &id, &orders, &mut errors, parsed);
+    check_bodies(
+        &sections,
+        &scenario_known,
+        &id,
+        &orders,
+        &mut g.errors,
+        &mut g.parsed,
+    );
+    let questions = read_questions(&p, &quiz_srcs, &section_ids, &scenario_known, g);
 
-    // Questions: parse, unique ids, sections and scenarios exist.
-    let mut questions: Vec<Question> = Vec::new();
-    let mut question_files: BTreeMap<String, String> = BTreeMap::new();
-    let mut questions_full = false;
-    for src in &quiz_srcs {
-        if questions_full {
-            break;
-        }
-        *parsed += src.text.len();
-        let file_questions = match quiz::parse_file_for(&src.file, &src.text, &langs) {
-            Ok(qs) => qs,
-            Err(es) => {
-                errors.extend(es.into_iter().map(|e| {
-                    let mut p = PackError::from(e);
-                    p.line = src.line(p.line);
-                    p
-                }));
-                continue;
-            }
-        };
-        // The line of each `id = "…"` of the file, found in one pass.
-        let mut id_lines: BTreeMap<&str, usize> = BTreeMap::new();
-        for (i, l) in src.text.lines().enumerate() {
-            if let Some((k, v)) = l.split_once('=').filter(|(k, _)| k.trim() == "id") {
-                let _ = k;
-                id_lines.entry(v.trim().trim_matches('"')).or_insert(i + 1);
-            }
-        }
-        for q in file_questions {
-            if questions.len() >= MAX_QUESTIONS {
-                questions_full = true;
-                errors.push(PackError::new(
-                    &src.file,
-                    src.line(id_lines.get(q.id.as_str()).copied().unwrap_or(1)),
-                    "question",
-                    format!("more than {MAX_QUESTIONS} questions in the pack; the rest are not read"),
-                ));
-                break;
-            }
-            let id_line = id_lines.get(q.id.as_str()).copied().unwrap_or(1);
-            let at = |l: usize| src.line(l);
-            if let Some(other) = question_files.get(&q.id) {
-                errors.push(PackError::new(
-                    &src.file,
-                    at(id_line),
-                    "id",
-                    format!("`{}` is already used in {other}", q.id),
-                ));
-                continue;
-            }
-            question_files.insert(q.id.clone(), src.file.clone());
-            let reported = errors
-                .iter()
-                .any(|e| e.file == src.file && e.line == src.section_line && e.field == "section");
-            let known = section_ids.contains(q.section.as_str()) || recovered_ids.contains(&q.section);
-            if !known && !reported {
-                errors.push(PackError::new(
-                    &src.file,
-                    src.section_line,
-                    "section",
-                    format!(
-                        "`{}` is not a section of this pack (its sections: {})",
-                        q.section,
-                        section_ids
-                            .iter()
-                            .copied()
-                            .chain(recovered_ids.iter().map(String::as_str))
-                            .collect::<BTreeSet<_>>()
-                            .into_iter()
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                ));
-            }
-            match &q.kind {
-                Kind::Predict {
-                    scenario: name,
-                    pause_at_ms,
-                } => {
-                    let line = key_line(&src.text, id_line, "scenario").unwrap_or(id_line);
-                    if !scenario_known(name) {
-                        errors.push(PackError::new(
-                            &src.file,
-                            at(line),
-                            "scenario",
-                            format!("question `{}`: `{name}` is neither a scenario of this pack nor a built-in one", q.id),
-                        ));
-                    } else {
-                        let end = scenarios
-                            .iter()
-                            .find(|(s, _, _)| &s.name == name)
-                            .map(|(s, _, _)| s.end_ms)
-                            .or_else(|| scenario::builtin(name).and_then(Result::ok).map(|s| s.end_ms));
-                        if let Some(end) = end.filter(|&end| *pause_at_ms as f64 >= end) {
-                            let line = key_line(&src.text, id_line, "pause_at_ms").unwrap_or(id_line);
-                            errors.push(PackError::new(
-                                &src.file,
-                                at(line),
-                                "pause_at_ms",
-                                format!(
-                                    "question `{}`: {pause_at_ms} is not before the end of `{name}` ({end} ms)",
-                                    q.id
-                                ),
-                            ));
-                        }
-                    }
-                }
-                Kind::Bug { code_lang, .. } if !CODE_LANGS.contains(&code_lang.as_str()) => {
-                    let line = key_line(&src.text, id_line, "code_lang").unwrap_or(id_line);
-                    errors.push(PackError::new(
-                        &src.file,
-                        at(line),
-                        "code_lang",
-                        format!(
-                            "question `{}`: `{code_lang}` is not one of {}",
-                            q.id,
-                            CODE_LANGS.join(", ")
-                        ),
-                    ));
-                }
-                _ => {}
-            }
-            errors.extend(question_depth_error(&q, src, id_line, parsed));
-            questions.push(q);
-        }
+    if !g.errors.is_empty() {
+        // By file, then line; g.errors of one line keep the order they were found in.
+        g.errors.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+        return Err(std::mem::take(&mut g.errors));
     }
-
-    if !errors.is_empty() {
-        // By file, then line; errors of one line keep the order they were found in.
-        errors.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
-        return Err(errors);
-    }
-    let lessons = langs
+    let lessons = p
+        .langs
         .iter()
         .map(|&lang| {
             let mut list: Vec<Section> = lessons
@@ -1329,11 +783,694 @@ fn load_counted(
     Ok(Pack {
         id,
         titles,
-        langs,
+        langs: p.langs,
         lessons,
         questions,
-        scenarios: scenarios.into_iter().map(|(s, _, _)| s).collect(),
+        scenarios: std::mem::take(&mut g.scenarios)
+            .into_iter()
+            .map(|(s, _, _)| s)
+            .collect(),
     })
+}
+/// The pack's id, languages and titles, each checked.
+fn read_metadata(
+    p: &PackFile<'_>,
+    allow_builtin_id: bool,
+    g: &mut Gathered,
+) -> (String, Vec<Lang>, BTreeMap<Lang, String>) {
+    let id = p.raw.id.get_ref().clone();
+    if !is_slug(&id) {
+        g.errors.push(p.err_at(
+            p.raw.id.span().start,
+            "id",
+            format!("`{id}` is not a valid id: use lowercase letters, digits and dashes"),
+        ));
+    } else if id == BUILTIN_LESSON_ID && !allow_builtin_id {
+        g.errors.push(p.err_at(
+            p.raw.id.span().start,
+            "id",
+            format!("`{id}` is the built-in lesson's id; choose another"),
+        ));
+    }
+    let mut langs: Vec<Lang> = Vec::new();
+    for code in p.raw.languages.get_ref() {
+        match lang_of_code(code) {
+            Some(l) if langs.contains(&l) => g.errors.push(p.err_at(
+                p.raw.languages.span().start,
+                "languages",
+                format!("`{code}` is listed twice"),
+            )),
+            Some(l) => langs.push(l),
+            None => g.errors.push(p.err_at(
+                p.raw.languages.span().start,
+                "languages",
+                format!(
+                    "`{code}` is not a supported language (supported: {})",
+                    Lang::ALL.map(|l| l.code()).join(", ")
+                ),
+            )),
+        }
+    }
+    if p.raw.languages.get_ref().is_empty() {
+        g.errors.push(p.err_at(
+            p.raw.languages.span().start,
+            "languages",
+            "list at least one language".into(),
+        ));
+    }
+    let mut titles = BTreeMap::new();
+    for (code, title) in p.raw.title.get_ref() {
+        match lang_of_code(code).filter(|l| langs.contains(l)) {
+            Some(_) if title.trim().is_empty() => g.errors.push(p.err_at(
+                p.raw.title.span().start,
+                "title",
+                format!("the {code} title is empty"),
+            )),
+            Some(_) if title.chars().count() > MAX_TITLE_CHARS => g.errors.push(p.err_at(
+                p.raw.title.span().start,
+                "title",
+                format!("the {code} title is longer than {MAX_TITLE_CHARS} characters"),
+            )),
+            Some(l) => {
+                titles.insert(l, title.clone());
+            }
+            None => g.errors.push(p.err_at(
+                p.raw.title.span().start,
+                "title",
+                format!("`{code}` is not one of the pack's languages"),
+            )),
+        }
+    }
+    for l in &langs {
+        if !p.raw.title.get_ref().contains_key(l.code()) {
+            g.errors.push(p.err_at(
+                p.raw.title.span().start,
+                "title",
+                format!("no {} title", l.code()),
+            ));
+        }
+    }
+
+    (id, langs, titles)
+}
+
+/// Which files the pack file lists (each path with its line), each checked; those listed
+/// but missing or unreadable lend their id or name to `g` so nothing cascades.
+fn listed_files(
+    p: &PackFile<'_>,
+    root: &str,
+    files: &[(String, String)],
+    unreadable: &[(String, String)],
+    g: &mut Gathered,
+) -> BTreeMap<String, usize> {
+    let mut listed: BTreeMap<String, usize> = BTreeMap::new();
+    if let Some(f) = p.raw.files.get(MAX_FILES) {
+        g.errors.push(p.err_at(
+            f.span().start,
+            "files",
+            format!("more than {MAX_FILES} files are listed"),
+        ));
+    }
+    for f in p.raw.files.iter().take(MAX_FILES) {
+        let line = p.lines.line(f.span().start);
+        if let Err(m) = classify(f.get_ref(), &p.langs) {
+            g.errors.push(PackError::new(p.path, line, "files", m));
+        } else if listed.insert(f.get_ref().clone(), line).is_some() {
+            g.errors.push(PackError::new(
+                p.path,
+                line,
+                "files",
+                format!("`{}` is listed twice", f.get_ref()),
+            ));
+        }
+    }
+    let given: BTreeSet<String> = files
+        .iter()
+        .skip(1)
+        .map(|(p, _)| rel_of(root, p))
+        .chain(unreadable.iter().map(|(p, _)| rel_of(root, p)))
+        .collect();
+    // Sections that did not parse and whose id could not even be read: then checks that
+    // need every section id (translations) are skipped rather than piling up.
+    // Ids and names read from files that did not parse.
+    // A listed file that is missing or unreadable counts as a failed one: its id or name
+    // is taken from its file name (`01-lease.md` → `lease`) so nothing cascades.
+    for rel in listed.keys().chain(unreadable.iter().map(|(p, _)| p)) {
+        let rel = rel_of(root, rel);
+        if listed.contains_key(&rel)
+            && (!given.contains(&rel) || unreadable.iter().any(|(p, _)| rel_of(root, p) == rel))
+        {
+            match classify(&rel, &p.langs) {
+                Ok(FileKind::Section(_)) => {
+                    g.recovered_ids.insert(stem(&rel));
+                }
+                Ok(FileKind::Scenario) => {
+                    g.recovered_names.insert(stem(&rel));
+                }
+                _ => {}
+            }
+        }
+    }
+    for (rel, line) in &listed {
+        if !given.contains(rel) {
+            g.errors.push(PackError::new(
+                p.path,
+                *line,
+                "files",
+                format!("`{rel}` is listed but was not found"),
+            ));
+        }
+    }
+    listed
+}
+
+/// Reads every given file other than the pack file: sections, quizzes and scenarios, each
+/// against its limits.
+fn read_files(
+    p: &PackFile<'_>,
+    root: &str,
+    files: &[(String, String)],
+    listed: &BTreeMap<String, usize>,
+    max_sections: usize,
+    g: &mut Gathered,
+) {
+    for (path, text) in files.iter().skip(1).take(MAX_FILES) {
+        let rel = rel_of(root, path);
+        let kind = match classify(&rel, &p.langs) {
+            Ok(k) => k,
+            Err(m) => {
+                g.errors.push(PackError::new(path, 1, "file", m));
+                continue;
+            }
+        };
+        let counts = (&mut g.section_count, &mut g.scenario_count, max_sections);
+        if let Some(e) = file_limit_error(path, text.len(), kind, counts) {
+            match kind {
+                FileKind::Section(_) => drop(g.recovered_ids.insert(stem(&rel))),
+                FileKind::Scenario => drop(g.recovered_names.insert(stem(&rel))),
+                FileKind::Quiz => {}
+            }
+            g.errors.push(e);
+            continue;
+        }
+        g.parsed += text.len();
+        if !listed.contains_key(&rel) {
+            g.errors.push(PackError::new(
+                path,
+                1,
+                "file",
+                format!("`{rel}` is not listed in the pack file's `files` (the app loads only listed files)"),
+            ));
+        }
+        match kind {
+            FileKind::Section(lang) => match parse_section(path, text) {
+                Ok(section) => {
+                    let body_line = line_of(text, text.len() - section.body.len());
+                    g.sections.push(SectionSrc {
+                        lang,
+                        section,
+                        body_line,
+                        id_line: key_line(text, 1, "id").unwrap_or(2),
+                        order_line: key_line(text, 1, "order").unwrap_or(2),
+                    });
+                }
+                Err(e) => {
+                    match lenient_value(text, "id") {
+                        Some(id) => drop(g.recovered_ids.insert(id)),
+                        None => g.section_failures += 1,
+                    }
+                    g.errors.push(e.into());
+                }
+            },
+            FileKind::Quiz => g.quiz_srcs.push(QuizSrc {
+                file: path.clone(),
+                text: text.clone(),
+                shift: 0,
+                section_line: key_line(text, 1, "section").unwrap_or(1),
+            }),
+            FileKind::Scenario => match scenario::parse(path, text) {
+                Ok(s) => {
+                    let line = key_line(text, 1, "name").unwrap_or(1);
+                    g.scenarios.push((s, path.clone(), line));
+                }
+                Err(e) => {
+                    g.recovered_names.extend(lenient_value(text, "name"));
+                    g.errors.push(e.into());
+                }
+            },
+        }
+    }
+}
+
+/// The pack file's own `[[section]]` tables, up to `room` of them.
+fn inline_sections(p: &PackFile<'_>, room: usize, g: &mut Gathered) {
+    for t in p.raw.section.iter().take(room) {
+        let span = t.span();
+        let header = p.lines.line(span.start);
+        let (doc, shift) = sub_document(p.text, &span, &p.lines);
+        g.parsed += doc.len();
+        let s: RawInlineSection = match toml::from_str(&doc) {
+            Ok(s) => s,
+            Err(e) => {
+                match lenient_value(&doc, "id") {
+                    Some(id) => drop(g.recovered_ids.insert(id)),
+                    None => g.section_failures += 1,
+                }
+                let mut e = toml_error(p.path, &doc, &e);
+                e.line += shift;
+                g.errors.push(e);
+                continue;
+            }
+        };
+        let line = |sp: Range<usize>| line_of(&doc, sp.start) + shift;
+        let Some(lang) = lang_of_code(s.lang.get_ref()).filter(|l| p.langs.contains(l)) else {
+            g.recovered_ids.insert(s.id.get_ref().clone());
+            g.errors.push(PackError::new(
+                p.path,
+                line(s.lang.span()),
+                "lang",
+                format!("`{}` is not one of the pack's languages", s.lang.get_ref()),
+            ));
+            continue;
+        };
+        let synthetic = format!(
+            "+++\nid = {}\ntitle = {}\norder = {}\n+++\n{}",
+            toml_quote(s.id.get_ref()),
+            toml_quote(s.title.get_ref()),
+            s.order.get_ref(),
+            s.body.get_ref()
+        );
+        let body_line = string_first_line(&doc, &s.body.span()) + shift;
+        g.parsed += synthetic.len();
+        match parse_section(p.path, &synthetic) {
+            Ok(section) => g.sections.push(SectionSrc {
+                lang,
+                section,
+                body_line,
+                id_line: line(s.id.span()),
+                order_line: line(s.order.span()),
+            }),
+            Err(e) => {
+                g.recovered_ids.insert(s.id.get_ref().clone());
+                let l = match e.field.as_str() {
+                    "id" => line(s.id.span()),
+                    "title" => line(s.title.span()),
+                    "order" => line(s.order.span()),
+                    "body" => body_line,
+                    _ => header,
+                };
+                g.errors.push(PackError::new(p.path, l, &e.field, e.message));
+            }
+        }
+    }
+}
+
+/// The pack file's own `[[question]]` tables, each made a quiz file of one question.
+fn inline_questions(p: &PackFile<'_>, g: &mut Gathered) {
+    // Where each table starts: a question's text ends where the next table begins.
+    let mut starts: Vec<usize> = p
+        .raw
+        .section
+        .iter()
+        .chain(&p.raw.question)
+        .chain(&p.raw.scenario)
+        .map(|t| t.span().start)
+        .collect();
+    starts.push(p.raw.title.span().start);
+    starts.sort_unstable();
+    for t in p.raw.question.iter().take(MAX_QUESTIONS) {
+        let span = t.span();
+        let end = starts
+            .get(starts.partition_point(|&s| s <= span.start))
+            .copied()
+            .unwrap_or(p.text.len());
+        let header = p.lines.line(span.start);
+        let Some(section) = t.get_ref().get("section").and_then(|v| v.as_str()) else {
+            g.errors.push(PackError::new(
+                p.path,
+                header,
+                "section",
+                "a [[question]] needs `section = \"<section id>\"`",
+            ));
+            continue;
+        };
+        // The question's text, with its `section` line blanked: a quiz file of one question.
+        let region = p.text.get(span.start..end).unwrap_or("");
+        let mut body = String::new();
+        let mut in_own_keys = true;
+        let mut section_line = header;
+        for (i, l) in region.split_inclusive('\n').enumerate() {
+            if i > 0 && l.trim_start().starts_with('[') {
+                in_own_keys = false;
+            }
+            let is_section = in_own_keys && l.split_once('=').is_some_and(|(k, _)| k.trim() == "section");
+            if is_section {
+                section_line = header + i;
+                body.push('\n');
+            } else {
+                body.push_str(l);
+            }
+        }
+        // Line 1 is `section`, line 2 the `[[question]]` header, which is `header` in the file.
+        g.quiz_srcs.push(QuizSrc {
+            file: p.path.to_string(),
+            text: format!("section = {}\n{body}", toml_quote(section)),
+            shift: header as isize - 2,
+            section_line,
+        });
+    }
+}
+
+/// The pack file's own `[[scenario]]` tables, up to `room` of them.
+fn inline_scenarios(p: &PackFile<'_>, room: usize, g: &mut Gathered) {
+    for t in p.raw.scenario.iter().take(room) {
+        let span = t.span();
+        let (doc, shift) = sub_document(p.text, &span, &p.lines);
+        g.parsed += doc.len();
+        let s: RawInlineScenario = match toml::from_str(&doc) {
+            Ok(s) => s,
+            Err(e) => {
+                let mut e = toml_error(p.path, &doc, &e);
+                e.line += shift;
+                if !t.get_ref().contains_key("source") {
+                    e.message
+                        .push_str("; a [[scenario]] holds a scenario file as source = '''…'''");
+                }
+                g.errors.push(e);
+                continue;
+            }
+        };
+        let first = string_first_line(&doc, &s.source.span()) + shift;
+        if s.source.get_ref().len() > MAX_SCENARIO_BYTES {
+            g.recovered_names
+                .extend(lenient_value(s.source.get_ref(), "name"));
+            g.errors.push(PackError::new(
+                p.path,
+                first,
+                "source",
+                format!(
+                    "the scenario is {} bytes; at most {MAX_SCENARIO_BYTES} are allowed",
+                    s.source.get_ref().len()
+                ),
+            ));
+            continue;
+        }
+        g.parsed += s.source.get_ref().len();
+        match scenario::parse(p.path, s.source.get_ref()) {
+            Ok(sc) => {
+                let line = key_line(s.source.get_ref(), 1, "name").map_or(first, |l| first + l - 1);
+                g.scenarios.push((sc, p.path.to_string(), line));
+            }
+            Err(e) => {
+                g.recovered_names
+                    .extend(lenient_value(s.source.get_ref(), "name"));
+                let mut e = PackError::from(e);
+                e.line = first + e.line - 1;
+                g.errors.push(e);
+            }
+        }
+    }
+}
+
+/// Scenario names: slugs, unique, none a built-in's. Returns name → file.
+fn check_scenario_names(g: &mut Gathered) -> BTreeMap<String, String> {
+    let mut scenario_names: BTreeMap<String, String> = BTreeMap::new();
+    for (s, file, line) in &g.scenarios {
+        if !is_slug(&s.name) {
+            g.errors.push(PackError::new(
+                file,
+                *line,
+                "name",
+                format!(
+                    "`{}` is not a valid scenario name: use lowercase letters, digits and dashes",
+                    s.name
+                ),
+            ));
+        } else if BUILTINS.iter().any(|b| b.name == s.name) {
+            g.errors.push(PackError::new(
+                file,
+                *line,
+                "name",
+                format!("`{}` is the name of a built-in scenario; choose another", s.name),
+            ));
+        } else if let Some(other) = scenario_names.get(&s.name) {
+            g.errors.push(PackError::new(
+                file,
+                *line,
+                "name",
+                format!("`{}` is already used by {other}", s.name),
+            ));
+        } else {
+            scenario_names.insert(s.name.clone(), file.clone());
+        }
+    }
+    scenario_names
+}
+
+/// Sections by language, with unique ids and orders per language and the same sections
+/// in every language.
+fn group_sections<'s>(
+    p: &PackFile<'_>,
+    sections: &'s [SectionSrc],
+    g: &mut Gathered,
+) -> BTreeMap<Lang, Vec<&'s SectionSrc>> {
+    let mut lessons: BTreeMap<Lang, Vec<&SectionSrc>> = BTreeMap::new();
+    // Per language: section id → section, order → section (one lookup each, not a scan).
+    let mut by_id: BTreeMap<(Lang, &str), &SectionSrc> = BTreeMap::new();
+    let mut by_order: BTreeMap<(Lang, u32), &SectionSrc> = BTreeMap::new();
+    for src in sections {
+        let list = lessons.entry(src.lang).or_default();
+        let s = &src.section;
+        if s.title.chars().count() > MAX_TITLE_CHARS {
+            g.errors.push(PackError::new(
+                &s.file,
+                src.id_line,
+                "title",
+                format!(
+                    "the title of `{}` is longer than {MAX_TITLE_CHARS} characters",
+                    s.id
+                ),
+            ));
+        }
+        if let Some(other) = by_id.get(&(src.lang, s.id.as_str())) {
+            g.errors.push(PackError::new(
+                &s.file,
+                src.id_line,
+                "id",
+                format!("`{}` is already used by {}", s.id, other.section.file),
+            ));
+        } else if let Some(other) = by_order.get(&(src.lang, s.order)) {
+            g.errors.push(PackError::new(
+                &s.file,
+                src.order_line,
+                "order",
+                format!("{} is already used by {}", s.order, other.section.file),
+            ));
+        } else {
+            by_id.insert((src.lang, s.id.as_str()), src);
+            by_order.insert((src.lang, s.order), src);
+            list.push(src);
+        }
+    }
+    if sections.is_empty() && g.section_failures == 0 && g.recovered_ids.is_empty() {
+        g.errors
+            .push(PackError::new(p.path, 1, "section", "the pack has no sections"));
+    }
+    if let Some(&reference) = p.langs.first().filter(|_| g.section_failures == 0) {
+        let empty = Vec::new();
+        let ref_list = lessons.get(&reference).unwrap_or(&empty);
+        for &lang in p.langs.iter().skip(1) {
+            let list = lessons.get(&lang).unwrap_or(&empty);
+            for r in ref_list {
+                match by_id.get(&(lang, r.section.id.as_str())) {
+                    None if g.recovered_ids.contains(&r.section.id) => {}
+                    None => g.errors.push(PackError::new(
+                        &r.section.file,
+                        r.id_line,
+                        "id",
+                        format!(
+                            "section `{}` has no {} version (every language needs the same sections)",
+                            r.section.id,
+                            lang.code()
+                        ),
+                    )),
+                    Some(o) if o.section.order != r.section.order => g.errors.push(PackError::new(
+                        &o.section.file,
+                        o.order_line,
+                        "order",
+                        format!(
+                            "section `{}` has order {} in {} but {} in {}",
+                            o.section.id,
+                            r.section.order,
+                            reference.code(),
+                            o.section.order,
+                            lang.code()
+                        ),
+                    )),
+                    Some(_) => {}
+                }
+            }
+            for o in list {
+                if !ref_list.iter().any(|r| r.section.id == o.section.id)
+                    && !g.recovered_ids.contains(&o.section.id)
+                {
+                    g.errors.push(PackError::new(
+                        &o.section.file,
+                        o.id_line,
+                        "id",
+                        format!(
+                            "section `{}` is in {} but not in {}, the pack's first language",
+                            o.section.id,
+                            lang.code(),
+                            reference.code()
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    lessons
+}
+
+/// Every question of the quiz files and the pack file: parsed, unique ids, and the
+/// sections and scenarios they name exist.
+fn read_questions(
+    p: &PackFile<'_>,
+    quiz_srcs: &[QuizSrc],
+    section_ids: &BTreeSet<&str>,
+    scenario_known: &dyn Fn(&str) -> bool,
+    g: &mut Gathered,
+) -> Vec<Question> {
+    let mut questions: Vec<Question> = Vec::new();
+    let mut question_files: BTreeMap<String, String> = BTreeMap::new();
+    let mut questions_full = false;
+    for src in quiz_srcs {
+        if questions_full {
+            break;
+        }
+        g.parsed += src.text.len();
+        let file_questions = match quiz::parse_file_for(&src.file, &src.text, &p.langs) {
+            Ok(qs) => qs,
+            Err(es) => {
+                g.errors.extend(es.into_iter().map(|e| {
+                    let mut p = PackError::from(e);
+                    p.line = src.line(p.line);
+                    p
+                }));
+                continue;
+            }
+        };
+        // The line of each `id = "…"` of the file, found in one pass.
+        let mut id_lines: BTreeMap<&str, usize> = BTreeMap::new();
+        for (i, l) in src.text.lines().enumerate() {
+            if let Some((k, v)) = l.split_once('=').filter(|(k, _)| k.trim() == "id") {
+                let _ = k;
+                id_lines.entry(v.trim().trim_matches('"')).or_insert(i + 1);
+            }
+        }
+        for q in file_questions {
+            if questions.len() >= MAX_QUESTIONS {
+                questions_full = true;
+                g.errors.push(PackError::new(
+                    &src.file,
+                    src.line(id_lines.get(q.id.as_str()).copied().unwrap_or(1)),
+                    "question",
+                    format!("more than {MAX_QUESTIONS} questions in the pack; the rest are not read"),
+                ));
+                break;
+            }
+            let id_line = id_lines.get(q.id.as_str()).copied().unwrap_or(1);
+            let at = |l: usize| src.line(l);
+            if let Some(other) = question_files.get(&q.id) {
+                g.errors.push(PackError::new(
+                    &src.file,
+                    at(id_line),
+                    "id",
+                    format!("`{}` is already used in {other}", q.id),
+                ));
+                continue;
+            }
+            question_files.insert(q.id.clone(), src.file.clone());
+            let reported = g
+                .errors
+                .iter()
+                .any(|e| e.file == src.file && e.line == src.section_line && e.field == "section");
+            let known = section_ids.contains(q.section.as_str()) || g.recovered_ids.contains(&q.section);
+            if !known && !reported {
+                g.errors.push(PackError::new(
+                    &src.file,
+                    src.section_line,
+                    "section",
+                    format!(
+                        "`{}` is not a section of this pack (its g.sections: {})",
+                        q.section,
+                        section_ids
+                            .iter()
+                            .copied()
+                            .chain(g.recovered_ids.iter().map(String::as_str))
+                            .collect::<BTreeSet<_>>()
+                            .into_iter()
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            }
+            match &q.kind {
+                Kind::Predict {
+                    scenario: name,
+                    pause_at_ms,
+                } => {
+                    let line = key_line(&src.text, id_line, "scenario").unwrap_or(id_line);
+                    if !scenario_known(name) {
+                        g.errors.push(PackError::new(
+                            &src.file,
+                            at(line),
+                            "scenario",
+                            format!("question `{}`: `{name}` is neither a scenario of this pack nor a built-in one", q.id),
+                        ));
+                    } else {
+                        let end = g
+                            .scenarios
+                            .iter()
+                            .find(|(s, _, _)| &s.name == name)
+                            .map(|(s, _, _)| s.end_ms)
+                            .or_else(|| scenario::builtin(name).and_then(Result::ok).map(|s| s.end_ms));
+                        if let Some(end) = end.filter(|&end| *pause_at_ms as f64 >= end) {
+                            let line = key_line(&src.text, id_line, "pause_at_ms").unwrap_or(id_line);
+                            g.errors.push(PackError::new(
+                                &src.file,
+                                at(line),
+                                "pause_at_ms",
+                                format!(
+                                    "question `{}`: {pause_at_ms} is not before the end of `{name}` ({end} ms)",
+                                    q.id
+                                ),
+                            ));
+                        }
+                    }
+                }
+                Kind::Bug { code_lang, .. } if !CODE_LANGS.contains(&code_lang.as_str()) => {
+                    let line = key_line(&src.text, id_line, "code_lang").unwrap_or(id_line);
+                    g.errors.push(PackError::new(
+                        &src.file,
+                        at(line),
+                        "code_lang",
+                        format!(
+                            "question `{}`: `{code_lang}` is not one of {}",
+                            q.id,
+                            CODE_LANGS.join(", ")
+                        ),
+                    ));
+                }
+                _ => {}
+            }
+            g.errors
+                .extend(question_depth_error(&q, src, id_line, &mut g.parsed));
+            questions.push(q);
+        }
+    }
+
+    questions
 }
 
 /// The scenario names a document's `scenario` blocks offer, in order.
