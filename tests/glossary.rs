@@ -1,6 +1,7 @@
 //! The Norwegian texts keep the glossary's terms: no form that `content/glossary.toml`
 //! forbids appears in content/nb/*.md, the Norwegian tables of content/quiz/*.toml and
-//! content/ui.toml, or the Norwegian texts of scenarios/*.toml. A hit names file and line.
+//! content/ui.toml, the Norwegian texts of scenarios/*.toml, or the example pack
+//! (packs/example) that pack authors start from. A hit names file and line.
 
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -269,6 +270,18 @@ fn norwegian_regions() -> Vec<Region> {
             .map(|(i, l)| (i + 1, l.to_string()))
             .collect();
         out.push(Region { file, lines });
+    }
+    // The example pack is what pack authors copy: it keeps the terms too.
+    for (file, text) in files("packs/example/sections/nb", "md") {
+        let lines = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| (i + 1, l.to_string()))
+            .collect();
+        out.push(Region { file, lines });
+    }
+    for (file, text) in files("packs/example/quiz", "toml") {
+        out.extend(toml_tables(&file, &text, |h| h.ends_with(".nb]")));
     }
     for (file, text) in files("content/quiz", "toml") {
         let regions = toml_tables(&file, &text, |h| h.ends_with(".nb]"));
