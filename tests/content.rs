@@ -130,3 +130,74 @@ fn scenario_blocks_name_built_in_scenarios_and_sections_7_and_3_have_them() {
     assert!(used.iter().any(|(o, n)| *o == 3 && n == "unsafe-del"));
     assert!(used.iter().filter(|(o, _)| *o == 7).count() >= 9);
 }
+
+/// The scenario blocks of each section: order → names.
+fn scenarios_by_section(lang: Lang) -> std::collections::BTreeMap<u32, Vec<String>> {
+    let mut out = std::collections::BTreeMap::new();
+    for s in builtin(lang).expect("valid").sections {
+        for node in parse(&s.body) {
+            if let Node::CodeBlock { lang: Some(l), code } = node {
+                if l == "scenario" {
+                    let names: &mut Vec<String> = out.entry(s.order).or_default();
+                    names.extend(code.split_whitespace().map(str::to_string));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_link_to_a_scenario_opens_a_section_that_shows_it() {
+    let mut seen = 0;
+    for lang in Lang::ALL {
+        let shown = scenarios_by_section(lang);
+        for s in builtin(lang).expect("valid").sections {
+            for href in links(&parse(&s.body)) {
+                let Some((route, query)) = href.split_once('?') else {
+                    continue;
+                };
+                let Route::Section { order, .. } = Route::parse(route) else {
+                    panic!("{}: {href} is not a section", s.file);
+                };
+                let name = query
+                    .split('&')
+                    .find_map(|kv| kv.strip_prefix("scenario="))
+                    .unwrap_or_else(|| panic!("{}: {href} names no scenario", s.file));
+                assert!(
+                    shown.get(&order).is_some_and(|n| n.iter().any(|n| n == name)),
+                    "{}: {href}: section {order} shows no scenario {name}",
+                    s.file
+                );
+                seen += 1;
+            }
+        }
+    }
+    // §11's debate links each argument to its scenario, in both languages.
+    assert!(seen >= 2 * 13, "only {seen} scenario links");
+}
+
+#[test]
+fn the_debate_and_its_sources_are_in_both_languages() {
+    let sources = [
+        "https://redis.io/docs/latest/develop/use/patterns/distributed-locks/",
+        "https://martin.kleppmann.com/2016/02/08/how-to-do-distributed-locking.html",
+        "http://antirez.com/news/101",
+    ];
+    for lang in Lang::ALL {
+        let lesson = builtin(lang).expect("valid");
+        let last = lesson.sections.last().expect("sections");
+        let found = links(&parse(&last.body));
+        for url in sources {
+            assert!(found.iter().any(|h| h == url), "{}: no link to {url}", last.file);
+        }
+        let s11 = lesson.section(11).expect("§11");
+        for name in ["Kleppmann", "antirez", "Sanfilippo"] {
+            assert!(s11.body.contains(name), "{}: {name} not named", s11.file);
+        }
+        // §11 points the reader to the list in the last section.
+        assert!(links(&parse(&s11.body))
+            .iter()
+            .any(|h| h == "#/distributed-locks/12"));
+    }
+}

@@ -530,3 +530,25 @@ async fn progress_notices_appear_by_their_controls_and_replace_each_other() {
         "nothing about it at the top of the page, far from the buttons"
     );
 }
+
+#[wasm_bindgen_test]
+async fn a_debate_link_in_section_11_opens_its_scenario_in_section_7() {
+    let _x = Exclusive::acquire().await;
+    let root = fresh("#/distributed-locks/11");
+    let _app = Mounted::new(&root);
+    mounted(&root).await;
+    let selector = "a[href=\"#/distributed-locks/7?scenario=redlock-clock-jump\"]";
+    assert!(
+        query(&root, selector).is_some(),
+        "§11 links the clock-jump argument to its scenario"
+    );
+    click(&root, selector);
+    let r = root.clone();
+    wait_long("§7 with the clock-jump scenario", move || {
+        heading(&r) == "The Redlock algorithm"
+            && query(&r, "section.scenario[data-scenario=\"redlock-clock-jump\"]").is_some()
+    })
+    .await;
+    // §7's panel would show its first scenario otherwise.
+    assert!(query(&root, "section.scenario[data-scenario=\"redlock-baseline\"]").is_none());
+}

@@ -1,6 +1,7 @@
 //! The TTL trade-off (§4): rerun one scenario at several TTLs and compare what each
 //! costs, violations against the time the lock stayed stuck after a holder crashed.
 
+use super::checker::Property;
 use super::scenario::Scenario;
 use super::{run, TraceLevel};
 
@@ -10,6 +11,8 @@ pub struct TtlPoint {
     pub ttl_ms: f64,
     /// Violations the checker found (overlaps, stale writes).
     pub violations: usize,
+    /// Of those, two holders at once ([`Property::MutualExclusion`]).
+    pub overlaps: usize,
     /// Times a client got the lock.
     pub jobs: usize,
     /// From the first crash of a holder to the next client getting the lock (ms).
@@ -28,9 +31,15 @@ pub fn ttl_tradeoff(scenario: &Scenario, seed: u64, ttls: &[f64]) -> Result<Vec<
             }
             let r = run(&s, seed, TraceLevel::Semantic)?;
             let gap = r.outcome.figures.unavailable_after_crash.first();
+            let overlaps = r
+                .outcome
+                .violations
+                .iter()
+                .filter(|v| v.kind == Property::MutualExclusion.kind());
             Ok(TtlPoint {
                 ttl_ms: ttl,
                 violations: r.outcome.violations.len(),
+                overlaps: overlaps.count(),
                 jobs: r.outcome.holds.len(),
                 stuck_ms: gap.map(|g| g.unavailable_ms),
                 stuck_to_end: gap.is_some_and(|g| g.next_holder.is_none()),

@@ -1128,7 +1128,7 @@ mod tests {
         );
         assert_eq!(
             band_sentence(b, Lang::Nb),
-            "charge 42 skjedde to ganger: ressursen godtok det fra A og B (43–48 ms)."
+            "charge 42 skjedde to ganger: Ressursen godtok det fra A og B (43–48 ms)."
         );
         // Mid-run, both clients work without a lock: neither is "acquiring".
         let mid = snapshot(&m, m.index_at(20_000));
