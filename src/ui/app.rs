@@ -179,163 +179,15 @@ fn reader(props: &ReaderProps) -> Html {
     let lessons = props.lessons.clone();
     let embed_cfg: Rc<EmbedConfig> = use_memo((), |_| EmbedConfig::from_query(&browser::search()));
     let start_section = embed_cfg.section;
-    let state = use_reducer(move || {
-        repair_address();
-        // The current key, else an older version's (migrated by `Progress::load`, then
-        // written back under the current key by the save effect below, and removed).
-        let stored = browser::storage_get(PROGRESS_KEY).map(|v| {
-            v.or_else(|| {
-                LEGACY_PROGRESS_KEYS.iter().find_map(|k| {
-                    let old = browser::storage_get(k).ok().flatten();
-                    if old.is_some() {
-                        browser::storage_remove(k);
-                    }
-                    old
-                })
-            })
-        });
-        let (progress, discarded) = Progress::load(stored.clone().ok().flatten().as_deref());
-        let route = match start_section {
-            // `section=N` in an embed link wins over the hash.
-            Some(order) => Route::Section {
-                lesson: lessons.en.id.clone(),
-                order,
-            },
-            None => Route::parse(&browser::hash()),
-        };
-        let mut s = ReaderState::new(lessons, initial_lang(), route, progress);
-        if let Some(why) = discarded {
-            s = s.reduce(Action::Notify(Notice::ProgressDiscarded(why)));
-        }
-        if stored.is_err() {
-            s = s.reduce(Action::Notify(Notice::StorageUnavailable));
-        }
-        // No new history entry: `/` and the section it opens are one place.
-        sync_hash(&s, false);
-        Reader(s)
-    });
+    let state = use_reducer(move || initial_reader(lessons, start_section));
     let s = &state.0;
     let t = Texts::new(s.lang);
 
-    // Embedding: theme, `ready`, the host's `goto`, and `resize` as the content grows.
-    {
-        let cfg = embed_cfg.clone();
-        let dispatch = state.dispatcher();
-        use_effect_with((), move |_| {
-            browser::set_document_theme(cfg.theme.attr());
-            embed::send(&cfg, "ready", serde_json::json!({}));
-            let listener = embed::listen(&cfg, move |goto| {
-                if let Some(order) = goto.section {
-                    // A section the lesson lacks is ignored, not "page not found".
-                    dispatch.dispatch(Action::Goto(order));
-                }
-                if let Some(step) = goto.step {
-                    embed::dispatch_step(step);
-                }
-            });
-            let reporter = web_sys::window()
-                .and_then(|w| w.document())
-                .and_then(|d| d.body())
-                .and_then(|b| embed::report_resizes((*cfg).clone(), &b));
-            move || {
-                drop(listener);
-                drop(reporter);
-            }
-        });
-    }
-    {
-        let cfg = embed_cfg.clone();
-        let current = s.current();
-        let id = current.and_then(|o| s.lesson().section(o)).map(|x| x.id.clone());
-        use_effect_with(current, move |current| {
-            if let Some(order) = current {
-                embed::send(&cfg, "section", serde_json::json!({ "section": order, "id": id }));
-            }
-        });
-    }
+    use_embed_bridge(embed_cfg.clone(), state.dispatcher(), s);
 
-    // URL → state: links, the back button, a hand-edited address.
-    {
-        let dispatch = state.dispatcher();
-        use_effect_with((), move |_| {
-            let window = web_sys::window();
-            let listener = window.map(|w| {
-                EventListener::new(&w, "hashchange", move |_| {
-                    dispatch.dispatch(Action::Route(Route::parse(&browser::hash())));
-                })
-            });
-            move || drop(listener)
-        });
-    }
+    use_route_and_keys(state.dispatcher());
 
-    // Keyboard: N/] next, P/[ previous; never while typing, never with modifiers,
-    // and the arrow keys stay free for the timeline.
-    {
-        let dispatch = state.dispatcher();
-        use_effect_with((), move |_| {
-            let document = web_sys::window().and_then(|w| w.document());
-            let listener = document.map(|d| {
-                EventListener::new(&d, "keydown", move |event| {
-                    let Some(e) = event.dyn_ref::<KeyboardEvent>() else {
-                        return;
-                    };
-                    if e.ctrl_key() || e.meta_key() || e.alt_key() || e.default_prevented() || is_typing(e) {
-                        return;
-                    }
-                    match e.key().as_str() {
-                        "n" | "N" | "]" => dispatch.dispatch(Action::Next),
-                        "p" | "P" | "[" => dispatch.dispatch(Action::Prev),
-                        _ => {}
-                    }
-                })
-            });
-            move || drop(listener)
-        });
-    }
-
-    // State → document language and title (the URL follows in `Reader::reduce`).
-    {
-        let lang = s.lang;
-        let title = match s.current().and_then(|o| s.lesson().section(o)) {
-            Some(sec) => format!("{} · {}", sec.title, t.t("app_name")),
-            None => t.t("app_name"),
-        };
-        use_effect_with((lang, title), move |(lang, title)| {
-            browser::set_document_lang(lang.code());
-            browser::set_title(title);
-        });
-    }
-
-    // State → storage. A failed write is reported once, and the lesson carries on.
-    {
-        let progress = s.progress.clone();
-        let dispatch = state.dispatcher();
-        use_effect_with(progress, move |p| {
-            if browser::storage_set(PROGRESS_KEY, &p.to_json()).is_err() {
-                dispatch.dispatch(Action::Notify(Notice::StorageUnavailable));
-            }
-        });
-    }
-
-    // Moving to another section starts at its top with focus on its heading.
-    {
-        let current = s.current();
-        let first = use_mut_ref(|| true);
-        use_effect_with(current, move |_| {
-            if std::mem::replace(&mut *first.borrow_mut(), false) {
-                return;
-            }
-            browser::scroll_to_top();
-            if let Some(h) = web_sys::window()
-                .and_then(|w| w.document())
-                .and_then(|d| d.get_element_by_id("section-title"))
-                .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
-            {
-                let _ = h.focus();
-            }
-        });
-    }
-
+    use_document_effects(s, &t, state.dispatcher());
     use_read_at_end(s.current(), state.dispatcher());
 
     let on_lang = {
@@ -515,6 +367,175 @@ fn reader(props: &ReaderProps) -> Html {
             </main>
         </div>
         </ContextProvider<Rc<EmbedConfig>>>
+    }
+}
+
+/// The reader as the page opens: the address repaired, progress loaded (an older
+/// version's key migrated), the route from the embed link or the hash.
+fn initial_reader(lessons: Rc<Lessons>, start_section: Option<u32>) -> Reader {
+    repair_address();
+    // The current key, else an older version's (migrated by `Progress::load`, then
+    // written back under the current key by the save effect below, and removed).
+    let stored = browser::storage_get(PROGRESS_KEY).map(|v| {
+        v.or_else(|| {
+            LEGACY_PROGRESS_KEYS.iter().find_map(|k| {
+                let old = browser::storage_get(k).ok().flatten();
+                if old.is_some() {
+                    browser::storage_remove(k);
+                }
+                old
+            })
+        })
+    });
+    let (progress, discarded) = Progress::load(stored.clone().ok().flatten().as_deref());
+    let route = match start_section {
+        // `section=N` in an embed link wins over the hash.
+        Some(order) => Route::Section {
+            lesson: lessons.en.id.clone(),
+            order,
+        },
+        None => Route::parse(&browser::hash()),
+    };
+    let mut s = ReaderState::new(lessons, initial_lang(), route, progress);
+    if let Some(why) = discarded {
+        s = s.reduce(Action::Notify(Notice::ProgressDiscarded(why)));
+    }
+    if stored.is_err() {
+        s = s.reduce(Action::Notify(Notice::StorageUnavailable));
+    }
+    // No new history entry: `/` and the section it opens are one place.
+    sync_hash(&s, false);
+    Reader(s)
+}
+
+/// Embedding: theme, `ready`, the host's `goto`, `resize` as the content grows, and a
+/// `section` message when the learner moves.
+#[hook]
+fn use_embed_bridge(embed_cfg: Rc<EmbedConfig>, dispatch: UseReducerDispatcher<Reader>, s: &ReaderState) {
+    {
+        let cfg = embed_cfg.clone();
+        use_effect_with((), move |_| {
+            browser::set_document_theme(cfg.theme.attr());
+            embed::send(&cfg, "ready", serde_json::json!({}));
+            let listener = embed::listen(&cfg, move |goto| {
+                if let Some(order) = goto.section {
+                    // A section the lesson lacks is ignored, not "page not found".
+                    dispatch.dispatch(Action::Goto(order));
+                }
+                if let Some(step) = goto.step {
+                    embed::dispatch_step(step);
+                }
+            });
+            let reporter = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.body())
+                .and_then(|b| embed::report_resizes((*cfg).clone(), &b));
+            move || {
+                drop(listener);
+                drop(reporter);
+            }
+        });
+    }
+    {
+        let cfg = embed_cfg.clone();
+        let current = s.current();
+        let id = current.and_then(|o| s.lesson().section(o)).map(|x| x.id.clone());
+        use_effect_with(current, move |current| {
+            if let Some(order) = current {
+                embed::send(&cfg, "section", serde_json::json!({ "section": order, "id": id }));
+            }
+        });
+    }
+}
+
+/// URL → state (links, the back button, a hand-edited address) and the section keys.
+#[hook]
+fn use_route_and_keys(dispatch: UseReducerDispatcher<Reader>) {
+    // URL → state: links, the back button, a hand-edited address.
+    {
+        let dispatch = dispatch.clone();
+        use_effect_with((), move |_| {
+            let window = web_sys::window();
+            let listener = window.map(|w| {
+                EventListener::new(&w, "hashchange", move |_| {
+                    dispatch.dispatch(Action::Route(Route::parse(&browser::hash())));
+                })
+            });
+            move || drop(listener)
+        });
+    }
+
+    // Keyboard: N/] next, P/[ previous; never while typing, never with modifiers,
+    // and the arrow keys stay free for the timeline.
+    {
+        let dispatch = dispatch.clone();
+        use_effect_with((), move |_| {
+            let document = web_sys::window().and_then(|w| w.document());
+            let listener = document.map(|d| {
+                EventListener::new(&d, "keydown", move |event| {
+                    let Some(e) = event.dyn_ref::<KeyboardEvent>() else {
+                        return;
+                    };
+                    if e.ctrl_key() || e.meta_key() || e.alt_key() || e.default_prevented() || is_typing(e) {
+                        return;
+                    }
+                    match e.key().as_str() {
+                        "n" | "N" | "]" => dispatch.dispatch(Action::Next),
+                        "p" | "P" | "[" => dispatch.dispatch(Action::Prev),
+                        _ => {}
+                    }
+                })
+            });
+            move || drop(listener)
+        });
+    }
+}
+
+/// State → the document: its language and title, the stored progress, and the focus on
+/// a new section's heading.
+#[hook]
+fn use_document_effects(s: &ReaderState, t: &Texts, dispatch: UseReducerDispatcher<Reader>) {
+    // State → document language and title (the URL follows in `Reader::reduce`).
+    {
+        let lang = s.lang;
+        let title = match s.current().and_then(|o| s.lesson().section(o)) {
+            Some(sec) => format!("{} · {}", sec.title, t.t("app_name")),
+            None => t.t("app_name"),
+        };
+        use_effect_with((lang, title), move |(lang, title)| {
+            browser::set_document_lang(lang.code());
+            browser::set_title(title);
+        });
+    }
+
+    // State → storage. A failed write is reported once, and the lesson carries on.
+    {
+        let progress = s.progress.clone();
+        let dispatch = dispatch.clone();
+        use_effect_with(progress, move |p| {
+            if browser::storage_set(PROGRESS_KEY, &p.to_json()).is_err() {
+                dispatch.dispatch(Action::Notify(Notice::StorageUnavailable));
+            }
+        });
+    }
+
+    // Moving to another section starts at its top with focus on its heading.
+    {
+        let current = s.current();
+        let first = use_mut_ref(|| true);
+        use_effect_with(current, move |_| {
+            if std::mem::replace(&mut *first.borrow_mut(), false) {
+                return;
+            }
+            browser::scroll_to_top();
+            if let Some(h) = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.get_element_by_id("section-title"))
+                .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+            {
+                let _ = h.focus();
+            }
+        });
     }
 }
 

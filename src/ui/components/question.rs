@@ -3,7 +3,7 @@
 
 use super::{render_inline, CodeBlock};
 use crate::lesson::content::Lang;
-use crate::lesson::generate::{instance_in, Body};
+use crate::lesson::generate::{instance_in, Body, Instance};
 use crate::lesson::i18n::Texts;
 use crate::lesson::quiz::{
     without_verdict, Attempts, Form, Kind, NotAnswered, NumberProblem, Question, Response,
@@ -66,6 +66,186 @@ fn not_answered(t: &Texts, why: NotAnswered, typed: &str) -> String {
         NotAnswered::Number(NumberProblem::NotANumber) => t.fmt("quiz_not_a_number", &typed()),
         NotAnswered::Number(NumberProblem::OddGrouping) => t.fmt("quiz_odd_grouping", &typed()),
         NotAnswered::Number(NumberProblem::AmbiguousComma) => t.fmt("quiz_ambiguous_comma", &typed()),
+    }
+}
+
+/// What drawing a question's answer controls needs.
+struct AnswerArea<'a> {
+    t: &'a Texts,
+    lang: Lang,
+    dom_id: &'a str,
+    current: &'a Response,
+    draft: &'a DraftHandle,
+    answered: bool,
+}
+
+impl AnswerArea<'_> {
+    /// Options to choose, one or several; once answered, each says why it is right or wrong.
+    fn choice(
+        &self,
+        options: &[String],
+        explanations: &[String],
+        correct: &std::collections::BTreeSet<usize>,
+        multiple: bool,
+    ) -> Html {
+        let dom_id = self.dom_id;
+        let kind = if multiple { "checkbox" } else { "radio" };
+        html! {
+            <ul class="q-options">
+                { for options.iter().enumerate().map(|(i, opt)| {
+                    let checked = self.current.chosen.contains(&i);
+                    let handle = self.draft.clone();
+                    let onchange = Callback::from(move |_| {
+                        let draft = &handle;
+                        let mut d = draft.get();
+                        if multiple {
+                            if !d.chosen.remove(&i) { d.chosen.insert(i); }
+                        } else {
+                            d.chosen = [i].into_iter().collect();
+                        }
+                        draft.set(d);
+                    });
+                    let input_id = format!("{dom_id}-o{i}");
+                    let right = correct.contains(&i);
+                    html! {
+                        <li class={classes!("q-option", self.answered.then_some(if right { "is-right" } else { "is-wrong" }))}>
+                            <input type={kind} id={input_id.clone()} name={dom_id.to_string()} value={i.to_string()}
+                                   {checked} {onchange} />
+                            <label for={input_id}>{ render_inline(opt, self.lang) }</label>
+                            if self.answered {
+                                <p class="q-why">
+                                    <strong>{ if right { format!("✓ {}", self.t.t("quiz_right_option")) } else { format!("✗ {}", self.t.t("quiz_wrong_option")) } }</strong>
+                                    {" "}{ render_inline(&without_verdict(explanations.get(i).map(String::as_str).unwrap_or_default()), self.lang) }
+                                </p>
+                            }
+                        </li>
+                    }
+                }) }
+            </ul>
+        }
+    }
+
+    /// A number, with its unit and a hint about how to write it.
+    fn numeric(&self, unit: Option<&str>, whole: bool, unreadable: bool) -> Html {
+        let dom_id = self.dom_id;
+        let draft_c = self.draft.clone();
+        let oninput = Callback::from(move |e: InputEvent| {
+            let v = e.target_unchecked_into::<web_sys::HtmlInputElement>().value();
+            draft_c.set(Response {
+                number: v,
+                ..draft_c.get()
+            });
+        });
+        let input_id = format!("{dom_id}-n");
+        let hint_id = format!("{dom_id}-hint");
+        html! {
+            <>
+            <p class="q-numeric">
+                <label for={input_id.clone()}>{ self.t.t("quiz_your_answer") }</label>
+                <input type="text" inputmode="decimal" id={input_id} value={self.current.number.clone()} {oninput} autocomplete="off"
+                       aria-describedby={hint_id.clone()} aria-invalid={unreadable.then_some("true")} />
+                if let Some(u) = unit { <span class="q-unit">{ u.to_string() }</span> }
+            </p>
+            <p class="hint q-number-hint" id={hint_id}>{ self.t.t(if whole { "quiz_number_hint" } else { "quiz_number_hint_decimal" }) }</p>
+            </>
+        }
+    }
+
+    /// Items to put in order, each moved with its ↑ and ↓ buttons (the focus follows it).
+    fn order(&self, items: &[String], focus_next: &Rc<std::cell::RefCell<Option<String>>>) -> Html {
+        let dom_id = self.dom_id;
+        let n = self.current.order.len();
+        html! {
+            <ol class="q-order">
+                { for self.current.order.iter().enumerate().map(|(pos, &item)| {
+                    let text = items.get(item).cloned().unwrap_or_default();
+                    let up_id = format!("{dom_id}-i{item}-up");
+                    let down_id = format!("{dom_id}-i{item}-down");
+                    let mv = |delta: isize| {
+                        let draft = self.draft.clone();
+                        let focus_next = focus_next.clone();
+                        let (up_id, down_id) = (up_id.clone(), down_id.clone());
+                        Callback::from(move |_| {
+                            let mut d = draft.get();
+                            let to = pos as isize + delta;
+                            if to >= 0 && (to as usize) < d.order.len() {
+                                let to = to as usize;
+                                d.order.swap(pos, to);
+                                // Focus stays with the moved item: on the same
+                                // button, or the other one if it reached an end.
+                                let at_end = to == 0 || to + 1 == d.order.len();
+                                let same = if delta < 0 { &up_id } else { &down_id };
+                                let other = if delta < 0 { &down_id } else { &up_id };
+                                *focus_next.borrow_mut() = Some(if at_end { other } else { same }.clone());
+                                draft.set(d);
+                            }
+                        })
+                    };
+                    html! {
+                        <li key={item}>
+                            <span class="q-order-text">{ render_inline(&text, self.lang) }</span>
+                            <span class="q-order-buttons">
+                                <button type="button" id={up_id.clone()} disabled={pos == 0} aria-label={self.t.fmt("quiz_move_up", &[("item", text.clone())])} onclick={mv(-1)}>{"↑"}</button>
+                                <button type="button" id={down_id.clone()} disabled={pos + 1 == n} aria-label={self.t.fmt("quiz_move_down", &[("item", text.clone())])} onclick={mv(1)}>{"↓"}</button>
+                            </span>
+                        </li>
+                    }
+                }) }
+            </ol>
+        }
+    }
+
+    /// The lines of a piece of code, one to pick as the faulty one.
+    fn bug(&self, lines: &[String], bug_line: usize) -> Html {
+        let dom_id = self.dom_id;
+        html! {
+        <ol class="q-lines">
+            { for lines.iter().enumerate().map(|(i, line)| {
+                let n = i + 1;
+                let checked = self.current.line == Some(n);
+                let handle = self.draft.clone();
+                let onchange = Callback::from(move |_| handle.set(Response { line: Some(n), ..handle.get() }));
+                let input_id = format!("{dom_id}-l{n}");
+                html! {
+                    <li class={classes!(self.answered.then_some(if n == bug_line { "is-right" } else { "" }))}>
+                        <input type="radio" id={input_id.clone()} name={dom_id.to_string()} {checked} {onchange} />
+                        <label for={input_id}>
+                            <span class="visually-hidden">{ self.t.fmt("quiz_line", &[("n", n.to_string())]) }{": "}</span>
+                            <span class="q-line-no" aria-hidden="true">{ n }</span>
+                            <code>{ if line.is_empty() { " ".to_string() } else { line.clone() } }</code>
+                        </label>
+                    </li>
+                }
+            }) }
+        </ol>
+        }
+    }
+}
+
+/// The verdict of the last Check, and once answered the solution and its explanation.
+fn feedback(t: &Texts, lang: Lang, result: &Attempts, current: &Response, inst: &Instance) -> Html {
+    let answered = result.shows_answer();
+    let verdict = match result.last {
+        None => html! {},
+        Some(Err(why)) => html! {
+            <p class="q-verdict unread">{ not_answered(t, why, &current.number) }</p>
+        },
+        Some(Ok(ok)) => html! {
+            <p class={classes!("q-verdict", if ok { "right" } else { "wrong" })}>
+                <strong>{ if ok { format!("✓ {}", t.t("quiz_correct")) } else { format!("✗ {}", t.t("quiz_incorrect")) } }</strong>
+                if result.right_after_reveal() { {" "}{ t.t("quiz_not_counted_after_reveal") } }
+                else if !ok && !answered { {" "}{ t.t("quiz_try_again") } }
+            </p>
+        },
+    };
+    html! {
+        <>
+            { verdict }
+            if answered {
+                <p class="q-solution">{ t.fmt("quiz_solution", &[("answer", inst.solution())]) }</p>
+                if !inst.explanation.is_empty() { <p class="q-explanation">{ render_inline(&inst.explanation, lang) }</p> }
+            }
+        </>
     }
 }
 
@@ -168,160 +348,30 @@ pub fn question_view(props: &QuestionProps) -> Html {
     let answered = result.shows_answer();
     let current = draft.get();
 
+    let area = AnswerArea {
+        t: &t,
+        lang: props.lang,
+        dom_id: &dom_id,
+        current: &current,
+        draft: &draft,
+        answered,
+    };
     let body = match &inst.body {
         Body::Choice {
             options,
             explanations,
             correct,
             multiple,
-        } => {
-            let kind = if *multiple { "checkbox" } else { "radio" };
-            html! {
-                <ul class="q-options">
-                    { for options.iter().enumerate().map(|(i, opt)| {
-                        let checked = current.chosen.contains(&i);
-                        let handle = draft.clone();
-                        let multiple = *multiple;
-                        let onchange = Callback::from(move |_| {
-                            let draft = &handle;
-                            let mut d = draft.get();
-                            if multiple {
-                                if !d.chosen.remove(&i) { d.chosen.insert(i); }
-                            } else {
-                                d.chosen = [i].into_iter().collect();
-                            }
-                            draft.set(d);
-                        });
-                        let input_id = format!("{dom_id}-o{i}");
-                        let right = correct.contains(&i);
-                        html! {
-                            <li class={classes!("q-option", answered.then_some(if right { "is-right" } else { "is-wrong" }))}>
-                                <input type={kind} id={input_id.clone()} name={dom_id.clone()} value={i.to_string()}
-                                       {checked} {onchange} />
-                                <label for={input_id}>{ render_inline(opt, props.lang) }</label>
-                                if answered {
-                                    <p class="q-why">
-                                        <strong>{ if right { format!("✓ {}", t.t("quiz_right_option")) } else { format!("✗ {}", t.t("quiz_wrong_option")) } }</strong>
-                                        {" "}{ render_inline(&without_verdict(explanations.get(i).map(String::as_str).unwrap_or_default()), props.lang) }
-                                    </p>
-                                }
-                            </li>
-                        }
-                    }) }
-                </ul>
-            }
-        }
+        } => area.choice(options, explanations, correct, *multiple),
         Body::Numeric { unit, .. } => {
-            let draft_c = draft.clone();
-            let oninput = Callback::from(move |e: InputEvent| {
-                let v = e.target_unchecked_into::<web_sys::HtmlInputElement>().value();
-                draft_c.set(Response {
-                    number: v,
-                    ..draft_c.get()
-                });
-            });
-            let input_id = format!("{dom_id}-n");
-            let hint_id = format!("{dom_id}-hint");
             let whole = matches!(inst.form(), Form::Number { whole: true, .. });
             let unreadable = matches!(result.last, Some(Err(NotAnswered::Number(_))));
-            html! {
-                <>
-                <p class="q-numeric">
-                    <label for={input_id.clone()}>{ t.t("quiz_your_answer") }</label>
-                    <input type="text" inputmode="decimal" id={input_id} value={current.number.clone()} {oninput} autocomplete="off"
-                           aria-describedby={hint_id.clone()} aria-invalid={unreadable.then_some("true")} />
-                    if let Some(u) = unit { <span class="q-unit">{ u.clone() }</span> }
-                </p>
-                <p class="hint q-number-hint" id={hint_id}>{ t.t(if whole { "quiz_number_hint" } else { "quiz_number_hint_decimal" }) }</p>
-                </>
-            }
+            area.numeric(unit.as_deref(), whole, unreadable)
         }
-        Body::Order { items, .. } => {
-            let n = current.order.len();
-            html! {
-                <ol class="q-order">
-                    { for current.order.iter().enumerate().map(|(pos, &item)| {
-                        let text = items.get(item).cloned().unwrap_or_default();
-                        let up_id = format!("{dom_id}-i{item}-up");
-                        let down_id = format!("{dom_id}-i{item}-down");
-                        let mv = |delta: isize| {
-                            let draft = draft.clone();
-                            let focus_next = focus_next.clone();
-                            let (up_id, down_id) = (up_id.clone(), down_id.clone());
-                            Callback::from(move |_| {
-                                let mut d = draft.get();
-                                let to = pos as isize + delta;
-                                if to >= 0 && (to as usize) < d.order.len() {
-                                    let to = to as usize;
-                                    d.order.swap(pos, to);
-                                    // Focus stays with the moved item: on the same
-                                    // button, or the other one if it reached an end.
-                                    let at_end = to == 0 || to + 1 == d.order.len();
-                                    let same = if delta < 0 { &up_id } else { &down_id };
-                                    let other = if delta < 0 { &down_id } else { &up_id };
-                                    *focus_next.borrow_mut() = Some(if at_end { other } else { same }.clone());
-                                    draft.set(d);
-                                }
-                            })
-                        };
-                        html! {
-                            <li key={item}>
-                                <span class="q-order-text">{ render_inline(&text, props.lang) }</span>
-                                <span class="q-order-buttons">
-                                    <button type="button" id={up_id.clone()} disabled={pos == 0} aria-label={t.fmt("quiz_move_up", &[("item", text.clone())])} onclick={mv(-1)}>{"↑"}</button>
-                                    <button type="button" id={down_id.clone()} disabled={pos + 1 == n} aria-label={t.fmt("quiz_move_down", &[("item", text.clone())])} onclick={mv(1)}>{"↓"}</button>
-                                </span>
-                            </li>
-                        }
-                    }) }
-                </ol>
-            }
-        }
-        Body::Bug { lines, bug_line } => html! {
-            <ol class="q-lines">
-                { for lines.iter().enumerate().map(|(i, line)| {
-                    let n = i + 1;
-                    let checked = current.line == Some(n);
-                    let handle = draft.clone();
-                    let onchange = Callback::from(move |_| handle.set(Response { line: Some(n), ..handle.get() }));
-                    let input_id = format!("{dom_id}-l{n}");
-                    html! {
-                        <li class={classes!(answered.then_some(if n == *bug_line { "is-right" } else { "" }))}>
-                            <input type="radio" id={input_id.clone()} name={dom_id.clone()} {checked} {onchange} />
-                            <label for={input_id}>
-                                <span class="visually-hidden">{ t.fmt("quiz_line", &[("n", n.to_string())]) }{": "}</span>
-                                <span class="q-line-no" aria-hidden="true">{ n }</span>
-                                <code>{ if line.is_empty() { " ".to_string() } else { line.clone() } }</code>
-                            </label>
-                        </li>
-                    }
-                }) }
-            </ol>
-        },
+        Body::Order { items, .. } => area.order(items, &focus_next),
+        Body::Bug { lines, bug_line } => area.bug(lines, *bug_line),
     };
-
-    let verdict = match result.last {
-        None => html! {},
-        Some(Err(why)) => html! {
-            <p class="q-verdict unread">{ not_answered(&t, why, &current.number) }</p>
-        },
-        Some(Ok(ok)) => html! {
-            <p class={classes!("q-verdict", if ok { "right" } else { "wrong" })}>
-                <strong>{ if ok { format!("✓ {}", t.t("quiz_correct")) } else { format!("✗ {}", t.t("quiz_incorrect")) } }</strong>
-                if result.right_after_reveal() { {" "}{ t.t("quiz_not_counted_after_reveal") } }
-                else if !ok && !answered { {" "}{ t.t("quiz_try_again") } }
-            </p>
-        },
-    };
-    let feedback = html! {
-        <>
-            { verdict }
-            if answered {
-                <p class="q-solution">{ t.fmt("quiz_solution", &[("answer", inst.solution())]) }</p>
-                if !inst.explanation.is_empty() { <p class="q-explanation">{ render_inline(&inst.explanation, props.lang) }</p> }
-            }
-        </>
-    };
+    let feedback = feedback(&t, props.lang, &result, &current, &inst);
     let is_generated = matches!(q.kind, Kind::Generated(_));
     let show_code = !matches!(inst.body, Body::Bug { .. });
 
