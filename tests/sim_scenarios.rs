@@ -61,10 +61,12 @@ scenario_tests! {
     redlock_pause_acquire => "redlock-pause-acquire",
     redlock_pause_acquire_unchecked => "redlock-pause-acquire-unchecked",
     using_abort_latency => "using-abort-latency",
+    redlock_even_split => "redlock-even-split",
     fencing => "fencing",
     no_fencing => "no-fencing",
     fencing_counter_failover => "fencing-counter-failover",
     idempotency_key => "idempotency-key",
+    idempotency_crash => "idempotency-crash",
 }
 
 #[test]

@@ -419,3 +419,137 @@ fn explore_names_what_broke_and_a_protected_resource_absorbs_overlaps() {
     let c = r.smallest.unwrap_or_else(|| panic!("no double charge"));
     assert!(c.broken.contains(&Property::DoubleEffect), "{:?}", c.broken);
 }
+
+/// §7: a majority whose replies arrive after TTL − D (here elapsed ≈ 9 950 ms of a
+/// 10 000 ms TTL, D = 102) is not held: validity = TTL − elapsed − D ≤ 0, although
+/// elapsed < TTL. The rule "majority and elapsed < TTL" would hold it.
+#[test]
+fn redlock_needs_positive_validity_not_only_elapsed_below_ttl() {
+    let src = r#"
+name = "late-majority"
+end_ms = 12000
+[network]
+latency_ms = 4975
+[[nodes]]
+name = "A"
+service_ms = 0
+[[nodes]]
+name = "B"
+service_ms = 0
+[[nodes]]
+name = "C"
+service_ms = 0
+[[clients]]
+name = "C1"
+algorithm = "redlock"
+nodes = ["A", "B", "C"]
+ttl_ms = 10000
+timeout_ms = 10000
+max_attempts = 1
+work = ["sleep 10"]
+"#;
+    let r = run(&scenario(src), 1, TraceLevel::Full).unwrap_or_else(|e| panic!("{e}"));
+    let reasons: Vec<(u64, String)> = r
+        .trace
+        .iter()
+        .filter_map(|e| match &e.kind {
+            TraceKind::AcquireFailed { reason, .. } => Some((e.t_us, reason.clone())),
+            _ => None,
+        })
+        .collect();
+    // Three OKs, elapsed 9 950 < TTL, yet the attempt fails on its validity.
+    assert_eq!(reasons.len(), 1, "{reasons:?}");
+    let (at, why) = &reasons[0];
+    assert_eq!(*at, 9_950_000);
+    assert_eq!(why, "validity -52 ms ≤ 0 (elapsed 9950 ms)");
+    assert!(r.outcome.holds.is_empty(), "{:?}", r.outcome.holds);
+    assert!(!r
+        .trace
+        .iter()
+        .any(|e| matches!(e.kind, TraceKind::LockHeld { .. })));
+}
+
+/// §8: node-redlock settles an attempt only on a quorum for or against. With four
+/// nodes split 2–2 neither comes: each client's attempt stays pending for ever; it
+/// neither retries nor releases its two keys (they expire after the duration).
+#[test]
+fn library_even_split_never_settles_never_retries_never_releases() {
+    let r = run(&builtin_ok("redlock-even-split"), 1, TraceLevel::Full).unwrap_or_else(|e| panic!("{e}"));
+    for (pid, name) in r.names.iter().enumerate() {
+        if name != "C1" && name != "C2" {
+            continue;
+        }
+        let mine: Vec<&TraceKind> = r
+            .trace
+            .iter()
+            .filter(|e| e.pid as usize == pid)
+            .map(|e| &e.kind)
+            .collect();
+        let stalls: Vec<(u32, u32)> = mine
+            .iter()
+            .filter_map(|k| match k {
+                TraceKind::Stalled {
+                    votes_for,
+                    votes_against,
+                    ..
+                } => Some((*votes_for, *votes_against)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(stalls, vec![(2, 2)], "{name}");
+        // One attempt of four scripts: no retry, and no release script after it.
+        let sent = mine
+            .iter()
+            .filter(|k| matches!(k, TraceKind::Send { .. }))
+            .count();
+        assert_eq!(sent, 4, "{name} sent {sent} commands");
+        assert!(
+            !mine.iter().any(|k| matches!(
+                k,
+                TraceKind::LockHeld { .. } | TraceKind::AcquireFailed { .. } | TraceKind::GaveUp { .. }
+            )),
+            "{name}"
+        );
+    }
+    assert!(r.outcome.holds.is_empty());
+}
+
+/// §10: a crash between the claim and the charge. The in-progress claim expires, so
+/// the job's retry takes it over and charges once; a claim that never expires (the
+/// permanent `SET … NX` record) leaves the invoice uncharged for good.
+#[test]
+fn an_expiring_claim_lets_the_retry_charge_after_a_crash_a_permanent_one_does_not() {
+    let charges = |claim: &str| {
+        let mut s = builtin_ok("idempotency-crash");
+        for c in &mut s.clients {
+            for w in &mut c.work {
+                if w.starts_with("claim ") {
+                    *w = claim.to_string();
+                }
+            }
+        }
+        let r = run(&s, 1, TraceLevel::Full).unwrap_or_else(|e| panic!("{e}"));
+        let charged: Vec<String> = r
+            .outcome
+            .accepted_writes
+            .iter()
+            .filter(|w| w.key == "charge")
+            .map(|w| w.client.clone())
+            .collect();
+        let refused: Vec<String> = r
+            .outcome
+            .rejected_writes
+            .iter()
+            .filter_map(|w| w.reason.clone())
+            .collect();
+        (charged, refused)
+    };
+    let (charged, refused) = charges("claim 300");
+    assert_eq!(charged, vec!["C".to_string()]);
+    assert!(refused[0].contains("in progress until"), "{refused:?}");
+    assert!(refused[1].ends_with("already used"), "{refused:?}");
+    // A claim for a whole day: A's crash blocks every retry; nobody charges.
+    let (charged, refused) = charges("claim 86400000");
+    assert!(charged.is_empty(), "{charged:?}");
+    assert_eq!(refused.len(), 3, "{refused:?}");
+}

@@ -115,6 +115,11 @@ pub fn event_line(e: &TraceEvent, names: &[String]) -> String {
         TraceKind::LockReleased { lock } => format!("releases {lock}"),
         TraceKind::AcquireFailed { lock, reason } => format!("fails to get {lock}: {reason}"),
         TraceKind::GaveUp { lock } => format!("gives up on {lock}"),
+        TraceKind::Stalled {
+            lock,
+            votes_for,
+            votes_against,
+        } => format!("{votes_for} for, {votes_against} against {lock}: no quorum either way, waits forever"),
         TraceKind::Read { key, value, version } => {
             format!(
                 "reads {key} = {} (v{version})",

@@ -41,6 +41,13 @@ pub enum Step {
     /// Stop the work unless the last read of `key` returned `value`.
     Expect(String, String),
     Write(String, String),
+    /// Claim the client's idempotency key at the resource as "in progress" for this
+    /// long (µs); refused while someone else's claim is live or once the key is done.
+    /// The claim's expiry is the recovery path: a crash after it does not block a
+    /// retry for ever. A write carrying the key then marks it done.
+    Claim {
+        ttl_us: u64,
+    },
 }
 
 /// Library (`using()`) settings, named as node-redlock names them.
@@ -103,6 +110,11 @@ pub enum ResOp {
         idempotency_key: Option<String>,
         /// Version of `key` this write is based on (from the client's last read).
         base_version: Option<u64>,
+    },
+    /// Claim idempotency key `key` as in progress for `ttl_us`.
+    Claim {
+        key: String,
+        ttl_us: u64,
     },
 }
 
@@ -789,6 +801,20 @@ impl Client {
                     }
                     self.pc += 1;
                 }
+                Step::Claim { ttl_us } => {
+                    let Some(key) = self.cfg.idempotency_key.clone() else {
+                        // Nothing to claim (the loader refuses this; skip the step).
+                        self.pc += 1;
+                        continue;
+                    };
+                    let req = self.id();
+                    self.pending.insert(req, Purpose::Write);
+                    out.push(Action::Res {
+                        req,
+                        op: ResOp::Claim { key, ttl_us },
+                    });
+                    return;
+                }
                 Step::Write(key, value) => {
                     let req = self.id();
                     self.pending.insert(req, Purpose::Write);
@@ -967,6 +993,15 @@ impl Client {
             } else {
                 self.lib_failed(ctx, &e, out);
             }
+        } else if e.votes_for + e.votes_against == self.cfg.dests.len() {
+            // An even split: every vote is in and neither side has a quorum. node-redlock
+            // settles an attempt only on a quorum for or against, so it never settles:
+            // no retry, no release of the partial keys, the caller waits forever.
+            out.push(Action::Trace(TraceKind::Stalled {
+                lock: self.cfg.lock.clone(),
+                votes_for: e.votes_for as u32,
+                votes_against: e.votes_against as u32,
+            }));
         }
     }
 

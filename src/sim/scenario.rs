@@ -64,7 +64,10 @@
 //! repeat = 1                         # cycles of acquire → work → release
 //! work = ["read paid", "expect paid false", "sleep 40", "write charge 42"]
 //! # other steps: "sleep 100..300" (uniform), "sleep 200~800" (log-normal, median~p99),
-//! # "crash" (the client's process dies here, holding the lock)
+//! # "crash" (the client's process dies here, holding the lock),
+//! # "claim 300" (claim the client's idempotency_key at the resource as in progress for
+//! # 300 ms: refused while another client's claim is live or once a write carrying the
+//! # key has marked it done)
 //!
 //! [[faults]]
 //! at_ms = 100
@@ -786,10 +789,12 @@ builtins!(
     "redlock-pause-acquire",
     "redlock-pause-acquire-unchecked",
     "using-abort-latency",
+    "redlock-even-split",
     "fencing",
     "no-fencing",
     "fencing-counter-failover",
     "idempotency-key",
+    "idempotency-crash",
 );
 
 /// Parse the built-in `name`.
@@ -835,7 +840,7 @@ mod tests {
 
     #[test]
     fn every_builtin_parses() {
-        assert_eq!(BUILTINS.len(), 26);
+        assert_eq!(BUILTINS.len(), 28);
         for b in BUILTINS {
             let s = builtin(b.name).map(|r| r.map_err(|e| e.to_string()));
             match s {

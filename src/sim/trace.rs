@@ -153,6 +153,14 @@ pub enum TraceKind {
     },
     /// The run stopped (end time reached, or nothing left to happen).
     End,
+    /// Every node voted and neither side reached a quorum (an even split): a library
+    /// attempt that settles only on a quorum for or against now waits forever. (Last,
+    /// so the other kinds keep the discriminants the trace hashes were blessed with.)
+    Stalled {
+        lock: String,
+        votes_for: u32,
+        votes_against: u32,
+    },
 }
 
 impl TraceKind {
@@ -165,6 +173,7 @@ impl TraceKind {
                 | TraceKind::LockReleased { .. }
                 | TraceKind::AcquireFailed { .. }
                 | TraceKind::GaveUp { .. }
+                | TraceKind::Stalled { .. }
                 | TraceKind::WriteAccepted { .. }
                 | TraceKind::WriteRejected { .. }
                 | TraceKind::Crash

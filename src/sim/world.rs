@@ -201,6 +201,8 @@ struct Resource {
     data: BTreeMap<String, (String, u64)>,
     highest: Option<i64>,
     idem_seen: BTreeSet<String>,
+    /// Idempotency keys claimed as in progress: by whom, until when (true time, µs).
+    claims: BTreeMap<String, (Pid, u64)>,
 }
 
 #[derive(Clone, Debug)]
@@ -325,6 +327,13 @@ fn parse_step(s: &str) -> Result<Step, String> {
         ["read", k] => Ok(Step::Read(k.to_string())),
         ["expect", k, v] => Ok(Step::Expect(k.to_string(), v.to_string())),
         ["write", k, v] => Ok(Step::Write(k.to_string(), v.to_string())),
+        ["claim", d] => {
+            let ttl_us = ms_to_us(d.parse::<f64>().map_err(|_| bad())?)?;
+            if ttl_us == 0 {
+                return Err(format!("`{s}`: a claim needs an expiry above 0 ms"));
+            }
+            Ok(Step::Claim { ttl_us })
+        }
         _ => Err(bad()),
     }
 }
@@ -528,6 +537,7 @@ impl World {
                     .collect(),
                 highest: None,
                 idem_seen: BTreeSet::new(),
+                claims: BTreeMap::new(),
             })),
         });
         // Clients.
@@ -574,7 +584,14 @@ impl World {
             }
             let mut work = Vec::new();
             for (j, w) in c.work.iter().enumerate() {
-                work.push(parse_step(w).map_err(|m| (format!("clients[{i}].work[{j}]"), m))?);
+                let step = parse_step(w).map_err(|m| (format!("clients[{i}].work[{j}]"), m))?;
+                if matches!(step, Step::Claim { .. }) && c.idempotency_key.is_none() {
+                    return Err((
+                        format!("clients[{i}].work[{j}]"),
+                        format!("`{w}` claims the client's idempotency_key, which is not set"),
+                    ));
+                }
+                work.push(step);
             }
             let ttl_us = ms_to_us(c.ttl_ms).map_err(|m| (field("ttl_ms"), m))?;
             if ttl_us < 1000 || ttl_us % 1000 != 0 {
@@ -1333,6 +1350,9 @@ impl World {
             Payload::ReplAck { offset } => format!("ack #{offset}"),
             Payload::Res { op, .. } => match op {
                 ResOp::Read { key } => format!("read {key}"),
+                ResOp::Claim { key, ttl_us } => {
+                    format!("write idem:{key}=in-progress PX {}", ttl_us / 1000)
+                }
                 ResOp::Write {
                     key, value, token, ..
                 } => match token {
@@ -1685,6 +1705,7 @@ impl World {
                 }
                 ResReply::Read { value, version }
             }
+            ResOp::Claim { key, ttl_us } => self.claim(res, from, key, ttl_us, out),
             ResOp::Write {
                 key,
                 value,
@@ -1732,6 +1753,7 @@ impl World {
                     }
                     if let Some(k) = idempotency_key {
                         if r.idempotency {
+                            r.claims.remove(&k);
                             r.idem_seen.insert(k);
                         }
                     }
@@ -1755,6 +1777,67 @@ impl World {
             }
         };
         self.send(res, from, Payload::ResReply { req, reply }, 0, out);
+    }
+
+    /// An idempotency claim: refused once the key is done, or while another client's
+    /// in-progress claim is live; otherwise (a first claim, or one whose holder's claim
+    /// has expired, say after a crash) the key is in progress for `from` until
+    /// now + `ttl_us`.
+    fn claim(
+        &mut self,
+        res: Pid,
+        from: Pid,
+        key: String,
+        ttl_us: u64,
+        out: &mut Vec<TraceEvent>,
+    ) -> ResReply {
+        let now = self.now_us;
+        let lapsed = self.lock_lapsed(from);
+        let Kind::Resource(r) = &mut self.procs[res].kind else {
+            return ResReply::Rejected {
+                reason: "not a resource".to_string(),
+            };
+        };
+        let refused = if r.idem_seen.contains(&key) {
+            Some(format!("idempotency key {key} already used"))
+        } else {
+            match r.claims.get(&key) {
+                Some(&(owner, until)) if owner != from && until > now => Some(format!(
+                    "idempotency key {key} in progress until {} ms",
+                    until / 1000
+                )),
+                _ => None,
+            }
+        };
+        let record = format!("idem:{key}");
+        if let Some(reason) = refused {
+            self.emit(
+                out,
+                res,
+                TraceKind::WriteRejected {
+                    from: from as u32,
+                    key: record,
+                    token: None,
+                    highest_seen: None,
+                    reason: reason.clone(),
+                },
+            );
+            return ResReply::Rejected { reason };
+        }
+        r.claims.insert(key, (from, now.saturating_add(ttl_us)));
+        self.emit(
+            out,
+            res,
+            TraceKind::WriteAccepted {
+                from: from as u32,
+                key: record,
+                value: "in-progress".to_string(),
+                token: None,
+                lost_update: false,
+                lock_lapsed: lapsed,
+            },
+        );
+        ResReply::Accepted
     }
 
     /// Does client `pid` still hold its lock, judged from the nodes' actual state (each

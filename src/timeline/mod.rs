@@ -552,6 +552,7 @@ fn layout(
             | TraceKind::LockHeld { .. }
             | TraceKind::AcquireFailed { .. }
             | TraceKind::GaveUp { .. }
+            | TraceKind::Stalled { .. }
             | TraceKind::WorkDone => LaneKind::Client,
             TraceKind::Command { .. } | TraceKind::Replicate { .. } | TraceKind::Failover { .. } => {
                 LaneKind::Node

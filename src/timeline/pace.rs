@@ -46,6 +46,7 @@ pub fn is_key_moment(m: &Model, at: usize) -> bool {
                 | TraceKind::LockReleased { .. }
                 | TraceKind::AcquireFailed { .. }
                 | TraceKind::GaveUp { .. }
+                | TraceKind::Stalled { .. }
                 | TraceKind::WriteAccepted { .. }
                 | TraceKind::WriteRejected { .. }
                 | TraceKind::Crash

@@ -130,6 +130,18 @@ pub fn describe(m: &Model, e: &TraceEvent, lang: Lang) -> String {
             &[("lock", lock.clone()), ("reason", self::reason(reason, lang))],
         ),
         TraceKind::GaveUp { lock } => f("ev_gave_up", &[("lock", lock.clone())]),
+        TraceKind::Stalled {
+            lock,
+            votes_for,
+            votes_against,
+        } => f(
+            "ev_stalled",
+            &[
+                ("lock", lock.clone()),
+                ("yes", votes_for.to_string()),
+                ("no", votes_against.to_string()),
+            ],
+        ),
         TraceKind::Read { key, value, .. } => f(
             "ev_read",
             &[
@@ -184,6 +196,7 @@ pub fn is_key_event(k: &TraceKind) -> bool {
             | TraceKind::LockLost { .. }
             | TraceKind::LockReleased { .. }
             | TraceKind::GaveUp { .. }
+            | TraceKind::Stalled { .. }
             | TraceKind::Read { .. }
             | TraceKind::WorkSkipped { .. }
             | TraceKind::WriteAccepted { .. }
@@ -465,6 +478,17 @@ pub fn reason(s: &str, lang: Lang) -> String {
             }
         }
     }
+    // "idempotency key k-1 in progress until 201 ms"
+    if let Some((k, until)) = s
+        .strip_prefix("idempotency key ")
+        .and_then(|r| r.strip_suffix(" ms"))
+        .and_then(|r| r.split_once(" in progress until "))
+    {
+        return tx.fmt(
+            "why_idem_in_progress",
+            &[("k", k.into()), ("until", until.into())],
+        );
+    }
     // "idempotency key k-1 already used"
     if let Some(k) = s
         .strip_prefix("idempotency key ")
@@ -715,6 +739,10 @@ mod tests {
         assert_eq!(
             nb("validity -3 ms ≤ 0 (elapsed 12 ms)"),
             "gyldighet -3 ms ≤ 0 (brukt 12 ms)"
+        );
+        assert_eq!(
+            nb("idempotency key invoice-42 in progress until 306 ms"),
+            "idempotensnøkkelen invoice-42 er under arbeid (en annen klient har den) til 306 ms"
         );
         assert_eq!(
             nb("balance is (nil), expected 100"),
