@@ -243,6 +243,20 @@ pub fn build_with(
     }
     let names = tl.names().to_vec();
     let nodes: Vec<usize> = (0..names.len()).filter(|&p| tl.world().is_node(p)).collect();
+    // Every process gets its lane from what it is, not from what it did: a node no
+    // command ever reached (cut off from the only client) is still a node on the picture.
+    let kinds: Vec<LaneKind> = (0..names.len())
+        .map(|p| {
+            if tl.world().is_client(p) {
+                LaneKind::Client
+            } else if tl.world().is_node(p) {
+                LaneKind::Node
+            } else {
+                // The resource: a lane of its own once something writes to it (below).
+                LaneKind::Other
+            }
+        })
+        .collect();
     let mut open: BTreeMap<usize, Sampled> = BTreeMap::new();
     let mut key_bars: Vec<Bar> = Vec::new();
     let mut pending: Vec<PendingStory> = Vec::new();
@@ -378,6 +392,7 @@ pub fn build_with(
         scenario.name.clone(),
         seed,
         names,
+        kinds,
         trace,
         outcome,
         key_bars,
@@ -530,6 +545,7 @@ fn layout(
     scenario: String,
     seed: u64,
     names: Vec<String>,
+    kinds: Vec<LaneKind>,
     trace: Vec<TraceEvent>,
     outcome: Outcome,
     mut fixed: Vec<Bar>,
@@ -542,40 +558,24 @@ fn layout(
         }
     }
 
-    let mut kind_of: Vec<LaneKind> = vec![LaneKind::Other; names.len()];
+    let mut kinds = kinds;
     for e in &trace {
-        let Some(k) = kind_of.get_mut(e.pid as usize) else {
-            continue;
-        };
-        let this = match e.kind {
-            TraceKind::Start
-            | TraceKind::LockHeld { .. }
-            | TraceKind::AcquireFailed { .. }
-            | TraceKind::GaveUp { .. }
-            | TraceKind::Stalled { .. }
-            | TraceKind::WorkDone => LaneKind::Client,
-            TraceKind::Command { .. } | TraceKind::Replicate { .. } | TraceKind::Failover { .. } => {
-                LaneKind::Node
-            }
-            TraceKind::WriteAccepted { .. } | TraceKind::WriteRejected { .. } => LaneKind::Resource,
-            _ => continue,
-        };
-        if *k == LaneKind::Other {
-            *k = this;
+        if let (
+            Some(k @ LaneKind::Other),
+            TraceKind::WriteAccepted { .. } | TraceKind::WriteRejected { .. },
+        ) = (kinds.get_mut(e.pid as usize), &e.kind)
+        {
+            *k = LaneKind::Resource;
         }
     }
-    for b in &fixed {
-        if let Some(k) = kind_of.get_mut(b.pid as usize) {
-            *k = LaneKind::Node;
-        }
-    }
+    let kind_of = |pid: usize| kinds.get(pid).copied().unwrap_or(LaneKind::Other);
     let mut lanes: Vec<Lane> = names
         .iter()
         .enumerate()
         .map(|(pid, name)| Lane {
             pid: pid as u32,
             name: name.clone(),
-            kind: kind_of[pid],
+            kind: kind_of(pid),
         })
         .collect();
     lanes.sort_by_key(|l| (l.kind, l.pid));
@@ -979,6 +979,54 @@ mod tests {
     fn model(name: &str) -> Model {
         let s = builtin(name).expect("built-in").expect("valid");
         build(&s, 1).expect("runs")
+    }
+
+    /// Issue #19: a node that no command ever reached (C1 is cut off from A, B and C
+    /// from the start, and no one else uses them) vanished from the lanes and from the
+    /// cluster view. Every node of the scenario is on both, always.
+    #[test]
+    fn a_node_no_command_reaches_still_has_its_lane_and_its_place_at_the_cursor() {
+        let mut text = String::from(
+            "name = \"cut-off\"\ndescription = \"C1 is cut off from A, B and C.\"\nend_ms = 2000\n",
+        );
+        for n in ["A", "B", "C", "D", "E"] {
+            text.push_str(&format!("[[nodes]]\nname = \"{n}\"\n"));
+        }
+        text.push_str("[[clients]]\nname = \"C1\"\nalgorithm = \"redlock\"\nnodes = [\"A\", \"B\", \"C\", \"D\", \"E\"]\nttl_ms = 1000\ntimeout_ms = 5\nstart_ms = 10\nwork = [\"sleep 100\"]\n");
+        for peer in ["A", "B", "C"] {
+            text.push_str(&format!(
+                "[[faults]]\nat_ms = 0\nop = \"partition\"\ntarget = \"C1\"\npeer = \"{peer}\"\n"
+            ));
+        }
+        let s = crate::sim::scenario::parse("cut-off.toml", &text).expect("valid");
+        let m = build(&s, 1).expect("runs");
+        let lanes: Vec<(&str, LaneKind)> = m.lanes.iter().map(|l| (l.name.as_str(), l.kind)).collect();
+        assert_eq!(
+            lanes,
+            vec![
+                ("C1", LaneKind::Client),
+                ("A", LaneKind::Node),
+                ("B", LaneKind::Node),
+                ("C", LaneKind::Node),
+                ("D", LaneKind::Node),
+                ("E", LaneKind::Node),
+                ("storage", LaneKind::Other),
+            ]
+        );
+        // A, B and C never saw a command: the premise of the test.
+        let reached: std::collections::BTreeSet<u32> = m
+            .trace
+            .iter()
+            .filter(|e| matches!(e.kind, TraceKind::Command { .. }))
+            .map(|e| e.pid)
+            .collect();
+        for n in ["A", "B", "C"] {
+            let pid = m.lanes.iter().find(|l| l.name == n).map(|l| l.pid).expect("lane");
+            assert!(!reached.contains(&pid), "{n} got a command");
+        }
+        let snap = snapshot(&m, m.trace.len() - 1);
+        let nodes: Vec<&str> = snap.nodes.iter().map(|n| n.name.as_str()).collect();
+        assert_eq!(nodes, ["A", "B", "C", "D", "E"]);
     }
 
     #[test]
