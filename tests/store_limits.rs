@@ -387,7 +387,10 @@ fn assert_stays_under_cap(scripts: &[&str], slack: usize) {
     let mut worst = 0;
     for script in scripts {
         let (reply, peak) = peak::during(|| run(&mut store, &format!("EVAL \"{script}\" 0")));
-        eprintln!("peak {peak} bytes ({} over the cap): {script}", peak as isize - SMALL_CAP as isize);
+        eprintln!(
+            "peak {peak} bytes ({} over the cap): {script}",
+            peak as isize - SMALL_CAP as isize
+        );
         let text = error_of(&reply);
         assert!(
             text.starts_with("ERR Script killed: it used more than 8388608 bytes"),
@@ -410,7 +413,7 @@ fn growing_tables_stop_within_their_bound_over_the_memory_cap() {
         &[
             "local t = {} for i = 1, 1e8 do t[i] = i end",
             "local t = {} for i = 1, 1e8 do t[#t + 1] = true end",
-            "local t = {} for i = 1, 1e8 do t[i * 0.5] = i end",
+            "local t = {} for i = 1, 1e8 do t[i + 0.5] = i end",
             "local t = {} for i = 1, 1e8 do t[i] = {} end",
             "local t = {} for i = 1, 7000 do t[i] = i end local all = {} for j = 1, 1e6 do all[j] = {unpack(t)} end",
             "local ts = {} for j = 1, 1e6 do local t = {} for i = 1, 64 do t[i] = i end ts[j] = t end",
@@ -421,3 +424,40 @@ fn growing_tables_stop_within_their_bound_over_the_memory_cap() {
     );
 }
 
+/// Deep and huge JSON, both ways: nesting stops at lua-cjson's 1 000 levels without
+/// recursion, and what encode and decode build is charged, so they end in the memory
+/// error within the cap.
+#[test]
+fn cjson_bombs_end_in_an_error_within_the_memory_cap() {
+    let mut store = small_cap_store();
+    let deep = [
+        (
+            "return cjson.decode(string.rep('[', 1e6))",
+            "Found too many nested data structures (1001) at character 1001",
+        ),
+        (
+            "return cjson.decode(string.rep('{\\\"a\\\":', 2e5))",
+            "Found too many nested data structures (1001) at character 5001",
+        ),
+        (
+            "local t = {} t[1] = t return cjson.encode(t)",
+            "Cannot serialise, excessive nesting (1001)",
+        ),
+    ];
+    for (script, error) in deep {
+        let (reply, peak) = peak::during(|| run(&mut store, &format!("EVAL \"{script}\" 0")));
+        assert!(error_of(&reply).contains(error), "{script}: {}", render(&reply));
+        assert!(peak < SMALL_CAP, "{script}: {peak} bytes");
+    }
+    assert_stays_under_cap(
+        &[
+            "local s = '[' .. string.rep('1,', 3e6) .. '1]' return #cjson.decode(s)",
+            "local s = '{' .. string.rep('1,', 3e6) .. '1]' return #cjson.decode(s)",
+            "local s = string.rep(string.char(0), 1e6) return #cjson.encode({s, s, s, s, s, s})",
+            "local s = string.rep('[', 1000) .. string.rep(']', 1000) local all = {} for i = 1, 1e6 do all[i] = cjson.decode(s) end",
+            "local t = {} for i = 1, 1e4 do t[i] = {i, 'x'} end local s = cjson.encode(t) local all = {} for i = 1, 1e6 do all[i] = cjson.decode(s) end",
+            "local t = {} for i = 1, 1e4 do t['k' .. i] = i end local all = {} for i = 1, 1e6 do all[i] = cjson.encode(t) end",
+        ],
+        0,
+    );
+}

@@ -1732,7 +1732,7 @@ pub(crate) fn global_env<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Shared) -
 
 /// Replaces each library table in `g` by a read-only proxy of itself.
 pub(crate) fn protect_libraries<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Shared) {
-    for name in ["string", "table", "math", "redis", "coroutine", "bit"] {
+    for name in ["string", "table", "math", "redis", "coroutine", "bit", "cjson"] {
         if let Value::Table(lib) = g.get(ctx, name) {
             let proxy = readonly_proxy(ctx, lib, host);
             let _ = g.set(ctx, name, proxy);

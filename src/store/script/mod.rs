@@ -5,6 +5,7 @@
 mod alloc;
 mod bit;
 mod cfmt;
+mod cjson;
 mod convert;
 mod lib;
 mod order;
@@ -249,6 +250,7 @@ impl Vm {
             let g = ctx.globals();
             lib::install(ctx, g, &host);
             bit::install(ctx, g, &host);
+            cjson::install(ctx, g, &host);
             wrap::install(ctx, g, &host);
             let key_order = order::install(ctx, g, &host);
             lib::protect_libraries(ctx, g, &host);
@@ -333,7 +335,9 @@ impl Vm {
         let mut jump_max: usize = 0;
         let mut before = self.lua.total_memory();
         loop {
-            let slice = slice_fuel(cap.saturating_sub(before.saturating_add(jump_max.saturating_mul(GROWTH_RESERVE))));
+            let slice = slice_fuel(
+                cap.saturating_sub(before.saturating_add(jump_max.saturating_mul(GROWTH_RESERVE))),
+            );
             let (done, used) = self.lua.enter(|ctx| {
                 let mut fuel = Fuel::with(slice);
                 let done = ctx.fetch(executor).step(ctx, &mut fuel);
@@ -343,7 +347,11 @@ impl Vm {
             let (oom, gc_wanted, charged) = {
                 let mut h = self.host.borrow_mut();
                 h.fuel_left = self.limits.fuel.saturating_sub(spent);
-                (h.oom, std::mem::take(&mut h.gc_wanted), std::mem::take(&mut h.charged))
+                (
+                    h.oom,
+                    std::mem::take(&mut h.gc_wanted),
+                    std::mem::take(&mut h.charged),
+                )
             };
             if oom {
                 return Some(memory_error());
