@@ -302,3 +302,162 @@ fn top_level_yield_is_an_error_and_xpcall_rawequal_exist() {
     );
     assert_eq!(run(&mut store, "PING"), Reply::Status("PONG".into()));
 }
+
+/// Heap bytes allocated on this thread (and the peak since the last reset), so a test can
+/// see how far past the script memory cap the process really went, copies made while a
+/// table or buffer moves included.
+mod peak {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
+    pub struct Tracking;
+
+    thread_local! {
+        static NOW: Cell<isize> = const { Cell::new(0) };
+        static PEAK: Cell<isize> = const { Cell::new(0) };
+    }
+
+    fn note(delta: isize) {
+        let _ = NOW.try_with(|now| {
+            let v = now.get() + delta;
+            now.set(v);
+            let _ = PEAK.try_with(|p| p.set(p.get().max(v)));
+        });
+    }
+
+    fn size(l: usize) -> isize {
+        isize::try_from(l).unwrap_or(isize::MAX)
+    }
+
+    // SAFETY: every call is forwarded to the system allocator unchanged.
+    unsafe impl GlobalAlloc for Tracking {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            let p = unsafe { System.alloc(layout) };
+            if !p.is_null() {
+                note(size(layout.size()));
+            }
+            p
+        }
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            unsafe { System.dealloc(ptr, layout) };
+            note(-size(layout.size()));
+        }
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            let p = unsafe { System.realloc(ptr, layout, new_size) };
+            if !p.is_null() {
+                // A moving realloc holds both blocks for a moment.
+                note(size(new_size));
+                note(-size(layout.size()));
+            }
+            p
+        }
+    }
+
+    /// Runs `f`; the most bytes this thread held during it beyond what it held before.
+    pub fn during<T>(f: impl FnOnce() -> T) -> (T, usize) {
+        let start = NOW.with(Cell::get);
+        PEAK.with(|p| p.set(start));
+        let out = f();
+        let peak = PEAK.with(Cell::get);
+        (out, usize::try_from(peak - start).unwrap_or(0))
+    }
+}
+
+#[global_allocator]
+static ALLOC: peak::Tracking = peak::Tracking;
+
+/// A small cap keeps these quick; what matters is how far past it the heap goes.
+const SMALL_CAP: usize = 8 << 20;
+
+fn small_cap_store() -> Store {
+    let mut store = Store::new(1);
+    store.set_script_limits(ScriptLimits {
+        memory_bytes: SMALL_CAP,
+        ..ScriptLimits::default()
+    });
+    // Build the VM before measuring.
+    assert_eq!(run(&mut store, "EVAL \"return 1\" 0"), Reply::Int(1));
+    store
+}
+
+/// Each script ends in the memory error, and the process never held more than the cap
+/// plus `slack` bytes above what it held before (the store's own copies included).
+fn assert_stays_under_cap(scripts: &[&str], slack: usize) {
+    let mut store = small_cap_store();
+    let mut worst = 0;
+    for script in scripts {
+        let (reply, peak) = peak::during(|| run(&mut store, &format!("EVAL \"{script}\" 0")));
+        eprintln!(
+            "peak {peak} bytes ({} over the cap): {script}",
+            peak as isize - SMALL_CAP as isize
+        );
+        let text = error_of(&reply);
+        assert!(
+            text.starts_with("ERR Script killed: it used more than 8388608 bytes"),
+            "{script}: {text}"
+        );
+        worst = worst.max(peak);
+        assert_eq!(run(&mut store, "PING"), Reply::Status("PONG".into()));
+    }
+    assert!(
+        worst <= SMALL_CAP + slack,
+        "the heap reached {worst} bytes, {} past the cap",
+        worst - SMALL_CAP
+    );
+}
+
+/// Tables growing as fast as a script can make them grow stop at the cap.
+#[test]
+fn growing_tables_stop_within_their_bound_over_the_memory_cap() {
+    assert_stays_under_cap(
+        &[
+            "local t = {} for i = 1, 1e8 do t[i] = i end",
+            "local t = {} for i = 1, 1e8 do t[#t + 1] = true end",
+            "local t = {} for i = 1, 1e8 do t[i + 0.5] = i end",
+            "local t = {} for i = 1, 1e8 do t[i] = {} end",
+            "local t = {} for i = 1, 7000 do t[i] = i end local all = {} for j = 1, 1e6 do all[j] = {unpack(t)} end",
+            "local ts = {} for j = 1, 1e6 do local t = {} for i = 1, 64 do t[i] = i end ts[j] = t end",
+            "local function f(...) return 1 + f(...) end local t = {} for i = 1, 7000 do t[i] = i end return f(unpack(t))",
+            "local t = {} for i = 1, 1e8 do t[i] = 'x' .. i end",
+        ],
+        0,
+    );
+}
+
+/// Deep and huge JSON, both ways: nesting stops at lua-cjson's 1 000 levels without
+/// recursion, and what encode and decode build is charged, so they end in the memory
+/// error within the cap.
+#[test]
+fn cjson_bombs_end_in_an_error_within_the_memory_cap() {
+    let mut store = small_cap_store();
+    let deep = [
+        (
+            "return cjson.decode(string.rep('[', 1e6))",
+            "Found too many nested data structures (1001) at character 1001",
+        ),
+        (
+            "return cjson.decode(string.rep('{\\\"a\\\":', 2e5))",
+            "Found too many nested data structures (1001) at character 5001",
+        ),
+        (
+            "local t = {} t[1] = t return cjson.encode(t)",
+            "Cannot serialise, excessive nesting (1001)",
+        ),
+    ];
+    for (script, error) in deep {
+        let (reply, peak) = peak::during(|| run(&mut store, &format!("EVAL \"{script}\" 0")));
+        assert!(error_of(&reply).contains(error), "{script}: {}", render(&reply));
+        assert!(peak < SMALL_CAP, "{script}: {peak} bytes");
+    }
+    assert_stays_under_cap(
+        &[
+            "local s = '[' .. string.rep('1,', 3e6) .. '1]' return #cjson.decode(s)",
+            "local s = '{' .. string.rep('1,', 3e6) .. '1]' return #cjson.decode(s)",
+            "local s = string.rep(string.char(0), 1e6) return #cjson.encode({s, s, s, s, s, s})",
+            "local s = string.rep('[', 1000) .. string.rep(']', 1000) local all = {} for i = 1, 1e6 do all[i] = cjson.decode(s) end",
+            "local t = {} for i = 1, 1e4 do t[i] = {i, 'x'} end local s = cjson.encode(t) local all = {} for i = 1, 1e6 do all[i] = cjson.decode(s) end",
+            "local t = {} for i = 1, 1e4 do t['k' .. i] = i end local all = {} for i = 1, 1e6 do all[i] = cjson.encode(t) end",
+        ],
+        0,
+    );
+}

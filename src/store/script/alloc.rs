@@ -10,7 +10,7 @@ use piccolo::{
     BoxSequence, Callback, CallbackReturn, Context, Execution, Sequence, SequencePoll, Stack, Table, Value,
 };
 
-use super::lib::{check_string, lua_str, note_line, number_text, positioned, Shared};
+use super::lib::{check_string, lua_owned, lua_str, note_line, number_text, positioned, Shared};
 
 /// Why a charged operation did not finish.
 pub(crate) enum Fail<'gc> {
@@ -36,11 +36,14 @@ pub(crate) type Op = for<'gc, 'a, 'b> fn(
 
 /// Whether `bytes` more fit under the cap now.
 pub(crate) fn room<'gc>(ctx: Context<'gc>, host: &Shared, bytes: usize) -> Result<(), Fail<'gc>> {
-    let limit = host.try_borrow().map_or(0, |h| h.memory_limit);
+    let Ok(mut h) = host.try_borrow_mut() else {
+        return Err(Fail::Memory);
+    };
     let used = ctx.metrics().total_allocation();
-    if used.saturating_add(bytes) > limit {
+    if used.saturating_add(bytes) > h.memory_limit {
         Err(Fail::Memory)
     } else {
+        h.charged = h.charged.saturating_add(bytes);
         Ok(())
     }
 }
@@ -115,14 +118,6 @@ impl<'gc> Sequence<'gc> for Retry {
     }
 }
 
-/// The bytes `v` adds to a concatenation, or `None` if it cannot be concatenated.
-fn piece(v: Value<'_>) -> Option<Vec<u8>> {
-    match v {
-        Value::String(s) => Some(s.as_bytes().to_vec()),
-        other => number_text(other).map(String::into_bytes),
-    }
-}
-
 /// `a .. b` (the rewrite turns every `..` into a call of this).
 fn concat<'gc>(
     ctx: Context<'gc>,
@@ -144,9 +139,13 @@ fn concat<'gc>(
     room(ctx, host, total)?;
     copy_fuel(exec, total);
     let mut out = Vec::with_capacity(total);
-    out.extend(piece(a).unwrap_or_default());
-    out.extend(piece(b).unwrap_or_default());
-    stack.replace(ctx, lua_str(ctx, out));
+    for v in [a, b] {
+        match v {
+            Value::String(s) => out.extend_from_slice(s.as_bytes()),
+            other => out.extend(number_text(other).unwrap_or_default().into_bytes()),
+        }
+    }
+    stack.replace(ctx, lua_owned(ctx, out));
     Ok(())
 }
 
@@ -185,7 +184,7 @@ fn map_bytes<'gc>(
     let s = arg_bytes(ctx, exec, stack, host, fname)?;
     room(ctx, host, s.len())?;
     copy_fuel(exec, s.len());
-    stack.replace(ctx, lua_str(ctx, f(s)));
+    stack.replace(ctx, lua_owned(ctx, f(s)));
     Ok(())
 }
 
@@ -261,7 +260,8 @@ fn sub<'gc>(
         let b = usize::try_from(end).unwrap_or(0);
         s.get(a..b).unwrap_or_default()
     };
-    room(ctx, host, piece.len())?;
+    // The argument's copy exists while the piece is made.
+    room(ctx, host, s.len().saturating_add(piece.len()))?;
     copy_fuel(exec, piece.len());
     stack.replace(ctx, lua_str(ctx, piece));
     Ok(())

@@ -31,6 +31,16 @@ pub(crate) fn lua_str<'gc>(ctx: Context<'gc>, bytes: impl AsRef<[u8]>) -> Value<
     Value::String(piccolo::String::from_slice(&ctx, bytes.as_ref()))
 }
 
+/// A Lua string made from `bytes` without a second copy: a long result of a charged
+/// function is moved into the Lua heap, not copied (the copy would hold twice its size
+/// for a moment, past what was charged).
+pub(crate) fn lua_owned<'gc>(ctx: Context<'gc>, bytes: Vec<u8>) -> Value<'gc> {
+    if bytes.len() <= 256 {
+        return lua_str(ctx, bytes);
+    }
+    Value::String(piccolo::String::from_buffer(&ctx, bytes.into_boxed_slice()))
+}
+
 /// An error value without position.
 pub(crate) fn plain_error<'gc>(ctx: Context<'gc>, msg: impl AsRef<[u8]>) -> piccolo::Error<'gc> {
     lua_str(ctx, msg).into()
@@ -555,7 +565,7 @@ fn install_string<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Shared) {
                     Err(_) => return Err(bad_arg(ctx, &exec, host, i + 1, "char", "invalid value")),
                 }
             }
-            stack.replace(ctx, lua_str(ctx, out));
+            stack.replace(ctx, lua_owned(ctx, out));
             Ok(CallbackReturn::Return)
         }),
     );
@@ -577,7 +587,7 @@ fn str_rep<'gc>(
     };
     alloc::room(ctx, host, total)?;
     alloc::copy_fuel(exec, total);
-    stack.replace(ctx, lua_str(ctx, s.repeat(count)));
+    stack.replace(ctx, lua_owned(ctx, s.repeat(count)));
     Ok(())
 }
 
@@ -868,7 +878,7 @@ impl<'gc> Sequence<'gc> for GsubCall<'gc> {
                 if alloc::room(ctx, &self.host, out.len()).is_err() {
                     return Err(alloc::out_of_memory(ctx, &mut exec, &self.host));
                 }
-                stack.extend([lua_str(ctx, out), Value::Integer(self.walk.n)]);
+                stack.extend([lua_owned(ctx, out), Value::Integer(self.walk.n)]);
                 Ok(SequencePoll::Return)
             }
         }
@@ -955,7 +965,7 @@ fn str_gsub<'gc>(
     let out = walk.finish();
     exec.fuel()
         .consume(i32::try_from(out.len() / 64).unwrap_or(i32::MAX));
-    stack.replace(ctx, (lua_str(ctx, out), Value::Integer(walk.n)));
+    stack.replace(ctx, (lua_owned(ctx, out), Value::Integer(walk.n)));
     Ok(CallbackReturn::Return)
 }
 
@@ -1194,7 +1204,8 @@ fn table_concat<'gc>(
         if k != j {
             total = total.saturating_add(sep.len());
         }
-        alloc::room(ctx, host, total)?;
+        // The pieces are copied out before the result is made: both exist at the end.
+        alloc::room(ctx, host, total.saturating_mul(2))?;
         exec.fuel().consume(1);
         pieces.push(text);
         if k == j {
@@ -1204,7 +1215,7 @@ fn table_concat<'gc>(
     }
     alloc::copy_fuel(exec, total);
     let out = pieces.join(&sep[..]);
-    stack.replace(ctx, lua_str(ctx, out));
+    stack.replace(ctx, lua_owned(ctx, out));
     Ok(())
 }
 
@@ -1652,7 +1663,7 @@ fn string_format<'gc>(
     }
     exec.fuel()
         .consume(i32::try_from(out.len() / 64).unwrap_or(i32::MAX));
-    stack.replace(ctx, lua_str(ctx, out));
+    stack.replace(ctx, lua_owned(ctx, out));
     Ok(CallbackReturn::Return)
 }
 
@@ -1721,7 +1732,7 @@ pub(crate) fn global_env<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Shared) -
 
 /// Replaces each library table in `g` by a read-only proxy of itself.
 pub(crate) fn protect_libraries<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Shared) {
-    for name in ["string", "table", "math", "redis", "coroutine", "bit"] {
+    for name in ["string", "table", "math", "redis", "coroutine", "bit", "cjson"] {
         if let Value::Table(lib) = g.get(ctx, name) {
             let proxy = readonly_proxy(ctx, lib, host);
             let _ = g.set(ctx, name, proxy);

@@ -5,6 +5,7 @@
 mod alloc;
 mod bit;
 mod cfmt;
+mod cjson;
 mod convert;
 mod lib;
 mod order;
@@ -43,9 +44,22 @@ impl Default for ScriptLimits {
     }
 }
 
-/// Fuel per `Executor::step`; between steps the VM may collect garbage and the memory cap
-/// is checked.
+/// Fuel per `Executor::step` while the heap is far from the cap; between steps the VM may
+/// collect garbage and the memory cap is checked.
 const FUEL_PER_SLICE: i32 = 4096;
+
+/// The room kept free for growth, as a multiple of the largest net jump a slice made: a
+/// table that last grew by `j` (to `2j`) next allocates `4j` while its `2j` copy lives.
+const GROWTH_RESERVE: usize = 4;
+
+/// Heap bytes one instruction is allowed for when a slice's length is chosen near the cap.
+const BYTES_PER_FUEL: usize = 256;
+
+/// The instructions the next slice may run with `headroom` bytes left under the cap: the
+/// full slice far from it, fewer (at least 16) as it nears.
+fn slice_fuel(headroom: usize) -> i32 {
+    i32::try_from(headroom / BYTES_PER_FUEL).map_or(FUEL_PER_SLICE, |f| f.clamp(16, FUEL_PER_SLICE))
+}
 
 /// A forced full collection costs the script one instruction per this many heap bytes.
 const GC_BYTES_PER_FUEL: u64 = 256;
@@ -70,6 +84,9 @@ pub(crate) struct Host {
     pub(crate) oom: bool,
     /// A charged allocation did not fit: collect garbage before the next step.
     pub(crate) gc_wanted: bool,
+    /// Bytes charged functions made room for in the current slice (they check the cap
+    /// themselves, so the host does not count them as growth it must anticipate).
+    pub(crate) charged: usize,
 }
 
 struct Cached {
@@ -222,6 +239,7 @@ impl Vm {
             fuel_left: 0,
             oom: false,
             gc_wanted: false,
+            charged: 0,
         }));
         let mut lua = Lua::empty();
         let (globals, env, executor, key_order) = lua.enter(|ctx| {
@@ -232,6 +250,7 @@ impl Vm {
             let g = ctx.globals();
             lib::install(ctx, g, &host);
             bit::install(ctx, g, &host);
+            cjson::install(ctx, g, &host);
             wrap::install(ctx, g, &host);
             let key_order = order::install(ctx, g, &host);
             lib::protect_libraries(ctx, g, &host);
@@ -293,26 +312,46 @@ impl Vm {
     }
 
     /// Steps the started script until it ends; `Some(message)` if it was killed.
+    ///
+    /// Tables and the VM's stacks grow inside piccolo's instructions, where nothing can be
+    /// charged before it is made, and they grow by doubling: one instruction can allocate
+    /// twice what a table holds while the old copy still exists. Between slices the heap
+    /// is read and two things keep it under the cap: the largest net jump a slice has made
+    /// this run (less what charged functions made room for: they check for themselves) is
+    /// taken as the last doubling of the biggest growing thing, whose next doubling
+    /// allocates four times that while its old copy lives (`GROWTH_RESERVE`), and the
+    /// script is stopped before that no longer fits; and a slice runs fewer instructions
+    /// the closer the heap is to the cap (`slice_fuel`), so the small allocations of many
+    /// instructions cannot pile up past it.
     fn drive(&mut self) -> Option<String> {
         let executor = &self.executor;
+        let cap = self.limits.memory_bytes;
         let memory_error = || {
             format!(
-                "ERR Script killed: it used more than {} bytes of Lua memory (lockstep's script memory cap)",
-                self.limits.memory_bytes
+                "ERR Script killed: it used more than {cap} bytes of Lua memory (lockstep's script memory cap)"
             )
         };
         let mut spent: u64 = 0;
+        let mut jump_max: usize = 0;
+        let mut before = self.lua.total_memory();
         loop {
+            let slice = slice_fuel(
+                cap.saturating_sub(before.saturating_add(jump_max.saturating_mul(GROWTH_RESERVE))),
+            );
             let (done, used) = self.lua.enter(|ctx| {
-                let mut fuel = Fuel::with(FUEL_PER_SLICE);
+                let mut fuel = Fuel::with(slice);
                 let done = ctx.fetch(executor).step(ctx, &mut fuel);
-                (done, i64::from(FUEL_PER_SLICE) - i64::from(fuel.remaining()))
+                (done, i64::from(slice) - i64::from(fuel.remaining()))
             });
             spent = spent.saturating_add(u64::try_from(used).unwrap_or(0));
-            let (oom, gc_wanted) = {
+            let (oom, gc_wanted, charged) = {
                 let mut h = self.host.borrow_mut();
                 h.fuel_left = self.limits.fuel.saturating_sub(spent);
-                (h.oom, std::mem::take(&mut h.gc_wanted))
+                (
+                    h.oom,
+                    std::mem::take(&mut h.gc_wanted),
+                    std::mem::take(&mut h.charged),
+                )
             };
             if oom {
                 return Some(memory_error());
@@ -326,15 +365,19 @@ impl Vm {
                     self.limits.fuel
                 ));
             }
-            if gc_wanted || self.lua.total_memory() > self.limits.memory_bytes {
+            let after = self.lua.total_memory();
+            jump_max = jump_max.max(after.saturating_sub(before).saturating_sub(charged));
+            let needs = |heap: usize| heap.saturating_add(jump_max.saturating_mul(GROWTH_RESERVE));
+            if gc_wanted || needs(after) > cap {
                 // A full collection walks the heap: it costs the script instructions.
                 self.lua.gc_collect();
                 let heap = u64::try_from(self.lua.total_memory()).unwrap_or(u64::MAX);
                 spent = spent.saturating_add(heap / GC_BYTES_PER_FUEL);
-                if self.lua.total_memory() > self.limits.memory_bytes {
+                if needs(self.lua.total_memory()) > cap {
                     return Some(memory_error());
                 }
             }
+            before = self.lua.total_memory();
         }
     }
 
@@ -353,6 +396,7 @@ impl Vm {
             host.fuel_left = self.limits.fuel;
             host.oom = false;
             host.gc_wanted = false;
+            host.charged = 0;
         }
         {
             let (globals, executor, function) = (&self.globals, &self.executor, &cached.function);

@@ -188,7 +188,7 @@ fn same_key<'gc>(a: Value<'gc>, b: Value<'gc>) -> bool {
 /// The order keys are visited in: numbers, strings, everything else, then `true`, `false`.
 /// (piccolo 0.3.3's generic `for` stops at a `false` key as if it were `nil`, so that key
 /// goes last and hides no other.)
-fn compare<'gc>(a: Value<'gc>, b: Value<'gc>) -> Ordering {
+pub(crate) fn compare<'gc>(a: Value<'gc>, b: Value<'gc>) -> Ordering {
     fn rank(v: Value) -> u8 {
         match v {
             Value::Integer(_) | Value::Number(_) => 0,
