@@ -461,3 +461,24 @@ fn cjson_bombs_end_in_an_error_within_the_memory_cap() {
         0,
     );
 }
+
+/// A table whose array part grows while the new key goes to its hash part panicked inside
+/// piccolo 0.3.3 ("map slot must be pre-reserved"): string and integer keys interleaved,
+/// or float keys between integers. Tables hash with a per-table random seed there, so
+/// each script runs many times; before the patch in vendor/piccolo, the first one
+/// panicked on every run tried. Redis answers 1 to each.
+#[test]
+fn tables_mixing_array_and_hash_keys_never_panic() {
+    let scripts = [
+        "local t = {} for j = 1, 20 do t = {} for i = 1, 300 do t['k' .. i] = i t[i] = i end end return 1",
+        "for j = 1, 20 do local t = {} for i = 1, 300 do t[i * 0.5] = i end end return 1",
+        "for j = 1, 20 do local t = {} for i = 1, 300 do t[i] = i t[-i] = i t[i + 0.25] = i end end return 1",
+    ];
+    for script in scripts {
+        for _ in 0..10 {
+            let mut store = Store::new(1);
+            let reply = run(&mut store, &format!("EVAL \"{script}\" 0"));
+            assert_eq!(reply, Reply::Int(1), "{script}");
+        }
+    }
+}
