@@ -108,7 +108,7 @@ pub async fn from_url(url: &str) -> Result<Pack, Vec<String>> {
 
 /// The files of the pack at `url` (the pack file first) and those that were not taken,
 /// each with its reason; `Err` when the pack file itself cannot be had.
-pub async fn fetch_pack(
+async fn fetch_pack(
     url: &str,
     file_limit: usize,
     pack_limit: usize,
