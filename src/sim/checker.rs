@@ -88,6 +88,10 @@ pub struct Rules {
     /// Keys whose every accepted write is one real-world effect (a charge, an email):
     /// the same write accepted twice is a double effect.
     pub effects: Vec<String>,
+    /// A hold ends when the holder's own lease does (`valid_until_us` of its
+    /// `LockHeld`), if that is before it released: the labs' belief, where a worker
+    /// that outlived its TTL knows it no longer holds the lock.
+    pub lease_ends_hold: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -168,7 +172,7 @@ pub fn check_with(trace: &[TraceEvent], names: &[String], rules: &Rules) -> Outc
     };
     let end_us = trace.last().map(|e| e.t_us).unwrap_or(0);
     let mut out = Outcome::default();
-    let mut open: BTreeMap<u32, (String, u64)> = BTreeMap::new();
+    let mut open: BTreeMap<u32, (String, u64, Option<u64>)> = BTreeMap::new();
     let mut holds: Vec<(u32, String, u64, u64, String)> = Vec::new();
     let mut started: BTreeMap<u32, u64> = BTreeMap::new();
     let mut waited: BTreeMap<u32, u64> = BTreeMap::new();
@@ -177,19 +181,29 @@ pub fn check_with(trace: &[TraceEvent], names: &[String], rules: &Rules) -> Outc
     let mut tokens: BTreeMap<i64, (u32, u64)> = BTreeMap::new();
     // Effect writes accepted so far: (key, value) → (first writer, when).
     let mut effects: BTreeMap<(String, String), (u32, u64)> = BTreeMap::new();
-    let close =
-        |open: &mut BTreeMap<u32, (String, u64)>, holds: &mut Vec<_>, pid: u32, t: u64, why: String| {
-            if let Some((lock, from)) = open.remove(&pid) {
-                holds.push((pid, lock, from, t, why));
-            }
-        };
+    let close = |open: &mut BTreeMap<u32, (String, u64, Option<u64>)>,
+                 holds: &mut Vec<_>,
+                 pid: u32,
+                 t: u64,
+                 why: String| {
+        if let Some((lock, from, lease)) = open.remove(&pid) {
+            let (t, why) = match lease {
+                Some(l) if l < t => (l.max(from), "lease ended".to_string()),
+                _ => (t, why),
+            };
+            holds.push((pid, lock, from, t, why));
+        }
+    };
     for e in trace {
         match &e.kind {
             TraceKind::Start => {
                 started.entry(e.pid).or_insert(e.t_us);
             }
-            TraceKind::LockHeld { lock, .. } => {
-                open.insert(e.pid, (lock.clone(), e.t_us));
+            TraceKind::LockHeld {
+                lock, valid_until_us, ..
+            } => {
+                let lease = valid_until_us.filter(|_| rules.lease_ends_hold);
+                open.insert(e.pid, (lock.clone(), e.t_us, lease));
                 if let Some(s) = started.get(&e.pid) {
                     waited.entry(e.pid).or_insert(e.t_us.saturating_sub(*s));
                 }
@@ -202,7 +216,7 @@ pub fn check_with(trace: &[TraceEvent], names: &[String], rules: &Rules) -> Outc
                 gave_up.entry(e.pid).or_insert(e.t_us);
             }
             TraceKind::Crash => {
-                if let Some((lock, _)) = open.get(&e.pid) {
+                if let Some((lock, _, _)) = open.get(&e.pid) {
                     crashes.push((e.pid, e.t_us, lock.clone()));
                 }
                 close(&mut open, &mut holds, e.pid, e.t_us, "crashed".into());
@@ -489,6 +503,7 @@ mod tests {
         ];
         let rules = Rules {
             effects: vec!["charge".into()],
+            ..Rules::default()
         };
         let o = check_with(&t, &names, &rules);
         assert_eq!(o.violations.len(), 1, "{:?}", o.violations);

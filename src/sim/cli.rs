@@ -126,6 +126,14 @@ pub fn event_line(e: &TraceEvent, names: &[String]) -> String {
                 value.as_deref().unwrap_or("(nil)")
             )
         }
+        TraceKind::Note { text } => format!("logs: {text}"),
+        TraceKind::CodeError { message, line, col } => match (line, col) {
+            (Some(l), Some(c)) => format!("CODE FAILED: {message} (line {l}, column {c})"),
+            _ => format!("CODE FAILED: {message}"),
+        },
+        TraceKind::ForeignDelete { key, owner, token } => {
+            format!("DELETES {key}, which held {}'s token {}", n(*owner), short(token))
+        }
         TraceKind::WorkSkipped { reason } => format!("skips the work: {reason}"),
         TraceKind::WorkDone => "work done".to_string(),
         TraceKind::WriteAccepted {

@@ -38,6 +38,7 @@ pub mod cli;
 pub mod client;
 pub mod clock;
 pub mod explore;
+pub mod lab;
 /// Lock arithmetic shared by the Redlock client and the quizzes (lead-owned).
 pub mod lockmath;
 pub mod rng;

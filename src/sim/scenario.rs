@@ -313,6 +313,7 @@ impl ResourceSpec {
     pub fn rules(&self) -> super::checker::Rules {
         super::checker::Rules {
             effects: self.effects.clone(),
+            lease_ends_hold: false,
         }
     }
 }
@@ -348,6 +349,9 @@ pub enum Algorithm {
     /// A Redlock library's `using()`: retries with jitter, early quorum, automatic
     /// extension, cooperative abort signal, release in `finally`.
     Library,
+    /// A lab worker: its code is the learner's JavaScript, run outside the simulator
+    /// (see `sim::lab` and docs/labs.md); the world only carries its commands.
+    Lab,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

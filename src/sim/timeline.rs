@@ -51,6 +51,23 @@ impl Timeline {
         })
     }
 
+    /// A timeline over a world built elsewhere (a lab run's replay), judged by `rules`.
+    pub fn from_world(world: World, rules: Rules) -> Timeline {
+        let names = world.process_names();
+        Timeline {
+            checkpoints: vec![Checkpoint {
+                events: 0,
+                trace_len: 0,
+                world: world.clone(),
+            }],
+            world,
+            trace: Vec::new(),
+            names,
+            rules,
+            injections: BTreeMap::new(),
+        }
+    }
+
     /// Events processed so far: the cursor.
     pub fn cursor(&self) -> u64 {
         self.world.events()

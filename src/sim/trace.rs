@@ -161,6 +161,24 @@ pub enum TraceKind {
         votes_for: u32,
         votes_against: u32,
     },
+    /// A lab worker wrote to the console (`console.log`), or its driver noted a step.
+    Note {
+        text: String,
+    },
+    /// A lab worker's code failed: it threw, or waits on a promise that never settles.
+    /// `line`/`col` point into the learner's file when known.
+    CodeError {
+        message: String,
+        line: Option<u32>,
+        col: Option<u32>,
+    },
+    /// A command from `pid` deleted or overwrote `key` while it held `owner`'s token:
+    /// a release that freed someone else's lock.
+    ForeignDelete {
+        key: String,
+        owner: u32,
+        token: String,
+    },
 }
 
 impl TraceKind {
@@ -174,6 +192,8 @@ impl TraceKind {
                 | TraceKind::AcquireFailed { .. }
                 | TraceKind::GaveUp { .. }
                 | TraceKind::Stalled { .. }
+                | TraceKind::CodeError { .. }
+                | TraceKind::ForeignDelete { .. }
                 | TraceKind::WriteAccepted { .. }
                 | TraceKind::WriteRejected { .. }
                 | TraceKind::Crash

@@ -17,6 +17,7 @@ use super::client::{
     Action, Client, ClientCfg, ClientCtx, Dest, Input, LibCfg, ResOp, ResReply, Step, Timer,
 };
 use super::clock::Clock;
+use super::lab::{LabAction, LabAttack, LabAttackOp, LabEvent, LabInput};
 use super::rng::{sub_seed, SimRng};
 use super::scenario::{
     Algorithm, DelaySpec, FaultOp, Fencing, LatencySpec, Persistence, ReleaseKind, Scenario, MAX_TIME_MS,
@@ -24,7 +25,7 @@ use super::scenario::{
 use super::trace::{TraceEvent, TraceKind, TraceLevel};
 use crate::store::{Effect, Reply, Store};
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, VecDeque};
 use std::sync::Arc;
 
 pub type Pid = usize;
@@ -210,6 +211,43 @@ enum Kind {
     Node(Box<Node>),
     Client(Box<Client>),
     Resource(Box<Resource>),
+    Lab(Box<LabProc>),
+}
+
+/// A lab worker: its program runs outside the world (the learner's JavaScript, through
+/// the harness). The world turns what reaches it into [`LabInput`]s, queued for the
+/// runner ([`World::next_lab_input`]), and carries out the [`LabAction`]s the runner
+/// hands back ([`World::lab_actions`]).
+#[derive(Clone, Debug)]
+struct LabProc {
+    worker: u32,
+    seed: u64,
+    start_us: u64,
+    dests: Vec<Dest>,
+    lock: String,
+    /// The token the driver says this worker holds.
+    token: Option<String>,
+    /// Commands sent and not yet answered or timed out.
+    waiting: BTreeSet<u64>,
+    /// Commands this incarnation has sent (attacks strike before the k-th).
+    sent: u32,
+    /// Actions held back by a pause that struck between two commands.
+    deferred: Vec<LabAction>,
+    /// Inputs that reached the runner's queue for this worker after it was paused.
+    held: Vec<LabInput>,
+    /// Done, failed or stuck: nothing more is delivered.
+    over: bool,
+}
+
+impl LabProc {
+    fn reset(&mut self) {
+        self.token = None;
+        self.waiting.clear();
+        self.sent = 0;
+        self.deferred.clear();
+        self.held.clear();
+        self.over = false;
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -369,7 +407,22 @@ pub struct World {
     /// so it sees the state after the last event of its moment, and before the end,
     /// so one injected at the end still runs.
     late: BTreeMap<(u64, u64), Fault>,
+    /// Inputs for lab workers, waiting for the runner to take them to the harness.
+    lab_queue: VecDeque<LabInput>,
+    /// Attacks that strike a lab worker just before it sends its k-th command.
+    lab_attacks: Vec<LabAttack>,
+    /// Which lab worker each held token belongs to (for foreign deletes).
+    lab_owners: BTreeMap<String, Pid>,
+    /// `console.log` lines recorded so far (capped at [`MAX_LAB_NOTES`]).
+    lab_notes: u32,
+    /// A replay: the harness's answers of an earlier run, in order, and how many are
+    /// used. With a tape the world answers its lab workers itself, so the timeline can
+    /// rebuild (and step back through) a run of the learner's code without the harness.
+    lab_tape: Option<(Arc<Vec<String>>, usize)>,
 }
+
+/// Console lines a run records from lab workers; the rest are counted, not kept.
+pub const MAX_LAB_NOTES: u32 = 200;
 
 impl World {
     /// Build the world for `scenario` under `seed`. Errors name the field.
@@ -542,6 +595,7 @@ impl World {
         });
         // Clients.
         let scripts = Arc::new(s.scripts.clone());
+        let mut labs: u32 = 0;
         for (i, c) in s.clients.iter().enumerate() {
             let field = |x: &str| format!("clients[{i}].{x}");
             check_name(&mut names, &c.name, field("name"), procs.len())?;
@@ -715,6 +769,27 @@ impl World {
             }
             let offset = signed_ms_to_us(c.clock_offset_ms).map_err(|m| (field("clock_offset_ms"), m))?;
             let ppm = pct_to_ppm(c.drift_pct).map_err(|m| (field("drift_pct"), m))?;
+            let client_seed = sub_seed(seed, &format!("client:{}", c.name));
+            let kind = if c.algorithm == Algorithm::Lab {
+                Kind::Lab(Box::new(LabProc {
+                    worker: labs,
+                    seed: client_seed,
+                    start_us: cfg.start_us,
+                    dests: cfg.dests.clone(),
+                    lock: cfg.lock.clone(),
+                    token: None,
+                    waiting: BTreeSet::new(),
+                    sent: 0,
+                    deferred: Vec::new(),
+                    held: Vec::new(),
+                    over: false,
+                }))
+            } else {
+                Kind::Client(Box::new(Client::new(Arc::new(cfg), client_seed)))
+            };
+            if c.algorithm == Algorithm::Lab {
+                labs += 1;
+            }
             procs.push(Proc {
                 name: c.name.clone(),
                 clock: Clock::new(offset, ppm),
@@ -722,10 +797,7 @@ impl World {
                 paused: false,
                 inc: 0,
                 inbox: Vec::new(),
-                kind: Kind::Client(Box::new(Client::new(
-                    Arc::new(cfg),
-                    sub_seed(seed, &format!("client:{}", c.name)),
-                ))),
+                kind,
             });
         }
         if procs.len() > MAX_PROCESSES {
@@ -782,6 +854,11 @@ impl World {
             seed,
             late: BTreeMap::new(),
             actions: Vec::new(),
+            lab_queue: VecDeque::new(),
+            lab_attacks: Vec::new(),
+            lab_owners: BTreeMap::new(),
+            lab_notes: 0,
+            lab_tape: None,
         };
         // Faults.
         for (i, fs) in s.faults.iter().enumerate() {
@@ -896,6 +973,20 @@ impl World {
         }
         // Client starts, AOF fsyncs, the end.
         for pid in 0..w.procs.len() {
+            let lab_start = match &w.procs[pid].kind {
+                Kind::Lab(l) => Some(l.start_us),
+                _ => None,
+            };
+            if let Some(at) = lab_start {
+                w.schedule(
+                    at,
+                    Ev::Timer {
+                        pid,
+                        inc: 0,
+                        timer: Timer::Start,
+                    },
+                );
+            }
             match &w.procs[pid].kind {
                 Kind::Client(c) => {
                     let at = c.cfg.start_us;
@@ -983,7 +1074,10 @@ impl World {
     }
 
     pub fn is_client(&self, pid: Pid) -> bool {
-        matches!(self.procs.get(pid).map(|p| &p.kind), Some(Kind::Client(_)))
+        matches!(
+            self.procs.get(pid).map(|p| &p.kind),
+            Some(Kind::Client(_) | Kind::Lab(_))
+        )
     }
 
     pub fn is_node(&self, pid: Pid) -> bool {
@@ -1113,6 +1207,7 @@ impl World {
         if self.ended {
             return false;
         }
+        self.replay_lab_answers(out);
         if let Some((at, f)) = self.due_injection() {
             self.now_us = self.now_us.max(at);
             self.events += 1;
@@ -1236,6 +1331,319 @@ impl World {
         true
     }
 
+    /// The next input for a lab worker, if one is waiting: the runner gives it to the
+    /// harness and hands the answer to [`World::lab_actions`] before the next
+    /// [`World::step`]. Inputs for a worker paused since they were queued wait for its
+    /// resume; inputs from an earlier incarnation are dropped.
+    pub fn next_lab_input(&mut self) -> Option<LabInput> {
+        while let Some(input) = self.lab_queue.pop_front() {
+            let Some(p) = self.procs.get_mut(input.pid) else {
+                continue;
+            };
+            if matches!(input.ev, LabEvent::Crash) {
+                return Some(input);
+            }
+            if p.inc != input.inc || !p.alive {
+                continue;
+            }
+            let Kind::Lab(l) = &mut p.kind else { continue };
+            if l.over {
+                continue;
+            }
+            if p.paused {
+                l.held.push(input);
+                continue;
+            }
+            return Some(input);
+        }
+        None
+    }
+
+    /// Replay the harness's recorded answers (see `lab_tape`).
+    pub fn set_lab_tape(&mut self, tape: Arc<Vec<String>>) {
+        self.lab_tape = Some((tape, 0));
+    }
+
+    fn replay_lab_answers(&mut self, out: &mut Vec<TraceEvent>) {
+        if self.lab_tape.is_none() {
+            return;
+        }
+        while let Some(input) = self.next_lab_input() {
+            let Some((tape, pos)) = self.lab_tape.as_mut() else {
+                return;
+            };
+            let Some(answer) = tape.get(*pos).cloned() else {
+                // The recorded run stopped here (the code failed): nothing more happens.
+                self.lab_queue.clear();
+                return;
+            };
+            *pos += 1;
+            match super::lab::parse_actions(&answer) {
+                Ok(actions) => self.lab_actions(input.pid, input.inc, actions, out),
+                Err(_) => {
+                    self.lab_tape = None;
+                    self.lab_queue.clear();
+                    return;
+                }
+            }
+        }
+    }
+
+    /// An attack to carry out when a lab worker is about to send its k-th command.
+    pub fn add_lab_attack(&mut self, attack: LabAttack) {
+        self.lab_attacks.push(attack);
+    }
+
+    /// The index of lab worker `pid` (0-based), if it is one.
+    pub fn lab_worker(&self, pid: Pid) -> Option<u32> {
+        match self.procs.get(pid).map(|p| &p.kind) {
+            Some(Kind::Lab(l)) => Some(l.worker),
+            _ => None,
+        }
+    }
+
+    fn lab_queue_input(&mut self, pid: Pid, ev: LabEvent) {
+        let p = &self.procs[pid];
+        let Kind::Lab(l) = &p.kind else { return };
+        if l.over {
+            return;
+        }
+        let input = LabInput {
+            pid,
+            worker: l.worker,
+            inc: p.inc,
+            now_local_us: p.clock.local_us(self.now_us),
+            ev,
+        };
+        self.lab_queue.push_back(input);
+    }
+
+    /// Was command `req` of lab worker `pid` still waiting (then it is not any more)?
+    fn lab_answered(&mut self, pid: Pid, req: u64) -> bool {
+        match &mut self.procs[pid].kind {
+            Kind::Lab(l) => l.waiting.remove(&req),
+            _ => false,
+        }
+    }
+
+    fn lab_timer(&mut self, pid: Pid, timer: Timer, out: &mut Vec<TraceEvent>) {
+        let ev = match timer {
+            Timer::Start => {
+                let (seed, inc) = match &self.procs[pid].kind {
+                    Kind::Lab(l) => (l.seed, self.procs[pid].inc),
+                    _ => return,
+                };
+                self.emit(out, pid, TraceKind::Start);
+                LabEvent::Start {
+                    seed: sub_seed(seed, &format!("incarnation:{inc}")),
+                }
+            }
+            Timer::Step(id) => LabEvent::Timer { id },
+            Timer::ReqTimeout(id) => {
+                if !self.lab_answered(pid, id) {
+                    return;
+                }
+                if self.full() {
+                    self.emit(
+                        out,
+                        pid,
+                        TraceKind::Timer {
+                            name: timer.name().to_string(),
+                        },
+                    );
+                }
+                LabEvent::Timeout { id }
+            }
+            _ => return,
+        };
+        self.lab_queue_input(pid, ev);
+    }
+
+    /// Carry out what lab worker `pid` (incarnation `inc`) did with its last input.
+    pub fn lab_actions(&mut self, pid: Pid, inc: u32, actions: Vec<LabAction>, out: &mut Vec<TraceEvent>) {
+        let Some(p) = self.procs.get(pid) else { return };
+        if p.inc != inc || !p.alive || !matches!(p.kind, Kind::Lab(_)) {
+            return;
+        }
+        let mut rest = actions.into_iter();
+        while let Some(a) = rest.next() {
+            let p = &mut self.procs[pid];
+            if !p.alive || p.inc != inc {
+                return;
+            }
+            let paused = p.paused;
+            let Kind::Lab(l) = &mut p.kind else { return };
+            if l.over {
+                return;
+            }
+            if paused {
+                l.deferred.push(a);
+                l.deferred.extend(rest);
+                return;
+            }
+            if let LabAction::Cmd { .. } = a {
+                let k = l.sent + 1;
+                let worker = l.worker;
+                let strike = self
+                    .lab_attacks
+                    .iter()
+                    .position(|x| x.worker == worker && x.command == k);
+                if let Some(i) = strike {
+                    let attack = self.lab_attacks.remove(i);
+                    let now = self.now_us;
+                    match attack.op {
+                        LabAttackOp::Crash { restart_after_us } => {
+                            self.fault(Fault::Crash(pid), out);
+                            if let Some(d) = restart_after_us {
+                                self.schedule(now + d, Ev::Fault(Fault::Restart(pid)));
+                            }
+                            return;
+                        }
+                        LabAttackOp::Pause { for_us } => {
+                            self.fault(Fault::Pause(pid), out);
+                            self.schedule(now + for_us, Ev::Fault(Fault::Resume(pid)));
+                            if let Kind::Lab(l) = &mut self.procs[pid].kind {
+                                l.deferred.push(a);
+                                l.deferred.extend(rest);
+                            }
+                            return;
+                        }
+                    }
+                }
+            }
+            self.lab_apply(pid, a, out);
+        }
+    }
+
+    fn lab_apply(&mut self, pid: Pid, a: LabAction, out: &mut Vec<TraceEvent>) {
+        let now = self.now_us;
+        let p = &mut self.procs[pid];
+        let local = p.clock.local_us(now);
+        let clock = p.clock.clone();
+        let Kind::Lab(l) = &mut p.kind else { return };
+        match a {
+            LabAction::Cmd {
+                id,
+                node,
+                args,
+                timeout_ms,
+            } => {
+                let Some(dest) = l.dests.get(node).copied() else {
+                    l.over = true;
+                    let message = format!(
+                        "there is no Redis client {node}: this worker has {}",
+                        l.dests.len()
+                    );
+                    self.emit(
+                        out,
+                        pid,
+                        TraceKind::CodeError {
+                            message,
+                            line: None,
+                            col: None,
+                        },
+                    );
+                    return;
+                };
+                l.sent = l.sent.saturating_add(1);
+                l.waiting.insert(id);
+                let args = args.into_iter().map(String::into_bytes).collect();
+                self.apply(pid, Action::Cmd { dest, req: id, args }, out);
+                if let Some(ms) = timeout_ms {
+                    let after_local_us = ms_to_us(ms.clamp(0.0, MAX_TIME_MS)).unwrap_or(0);
+                    let timer = Timer::ReqTimeout(id);
+                    self.apply(
+                        pid,
+                        Action::Timer {
+                            after_local_us,
+                            timer,
+                        },
+                        out,
+                    );
+                }
+            }
+            LabAction::Resource { id, op } => self.apply(pid, Action::Res { req: id, op }, out),
+            LabAction::Timer { id, ms } => {
+                let after_local_us = ms_to_us(ms.clamp(0.0, MAX_TIME_MS)).unwrap_or(0);
+                self.apply(
+                    pid,
+                    Action::Timer {
+                        after_local_us,
+                        timer: Timer::Step(id),
+                    },
+                    out,
+                );
+            }
+            LabAction::Held { token, until_ms } => {
+                l.token = Some(token.clone());
+                let lock = l.lock.clone();
+                let valid_until_us = until_ms.map(|u| {
+                    let ahead = (u * 1000.0).round() as i64 - local;
+                    if ahead <= 0 {
+                        now.saturating_sub(ahead.unsigned_abs())
+                    } else {
+                        now.saturating_add(clock.true_duration_us(ahead as u64))
+                    }
+                });
+                self.lab_owners.insert(token.clone(), pid);
+                self.emit(
+                    out,
+                    pid,
+                    TraceKind::LockHeld {
+                        lock,
+                        token,
+                        fence: None,
+                        valid_until_us,
+                    },
+                );
+            }
+            LabAction::Released => {
+                l.token = None;
+                let lock = l.lock.clone();
+                self.emit(out, pid, TraceKind::LockReleased { lock });
+            }
+            LabAction::Lost { reason } => {
+                l.token = None;
+                let lock = l.lock.clone();
+                self.emit(out, pid, TraceKind::LockLost { lock, reason });
+            }
+            LabAction::Failed { reason } => {
+                let lock = l.lock.clone();
+                self.emit(out, pid, TraceKind::AcquireFailed { lock, reason });
+            }
+            LabAction::Log { text } => {
+                if self.lab_notes < MAX_LAB_NOTES {
+                    self.lab_notes += 1;
+                    self.emit(out, pid, TraceKind::Note { text });
+                }
+            }
+            LabAction::Done => {
+                l.over = true;
+                self.emit(out, pid, TraceKind::WorkDone);
+            }
+            LabAction::Error { message, line, col } => {
+                l.over = true;
+                self.emit(out, pid, TraceKind::CodeError { message, line, col });
+            }
+        }
+    }
+
+    /// A paused lab worker resumes: what it was about to do when the pause struck goes
+    /// first, then what reached the runner's queue for it meanwhile.
+    fn lab_resume(&mut self, pid: Pid, out: &mut Vec<TraceEvent>) {
+        let inc = self.procs[pid].inc;
+        let (deferred, held) = match &mut self.procs[pid].kind {
+            Kind::Lab(l) => (std::mem::take(&mut l.deferred), std::mem::take(&mut l.held)),
+            _ => return,
+        };
+        if !deferred.is_empty() {
+            self.lab_actions(pid, inc, deferred, out);
+        }
+        for input in held.into_iter().rev() {
+            self.lab_queue.push_front(input);
+        }
+    }
+
     fn promote(&mut self, group: usize, old: Pid, out: &mut Vec<TraceEvent>) {
         let candidates: Vec<Pid> = self.groups[group]
             .members
@@ -1261,6 +1669,10 @@ impl World {
     }
 
     fn fire_timer(&mut self, pid: Pid, timer: Timer, out: &mut Vec<TraceEvent>) {
+        if matches!(self.procs[pid].kind, Kind::Lab(_)) {
+            self.lab_timer(pid, timer, out);
+            return;
+        }
         let live = match &self.procs[pid].kind {
             Kind::Client(c) => c.is_live(&timer),
             _ => false,
@@ -1281,6 +1693,20 @@ impl World {
     }
 
     fn client_input(&mut self, pid: Pid, input: Input, out: &mut Vec<TraceEvent>) {
+        if matches!(self.procs[pid].kind, Kind::Lab(_)) {
+            let ev = match input {
+                Input::Reply { req, reply } => {
+                    if !self.lab_answered(pid, req) {
+                        return;
+                    }
+                    LabEvent::Reply { id: req, reply }
+                }
+                Input::Res { req, reply } => LabEvent::Resource { id: req, reply },
+                Input::Timer(t) => return self.lab_timer(pid, t, out),
+            };
+            self.lab_queue_input(pid, ev);
+            return;
+        }
         let now = self.now_us;
         let mut actions = std::mem::take(&mut self.actions);
         {
@@ -1556,10 +1982,33 @@ impl World {
             }
             return;
         }
+        let lab_key = match &self.procs[from].kind {
+            Kind::Lab(l) => Some(l.lock.clone()),
+            _ => None,
+        };
+        let Kind::Node(n) = &mut self.procs[node].kind else {
+            return;
+        };
+        let before = lab_key.as_deref().and_then(|k| live_value(&n.store, k, local_ms));
         let reply = n.store.execute_conn(from as u64, &args);
         let effects = n.store.take_effects();
         let service = n.service_us;
         let _ = full;
+        if let (Some(key), Some(was)) = (lab_key, before) {
+            let now_value = live_value(&n.store, &key, local_ms);
+            let owner = self.lab_owners.get(&was).copied();
+            if let Some(owner) = owner.filter(|o| *o != from && now_value.as_deref() != Some(was.as_str())) {
+                self.emit(
+                    out,
+                    from,
+                    TraceKind::ForeignDelete {
+                        key,
+                        owner: owner as u32,
+                        token: was,
+                    },
+                );
+            }
+        }
         self.after_write(node, effects);
         self.reply_cmd(node, from, req, &args, reply, service, out);
     }
@@ -1843,16 +2292,27 @@ impl World {
     /// Does client `pid` still hold its lock, judged from the nodes' actual state (each
     /// node by its own clock)? Clients without a lock never "lapse".
     fn lock_lapsed(&mut self, pid: Pid) -> bool {
-        let (cfg, token) = match &self.procs[pid].kind {
+        let (dests, lock, token, needed) = match &self.procs[pid].kind {
             Kind::Client(c) => match c.cfg.algorithm {
                 Algorithm::None => return false,
-                _ => (c.cfg.clone(), c.hold().map(|h| h.token.clone())),
+                a => (
+                    c.cfg.dests.clone(),
+                    c.cfg.lock.clone(),
+                    c.hold().map(|h| h.token.clone()),
+                    if a == Algorithm::SetNx { 1 } else { c.cfg.quorum() },
+                ),
             },
+            Kind::Lab(l) => (
+                l.dests.clone(),
+                l.lock.clone(),
+                l.token.clone(),
+                super::quorum(l.dests.len()),
+            ),
             _ => return false,
         };
         let Some(token) = token else { return true };
         let mut holding = 0;
-        for d in &cfg.dests {
+        for d in &dests {
             let node = match d {
                 Dest::Node(p) => *p,
                 Dest::Group(g) => self.groups[*g].master,
@@ -1863,15 +2323,11 @@ impl World {
             if self
                 .node_keys(node)
                 .iter()
-                .any(|(k, v, _)| *k == cfg.lock && *v == token)
+                .any(|(k, v, _)| *k == lock && *v == token)
             {
                 holding += 1;
             }
         }
-        let needed = match cfg.algorithm {
-            Algorithm::SetNx => 1,
-            _ => cfg.quorum(),
-        };
         holding < needed
     }
 
@@ -1906,6 +2362,7 @@ impl World {
                 if self.procs[p].paused {
                     self.procs[p].paused = false;
                     self.emit(out, p, TraceKind::Resume);
+                    self.lab_resume(p, out);
                     let inbox = std::mem::take(&mut self.procs[p].inbox);
                     for item in inbox {
                         if !self.procs[p].alive || self.procs[p].paused {
@@ -1970,6 +2427,19 @@ impl World {
                             self.apply(p, a, out);
                         }
                     }
+                    Kind::Lab(l) => {
+                        l.reset();
+                        let worker = l.worker;
+                        let now_local_us = self.procs[p].clock.local_us(now);
+                        self.lab_queue.retain(|i| i.pid != p);
+                        self.lab_queue.push_back(LabInput {
+                            pid: p,
+                            worker,
+                            inc,
+                            now_local_us,
+                            ev: LabEvent::Crash,
+                        });
+                    }
                     Kind::Resource(_) => {}
                 }
             }
@@ -2021,6 +2491,10 @@ impl World {
                     Kind::Client(c) => {
                         let fresh = c.restarted(inc);
                         **c = fresh;
+                        ("fresh program".to_string(), 0)
+                    }
+                    Kind::Lab(l) => {
+                        l.reset();
                         ("fresh program".to_string(), 0)
                     }
                     Kind::Resource(_) => ("".to_string(), 0),
@@ -2108,6 +2582,15 @@ impl World {
 }
 
 /// Apply one write to the on-disk image.
+/// The value `key` holds in `store` at `local_ms`, if it has one that has not expired.
+fn live_value(store: &Store, key: &str, local_ms: u64) -> Option<String> {
+    store
+        .live_keys()
+        .into_iter()
+        .find(|k| k.key == key.as_bytes() && k.expire_at_ms.is_none_or(|e| e > local_ms))
+        .map(|k| String::from_utf8_lossy(&k.value).into_owned())
+}
+
 fn disk_apply(disk: &mut BTreeMap<Vec<u8>, (Vec<u8>, Option<u64>)>, e: &Effect) {
     match e {
         Effect::Set {

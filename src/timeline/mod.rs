@@ -241,6 +241,25 @@ pub fn build_with(
     for (at, f) in injections {
         tl.world_mut().inject_at(*at, f.clone());
     }
+    build_from(tl, scenario, seed)
+}
+
+/// The picture of a lab run, replayed from the harness's recorded answers (the
+/// learner's code does not run again). Holds end with each worker's own lease, as the
+/// lab grades them.
+pub fn build_lab(
+    lab: &crate::sim::lab::Lab,
+    seed: u64,
+    attacks: &[crate::sim::lab::LabAttack],
+    tape: Vec<String>,
+) -> Result<Model, String> {
+    let world = crate::sim::lab::replay_world(lab, seed, attacks, tape)?;
+    let mut rules = lab.scenario.resource.rules();
+    rules.lease_ends_hold = true;
+    build_from(Timeline::from_world(world, rules), &lab.scenario, seed)
+}
+
+fn build_from(mut tl: Timeline, scenario: &Scenario, seed: u64) -> Result<Model, String> {
     let names = tl.names().to_vec();
     let nodes: Vec<usize> = (0..names.len()).filter(|&p| tl.world().is_node(p)).collect();
     // Every process gets its lane from what it is, not from what it did: a node no

@@ -47,6 +47,8 @@ pub fn is_key_moment(m: &Model, at: usize) -> bool {
                 | TraceKind::AcquireFailed { .. }
                 | TraceKind::GaveUp { .. }
                 | TraceKind::Stalled { .. }
+                | TraceKind::CodeError { .. }
+                | TraceKind::ForeignDelete { .. }
                 | TraceKind::WriteAccepted { .. }
                 | TraceKind::WriteRejected { .. }
                 | TraceKind::Crash

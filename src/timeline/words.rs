@@ -151,6 +151,17 @@ pub fn describe(m: &Model, e: &TraceEvent, lang: Lang) -> String {
         ),
         TraceKind::WorkSkipped { reason } => f("ev_work_skipped", &[("reason", self::reason(reason, lang))]),
         TraceKind::WorkDone => tx.t("ev_work_done"),
+        TraceKind::Note { text } => f("ev_note", &[("text", clip(text, 120))]),
+        TraceKind::CodeError { message, line, .. } => match line {
+            Some(l) => f(
+                "ev_code_error_at",
+                &[("message", clip(message, 160)), ("line", l.to_string())],
+            ),
+            None => f("ev_code_error", &[("message", clip(message, 160))]),
+        },
+        TraceKind::ForeignDelete { key, owner, .. } => {
+            f("ev_foreign_delete", &[("key", key.clone()), ("owner", n(*owner))])
+        }
         TraceKind::WriteAccepted {
             from,
             key,
@@ -197,6 +208,9 @@ pub fn is_key_event(k: &TraceKind) -> bool {
             | TraceKind::LockReleased { .. }
             | TraceKind::GaveUp { .. }
             | TraceKind::Stalled { .. }
+            | TraceKind::Note { .. }
+            | TraceKind::CodeError { .. }
+            | TraceKind::ForeignDelete { .. }
             | TraceKind::Read { .. }
             | TraceKind::WorkSkipped { .. }
             | TraceKind::WriteAccepted { .. }

@@ -1,0 +1,1380 @@
+//! Labs: the learner writes part of a lock in JavaScript; the simulator runs it as the
+//! workers of a scenario, attacks it, and grades it.
+//!
+//! The learner's code runs in a host (Node.js for the CLI and native tests, a sandboxed
+//! Web Worker in the browser) through one shared harness, `labs/harness.js`. This
+//! module owns everything else: the lab's definition ([`Lab`], from `lab.toml` and a
+//! scenario whose workers have `algorithm = "lab"`), the messages to and from the
+//! harness (docs/labs.md), one run driven step by step ([`LabRun`]: the world stops
+//! whenever a worker's code must run), the attacks a trial draws ([`LabAttack`]: a
+//! pause or crash just before a worker's k-th command, so it can strike between any two
+//! of the learner's awaits), and the grade ([`grade`]).
+//!
+//! Nothing here talks to a host: the caller moves the messages ([`run_trials`] with a
+//! [`Host`] natively; the browser's panel the same way, asynchronously).
+
+use super::checker::{check_with, Outcome, Property, Violation};
+use super::client::ResOp;
+use super::client::ResReply;
+use super::rng::{sub_seed, SimRng};
+use super::scenario::{Algorithm, Scenario};
+use super::trace::{fmt_ms, TraceEvent, TraceKind, TraceLevel};
+use super::world::{Pid, World};
+use crate::store::Reply;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Most answers one run may take from the harness ("your code sent too many commands").
+pub const MAX_ANSWERS: u32 = 20_000;
+/// Most actions in one answer.
+pub const MAX_ACTIONS: usize = 1_000;
+/// Longest command argument the harness may send.
+pub const MAX_ARG_BYTES: usize = 64 * 1024;
+/// Most trials "Try to break it" runs.
+pub const MAX_TRIALS: u32 = 100_000;
+/// Largest `lab.toml` or learner file read.
+pub const MAX_SOURCE_BYTES: usize = 256 * 1024;
+
+/// What a lab worker is told (one input, delivered by the runner to the harness).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LabInput {
+    pub pid: Pid,
+    pub worker: u32,
+    pub inc: u32,
+    /// The worker's own clock, µs.
+    pub now_local_us: i64,
+    pub ev: LabEvent,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum LabEvent {
+    Start { seed: u64 },
+    Reply { id: u64, reply: Reply },
+    Timeout { id: u64 },
+    Timer { id: u64 },
+    Resource { id: u64, reply: ResReply },
+    Crash,
+}
+
+/// What a lab worker did (docs/labs.md, "Actions").
+#[derive(Clone, Debug, PartialEq)]
+pub enum LabAction {
+    Cmd {
+        id: u64,
+        node: usize,
+        args: Vec<String>,
+        timeout_ms: Option<f64>,
+    },
+    Resource {
+        id: u64,
+        op: ResOp,
+    },
+    Timer {
+        id: u64,
+        ms: f64,
+    },
+    Held {
+        token: String,
+        until_ms: Option<f64>,
+    },
+    Released,
+    Lost {
+        reason: String,
+    },
+    Failed {
+        reason: String,
+    },
+    Log {
+        text: String,
+    },
+    Done,
+    Error {
+        message: String,
+        line: Option<u32>,
+        col: Option<u32>,
+    },
+}
+
+/// An attack on a lab worker, struck just before it sends its `command`-th command
+/// (1-based, counted per incarnation).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LabAttack {
+    pub worker: u32,
+    pub command: u32,
+    pub op: LabAttackOp,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LabAttackOp {
+    /// The process stops (GC, VM stall) for this long, then carries on.
+    Pause { for_us: u64 },
+    /// The process dies; with a delay, a fresh one starts after it.
+    Crash { restart_after_us: Option<u64> },
+}
+
+impl LabAttack {
+    /// For people: "worker 1 pauses 800 ms before its 2nd command".
+    pub fn label(&self, names: &[String]) -> String {
+        let who = names
+            .get(self.worker as usize)
+            .cloned()
+            .unwrap_or_else(|| format!("worker {}", self.worker));
+        let nth = ordinal(self.command);
+        match &self.op {
+            LabAttackOp::Pause { for_us } => {
+                format!("{who} pauses {} ms before its {nth} command", fmt_ms(*for_us))
+            }
+            LabAttackOp::Crash {
+                restart_after_us: Some(d),
+            } => format!(
+                "{who} crashes before its {nth} command and restarts {} ms later",
+                fmt_ms(*d)
+            ),
+            LabAttackOp::Crash {
+                restart_after_us: None,
+            } => {
+                format!("{who} crashes before its {nth} command")
+            }
+        }
+    }
+}
+
+fn ordinal(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (1, 11) | (2, 12) | (3, 13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+// ---------------------------------------------------------------------------------
+// The lab's definition.
+
+/// A check a lab grades, by its name in `lab.toml` and in the verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Check {
+    /// No two workers believe they hold the lock at once (a belief ends when the
+    /// worker's own lease, start + TTL by its clock, ends).
+    MutualExclusion,
+    /// No two workers ever got the same token.
+    UniqueTokens,
+    /// Every worker that did not die for good finished its jobs.
+    AllDone,
+    /// After a holder crashed, another worker got the lock before the run ended.
+    FreedAfterCrash,
+    /// No release deleted or overwrote another worker's key.
+    NoForeignDelete,
+    /// The resource accepted no write from a worker whose lock had lapsed.
+    NoStaleWrite,
+    /// No effect (a charge) was accepted twice.
+    NoDoubleEffect,
+}
+
+impl Check {
+    pub const ALL: [Check; 7] = [
+        Check::MutualExclusion,
+        Check::UniqueTokens,
+        Check::AllDone,
+        Check::FreedAfterCrash,
+        Check::NoForeignDelete,
+        Check::NoStaleWrite,
+        Check::NoDoubleEffect,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Check::MutualExclusion => "mutual_exclusion",
+            Check::UniqueTokens => "unique_tokens",
+            Check::AllDone => "all_done",
+            Check::FreedAfterCrash => "freed_after_crash",
+            Check::NoForeignDelete => "no_foreign_delete",
+            Check::NoStaleWrite => "no_stale_write",
+            Check::NoDoubleEffect => "no_double_effect",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Check> {
+        Check::ALL.into_iter().find(|c| c.name() == s)
+    }
+
+    /// The violation kind this check writes.
+    pub fn violation_kind(self) -> &'static str {
+        match self {
+            Check::MutualExclusion => Property::MutualExclusion.kind(),
+            Check::UniqueTokens => "duplicate_lock_token",
+            Check::AllDone => "not_done",
+            Check::FreedAfterCrash => "lock_stuck",
+            Check::NoForeignDelete => "foreign_delete",
+            Check::NoStaleWrite => Property::StaleWrite.kind(),
+            Check::NoDoubleEffect => Property::DoubleEffect.kind(),
+        }
+    }
+}
+
+/// Text in each language, by code (`en`, `nb`).
+pub type Texts = BTreeMap<String, String>;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LabFile {
+    id: String,
+    section: u32,
+    title: Texts,
+    goal: Texts,
+    /// The functions the learner writes, as the lab page shows them.
+    signature: String,
+    functions: Vec<String>,
+    checks: Vec<String>,
+    #[serde(default = "default_trials")]
+    trials: u32,
+    #[serde(default)]
+    params: BTreeMap<String, toml::Value>,
+    attacks: AttackFile,
+    #[serde(default)]
+    run: RunFile,
+}
+
+fn default_trials() -> u32 {
+    200
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AttackFile {
+    /// `pause`, `crash`.
+    ops: Vec<String>,
+    /// Attacks strike before one of a worker's first `max_command` commands.
+    max_command: u32,
+    pause_ms: [f64; 2],
+    restart_ms: [f64; 2],
+    /// How many attacks a trial draws: `[lo, hi]`.
+    per_trial: [u32; 2],
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RunFile {
+    #[serde(default)]
+    attacks: Vec<RunAttack>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RunAttack {
+    worker: u32,
+    command: u32,
+    op: String,
+    ms: f64,
+}
+
+/// A lab, ready to run.
+#[derive(Clone, Debug)]
+pub struct Lab {
+    pub id: String,
+    pub section: u32,
+    pub title: Texts,
+    pub goal: Texts,
+    pub signature: String,
+    pub functions: Vec<String>,
+    pub checks: Vec<Check>,
+    pub trials: u32,
+    /// Parameters for the driver (JSON object).
+    pub params: Value,
+    pub scenario: Scenario,
+    pub driver: String,
+    pub starter: String,
+    pub solution: String,
+    /// Attacks of the fixed run ("Run").
+    pub run_attacks: Vec<LabAttack>,
+    attack_ops: Vec<String>,
+    max_command: u32,
+    pause_us: (u64, u64),
+    restart_us: (u64, u64),
+    per_trial: (u32, u32),
+    workers: u32,
+}
+
+/// A lab file with a mistake: the file, line and field, and what is wrong.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LabError {
+    pub file: String,
+    pub line: Option<usize>,
+    pub field: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for LabError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some(l) = self.line {
+            write!(f, ":{l}")?;
+        }
+        if !self.field.is_empty() {
+            write!(f, ": {}", self.field)?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// The sources of one lab, as files.
+#[derive(Clone, Debug)]
+pub struct LabSources<'a> {
+    /// The lab's folder, to name files in errors (`labs/set-nx`).
+    pub dir: &'a str,
+    pub lab_toml: &'a str,
+    pub scenario_toml: &'a str,
+    pub driver: &'a str,
+    pub starter: &'a str,
+    pub solution: &'a str,
+}
+
+fn ms_pair(file: &str, src: &str, field: &str, v: [f64; 2]) -> Result<(u64, u64), LabError> {
+    let a = super::world::ms_to_us(v[0]);
+    let b = super::world::ms_to_us(v[1]);
+    match (a, b) {
+        (Ok(a), Ok(b)) if a <= b => Ok((a, b)),
+        (Err(m), _) | (_, Err(m)) => Err(located(file, src, field, m)),
+        _ => Err(located(file, src, field, "[lo, hi] needs lo ≤ hi".into())),
+    }
+}
+
+fn located(file: &str, src: &str, field: &str, message: String) -> LabError {
+    let key = field.rsplit('.').next().unwrap_or(field);
+    let line = src
+        .lines()
+        .position(|l| {
+            let t = l.trim_start();
+            t.starts_with(key) && t[key.len()..].trim_start().starts_with('=')
+        })
+        .map(|i| i + 1);
+    LabError {
+        file: file.to_string(),
+        line,
+        field: field.to_string(),
+        message,
+    }
+}
+
+impl Lab {
+    /// Read a lab from its files. Errors name the file, line and field.
+    pub fn parse(src: &LabSources) -> Result<Lab, LabError> {
+        let file = format!("{}/lab.toml", src.dir);
+        let text = src.lab_toml;
+        if text.len() > MAX_SOURCE_BYTES {
+            return Err(located(
+                &file,
+                "",
+                "file",
+                format!("more than {MAX_SOURCE_BYTES} bytes"),
+            ));
+        }
+        let f: LabFile = toml::from_str(text).map_err(|e| {
+            let p = crate::toml_error::explain(text, &e);
+            LabError {
+                file: file.clone(),
+                line: p.line,
+                field: p.field,
+                message: p.message,
+            }
+        })?;
+        let bad = |field: &str, m: String| located(&file, text, field, m);
+        let scen_file = format!("{}/scenario.toml", src.dir);
+        let scenario = super::scenario::parse(&scen_file, src.scenario_toml).map_err(|e| LabError {
+            file: e.file,
+            line: e.line,
+            field: e.field,
+            message: e.message,
+        })?;
+        let workers = scenario
+            .clients
+            .iter()
+            .filter(|c| c.algorithm == Algorithm::Lab)
+            .count() as u32;
+        if workers == 0 {
+            return Err(LabError {
+                file: scen_file,
+                line: None,
+                field: "clients".into(),
+                message: "a lab needs at least one client with algorithm = \"lab\"".into(),
+            });
+        }
+        World::build(&scenario, 1, TraceLevel::Semantic).map_err(|(field, message)| LabError {
+            line: None,
+            file: scen_file.clone(),
+            field,
+            message,
+        })?;
+        let mut checks = Vec::new();
+        for c in &f.checks {
+            let ch = Check::from_name(c).ok_or_else(|| {
+                let names: Vec<&str> = Check::ALL.iter().map(|c| c.name()).collect();
+                bad(
+                    "checks",
+                    format!("`{c}` is not a check (one of {})", names.join(", ")),
+                )
+            })?;
+            checks.push(ch);
+        }
+        if checks.is_empty() {
+            return Err(bad("checks", "a lab grades at least one check".into()));
+        }
+        if f.functions.is_empty() || f.functions.iter().any(|n| !is_js_name(n)) {
+            return Err(bad(
+                "functions",
+                "names of JavaScript functions, at least one".into(),
+            ));
+        }
+        for lang in ["en", "nb"] {
+            for (field, t) in [("title", &f.title), ("goal", &f.goal)] {
+                if t.get(lang).is_none_or(|s| s.trim().is_empty()) {
+                    return Err(bad(field, format!("needs a text for `{lang}`")));
+                }
+            }
+        }
+        if f.trials == 0 || f.trials > MAX_TRIALS {
+            return Err(bad("trials", format!("between 1 and {MAX_TRIALS}")));
+        }
+        let a = &f.attacks;
+        for op in &a.ops {
+            if op != "pause" && op != "crash" {
+                return Err(bad(
+                    "attacks.ops",
+                    format!("`{op}` is not an attack (pause, crash)"),
+                ));
+            }
+        }
+        if a.max_command == 0 || a.per_trial[0] > a.per_trial[1] || a.per_trial[1] > 8 {
+            return Err(bad(
+                "attacks.per_trial",
+                "max_command ≥ 1 and per_trial [lo, hi] with lo ≤ hi ≤ 8".into(),
+            ));
+        }
+        let pause_us = ms_pair(&file, text, "attacks.pause_ms", a.pause_ms)?;
+        let restart_us = ms_pair(&file, text, "attacks.restart_ms", a.restart_ms)?;
+        let mut run_attacks = Vec::new();
+        for r in &f.run.attacks {
+            if r.worker >= workers || r.command == 0 {
+                return Err(bad(
+                    "run.attacks.worker",
+                    format!("worker {} / command {} does not exist", r.worker, r.command),
+                ));
+            }
+            let us = super::world::ms_to_us(r.ms).map_err(|m| bad("run.attacks.ms", m))?;
+            let op = match r.op.as_str() {
+                "pause" => LabAttackOp::Pause { for_us: us },
+                "crash" => LabAttackOp::Crash {
+                    restart_after_us: Some(us),
+                },
+                o => {
+                    return Err(bad(
+                        "run.attacks.op",
+                        format!("`{o}` is not an attack (pause, crash)"),
+                    ))
+                }
+            };
+            run_attacks.push(LabAttack {
+                worker: r.worker,
+                command: r.command,
+                op,
+            });
+        }
+        let params = serde_json::to_value(&f.params).map_err(|e| bad("params", e.to_string()))?;
+        Ok(Lab {
+            id: f.id,
+            section: f.section,
+            title: f.title,
+            goal: f.goal,
+            signature: f.signature,
+            functions: f.functions,
+            checks,
+            trials: f.trials,
+            params,
+            scenario,
+            driver: src.driver.to_string(),
+            starter: src.starter.to_string(),
+            solution: src.solution.to_string(),
+            run_attacks,
+            attack_ops: a.ops.clone(),
+            max_command: a.max_command,
+            pause_us,
+            restart_us,
+            per_trial: (a.per_trial[0], a.per_trial[1]),
+            workers,
+        })
+    }
+
+    /// The `init` message for the harness, with the learner's source.
+    pub fn init_message(&self, learner: &str) -> String {
+        json!({
+            "type": "init",
+            "lab": self.id,
+            "functions": self.functions,
+            "params": self.params,
+            "driver": self.driver,
+            "learner": learner,
+        })
+        .to_string()
+    }
+
+    /// The attacks of trial `seed` ("Try to break it"): drawn from the seed alone, so a
+    /// trial is reproduced by its seed.
+    pub fn trial_attacks(&self, seed: u64) -> Vec<LabAttack> {
+        let mut rng = SimRng::new(sub_seed(seed, "lab-attacks"));
+        if self.attack_ops.is_empty() {
+            return Vec::new();
+        }
+        let n = rng.range_u64(u64::from(self.per_trial.0), u64::from(self.per_trial.1) + 1);
+        let mut out: Vec<LabAttack> = Vec::new();
+        for _ in 0..n {
+            let worker = rng.range_u64(0, u64::from(self.workers)) as u32;
+            let command = rng.range_u64(1, u64::from(self.max_command) + 1) as u32;
+            if out.iter().any(|a| a.worker == worker && a.command == command) {
+                continue;
+            }
+            let i = rng.range_u64(0, self.attack_ops.len() as u64) as usize;
+            let op = match self.attack_ops.get(i).map(String::as_str) {
+                Some("crash") => LabAttackOp::Crash {
+                    restart_after_us: Some(rng.range_u64(self.restart_us.0, self.restart_us.1 + 1)),
+                },
+                _ => LabAttackOp::Pause {
+                    for_us: rng.range_u64(self.pause_us.0, self.pause_us.1 + 1),
+                },
+            };
+            out.push(LabAttack { worker, command, op });
+        }
+        out
+    }
+}
+
+fn is_js_name(s: &str) -> bool {
+    let mut cs = s.chars();
+    cs.next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && cs.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+}
+
+// ---------------------------------------------------------------------------------
+// Messages.
+
+/// The JSON value a reply becomes for the learner (node-redis v4's shapes).
+fn reply_value(r: &Reply) -> Value {
+    match r {
+        Reply::Status(s) => Value::String(s.clone()),
+        Reply::Error(e) => Value::String(e.clone()),
+        Reply::Int(i) => json!(i),
+        Reply::Bulk(b) => Value::String(String::from_utf8_lossy(b).into_owned()),
+        Reply::Nil | Reply::NilArray => Value::Null,
+        Reply::Array(xs) => Value::Array(xs.iter().map(reply_value).collect()),
+    }
+}
+
+impl LabInput {
+    /// The `input` message for the harness.
+    pub fn message(&self) -> String {
+        let ev = match &self.ev {
+            LabEvent::Start { seed } => json!({"kind": "start", "seed": seed.to_string()}),
+            LabEvent::Reply {
+                id,
+                reply: Reply::Error(e),
+            } => json!({"kind": "reply", "id": id, "error": e}),
+            LabEvent::Reply { id, reply } => json!({"kind": "reply", "id": id, "value": reply_value(reply)}),
+            LabEvent::Timeout { id } => json!({"kind": "timeout", "id": id}),
+            LabEvent::Timer { id } => json!({"kind": "timer", "id": id}),
+            LabEvent::Resource { id, reply } => {
+                let r = match reply {
+                    ResReply::Accepted => json!({"accepted": true}),
+                    ResReply::Rejected { reason } => json!({"rejected": reason}),
+                    ResReply::Read { value, version } => json!({"value": value, "version": version}),
+                };
+                json!({"kind": "resource", "id": id, "reply": r})
+            }
+            LabEvent::Crash => json!({"kind": "crash"}),
+        };
+        json!({
+            "type": "input",
+            "pid": self.pid,
+            "worker": self.worker,
+            "inc": self.inc,
+            "now_ms": self.now_local_us as f64 / 1000.0,
+            "ev": ev,
+        })
+        .to_string()
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "a", rename_all = "snake_case")]
+enum WireAction {
+    Cmd {
+        id: u64,
+        node: usize,
+        args: Vec<String>,
+        #[serde(default)]
+        timeout_ms: Option<f64>,
+    },
+    Resource {
+        id: u64,
+        op: String,
+        key: String,
+        #[serde(default)]
+        value: Option<String>,
+        #[serde(default)]
+        token: Option<i64>,
+    },
+    Timer {
+        id: u64,
+        ms: f64,
+    },
+    Held {
+        token: String,
+        #[serde(default)]
+        until_ms: Option<f64>,
+    },
+    Released,
+    Lost {
+        reason: String,
+    },
+    Failed {
+        reason: String,
+    },
+    Log {
+        text: String,
+    },
+    Done,
+    Error {
+        message: String,
+        #[serde(default)]
+        line: Option<u32>,
+        #[serde(default)]
+        col: Option<u32>,
+    },
+    Stuck {
+        #[serde(default)]
+        waiting: Option<String>,
+    },
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum WireAnswer {
+    Ready,
+    Error {
+        message: String,
+        #[serde(default)]
+        line: Option<u32>,
+        #[serde(default)]
+        col: Option<u32>,
+    },
+    Actions {
+        actions: Vec<WireAction>,
+    },
+}
+
+/// The learner's code failed (not a property: the code could not be graded).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CodeError {
+    pub message: String,
+    pub line: Option<u32>,
+    pub col: Option<u32>,
+    /// The worker whose code failed, if it failed while running.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker: Option<String>,
+}
+
+impl CodeError {
+    pub fn new(message: impl Into<String>) -> CodeError {
+        CodeError {
+            message: message.into(),
+            line: None,
+            col: None,
+            worker: None,
+        }
+    }
+}
+
+impl std::fmt::Display for CodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(w) = &self.worker {
+            write!(f, "{w}: ")?;
+        }
+        write!(f, "{}", self.message)?;
+        match (self.line, self.col) {
+            (Some(l), Some(c)) => write!(f, " (line {l}, column {c})"),
+            (Some(l), None) => write!(f, " (line {l})"),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Read the harness's answer to `init` or `run`.
+pub fn parse_ready(answer: &str) -> Result<(), CodeError> {
+    match serde_json::from_str::<WireAnswer>(answer) {
+        Ok(WireAnswer::Ready) => Ok(()),
+        Ok(WireAnswer::Error { message, line, col }) => Err(CodeError {
+            message,
+            line,
+            col,
+            worker: None,
+        }),
+        Ok(WireAnswer::Actions { .. }) => Err(CodeError::new("the harness answered out of turn")),
+        Err(e) => Err(CodeError::new(format!("the harness's answer is not valid: {e}"))),
+    }
+}
+
+/// Read the harness's answer to an `input`.
+pub fn parse_actions(answer: &str) -> Result<Vec<LabAction>, CodeError> {
+    let wire = match serde_json::from_str::<WireAnswer>(answer) {
+        Ok(WireAnswer::Actions { actions }) => actions,
+        Ok(WireAnswer::Error { message, line, col }) => {
+            return Err(CodeError {
+                message,
+                line,
+                col,
+                worker: None,
+            })
+        }
+        Ok(WireAnswer::Ready) => return Err(CodeError::new("the harness answered out of turn")),
+        Err(e) => return Err(CodeError::new(format!("the harness's answer is not valid: {e}"))),
+    };
+    if wire.len() > MAX_ACTIONS {
+        return Err(CodeError::new(format!(
+            "your code did more than {MAX_ACTIONS} things without waiting for anything"
+        )));
+    }
+    let mut out = Vec::with_capacity(wire.len());
+    for w in wire {
+        out.push(match w {
+            WireAction::Cmd {
+                id,
+                node,
+                args,
+                timeout_ms,
+            } => {
+                if args.is_empty() {
+                    return Err(CodeError::new("a command with no arguments"));
+                }
+                if args.iter().any(|a| a.len() > MAX_ARG_BYTES) {
+                    return Err(CodeError::new(format!(
+                        "a command argument longer than {MAX_ARG_BYTES} bytes"
+                    )));
+                }
+                LabAction::Cmd {
+                    id,
+                    node,
+                    args,
+                    timeout_ms: timeout_ms.filter(|t| t.is_finite()),
+                }
+            }
+            WireAction::Resource {
+                id,
+                op,
+                key,
+                value,
+                token,
+            } => {
+                let op = match op.as_str() {
+                    "read" => ResOp::Read { key },
+                    "write" => ResOp::Write {
+                        key,
+                        value: value.unwrap_or_default(),
+                        token,
+                        idempotency_key: None,
+                        base_version: None,
+                    },
+                    o => return Err(CodeError::new(format!("`{o}` is not a resource operation"))),
+                };
+                LabAction::Resource { id, op }
+            }
+            WireAction::Timer { id, ms } => LabAction::Timer {
+                id,
+                ms: if ms.is_finite() { ms.max(0.0) } else { 0.0 },
+            },
+            WireAction::Held { token, until_ms } => LabAction::Held {
+                token,
+                until_ms: until_ms.filter(|u| u.is_finite()),
+            },
+            WireAction::Released => LabAction::Released,
+            WireAction::Lost { reason } => LabAction::Lost { reason },
+            WireAction::Failed { reason } => LabAction::Failed { reason },
+            WireAction::Log { text } => LabAction::Log {
+                text: text.chars().take(500).collect(),
+            },
+            WireAction::Done => LabAction::Done,
+            WireAction::Error { message, line, col } => LabAction::Error { message, line, col },
+            WireAction::Stuck { waiting } => LabAction::Error {
+                message: match waiting {
+                    Some(w) if !w.is_empty() => {
+                        format!("this worker waits for something that can never happen: {w}")
+                    }
+                    _ => "this worker waits on a promise that never settles".to_string(),
+                },
+                line: None,
+                col: None,
+            },
+        });
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------------------
+// One run.
+
+/// One run of a lab: a world whose lab workers are driven by the harness. Call
+/// [`LabRun::next_message`] and hand each answer to [`LabRun::answer`] until it gives
+/// `None`; then [`LabRun::finish`].
+pub struct LabRun {
+    world: World,
+    trace: Vec<TraceEvent>,
+    pending: Option<(Pid, u32)>,
+    answers: u32,
+    pub seed: u64,
+    pub attacks: Vec<LabAttack>,
+    failed: Option<CodeError>,
+    /// Every answer, in order: replaying them rebuilds the run ([`World::set_lab_tape`]).
+    tape: Vec<String>,
+}
+
+impl LabRun {
+    /// A run of `lab` under `seed` with these attacks.
+    pub fn new(lab: &Lab, seed: u64, attacks: Vec<LabAttack>) -> Result<LabRun, String> {
+        let mut world =
+            World::build(&lab.scenario, seed, TraceLevel::Full).map_err(|(f, m)| format!("{f}: {m}"))?;
+        let workers: Vec<Pid> = (0..world.process_names().len())
+            .filter(|p| world.lab_worker(*p).is_some())
+            .collect();
+        for a in &attacks {
+            if workers.get(a.worker as usize).is_some() {
+                world.add_lab_attack(a.clone());
+            }
+        }
+        Ok(LabRun {
+            world,
+            trace: Vec::new(),
+            pending: None,
+            answers: 0,
+            seed,
+            attacks,
+            failed: None,
+            tape: Vec::new(),
+        })
+    }
+
+    /// The next message for the harness, or `None` when the run is over.
+    pub fn next_message(&mut self) -> Option<String> {
+        if self.failed.is_some() {
+            return None;
+        }
+        loop {
+            if let Some(input) = self.world.next_lab_input() {
+                self.pending = Some((input.pid, input.inc));
+                return Some(input.message());
+            }
+            if !self.world.step(&mut self.trace) {
+                return None;
+            }
+        }
+    }
+
+    /// The harness's answer to the last message.
+    pub fn answer(&mut self, answer: &str) {
+        let Some((pid, inc)) = self.pending.take() else {
+            return;
+        };
+        self.answers += 1;
+        if self.answers > MAX_ANSWERS {
+            self.failed = Some(CodeError::new(format!(
+                "your code sent too many commands ({MAX_ANSWERS} answers in one run)"
+            )));
+            return;
+        }
+        match parse_actions(answer) {
+            Ok(actions) => {
+                self.tape.push(answer.to_string());
+                self.world.lab_actions(pid, inc, actions, &mut self.trace)
+            }
+            Err(mut e) => {
+                e.worker = self.world.process_names().get(pid).cloned();
+                self.failed = Some(e);
+            }
+        }
+    }
+
+    /// The host failed (an infinite loop stopped by the host's watchdog, a crash of
+    /// the host): the run ends with this error.
+    pub fn host_failed(&mut self, e: CodeError) {
+        self.failed = Some(e);
+    }
+
+    /// Grade the run.
+    pub fn finish(mut self, lab: &Lab) -> TrialResult {
+        if self.failed.is_none() {
+            while self.world.step(&mut self.trace) {}
+        }
+        let names = self.world.process_names();
+        let code_error = self
+            .failed
+            .clone()
+            .or_else(|| first_code_error(&self.trace, &names));
+        let (outcome, verdicts) = grade(lab, &self.trace, &names);
+        TrialResult {
+            seed: self.seed,
+            attacks: self.attacks,
+            names,
+            trace: self.trace,
+            outcome,
+            verdicts,
+            code_error,
+            tape: self.tape,
+        }
+    }
+
+    /// The world, for a look at the cluster at the end.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+}
+
+/// The world of a recorded run, ready to replay it without the harness: the timeline
+/// builds its picture (and steps back and forth) from this.
+pub fn replay_world(lab: &Lab, seed: u64, attacks: &[LabAttack], tape: Vec<String>) -> Result<World, String> {
+    let mut world =
+        World::build(&lab.scenario, seed, TraceLevel::Full).map_err(|(f, m)| format!("{f}: {m}"))?;
+    for a in attacks {
+        world.add_lab_attack(a.clone());
+    }
+    world.set_lab_tape(std::sync::Arc::new(tape));
+    Ok(world)
+}
+
+fn first_code_error(trace: &[TraceEvent], names: &[String]) -> Option<CodeError> {
+    trace.iter().find_map(|e| match &e.kind {
+        TraceKind::CodeError { message, line, col } => Some(CodeError {
+            message: message.clone(),
+            line: *line,
+            col: *col,
+            worker: names.get(e.pid as usize).cloned(),
+        }),
+        _ => None,
+    })
+}
+
+/// One check's result in one run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub check: Check,
+    pub violations: Vec<Violation>,
+}
+
+/// What one run showed.
+#[derive(Clone, Debug)]
+pub struct TrialResult {
+    pub seed: u64,
+    pub attacks: Vec<LabAttack>,
+    pub names: Vec<String>,
+    pub trace: Vec<TraceEvent>,
+    pub outcome: Outcome,
+    pub verdicts: Vec<Verdict>,
+    pub code_error: Option<CodeError>,
+    /// The harness's answers, for a replay.
+    pub tape: Vec<String>,
+}
+
+impl TrialResult {
+    pub fn passed(&self) -> bool {
+        self.code_error.is_none() && self.verdicts.iter().all(|v| v.violations.is_empty())
+    }
+
+    /// Every violation of every check, in time order.
+    pub fn violations(&self) -> Vec<Violation> {
+        let mut all: Vec<Violation> = self.verdicts.iter().flat_map(|v| v.violations.clone()).collect();
+        all.sort_by(|a, b| a.from_ms.total_cmp(&b.from_ms).then(a.kind.cmp(&b.kind)));
+        all
+    }
+}
+
+fn ms(us: u64) -> f64 {
+    us as f64 / 1000.0
+}
+
+fn violation(check: Check, clients: Vec<String>, from_us: u64, to_us: u64, detail: String) -> Violation {
+    Violation {
+        kind: check.violation_kind().to_string(),
+        clients,
+        from_ms: ms(from_us),
+        to_ms: ms(to_us),
+        detail,
+        effect: None,
+    }
+}
+
+/// Grade a lab run: the checker's outcome (holds end with the worker's own lease), and
+/// one verdict per check the lab grades.
+pub fn grade(lab: &Lab, trace: &[TraceEvent], names: &[String]) -> (Outcome, Vec<Verdict>) {
+    let mut rules = lab.scenario.resource.rules();
+    rules.lease_ends_hold = true;
+    let outcome = check_with(trace, names, &rules);
+    let name = |pid: u32| {
+        names
+            .get(pid as usize)
+            .cloned()
+            .unwrap_or_else(|| format!("#{pid}"))
+    };
+    let end_us = trace.last().map(|e| e.t_us).unwrap_or(0);
+    let mut verdicts = Vec::new();
+    for &check in &lab.checks {
+        let mut v = Vec::new();
+        match check {
+            Check::MutualExclusion | Check::NoStaleWrite | Check::NoDoubleEffect => {
+                let kind = check.violation_kind();
+                v.extend(outcome.violations.iter().filter(|x| x.kind == kind).cloned());
+            }
+            Check::UniqueTokens => {
+                let mut first: BTreeMap<&str, (u32, u64)> = BTreeMap::new();
+                for e in trace {
+                    if let TraceKind::LockHeld { token, .. } = &e.kind {
+                        match first.get(token.as_str()) {
+                            Some((p, at)) if *p != e.pid => v.push(violation(
+                                check,
+                                vec![name(*p), name(e.pid)],
+                                *at,
+                                e.t_us,
+                                format!("{} and {} both got the token {token}", name(*p), name(e.pid)),
+                            )),
+                            Some(_) => {}
+                            None => {
+                                first.insert(token, (e.pid, e.t_us));
+                            }
+                        }
+                    }
+                }
+            }
+            Check::NoForeignDelete => {
+                for e in trace {
+                    if let TraceKind::ForeignDelete { key, owner, token } = &e.kind {
+                        v.push(violation(
+                            check,
+                            vec![name(e.pid), name(*owner)],
+                            e.t_us,
+                            e.t_us,
+                            format!(
+                                "{} deleted {key} while it held {}'s token {token}",
+                                name(e.pid),
+                                name(*owner)
+                            ),
+                        ));
+                    }
+                }
+            }
+            Check::FreedAfterCrash => v.extend(stuck_after_crash(trace, &name, end_us)),
+            Check::AllDone => v.extend(not_done(trace, names, end_us)),
+        }
+        verdicts.push(Verdict { check, violations: v });
+    }
+    (outcome, verdicts)
+}
+
+/// Crashes after which no other worker ever got the lock although one still needed it:
+/// the crashed worker left a key behind that never expires (judged on what happened,
+/// so it also catches a crash between `SETNX` and `PEXPIRE`, before the worker knew it
+/// held anything).
+fn stuck_after_crash(trace: &[TraceEvent], name: &dyn Fn(u32) -> String, end_us: u64) -> Vec<Violation> {
+    let mut out = Vec::new();
+    for (i, e) in trace.iter().enumerate() {
+        if !matches!(e.kind, TraceKind::Crash) {
+            continue;
+        }
+        let later = trace.get(i + 1..).unwrap_or(&[]);
+        let someone_held = later
+            .iter()
+            .any(|x| x.pid != e.pid && matches!(x.kind, TraceKind::LockHeld { .. }));
+        // Workers other than the crashed one that still wanted the lock afterwards.
+        let wanted = later
+            .iter()
+            .any(|x| x.pid != e.pid && matches!(x.kind, TraceKind::AcquireFailed { .. }));
+        if !someone_held && wanted {
+            out.push(violation(
+                Check::FreedAfterCrash,
+                vec![name(e.pid)],
+                e.t_us,
+                end_us,
+                format!(
+                    "{} crashed at {} ms and nobody got the lock again before the run ended at {} ms",
+                    name(e.pid),
+                    fmt_ms(e.t_us),
+                    fmt_ms(end_us)
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// Workers whose last life neither finished nor died for good.
+fn not_done(trace: &[TraceEvent], names: &[String], end_us: u64) -> Vec<Violation> {
+    // Per worker: (started at, finished, crashed since the last start, waiting since).
+    let mut state: BTreeMap<u32, (u64, bool, bool, Option<u64>)> = BTreeMap::new();
+    for e in trace {
+        match &e.kind {
+            TraceKind::Start => {
+                state.insert(e.pid, (e.t_us, false, false, None));
+            }
+            TraceKind::WorkDone | TraceKind::CodeError { .. } => {
+                if let Some(s) = state.get_mut(&e.pid) {
+                    s.1 = true;
+                }
+            }
+            TraceKind::Crash => {
+                if let Some(s) = state.get_mut(&e.pid) {
+                    s.2 = true;
+                }
+            }
+            TraceKind::AcquireFailed { .. } => {
+                if let Some(s) = state.get_mut(&e.pid) {
+                    s.3.get_or_insert(e.t_us);
+                }
+            }
+            TraceKind::LockHeld { .. } => {
+                if let Some(s) = state.get_mut(&e.pid) {
+                    s.3 = None;
+                }
+            }
+            _ => {}
+        }
+    }
+    let name = |pid: u32| {
+        names
+            .get(pid as usize)
+            .cloned()
+            .unwrap_or_else(|| format!("#{pid}"))
+    };
+    state
+        .into_iter()
+        .filter(|(_, (_, done, crashed, _))| !done && !crashed)
+        .map(|(pid, (start, _, _, waiting))| {
+            let detail = match waiting {
+                Some(w) => format!(
+                    "{} never finished: it was still waiting for the lock, refused since {} ms",
+                    name(pid),
+                    fmt_ms(w)
+                ),
+                None => format!("{} never finished its jobs before the run ended", name(pid)),
+            };
+            violation(
+                Check::AllDone,
+                vec![name(pid)],
+                waiting.unwrap_or(start),
+                end_us,
+                detail,
+            )
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------
+// Many runs, with a host.
+
+/// Something that runs the harness: sends one message, returns the answer. A host that
+/// cannot answer (its watchdog stopped an infinite loop) returns the error to report.
+pub trait Host {
+    fn exchange(&mut self, message: &str) -> Result<String, CodeError>;
+}
+
+/// One run of `learner`'s code in `lab` on `host`.
+pub fn run_once(
+    lab: &Lab,
+    host: &mut dyn Host,
+    seed: u64,
+    attacks: Vec<LabAttack>,
+) -> Result<TrialResult, String> {
+    let mut run = LabRun::new(lab, seed, attacks)?;
+    match host.exchange(r#"{"type":"run"}"#).and_then(|a| parse_ready(&a)) {
+        Ok(()) => {
+            while let Some(msg) = run.next_message() {
+                match host.exchange(&msg) {
+                    Ok(answer) => run.answer(&answer),
+                    Err(e) => run.host_failed(e),
+                }
+            }
+        }
+        Err(e) => run.host_failed(e),
+    }
+    Ok(run.finish(lab))
+}
+
+/// The seed of trial `i` of a session started from `seed` (trial 0 is the seed itself).
+pub fn trial_seed(seed: u64, i: u32) -> u64 {
+    if i == 0 {
+        seed
+    } else {
+        sub_seed(seed, &format!("lab-trial:{i}"))
+    }
+}
+
+/// Per check: in how many trials it broke.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CheckSummary {
+    pub name: String,
+    pub passed: bool,
+    pub failed_trials: u32,
+}
+
+/// A session's verdict ("Run" is one trial with the lab's fixed attacks; "Try to break
+/// it" is many, each with attacks drawn from its own seed, stopping at the first that
+/// breaks).
+#[derive(Clone, Debug)]
+pub struct LabReport {
+    pub lab: String,
+    pub seed: u64,
+    pub trials: u32,
+    pub checks: Vec<CheckSummary>,
+    /// The first trial that broke a check or whose code failed.
+    pub counterexample: Option<TrialResult>,
+    pub code_error: Option<CodeError>,
+}
+
+impl LabReport {
+    pub fn passed(&self) -> bool {
+        self.code_error.is_none() && self.checks.iter().all(|c| c.passed)
+    }
+
+    /// 0: every check held; 1: a check broke; 2: the learner's code failed.
+    pub fn exit_code(&self) -> u8 {
+        if self.code_error.is_some() {
+            2
+        } else if self.passed() {
+            0
+        } else {
+            1
+        }
+    }
+
+    pub fn json(&self) -> String {
+        let ce = self.counterexample.as_ref().map(|t| {
+            json!({
+                "seed": t.seed,
+                "attacks": t.attacks.iter().map(|a| a.label(&lab_names(t))).collect::<Vec<_>>(),
+                "violations": t.violations(),
+            })
+        });
+        let v = json!({
+            "lab": self.lab,
+            "seed": self.seed,
+            "trials": self.trials,
+            "passed": self.passed(),
+            "checks": self.checks,
+            "counterexample": ce,
+            "code_error": self.code_error,
+        });
+        serde_json::to_string_pretty(&v).unwrap_or_default()
+    }
+}
+
+/// The names of a run's lab workers, by worker index.
+pub fn lab_names(t: &TrialResult) -> Vec<String> {
+    let pids: BTreeSet<u32> = t
+        .trace
+        .iter()
+        .filter(|e| matches!(e.kind, TraceKind::Start))
+        .map(|e| e.pid)
+        .collect();
+    pids.into_iter()
+        .filter_map(|p| t.names.get(p as usize).cloned())
+        .collect()
+}
+
+/// Run `trials` trials from `seed` (1: the lab's fixed run), stopping at the first
+/// that breaks. `init` must already have been answered by the host.
+pub fn run_trials(
+    lab: &Lab,
+    host: &mut dyn Host,
+    seed: u64,
+    trials: u32,
+    mut progress: impl FnMut(u32),
+) -> Result<LabReport, String> {
+    let trials = trials.clamp(1, MAX_TRIALS);
+    let mut failed: BTreeMap<Check, u32> = BTreeMap::new();
+    let mut counterexample = None;
+    let mut code_error = None;
+    let mut ran = 0;
+    for i in 0..trials {
+        let s = trial_seed(seed, i);
+        let attacks = if trials == 1 {
+            lab.run_attacks.clone()
+        } else {
+            lab.trial_attacks(s)
+        };
+        let t = run_once(lab, host, s, attacks)?;
+        ran += 1;
+        progress(ran);
+        for v in &t.verdicts {
+            if !v.violations.is_empty() {
+                *failed.entry(v.check).or_insert(0) += 1;
+            }
+        }
+        if !t.passed() {
+            code_error = t.code_error.clone();
+            counterexample = Some(t);
+            break;
+        }
+    }
+    let checks = lab
+        .checks
+        .iter()
+        .map(|c| {
+            let n = failed.get(c).copied().unwrap_or(0);
+            CheckSummary {
+                name: c.name().to_string(),
+                passed: n == 0,
+                failed_trials: n,
+            }
+        })
+        .collect();
+    Ok(LabReport {
+        lab: lab.id.clone(),
+        seed,
+        trials: ran,
+        checks,
+        counterexample,
+        code_error,
+    })
+}
+
+/// Compile the learner's code in the host: `Ok` when the harness is ready.
+pub fn init(lab: &Lab, host: &mut dyn Host, learner: &str) -> Result<(), CodeError> {
+    if learner.len() > MAX_SOURCE_BYTES {
+        return Err(CodeError::new(format!(
+            "the file is {} bytes; a lab takes at most {MAX_SOURCE_BYTES}",
+            learner.len()
+        )));
+    }
+    let answer = host.exchange(&lab.init_message(learner))?;
+    parse_ready(&answer)
+}
+
+/// The report of one run (a replayed trial).
+pub fn report_of_one(lab: &Lab, t: TrialResult) -> LabReport {
+    let checks = t
+        .verdicts
+        .iter()
+        .map(|v| CheckSummary {
+            name: v.check.name().to_string(),
+            passed: v.violations.is_empty(),
+            failed_trials: u32::from(!v.violations.is_empty()),
+        })
+        .collect();
+    let passed = t.passed();
+    LabReport {
+        lab: lab.id.clone(),
+        seed: t.seed,
+        trials: 1,
+        checks,
+        code_error: t.code_error.clone(),
+        counterexample: if passed { None } else { Some(t) },
+    }
+}

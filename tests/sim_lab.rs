@@ -1,0 +1,377 @@
+//! The simulator's side of the labs, without Node.js: a small harness written in Rust
+//! plays the driver and the learner's code over the real messages (docs/labs.md), so
+//! the world's lab workers, the attacks and the grade are tested on their own.
+//! `tests/labs_node.rs` runs the real JavaScript harness.
+
+use lockstep::sim::lab::{self, Check, CodeError, Host, Lab, LabAttack, LabAttackOp, LabSources};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+const RELEASE_LUA: &str =
+    "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0";
+
+#[derive(Clone, Copy, PartialEq)]
+enum Release {
+    Lua,
+    Del,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Acquire {
+    SetNxPx,
+    /// SETNX, then PEXPIRE: a crash between them leaves a key without a TTL.
+    SetNxThenExpire,
+    ConstantToken,
+}
+
+#[derive(Default)]
+struct Proc {
+    job: u32,
+    token: String,
+    t0: f64,
+    next_id: u64,
+    /// What the pending command or timer is for.
+    waiting: BTreeMap<u64, &'static str>,
+}
+
+struct FakeHarness {
+    acquire: Acquire,
+    release: Release,
+    procs: BTreeMap<u64, Proc>,
+    jobs: u32,
+}
+
+impl FakeHarness {
+    fn new(acquire: Acquire, release: Release) -> FakeHarness {
+        FakeHarness {
+            acquire,
+            release,
+            procs: BTreeMap::new(),
+            jobs: 3,
+        }
+    }
+
+    fn cmd(p: &mut Proc, out: &mut Vec<Value>, why: &'static str, args: &[&str]) {
+        p.next_id += 1;
+        p.waiting.insert(p.next_id, why);
+        out.push(json!({"a": "cmd", "id": p.next_id, "node": 0, "args": args, "timeout_ms": null}));
+    }
+
+    fn timer(p: &mut Proc, out: &mut Vec<Value>, why: &'static str, ms: f64) {
+        p.next_id += 1;
+        p.waiting.insert(p.next_id, why);
+        out.push(json!({"a": "timer", "id": p.next_id, "ms": ms}));
+    }
+
+    fn try_acquire(&self, p: &mut Proc, out: &mut Vec<Value>, now: f64, pid: u64) {
+        p.t0 = now;
+        p.token = match self.acquire {
+            Acquire::ConstantToken => "locked".to_string(),
+            _ => format!("tok-{pid}-{}-{}", p.job, p.next_id),
+        };
+        let token = p.token.clone();
+        match self.acquire {
+            Acquire::SetNxThenExpire => Self::cmd(p, out, "setnx", &["SETNX", "lock:report", &token]),
+            _ => Self::cmd(p, out, "set", &["SET", "lock:report", &token, "NX", "PX", "500"]),
+        }
+    }
+
+    fn input(&mut self, m: &Value) -> Vec<Value> {
+        let pid = m["pid"].as_u64().unwrap_or(0);
+        let now = m["now_ms"].as_f64().unwrap_or(0.0);
+        let ev = &m["ev"];
+        let mut out = Vec::new();
+        let kind = ev["kind"].as_str().unwrap_or("");
+        if kind == "crash" {
+            self.procs.remove(&pid);
+            return out;
+        }
+        if kind == "start" {
+            let mut p = Proc::default();
+            self.try_acquire(&mut p, &mut out, now, pid);
+            self.procs.insert(pid, p);
+            return out;
+        }
+        let id = ev["id"].as_u64().unwrap_or(0);
+        let mut p = self.procs.remove(&pid).unwrap_or_default();
+        let why = p.waiting.remove(&id).unwrap_or("");
+        let ok = ev["value"] == json!("OK") || ev["value"] == json!(1);
+        match why {
+            "set" | "setnx" if ok => {
+                if why == "setnx" {
+                    Self::cmd(&mut p, &mut out, "pexpire", &["PEXPIRE", "lock:report", "500"]);
+                } else {
+                    out.push(json!({"a": "held", "token": p.token, "until_ms": p.t0 + 500.0}));
+                    Self::timer(&mut p, &mut out, "work", 40.0);
+                }
+            }
+            "pexpire" => {
+                out.push(json!({"a": "held", "token": p.token, "until_ms": p.t0 + 500.0}));
+                Self::timer(&mut p, &mut out, "work", 40.0);
+            }
+            "set" | "setnx" => {
+                out.push(json!({"a": "failed", "reason": "the lock was taken"}));
+                Self::timer(&mut p, &mut out, "retry", 25.0);
+            }
+            "retry" => self.try_acquire(&mut p, &mut out, now, pid),
+            "work" => {
+                out.push(json!({"a": "released"}));
+                let token = p.token.clone();
+                match self.release {
+                    Release::Lua => Self::cmd(
+                        &mut p,
+                        &mut out,
+                        "release",
+                        &["EVAL", RELEASE_LUA, "1", "lock:report", &token],
+                    ),
+                    Release::Del => Self::cmd(&mut p, &mut out, "release", &["DEL", "lock:report"]),
+                }
+            }
+            "release" => {
+                p.job += 1;
+                if p.job >= self.jobs {
+                    out.push(json!({"a": "done"}));
+                } else {
+                    self.try_acquire(&mut p, &mut out, now, pid);
+                }
+            }
+            _ => {}
+        }
+        self.procs.insert(pid, p);
+        out
+    }
+}
+
+impl Host for FakeHarness {
+    fn exchange(&mut self, message: &str) -> Result<String, CodeError> {
+        let m: Value = serde_json::from_str(message).map_err(|e| CodeError::new(e.to_string()))?;
+        let answer = match m["type"].as_str() {
+            Some("init") | Some("run") => {
+                self.procs.clear();
+                json!({"type": "ready"})
+            }
+            _ => json!({"type": "actions", "actions": self.input(&m)}),
+        };
+        Ok(answer.to_string())
+    }
+}
+
+fn lab_named(id: &str) -> Lab {
+    let dir = format!("{}/labs/{id}", env!("CARGO_MANIFEST_DIR"));
+    let read = |f: &str| std::fs::read_to_string(format!("{dir}/{f}")).unwrap_or_default();
+    let (lab_toml, scenario_toml) = (read("lab.toml"), read("scenario.toml"));
+    let sources = LabSources {
+        dir: &dir,
+        lab_toml: &lab_toml,
+        scenario_toml: &scenario_toml,
+        driver: "",
+        starter: "",
+        solution: "",
+    };
+    match Lab::parse(&sources) {
+        Ok(l) => l,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn broken(r: &lab::LabReport) -> Vec<String> {
+    r.checks
+        .iter()
+        .filter(|c| !c.passed)
+        .map(|c| c.name.clone())
+        .collect()
+}
+
+#[test]
+fn a_correct_lock_passes_the_run_and_two_hundred_attacked_trials() {
+    for id in ["set-nx", "safe-release"] {
+        let lab = lab_named(id);
+        let mut h = FakeHarness::new(Acquire::SetNxPx, Release::Lua);
+        let run = lab::run_trials(&lab, &mut h, 7, 1, |_| {}).unwrap_or_else(|e| panic!("{e}"));
+        assert!(run.passed(), "{id}: {}", run.json());
+        let many = lab::run_trials(&lab, &mut h, 7, 200, |_| {}).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(many.trials, 200, "{id}: {}", many.json());
+        assert!(many.passed(), "{id}: {}", many.json());
+    }
+}
+
+#[test]
+fn every_worker_finishes_all_its_jobs_in_a_clean_run() {
+    let lab = lab_named("set-nx");
+    let mut h = FakeHarness::new(Acquire::SetNxPx, Release::Lua);
+    let t = lab::run_once(&lab, &mut h, 3, Vec::new()).unwrap_or_else(|e| panic!("{e}"));
+    let done = t
+        .trace
+        .iter()
+        .filter(|e| matches!(e.kind, lockstep::sim::TraceKind::WorkDone))
+        .count();
+    assert_eq!(done, 3);
+    assert_eq!(
+        t.outcome.holds.len(),
+        9,
+        "3 workers × 3 jobs: {:?}",
+        t.outcome.holds
+    );
+    assert!(t.passed());
+}
+
+#[test]
+fn a_plain_del_release_is_caught_deleting_another_workers_key_in_the_run() {
+    let lab = lab_named("safe-release");
+    let mut h = FakeHarness::new(Acquire::SetNxPx, Release::Del);
+    let r = lab::run_trials(&lab, &mut h, 7, 1, |_| {}).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.exit_code(), 1, "{}", r.json());
+    assert!(
+        broken(&r).contains(&"no_foreign_delete".to_string()),
+        "{}",
+        r.json()
+    );
+    let t = r
+        .counterexample
+        .as_ref()
+        .unwrap_or_else(|| panic!("no counterexample"));
+    let v = t.violations();
+    let fd = v
+        .iter()
+        .find(|v| v.kind == "foreign_delete")
+        .unwrap_or_else(|| panic!("{v:?}"));
+    // A paused 700 ms before its release: its DEL lands after its 500 ms lease.
+    assert_eq!(fd.clients.first().map(String::as_str), Some("A"), "{fd:?}");
+    assert!(fd.from_ms > 500.0, "{fd:?}");
+}
+
+#[test]
+fn a_lock_without_ttl_after_a_crash_between_setnx_and_pexpire_never_frees() {
+    let lab = lab_named("set-nx");
+    let mut h = FakeHarness::new(Acquire::SetNxThenExpire, Release::Lua);
+    let r = lab::run_trials(&lab, &mut h, 7, 1, |_| {}).unwrap_or_else(|e| panic!("{e}"));
+    let b = broken(&r);
+    assert!(b.contains(&"all_done".to_string()), "{}", r.json());
+    assert!(b.contains(&"freed_after_crash".to_string()), "{}", r.json());
+    // The crash struck before A's 2nd command (PEXPIRE), so A's key has no TTL.
+    let t = r
+        .counterexample
+        .as_ref()
+        .unwrap_or_else(|| panic!("no counterexample"));
+    let holders: Vec<u32> = t
+        .trace
+        .iter()
+        .filter(|e| matches!(e.kind, lockstep::sim::TraceKind::LockHeld { .. }))
+        .map(|e| e.pid)
+        .collect();
+    assert!(
+        holders.is_empty(),
+        "A died before it knew, and nobody else got it: {holders:?}"
+    );
+}
+
+#[test]
+fn a_constant_token_breaks_unique_tokens() {
+    let lab = lab_named("set-nx");
+    let mut h = FakeHarness::new(Acquire::ConstantToken, Release::Lua);
+    let r = lab::run_trials(&lab, &mut h, 7, 1, |_| {}).unwrap_or_else(|e| panic!("{e}"));
+    assert!(broken(&r).contains(&"unique_tokens".to_string()), "{}", r.json());
+}
+
+#[test]
+fn a_pause_before_a_command_holds_the_command_until_the_resume() {
+    let lab = lab_named("set-nx");
+    let mut h = FakeHarness::new(Acquire::SetNxPx, Release::Lua);
+    let attack = LabAttack {
+        worker: 0,
+        command: 2,
+        op: LabAttackOp::Pause { for_us: 700_000 },
+    };
+    let t = lab::run_once(&lab, &mut h, 3, vec![attack]).unwrap_or_else(|e| panic!("{e}"));
+    let pause = t
+        .trace
+        .iter()
+        .find(|e| matches!(e.kind, lockstep::sim::TraceKind::Pause));
+    let resume = t
+        .trace
+        .iter()
+        .find(|e| matches!(e.kind, lockstep::sim::TraceKind::Resume));
+    let (Some(p), Some(r)) = (pause, resume) else {
+        panic!("no pause/resume")
+    };
+    assert_eq!(r.t_us - p.t_us, 700_000);
+    // A's release (its 2nd command) leaves A only after the resume.
+    let a = t.names.iter().position(|n| n == "A").unwrap_or(usize::MAX) as u32;
+    let sends: Vec<u64> = t
+        .trace
+        .iter()
+        .filter(|e| e.pid == a && matches!(e.kind, lockstep::sim::TraceKind::Send { .. }))
+        .map(|e| e.t_us)
+        .collect();
+    assert!(sends.len() >= 2, "{sends:?}");
+    assert!(
+        sends[0] < p.t_us && sends[1] >= r.t_us,
+        "{sends:?} pause {} resume {}",
+        p.t_us,
+        r.t_us
+    );
+    // Its lease ended during the pause: the grade clips its hold there, so B taking the
+    // expired lock is no overlap.
+    assert!(t.passed(), "{:?}", t.violations());
+}
+
+#[test]
+fn the_same_trial_seed_gives_the_same_json_twice() {
+    let lab = lab_named("safe-release");
+    let run = || {
+        let mut h = FakeHarness::new(Acquire::SetNxPx, Release::Del);
+        lab::run_trials(&lab, &mut h, 99, 50, |_| {})
+            .unwrap_or_else(|e| panic!("{e}"))
+            .json()
+    };
+    assert_eq!(run(), run());
+}
+
+#[test]
+fn every_check_named_in_a_lab_exists() {
+    for id in ["set-nx", "safe-release"] {
+        let lab = lab_named(id);
+        assert!(!lab.checks.is_empty());
+        assert!(lab.checks.iter().all(|c| Check::from_name(c.name()) == Some(*c)));
+    }
+}
+
+#[test]
+fn a_lab_file_with_a_mistake_names_file_line_and_field() {
+    let dir = format!("{}/labs/set-nx", env!("CARGO_MANIFEST_DIR"));
+    let good = std::fs::read_to_string(format!("{dir}/lab.toml")).unwrap_or_default();
+    let scen = std::fs::read_to_string(format!("{dir}/scenario.toml")).unwrap_or_default();
+    let bad = good.replace("\"all_done\"", "\"all_finished\"");
+    let e = Lab::parse(&LabSources {
+        dir: "labs/set-nx",
+        lab_toml: &bad,
+        scenario_toml: &scen,
+        driver: "",
+        starter: "",
+        solution: "",
+    })
+    .err()
+    .unwrap_or_else(|| panic!("accepted a wrong check"));
+    assert_eq!(e.file, "labs/set-nx/lab.toml");
+    assert_eq!(e.field, "checks");
+    let line = bad.lines().position(|l| l.starts_with("checks")).map(|i| i + 1);
+    assert_eq!(e.line, line);
+    assert!(e.message.contains("all_finished"), "{e}");
+}
+
+#[test]
+fn a_replayed_run_draws_exactly_the_trace_the_live_run_recorded() {
+    let lab = lab_named("safe-release");
+    let mut h = FakeHarness::new(Acquire::SetNxPx, Release::Del);
+    let live = lab::run_once(&lab, &mut h, 11, lab.run_attacks.clone()).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!live.passed());
+    let model = lockstep::timeline::build_lab(&lab, 11, &live.attacks, live.tape.clone())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(model.trace, live.trace);
+    assert_eq!(model.outcome.violations, live.outcome.violations);
+    // The picture shows the foreign delete's victim holding when A's DEL lands.
+    assert!(model
+        .trace
+        .iter()
+        .any(|e| matches!(e.kind, lockstep::sim::TraceKind::ForeignDelete { .. })));
+}
