@@ -1,0 +1,260 @@
+// Self-test of the lab harness and its Node host, without the Rust simulator.
+//
+// Usage: node labs/selftest.mjs   (exit 0 when every check passes, 1 otherwise)
+//
+// It spawns `node labs/node-host.mjs`, speaks docs/labs.md to it and plays a tiny
+// hand-written simulator for one worker: SET answers 'OK', EVAL answers 1, timers are
+// due at once (the clock jumps by their delay). It checks the actions each answer
+// carries, and the things a learner relies on: line numbers of errors, Date.now(),
+// seeded tokens, "stuck", the action limit, timeouts, crashes, require.
+import { spawn } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
+
+const here = (p) => fileURLToPath(new URL(p, import.meta.url));
+const read = (p) => readFileSync(here(p), 'utf8');
+
+const SET_NX_PARAMS = { key: 'lock', ttl_ms: 300, jobs: 2, work_ms: [10, 20], retry_ms: [5, 10] };
+const setNxDriver = read('./set-nx/driver.js');
+const setNxSolution = read('./set-nx/solution.js');
+
+let failures = 0;
+function check(name, ok, detail) {
+  if (ok) {
+    console.log(`ok   ${name}`);
+  } else {
+    failures++;
+    console.log(`FAIL ${name}${detail === undefined ? '' : `\n     ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`}`);
+  }
+}
+
+/** The host as a request/answer pair: one JSON line out, one JSON line back. */
+function startHost() {
+  const child = spawn(process.execPath, [here('./node-host.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const waiting = [];
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    const next = waiting.shift();
+    if (next) next(JSON.parse(line));
+  });
+  return {
+    ask(msg) {
+      return new Promise((resolve) => {
+        waiting.push(resolve);
+        child.stdin.write(`${JSON.stringify(msg)}\n`);
+      });
+    },
+    close() { child.stdin.end(); },
+  };
+}
+
+function initMsg(learner, params = SET_NX_PARAMS, driver = setNxDriver) {
+  return { type: 'init', lab: 'set-nx', functions: ['acquire', 'release'], params, driver, learner };
+}
+
+/**
+ * Plays one worker to the end: replies to every command with `answer(args)`, fires
+ * every timer at once. Returns the actions of all answers, in order.
+ */
+async function playWorker(host, { pid = 1, seed = '1', answer, maxSteps = 200, now = 1000 }) {
+  const all = [];
+  const queue = [];
+  let clock = now;
+  const input = async (ev) => {
+    const reply = await host.ask({ type: 'input', pid, worker: 0, inc: 0, now_ms: clock, ev });
+    for (const a of reply.actions) {
+      all.push(a);
+      if (a.a === 'cmd') queue.push({ kind: 'reply', id: a.id, value: answer(a.args) });
+      if (a.a === 'timer') queue.push({ kind: 'timer', id: a.id, ms: a.ms });
+    }
+  };
+  await input({ kind: 'start', seed });
+  for (let step = 0; step < maxSteps && queue.length; step++) {
+    const ev = queue.shift();
+    if (ev.kind === 'timer') {
+      clock += ev.ms;
+      await input({ kind: 'timer', id: ev.id });
+    } else {
+      clock += 1;
+      await input(ev);
+    }
+  }
+  return all;
+}
+
+const redisAnswers = (args) => (args[0] === 'SET' ? 'OK' : args[0] === 'EVAL' ? 1 : null);
+
+async function firstAnswer(host, learner, seed = '1', nowMs = 1000, params = SET_NX_PARAMS, driver = setNxDriver) {
+  const init = await host.ask(initMsg(learner, params, driver));
+  if (init.type !== 'ready') return init;
+  await host.ask({ type: 'run' });
+  return host.ask({ type: 'input', pid: 1, worker: 0, inc: 0, now_ms: nowMs, ev: { kind: 'start', seed } });
+}
+
+async function main() {
+  const host = startHost();
+
+  // 1. The reference solution, one worker, two jobs: the whole conversation.
+  check('init answers ready', (await host.ask(initMsg(setNxSolution))).type === 'ready');
+  check('run answers ready', (await host.ask({ type: 'run' })).type === 'ready');
+  const actions = await playWorker(host, { answer: redisAnswers });
+  const shape = actions.map((a) => (a.a === 'cmd' ? `cmd ${a.args[0]}` : a.a));
+  const job = ['cmd SET', 'held', 'timer', 'released', 'cmd EVAL'];
+  check('one worker: SET, held, work, released, EVAL, twice, then done',
+    JSON.stringify(shape) === JSON.stringify([...job, ...job, 'done']), shape);
+  const set = actions.find((a) => a.a === 'cmd');
+  check('SET carries NX PX ttl and a 32-hex-digit token',
+    set && set.args.length === 6 && set.args[3] === 'NX' && set.args[4] === 'PX' && set.args[5] === '300' &&
+    /^[0-9a-f]{32}$/.test(set.args[2]), set);
+  const held = actions.find((a) => a.a === 'held');
+  check('held names the token and ends at t0 + ttl (t0 = now_ms at start)',
+    held && held.token === set.args[2] && held.until_ms === 1300, held);
+  const evalCmd = actions.filter((a) => a.a === 'cmd')[1];
+  check('release sends EVAL with 1 key and the token',
+    evalCmd && evalCmd.args[0] === 'EVAL' && evalCmd.args[2] === '1' && evalCmd.args[3] === 'lock' &&
+    evalCmd.args[4] === set.args[2], evalCmd);
+  const timer = actions.find((a) => a.a === 'timer');
+  check('work time is drawn from work_ms', timer && timer.ms >= 10 && timer.ms <= 20, timer);
+  check('after done, input is ignored',
+    (await host.ask({ type: 'input', pid: 1, worker: 0, inc: 0, now_ms: 5000, ev: { kind: 'timer', id: 1 } })).actions.length === 0);
+
+  // 2. Seeds: same seed → same token, another seed → another token.
+  const tokenOf = async (seed) => {
+    const a = await firstAnswer(host, setNxSolution, seed);
+    return a.actions[0].args[2];
+  };
+  const t1 = await tokenOf('12345678901234567890');
+  const t2 = await tokenOf('12345678901234567890');
+  const t3 = await tokenOf('12345678901234567891');
+  check('the same seed gives the same token', t1 === t2, [t1, t2]);
+  check('another seed gives another token', t1 !== t3, [t1, t3]);
+
+  // 3. A syntax error names the learner's line.
+  const broken = 'export async function acquire(redis, key, ttlMs) {\n  return 1;\n}\n\nexport async function release(redis, key, token) {\n  await redis.del(key;\n}\n';
+  const syntax = await host.ask(initMsg(broken));
+  check('a syntax error on line 6 is reported on line 6',
+    syntax.type === 'error' && syntax.line === 6 && /SyntaxError/.test(syntax.message), syntax);
+
+  // 4. A missing function is named.
+  const missing = await host.ask(initMsg('export async function acquire() { return null; }\n'));
+  check('a missing release is named', missing.type === 'error' && /release/.test(missing.message), missing);
+
+  // 5. The clock: Date.now(), new Date(), performance.now() read now_ms.
+  const clockLearner = [
+    'export async function acquire() {',
+    '  console.log(Date.now(), new Date().getTime(), performance.now(), new Date(0).getTime(), typeof Date());',
+    '  return null;',
+    '}',
+    'export async function release() {}',
+  ].join('\n');
+  const clock = await firstAnswer(host, clockLearner, '1', 4321.5);
+  const log = clock.actions && clock.actions[0];
+  check('Date.now(), new Date() and performance.now() return now_ms; new Date(0) is 0',
+    log && log.a === 'log' && log.text === '4321.5 4321 4321.5 0 string', log);
+
+  // 6. An exception in the learner's code: error action at the learner's line.
+  const thrower = [
+    'export async function acquire(redis, key) {',
+    '  const v = await redis.get(key);',
+    '  return v.length;',
+    '}',
+    'export async function release() {}',
+  ].join('\n');
+  let a = await firstAnswer(host, thrower);
+  a = await host.ask({ type: 'input', pid: 1, worker: 0, inc: 0, now_ms: 1001, ev: { kind: 'reply', id: a.actions[0].id, value: null } });
+  const err = a.actions[0];
+  check('a TypeError in acquire is an error action on line 3',
+    a.actions.length === 1 && err.a === 'error' && /TypeError/.test(err.message) && err.line === 3, a.actions);
+
+  // 7. A promise that never settles: stuck, once.
+  a = await firstAnswer(host, read('../tests/labs/set-nx/fail/never-settles.js'));
+  check('a promise that never settles is reported as stuck in acquire',
+    a.actions.length === 1 && a.actions[0].a === 'stuck' && a.actions[0].waiting === 'acquire', a.actions);
+
+  // 8. A loop that never waits stops at the action limit with an error.
+  const flood = 'export async function acquire(redis, key) {\n  for (;;) redis.get(key);\n}\nexport async function release() {}\n';
+  a = await firstAnswer(host, flood);
+  const last = a.actions[a.actions.length - 1];
+  check('a loop of commands without await stops at 1000 actions with an error',
+    a.actions.length === 1000 && last.a === 'error' && /more than 1000/.test(last.message), [a.actions.length, last]);
+
+  // 9. A timeout rejects with the documented text; the redis error reply too.
+  const catcher = [
+    'export async function acquire(redis, key) {',
+    '  try { await redis.get(key); } catch (e) { console.log(e.message); }',
+    '  try { await redis.incr(key); } catch (e) { console.log(e.message); }',
+    '  return null;',
+    '}',
+    'export async function release() {}',
+  ].join('\n');
+  a = await firstAnswer(host, catcher, '1', 1000, { ...SET_NX_PARAMS, timeout_ms: 50 });
+  check('commands carry timeout_ms from params', a.actions[0].timeout_ms === 50, a.actions[0]);
+  a = await host.ask({ type: 'input', pid: 1, worker: 0, inc: 0, now_ms: 1050, ev: { kind: 'timeout', id: a.actions[0].id } });
+  check('a timeout rejects with "Timeout: no reply from redis-0 within 50 ms"',
+    a.actions[0].a === 'log' && a.actions[0].text === 'Timeout: no reply from redis-0 within 50 ms', a.actions);
+  a = await host.ask({ type: 'input', pid: 1, worker: 0, inc: 0, now_ms: 1051, ev: { kind: 'reply', id: a.actions[1].id, error: 'ERR value is not an integer or out of range' } });
+  check('an error reply rejects with the Redis text',
+    a.actions[0].a === 'log' && a.actions[0].text === 'ERR value is not an integer or out of range', a.actions);
+
+  // 10. A crash: no actions, and the dead incarnation's events are ignored.
+  a = await firstAnswer(host, setNxSolution);
+  const crashed = await host.ask({ type: 'input', pid: 1, worker: 0, inc: 0, now_ms: 1001, ev: { kind: 'crash' } });
+  const late = await host.ask({ type: 'input', pid: 1, worker: 0, inc: 0, now_ms: 1002, ev: { kind: 'reply', id: a.actions[0].id, value: 'OK' } });
+  check('a crash answers no actions and later replies are ignored', crashed.actions.length === 0 && late.actions.length === 0);
+  const restart = await host.ask({ type: 'input', pid: 1, worker: 0, inc: 1, now_ms: 1003, ev: { kind: 'start', seed: '9' } });
+  check('a restart (inc + 1) runs a fresh worker', restart.actions.length === 1 && restart.actions[0].args[0] === 'SET', restart.actions);
+
+  // 11. require: only crypto.
+  a = await firstAnswer(host, "const fs = require('fs');\nexports.acquire = async () => null;\nexports.release = async () => {};\n");
+  check("require('fs') fails with a clear message on line 1",
+    a.type === 'error' && a.message === "Error: require('fs') is not available in a lab" && a.line === 1, a);
+
+  // 12. setInterval re-arms itself with the same id until cleared.
+  const ticker = [
+    'export async function acquire() {',
+    '  let n = 0;',
+    '  await new Promise((done) => { const t = setInterval(() => { if (++n === 3) { clearInterval(t); done(); } }, 5); });',
+    '  console.log(`ticks ${n}`);',
+    '  return null;',
+    '}',
+    'export async function release() {}',
+  ].join('\n');
+  a = await firstAnswer(host, ticker);
+  const id = a.actions[0].id;
+  const t1a = await host.ask({ type: 'input', pid: 1, worker: 0, inc: 0, now_ms: 1005, ev: { kind: 'timer', id } });
+  await host.ask({ type: 'input', pid: 1, worker: 0, inc: 0, now_ms: 1010, ev: { kind: 'timer', id } });
+  const t3a = await host.ask({ type: 'input', pid: 1, worker: 0, inc: 0, now_ms: 1015, ev: { kind: 'timer', id } });
+  check('setInterval re-arms with the same id', t1a.actions.length === 1 && t1a.actions[0].a === 'timer' && t1a.actions[0].id === id, t1a.actions);
+  check('clearInterval stops it', t3a.actions[0].a === 'log' && t3a.actions[0].text === 'ticks 3' && !t3a.actions.some((x) => x.a === 'timer' && x.id === id), t3a.actions);
+
+  host.close();
+
+  // 13. prepareSource keeps every line of every lab file where it was.
+  const context = vm.createContext({});
+  vm.runInContext(read('./harness.js'), context);
+  const files = [];
+  for (const lab of ['set-nx', 'safe-release']) {
+    files.push(`./${lab}/starter.js`, `./${lab}/solution.js`, `./${lab}/driver.js`);
+    for (const kind of ['pass', 'fail']) {
+      for (const f of readdirSync(here(`../tests/labs/${lab}/${kind}`))) files.push(`../tests/labs/${lab}/${kind}/${f}`);
+    }
+  }
+  for (const f of files) {
+    const src = read(f);
+    const out = context.LockstepLab.prepareSource(src).source.split('\n');
+    const lines = src.split('\n');
+    const moved = lines.findIndex((line, k) => !/\b(export|import)\b/.test(line) && line !== out[k]);
+    check(`prepareSource keeps the lines of ${f.replace(/^\.\.\//, '')}`, out.length === lines.length && moved < 0, moved);
+  }
+  const head = context.LockstepLab.wrapLearner('export const x = 1;', ['x']).split('\n')[0];
+  check('the wrapper head is one line', head === context.LockstepLab.WRAPPER_HEAD && !head.includes('\n'));
+
+  console.log(failures ? `${failures} check(s) failed` : 'all checks passed');
+  process.exit(failures ? 1 : 0);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
