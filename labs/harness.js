@@ -409,7 +409,9 @@
     return Reflect.construct(RealDate, args.length === 0 ? [nowMs()] : args, new.target);
   }
   SimDate.prototype = RealDate.prototype;
-  SimDate.now = () => nowMs();
+  // Whole milliseconds, as in every engine: a learner who computes a PX or PXAT from
+  // Date.now() must not send Redis "1300.25" (performance.now() keeps the decimals).
+  SimDate.now = () => Math.floor(nowMs());
   SimDate.parse = RealDate.parse;
   SimDate.UTC = RealDate.UTC;
 

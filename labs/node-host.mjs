@@ -47,7 +47,7 @@ function errorAnswer(message, at) {
 
 function init(msg) {
   harness = null;
-  const context = vm.createContext({}, { codeGeneration: { strings: true, wasm: false } });
+  const context = vm.createContext(Object.create(null), { codeGeneration: { strings: true, wasm: false } });
   vm.runInContext(harnessSource, context, { filename: 'harness.js' });
   const lab = context.LockstepLab;
   const functions = Array.isArray(msg.functions) ? msg.functions.map(String) : [];
@@ -72,7 +72,7 @@ function init(msg) {
     locate: (err) => locateIn('learner.js', err),
   });
   // Nothing of the host stays reachable from the context's globals.
-  delete context.LockstepLab;
+  vm.runInContext('delete globalThis.LockstepLab', context);
   return null;
 }
 

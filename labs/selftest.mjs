@@ -150,8 +150,8 @@ async function main() {
   ].join('\n');
   const clock = await firstAnswer(host, clockLearner, '1', 4321.5);
   const log = clock.actions && clock.actions[0];
-  check('Date.now(), new Date() and performance.now() return now_ms; new Date(0) is 0',
-    log && log.a === 'log' && log.text === '4321.5 4321 4321.5 0 string', log);
+  check('Date.now() and new Date() are now_ms in whole ms, performance.now() is now_ms; new Date(0) is 0',
+    log && log.a === 'log' && log.text === '4321 4321 4321.5 0 string', log);
 
   // 6. An exception in the learner's code: error action at the learner's line.
   const thrower = [
@@ -228,9 +228,23 @@ async function main() {
   check('setInterval re-arms with the same id', t1a.actions.length === 1 && t1a.actions[0].a === 'timer' && t1a.actions[0].id === id, t1a.actions);
   check('clearInterval stops it', t3a.actions[0].a === 'log' && t3a.actions[0].text === 'ticks 3' && !t3a.actions.some((x) => x.a === 'timer' && x.id === id), t3a.actions);
 
+  // 13. Nothing of the host: no process, fetch or real require, even through constructors.
+  const escape = [
+    'export async function acquire() {',
+    "  let through;",
+    "  try { through = typeof this.constructor.constructor('return process')(); } catch (e) { through = 'blocked'; }",
+    '  console.log(typeof process, typeof fetch, typeof LockstepLab, through);',
+    '  return null;',
+    '}',
+    'export async function release() {}',
+  ].join('\n');
+  a = await firstAnswer(host, escape);
+  check('the learner sees no process, fetch or LockstepLab, not even through Function',
+    a.actions[0].a === 'log' && a.actions[0].text === 'undefined undefined undefined blocked', a.actions[0]);
+
   host.close();
 
-  // 13. prepareSource keeps every line of every lab file where it was.
+  // 14. prepareSource keeps every line of every lab file where it was.
   const context = vm.createContext({});
   vm.runInContext(read('./harness.js'), context);
   const files = [];
