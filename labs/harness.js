@@ -156,10 +156,10 @@
   const blank = (text) => text.replace(/[^\n]/g, ' ');
 
   /** `a, b as c, default as d` → [{local, exported}] */
-  function parseSpecifiers(list) {
+  function parseSpecifiers(list, refuse) {
     return list.split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
       const m = s.match(/^([\w$]+)(?:\s+as\s+([\w$]+))?$/);
-      if (!m) throw new SyntaxError(`cannot read "${s}" in an export or import list`);
+      if (!m) throw refuse(`cannot read "${s}" in an export or import list`);
       return { local: m[1], exported: m[2] || m[1] };
     });
   }
@@ -177,35 +177,45 @@
    */
   function prepareSource(src) {
     src = String(src);
+    // A SyntaxError of ours carries the learner's line and column, as the engine's would.
+    const refuse = (message, start) => {
+      const before = src.slice(0, start);
+      const err = new SyntaxError(message);
+      err.line = (before.match(/\n/g) || []).length + 1;
+      err.col = start - before.lastIndexOf('\n');
+      return err;
+    };
     const exportNames = {};
     let out = '';
     let copied = 0;
     for (const { kw, start } of findModuleKeywords(src)) {
       if (start < copied) continue;
       out += src.slice(copied, start);
-      const rest = src.slice(start);
+      // Sticky and bounded: each match starts at the keyword and reads one statement
+      // of at most a few hundred characters, so many `import`s cost linear time.
+      const at = (re) => { re.lastIndex = start; return re.exec(src); };
       let m;
       if (kw === 'export') {
-        if ((m = rest.match(/^export(\s*)\{([^}]*)\}(\s*from\s*(['"])[^'"\n]*\4)?(\s*;)?/))) {
-          if (m[3]) throw new SyntaxError('`export … from` is not available in a lab: write the functions in this file');
-          for (const { local, exported } of parseSpecifiers(m[2])) exportNames[exported] = local;
+        if ((m = at(/export(\s*)\{([^}]{0,2000})\}(\s*from\s*(['"])[^'"\n]{0,500}\4)?(\s*;)?/y))) {
+          if (m[3]) throw refuse('`export … from` is not available in a lab: write the functions in this file', start);
+          for (const { local, exported } of parseSpecifiers(m[2], (text) => refuse(text, start))) exportNames[exported] = local;
           out += blank(m[0]);
           copied = start + m[0].length;
-        } else if ((m = rest.match(/^export\s+default\b/))) {
+        } else if ((m = at(/export\s+default\b/y))) {
           // "export default" is 14 characters, as is "__dflt_export=".
           const pad = m[0].length - 'export default'.length;
           out += `${DEFAULT_EXPORT}=` + ' '.repeat(pad);
           exportNames.default = DEFAULT_EXPORT;
           copied = start + m[0].length;
-        } else if ((m = rest.match(/^export\s*\*/))) {
-          throw new SyntaxError('`export * from` is not available in a lab: write the functions in this file');
+        } else if ((m = at(/export\s*\*/y))) {
+          throw refuse('`export * from` is not available in a lab: write the functions in this file', start);
         } else {
           out += '      '; // `export` → six spaces; the declaration that follows stays put
           copied = start + 'export'.length;
         }
       } else {
-        m = rest.match(/^import\s*([^'";]*?)\s*from\s*(['"])([^'"\n]*)\2\s*;?|^import\s*(['"])([^'"\n]*)\4\s*;?/);
-        if (!m) throw new SyntaxError('cannot read this import: write `import crypto from \'node:crypto\'`');
+        m = at(/import\s*([^'";]{0,500}?)\s*from\s*(['"])([^'"\n]{0,500})\2\s*;?|import\s*(['"])([^'"\n]{0,500})\4\s*;?/y);
+        if (!m) throw refuse('cannot read this import: write `import crypto from \'node:crypto\'`', start);
         const spec = m[1];
         const mod = JSON.stringify(m[3] !== undefined ? m[3] : m[5]);
         if (spec === undefined) {
@@ -218,10 +228,10 @@
             const star = o.match(/^\*\s*as\s+([\w$]+)$/);
             if (star) parts.push(`${star[1]} = require(${mod})`);
             else if (IDENT.test(o)) parts.push(`${o} = require(${mod})`);
-            else throw new SyntaxError(`cannot read "${o}" in an import`);
+            else throw refuse(`cannot read "${o}" in an import`, start);
           }
           if (braces) {
-            const names = parseSpecifiers(braces[1]).map(({ local, exported }) =>
+            const names = parseSpecifiers(braces[1], (text) => refuse(text, start)).map(({ local, exported }) =>
               (local === exported ? local : `${local}: ${exported}`));
             parts.push(`{ ${names.join(', ')} } = require(${mod})`);
           }
@@ -366,8 +376,12 @@
     if (typeof v.message === 'string' && typeof v.name === 'string') return v.stack || `${v.name}: ${v.message}`;
     if (depth > 2) return Array.isArray(v) ? '[Array]' : '[Object]';
     try {
-      if (Array.isArray(v)) return `[ ${v.map((x) => formatValue(x, depth + 1)).join(', ')} ]`;
-      const keys = Object.keys(v);
+      // Only the first items: the text is cut at 500 characters anyway.
+      if (Array.isArray(v)) {
+        const more = v.length > 20 ? `, … ${v.length - 20} more` : '';
+        return `[ ${v.slice(0, 20).map((x) => formatValue(x, depth + 1)).join(', ')}${more} ]`;
+      }
+      const keys = Object.keys(v).slice(0, 20);
       if (!keys.length) return '{}';
       return `{ ${keys.map((k) => `${IDENT.test(k) ? k : JSON.stringify(k)}: ${formatValue(v[k], depth + 1)}`).join(', ')} }`;
     } catch (e) {

@@ -61,7 +61,9 @@ function init(msg) {
   try {
     learnerFactory = compile(context, lab.wrapLearner(String(msg.learner ?? ''), functions), 'learner.js');
   } catch (err) {
-    return errorAnswer(`${err.name}: ${err.message}`, locateIn('learner.js', err));
+    // prepareSource's own SyntaxError carries line/col; the engine's has them in its stack.
+    const at = Number.isFinite(err.line) ? { line: err.line, col: err.col } : locateIn('learner.js', err);
+    return errorAnswer(`${err.name}: ${err.message}`, at);
   }
   harness = lab.createHarness({
     learnerFactory,

@@ -136,6 +136,11 @@ async function main() {
   check('a syntax error on line 6 is reported on line 6',
     syntax.type === 'error' && syntax.line === 6 && /SyntaxError/.test(syntax.message), syntax);
 
+  // 3b. An import the harness cannot read names its line too.
+  const badImport = await host.ask(initMsg('// a lab\n\nimport { a-b } from "crypto";\nexport async function acquire() {}\n'));
+  check('an unreadable import is reported on its line (3)',
+    badImport.type === 'error' && badImport.line === 3 && /import/.test(badImport.message), badImport);
+
   // 4. A missing function is named.
   const missing = await host.ask(initMsg('export async function acquire() { return null; }\n'));
   check('a missing release is named', missing.type === 'error' && /release/.test(missing.message), missing);
