@@ -403,11 +403,21 @@
     return `Uncaught ${formatValue(err, 1)}`;
   }
 
-  /** A timer delay as Node reads it: not a finite number ≥ 0 → 0. */
+  /** A timer delay as Node reads it: not a number ≥ 0 → 0; over 2^31 - 1 → 1. */
   function delayMs(ms) {
     const v = Number(ms);
-    return Number.isFinite(v) && v > 0 ? v : 0;
+    if (!(v > 0)) return 0;
+    return v > 2147483647 ? 1 : v;
   }
+
+  /** A string for an action, refused (RangeError) over 64 KiB like a command argument. */
+  function boundedText(value, what) {
+    const text = String(value);
+    if (utf8Length(text) > MAX_ARG_BYTES) throw new RangeError(`${what} is longer than 64 KiB`);
+    return text;
+  }
+
+  const shortText = (value) => formatLog([value]);
 
   // ---------------------------------------------------------------------------
   // Global shims: they read the process that runs now.
@@ -676,18 +686,32 @@
         worker: proc.worker,
         sleep: proc.sleep,
         held(token, untilMs) {
-          proc.emit({ a: 'held', token: token === undefined ? null : token, until_ms: typeof untilMs === 'number' ? untilMs : null });
+          const text = token === undefined || token === null ? null : boundedText(token, 'the token');
+          proc.emit({ a: 'held', token: text, until_ms: typeof untilMs === 'number' && Number.isFinite(untilMs) ? untilMs : null });
         },
         released() { proc.emit({ a: 'released' }); },
-        lost(reason) { proc.emit({ a: 'lost', reason: String(reason) }); },
-        failed(reason) { proc.emit({ a: 'failed', reason: String(reason) }); },
-        note(text) { proc.emit({ a: 'log', text: formatLog([text]) }); },
+        lost(reason) { proc.emit({ a: 'lost', reason: shortText(reason) }); },
+        failed(reason) { proc.emit({ a: 'failed', reason: shortText(reason) }); },
+        note(text) { proc.emit({ a: 'log', text: shortText(text) }); },
         resource: {
           write(key, value, opts) {
-            const token = opts && typeof opts.token === 'number' ? opts.token : null;
-            return request(proc, { op: 'write', key: String(key), value: String(value), token });
+            const token = opts && typeof opts.token === 'number' && Number.isFinite(opts.token) ? opts.token : null;
+            try {
+              const action = { op: 'write', key: boundedText(key, 'the key'), value: boundedText(value, 'the value'), token };
+              return request(proc, action);
+            } catch (err) {
+              if (err instanceof ProcessOver) throw err;
+              return Promise.reject(err);
+            }
           },
-          read(key) { return request(proc, { op: 'read', key: String(key) }); },
+          read(key) {
+            try {
+              return request(proc, { op: 'read', key: boundedText(key, 'the key') });
+            } catch (err) {
+              if (err instanceof ProcessOver) throw err;
+              return Promise.reject(err);
+            }
+          },
         },
       };
     }

@@ -247,6 +247,54 @@ async function main() {
   check('the learner sees no process, fetch or LockstepLab, not even through Function',
     a.actions[0].a === 'log' && a.actions[0].text === 'undefined undefined undefined blocked', a.actions[0]);
 
+  // 15. The client's methods: the Redis command each one sends, and its reply's shape.
+  const methods = [
+    'export async function acquire(redis, key) {',
+    '  console.log(await redis.pExpire(key, 100), await redis.pExpire(key, 100));',
+    "  console.log(await redis.del(['a', 'b']), await redis.exists('a', 'b'));",
+    "  await redis.evalSha('abc', { keys: ['k'], arguments: [1, 2] });",
+    '  await redis.set(key, 5, { XX: true, EX: 10, GET: true });',
+    "  await redis.sendCommand(['PTTL', key]);",
+    "  try { await redis.set(key, undefined); } catch (e) { console.log(e.message); }",
+    '  return null;',
+    '}',
+    'export async function release() {}',
+  ].join('\n');
+  let pexpires = 0;
+  const replies = { PEXPIRE: () => (pexpires++ === 0 ? 1 : 0), DEL: () => 2, EXISTS: () => 1 };
+  await host.ask(initMsg(methods));
+  await host.ask({ type: 'run' });
+  const seen = await playWorker(host, {
+    answer: (args) => (replies[args[0]] ? replies[args[0]]() : null),
+    maxSteps: 7,
+  });
+  const sent = seen.filter((x) => x.a === 'cmd').map((x) => x.args.join(' '));
+  check('client methods send the Redis commands of node-redis v4', JSON.stringify(sent) === JSON.stringify([
+    'PEXPIRE lock 100', 'PEXPIRE lock 100', 'DEL a b', 'EXISTS a b', 'EVALSHA abc 1 k 1 2',
+    'SET lock 5 XX EX 10 GET', 'PTTL lock']), sent);
+  const logs = seen.filter((x) => x.a === 'log').map((x) => x.text);
+  check('pExpire gives true/false, del and exists numbers, a bad argument a TypeError',
+    logs[0] === 'true false' && logs[1] === '2 1' && /argument 3 is undefined/.test(logs[2]), logs);
+
+  // 16. The protected resource: write and read actions, replies handed back as sent.
+  const resourceDriver = [
+    'async function worker(lab) {',
+    "  const w = await lab.resource.write('file', 'v1', { token: 7 });",
+    "  const r = await lab.resource.read('file');",
+    '  lab.note(JSON.stringify([w, r]));',
+    '}',
+  ].join('\n');
+  a = await firstAnswer(host, setNxSolution, '1', 1000, SET_NX_PARAMS, resourceDriver);
+  const write = a.actions[0];
+  check('resource.write sends op, key, value and the token',
+    write.a === 'resource' && write.op === 'write' && write.key === 'file' && write.value === 'v1' && write.token === 7, write);
+  a = await host.ask({ type: 'input', pid: 1, worker: 0, inc: 0, now_ms: 1001, ev: { kind: 'resource', id: write.id, reply: { rejected: 'stale token' } } });
+  const readAction = a.actions[0];
+  check('resource.read sends op and key', readAction.a === 'resource' && readAction.op === 'read' && readAction.key === 'file', a.actions);
+  a = await host.ask({ type: 'input', pid: 1, worker: 0, inc: 0, now_ms: 1002, ev: { kind: 'resource', id: readAction.id, reply: { value: 'v0', version: 3 } } });
+  check('resource replies resolve as sent, then the worker is done',
+    a.actions.length === 2 && a.actions[0].text === '[{"rejected":"stale token"},{"value":"v0","version":3}]' && a.actions[1].a === 'done', a.actions);
+
   host.close();
 
   // 14. prepareSource keeps every line of every lab file where it was.
