@@ -29,6 +29,7 @@ const sources = {
     'export async function acquire() {',
     '  console.log(typeof fetch, typeof XMLHttpRequest, typeof importScripts, typeof indexedDB,',
     '    typeof WebSocket, typeof Worker, Date.now());',
+    '  self.setTimeout(() => {}, 7);',
     '  return null;',
     '}',
     'export async function release() {}',
@@ -160,6 +161,8 @@ try {
   check(`${browser}: no fetch, XHR, importScripts, indexedDB, WebSocket, Worker; Date.now() is now_ms`,
     log?.a === 'log' && log.text === 'undefined undefined undefined undefined undefined undefined 4321', log);
   const err = r.thrower?.actions?.[0];
+  const timer = r.probe?.actions?.[1];
+  check(`${browser}: the worker's own setTimeout is the simulated one`, timer?.a === 'timer' && timer.ms === 7, r.probe);
   check(`${browser}: a TypeError in acquire is an error action on line 3`,
     err?.a === 'error' && /TypeError/.test(err.message) && err.line === 3, r.thrower);
 } catch (e) {

@@ -24,9 +24,13 @@
   const MAX_ARG_BYTES = 64 * 1024;
   const MAX_LOG_CHARS = 500;
 
-  /** The one line put above the learner's source; learner line L is wrapper line L + 1. */
-  const WRAPPER_HEAD =
-    '(function (module, exports, require, console, setTimeout, clearTimeout, setInterval, clearInterval, sleep) {';
+  /**
+   * The one line put above the learner's source; learner line L is wrapper line L + 1.
+   * Only CommonJS's own names are parameters (as in Node's module wrapper). console,
+   * the timers and sleep are globals that act for the running process: as parameters,
+   * a learner's `const sleep = (ms) => …` would be a SyntaxError.
+   */
+  const WRAPPER_HEAD = '(function (module, exports, require) {';
   /** A name no learner writes: `export default X` becomes an assignment to it (same width). */
   const DEFAULT_EXPORT = '__dflt_export';
 
@@ -487,6 +491,27 @@
 
   const performanceShim = { now: () => nowMs(), timeOrigin: 0 };
 
+  /** The running process, for a global that only makes sense inside one. */
+  const running = (what) => {
+    if (!current) throw new Error(`${what} is only available while a worker runs`);
+    return current;
+  };
+
+  // Timers and console act for the process that runs now, like Date and Math.random.
+  // They replace the host's real ones too: a real timer would fire outside the
+  // simulator's time and make two runs of one seed differ.
+  const timerShims = {
+    setTimeout: (...args) => running('setTimeout').setTimeout(...args),
+    setInterval: (...args) => running('setInterval').setInterval(...args),
+    clearTimeout: (id) => { if (current) current.clearTimeout(id); },
+    clearInterval: (id) => { if (current) current.clearInterval(id); },
+    sleep: (ms) => running('sleep').sleep(ms),
+  };
+  const consoleShim = {};
+  for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
+    consoleShim[level] = (...args) => { if (current) current.console[level](...args); };
+  }
+
   /** Replaces the globals once; own properties shadow a Worker's prototype accessors. */
   function installGlobals() {
     const define = (name, value) =>
@@ -494,6 +519,8 @@
     define('Date', SimDate);
     define('crypto', cryptoShim);
     define('performance', performanceShim);
+    define('console', consoleShim);
+    for (const [name, fn] of Object.entries(timerShims)) define(name, fn);
     realMath.random = () => rng().random();
   }
 
@@ -529,8 +556,7 @@
     /** A fresh module instance with this process's console, timers and require. */
     function instantiate(factory, proc) {
       const module = { exports: {} };
-      return factory.call(undefined, module, module.exports, labRequire, proc.console,
-        proc.setTimeout, proc.clearTimeout, proc.setInterval, proc.clearInterval, proc.sleep);
+      return factory.call(undefined, module, module.exports, labRequire);
     }
 
     function makeProcess(pid, worker, inc, now, seed) {

@@ -247,6 +247,20 @@ async function main() {
   check('the learner sees no process, fetch or LockstepLab, not even through Function',
     a.actions[0].a === 'log' && a.actions[0].text === 'undefined undefined undefined blocked', a.actions[0]);
 
+  // 14b. A learner's own `const sleep` is legal, and the global timers are the simulated ones.
+  const ownSleep = [
+    'const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));',
+    'export async function acquire() {',
+    '  globalThis.setTimeout(() => {}, 7);',
+    '  await sleep(5);',
+    '  return null;',
+    '}',
+    'export async function release() {}',
+  ].join('\n');
+  a = await firstAnswer(host, ownSleep);
+  check('`const sleep = …` compiles; globalThis.setTimeout and setTimeout send timer actions',
+    a.type === 'actions' && JSON.stringify(a.actions.map((x) => [x.a, x.ms])) === '[["timer",7],["timer",5]]', a);
+
   // 15. The client's methods: the Redis command each one sends, and its reply's shape.
   const methods = [
     'export async function acquire(redis, key) {',
