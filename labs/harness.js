@@ -247,7 +247,7 @@
       }
     }
     out += src.slice(copied);
-    return { source: out, exportNames };
+    return { source: out, exportNames, isModule: copied > 0 };
   }
 
   /** Wraps prepared source in the one-line head and a closing part returning `names`. */
@@ -255,7 +255,7 @@
     for (const name of names) {
       if (!IDENT.test(name)) throw new Error(`"${name}" is not a function name`);
     }
-    const { source, exportNames } = prepareSource(src);
+    const { source, exportNames, isModule } = prepareSource(src);
     const pick = names.map((name) => {
       const local = Object.prototype.hasOwnProperty.call(exportNames, name) ? exportNames[name] : name;
       return `${JSON.stringify(name)}: (typeof ${local} !== 'undefined' ? ${local}` +
@@ -263,7 +263,9 @@
         ` : exports[${JSON.stringify(name)}])`;
     });
     // The closing starts on a new line so a final `// comment` cannot swallow it.
-    return `${WRAPPER_HEAD}\n${source}\n;var ${DEFAULT_EXPORT};\nreturn { ${pick.join(', ')} };\n})`;
+    // An ES module is strict code in Node; CommonJS is not. Same line, so no line moves.
+    const head = isModule ? `${WRAPPER_HEAD} 'use strict';` : WRAPPER_HEAD;
+    return `${head}\n${source}\n;var ${DEFAULT_EXPORT};\nreturn { ${pick.join(', ')} };\n})`;
   }
 
   /** The learner's file, wrapped; the function returns {name: value} for each name. */

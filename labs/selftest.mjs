@@ -261,6 +261,12 @@ async function main() {
   check('`const sleep = …` compiles; globalThis.setTimeout and setTimeout send timer actions',
     a.type === 'actions' && JSON.stringify(a.actions.map((x) => [x.a, x.ms])) === '[["timer",7],["timer",5]]', a);
 
+  // 14c. An ES module is strict, as in Node: an undeclared variable is an error, not a
+  // global that every worker would share.
+  a = await firstAnswer(host, 'export async function acquire() {\n  held = true;\n  return null;\n}\nexport async function release() {}\n');
+  check('an ES module is strict: assigning an undeclared variable is a ReferenceError on its line',
+    a.actions[0].a === 'error' && /ReferenceError/.test(a.actions[0].message) && a.actions[0].line === 2, a.actions);
+
   // 15. The client's methods: the Redis command each one sends, and its reply's shape.
   const methods = [
     'export async function acquire(redis, key) {',
@@ -309,6 +315,35 @@ async function main() {
   check('resource replies resolve as sent, then the worker is done',
     a.actions.length === 2 && a.actions[0].text === '[{"rejected":"stale token"},{"value":"v0","version":3}]' && a.actions[1].a === 'done', a.actions);
 
+  // 17. Every graded variant with one worker and no fault: the passing ones (ESM,
+  // CommonJS, export lists, EVALSHA) run to done; the code_error ones fail as code.
+  const single = { SET: 'OK', SETNX: 1, PEXPIRE: 1, GET: null, EVAL: 1, EVALSHA: 1, SCRIPT: 'e3b0c442', DEL: 1 };
+  for (const lab of ['set-nx', 'safe-release']) {
+    const driver = read(`./${lab}/driver.js`);
+    const variants = [`./${lab}/solution.js`];
+    for (const kind of ['pass', 'fail']) {
+      for (const f of readdirSync(here(`../tests/labs/${lab}/${kind}`))) variants.push(`../tests/labs/${lab}/${kind}/${f}`);
+    }
+    for (const f of variants) {
+      const src = read(f);
+      const expect = (src.match(/^\/\/ expect: (\w+)/) || [])[1] || 'pass';
+      const name = f.replace(/^\.\.\//, '');
+      const init = await host.ask(initMsg(src, SET_NX_PARAMS, driver));
+      if (expect === 'code_error' && init.type === 'error') {
+        check(`${name}: code_error at init, with a line`, Number.isInteger(init.line), init);
+        continue;
+      }
+      await host.ask({ type: 'run' });
+      const acts = await playWorker(host, { answer: (args) => single[args[0]] ?? null, seed: '3' });
+      const end = acts[acts.length - 1];
+      if (expect === 'code_error') {
+        check(`${name}: ends in error or stuck`, end && (end.a === 'error' || end.a === 'stuck'), end);
+      } else {
+        check(`${name}: one worker without faults runs to done`, end && end.a === 'done', acts.slice(-3));
+      }
+    }
+  }
+
   host.close();
 
   // 14. prepareSource keeps every line of every lab file where it was.
@@ -329,7 +364,7 @@ async function main() {
     check(`prepareSource keeps the lines of ${f.replace(/^\.\.\//, '')}`, out.length === lines.length && moved < 0, moved);
   }
   const head = context.LockstepLab.wrapLearner('export const x = 1;', ['x']).split('\n')[0];
-  check('the wrapper head is one line', head === context.LockstepLab.WRAPPER_HEAD && !head.includes('\n'));
+  check('the wrapper head is one line', head.startsWith(context.LockstepLab.WRAPPER_HEAD) && !head.includes('\n'), head);
 
   console.log(failures ? `${failures} check(s) failed` : 'all checks passed');
   process.exit(failures ? 1 : 0);
