@@ -663,7 +663,7 @@
         const p = command(proc, node, timeoutMs, name, args);
         return map ? p.then(map) : p;
       };
-      return {
+      const client = {
         sendCommand: (args) => send(String(Array.isArray(args) ? args[0] : ''), Array.isArray(args) ? args : [args]),
         set(key, value, opts) {
           const o = opts || {};
@@ -688,7 +688,17 @@
         eval: (script, opts) => send('EVAL', ['EVAL', script, ...scriptArgs(opts)]),
         evalSha: (sha, opts) => send('EVALSHA', ['EVALSHA', sha, ...scriptArgs(opts)]),
         scriptLoad: (script) => send('SCRIPT', ['SCRIPT', 'LOAD', script]),
+        setNX: (key, value) => send('SETNX', ['SETNX', key, value], replyBoolean),
+        ttl: (key) => send('TTL', ['TTL', key]),
       };
+      // node-redis v4 also names each command in capitals (client.SET, client.SCRIPT_LOAD).
+      const capitals = {
+        SET: 'set', GET: 'get', DEL: 'del', EXISTS: 'exists', INCR: 'incr', PEXPIRE: 'pExpire',
+        EXPIRE: 'expire', PTTL: 'pTTL', TTL: 'ttl', EVAL: 'eval', EVALSHA: 'evalSha',
+        SCRIPT_LOAD: 'scriptLoad', SETNX: 'setNX',
+      };
+      for (const [upper, lower] of Object.entries(capitals)) client[upper] = client[lower];
+      return client;
     }
 
     function request(proc, action) {

@@ -275,26 +275,27 @@ async function main() {
     "  await redis.evalSha('abc', { keys: ['k'], arguments: [1, 2] });",
     '  await redis.set(key, 5, { XX: true, EX: 10, GET: true });',
     "  await redis.sendCommand(['PTTL', key]);",
+    "  console.log(await redis.SETNX(key, 'x'), await redis.SCRIPT_LOAD('return 1'));",
     "  try { await redis.set(key, undefined); } catch (e) { console.log(e.message); }",
     '  return null;',
     '}',
     'export async function release() {}',
   ].join('\n');
   let pexpires = 0;
-  const replies = { PEXPIRE: () => (pexpires++ === 0 ? 1 : 0), DEL: () => 2, EXISTS: () => 1 };
+  const replies = { PEXPIRE: () => (pexpires++ === 0 ? 1 : 0), DEL: () => 2, EXISTS: () => 1, SETNX: () => 0, SCRIPT: () => 'f00d' };
   await host.ask(initMsg(methods));
   await host.ask({ type: 'run' });
   const seen = await playWorker(host, {
     answer: (args) => (replies[args[0]] ? replies[args[0]]() : null),
-    maxSteps: 7,
+    maxSteps: 9,
   });
   const sent = seen.filter((x) => x.a === 'cmd').map((x) => x.args.join(' '));
   check('client methods send the Redis commands of node-redis v4', JSON.stringify(sent) === JSON.stringify([
     'PEXPIRE lock 100', 'PEXPIRE lock 100', 'DEL a b', 'EXISTS a b', 'EVALSHA abc 1 k 1 2',
-    'SET lock 5 XX EX 10 GET', 'PTTL lock']), sent);
+    'SET lock 5 XX EX 10 GET', 'PTTL lock', 'SETNX lock x', 'SCRIPT LOAD return 1']), sent);
   const logs = seen.filter((x) => x.a === 'log').map((x) => x.text);
-  check('pExpire gives true/false, del and exists numbers, a bad argument a TypeError',
-    logs[0] === 'true false' && logs[1] === '2 1' && /argument 3 is undefined/.test(logs[2]), logs);
+  check('pExpire and SETNX give true/false, del and exists numbers, a bad argument a TypeError',
+    logs[0] === 'true false' && logs[1] === '2 1' && logs[2] === 'false f00d' && /argument 3 is undefined/.test(logs[3]), logs);
 
   // 16. The protected resource: write and read actions, replies handed back as sent.
   const resourceDriver = [
