@@ -379,7 +379,9 @@
       if (typeof v === 'bigint') return `${v}n`;
       return String(v);
     }
-    if (typeof v.message === 'string' && typeof v.name === 'string') return v.stack || `${v.name}: ${v.message}`;
+    // No stack: its file names differ between Node and a browser's Blob URL, and the
+    // log text must be the same for one seed in every host.
+    if (typeof v.message === 'string' && typeof v.name === 'string') return `${v.name}: ${v.message}`;
     if (depth > 2) return Array.isArray(v) ? '[Array]' : '[Object]';
     try {
       // Only the first items: the text is cut at 500 characters anyway.
