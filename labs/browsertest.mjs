@@ -63,7 +63,9 @@ frame.onload = async () => {
     let a = await input(1000, { kind: 'start', seed: SEED });
     r.token = a.actions[0].args[2];
     const flow = []; let clock = 1000; const q = [];
+    r.all = [];
     const take = (acts) => { for (const x of acts) {
+      r.all.push(x);
       flow.push(x.a === 'cmd' ? 'cmd ' + x.args[0] : x.a);
       if (x.a === 'cmd') q.push({ kind: 'reply', id: x.id, value: x.args[0] === 'SET' ? 'OK' : 1 });
       if (x.a === 'timer') q.push({ kind: 'timer', id: x.id, ms: x.ms });
@@ -84,16 +86,32 @@ document.body.appendChild(frame);`;
   return `<!doctype html><html><body><pre id="out"></pre><script>${script}</script></body></html>`;
 }
 
-/** The Node host's token for SEED, to compare. */
-async function nodeToken() {
+/** The Node host's actions for the same one-worker run, to compare. */
+async function nodeRun() {
   const child = spawn(process.execPath, [here('./node-host.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   const ask = async (m) => { child.stdin.write(`${JSON.stringify(m)}\n`); return JSON.parse((await lines.next()).value); };
   await ask({ type: 'init', lab: 'set-nx', functions: ['acquire', 'release'], params: { key: 'lock', ttl_ms: 300, jobs: 2, work_ms: [10, 20], retry_ms: [5, 10] }, driver: sources.driver, learner: sources.solution });
   await ask({ type: 'run' });
-  const a = await ask({ type: 'input', pid: 1, worker: 0, inc: 0, now_ms: 1000, ev: { kind: 'start', seed: SEED } });
+  // The page's simulator, step for step: SET → 'OK', EVAL → 1, timers due at once.
+  const all = [];
+  const queue = [];
+  let clock = 1000;
+  const take = (actions) => {
+    for (const x of actions) {
+      all.push(x);
+      if (x.a === 'cmd') queue.push({ kind: 'reply', id: x.id, value: x.args[0] === 'SET' ? 'OK' : 1 });
+      if (x.a === 'timer') queue.push({ kind: 'timer', id: x.id, ms: x.ms });
+    }
+  };
+  take((await ask({ type: 'input', pid: 1, worker: 0, inc: 0, now_ms: clock, ev: { kind: 'start', seed: SEED } })).actions);
+  while (queue.length) {
+    const ev = queue.shift();
+    clock += ev.ms || 1;
+    take((await ask({ type: 'input', pid: 1, worker: 0, inc: 0, now_ms: clock, ev })).actions);
+  }
   child.stdin.end();
-  return a.actions[0].args[2];
+  return all;
 }
 
 const freePort = () => new Promise((resolve) => {
@@ -153,8 +171,10 @@ try {
   check(`${browser}: init and run answer ready`, r.init?.type === 'ready' && r.run?.type === 'ready', [r.init, r.run]);
   check(`${browser}: one worker runs SET, held, work, released, EVAL twice, then done`,
     r.flow === 'cmd SET,held,timer,released,cmd EVAL,cmd SET,held,timer,released,cmd EVAL,done', r.flow);
-  const token = await nodeToken();
-  check(`${browser}: the seed gives the same token as in Node`, r.token === token, [r.token, token]);
+  const inNode = await nodeRun();
+  check(`${browser}: the seed gives the same token as in Node`, r.token === inNode[0]?.args?.[2], [r.token, inNode[0]]);
+  check(`${browser}: the whole run's actions equal the Node host's`,
+    JSON.stringify(r.all) === JSON.stringify(inNode), [r.all, inNode]);
   check(`${browser}: a syntax error is reported on the learner's line 6`,
     r.syntax?.type === 'error' && r.syntax.line === 6 && /SyntaxError/.test(r.syntax.message), r.syntax);
   const log = r.probe?.actions?.[0];
