@@ -510,6 +510,13 @@
     clearTimeout: (id) => { if (current) current.clearTimeout(id); },
     clearInterval: (id) => { if (current) current.clearInterval(id); },
     sleep: (ms) => running('sleep').sleep(ms),
+    // Node's vm context has none; an exception in the callback ends the process, as an
+    // uncaught exception would.
+    queueMicrotask: (cb) => {
+      const proc = running('queueMicrotask');
+      if (typeof cb !== 'function') throw new TypeError('queueMicrotask needs a function');
+      Promise.resolve().then(() => cb()).catch((err) => { if (!(err instanceof ProcessOver)) proc.fail(err); });
+    },
   };
   const consoleShim = {};
   for (const level of ['log', 'info', 'warn', 'error', 'debug']) {

@@ -252,14 +252,15 @@ async function main() {
     'const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));',
     'export async function acquire() {',
     '  globalThis.setTimeout(() => {}, 7);',
+    "  queueMicrotask(() => console.log('micro'));",
     '  await sleep(5);',
     '  return null;',
     '}',
     'export async function release() {}',
   ].join('\n');
   a = await firstAnswer(host, ownSleep);
-  check('`const sleep = …` compiles; globalThis.setTimeout and setTimeout send timer actions',
-    a.type === 'actions' && JSON.stringify(a.actions.map((x) => [x.a, x.ms])) === '[["timer",7],["timer",5]]', a);
+  check('`const sleep = …` compiles; globalThis.setTimeout and setTimeout send timer actions; queueMicrotask runs',
+    a.type === 'actions' && JSON.stringify(a.actions.map((x) => [x.a, x.ms ?? x.text])) === '[["timer",7],["timer",5],["log","micro"]]', a);
 
   // 14c. An ES module is strict, as in Node: an undeclared variable is an error, not a
   // global that every worker would share.
