@@ -397,7 +397,30 @@
     }
   }
 
+  /** util.format's placeholders: %s %d %i %f %j %o %O %%. */
+  function substitute(format, args) {
+    let next = 0;
+    const text = format.replace(/%[sdifjoO%]/g, (spec) => {
+      if (spec === '%%') return '%';
+      if (next >= args.length) return spec;
+      const v = args[next++];
+      if (typeof v === 'bigint') return `${v}n`;
+      switch (spec) {
+        case '%s': return typeof v === 'string' ? v : formatValue(v, 1);
+        case '%d': return typeof v === 'object' ? 'NaN' : String(Number(v));
+        case '%i': return String(parseInt(v, 10));
+        case '%f': return String(parseFloat(v));
+        case '%j': try { return JSON.stringify(v); } catch (e) { return '[Circular]'; }
+        default: return formatValue(v, 1);
+      }
+    });
+    return [text, ...args.slice(next)];
+  }
+
   function formatLog(args) {
+    if (typeof args[0] === 'string' && args.length > 1 && args[0].includes('%')) {
+      args = substitute(args[0], args.slice(1));
+    }
     const text = args.map((a) => formatValue(a, 0)).join(' ');
     return text.length > MAX_LOG_CHARS ? `${text.slice(0, MAX_LOG_CHARS - 1)}…` : text;
   }

@@ -252,15 +252,15 @@ async function main() {
     'const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));',
     'export async function acquire() {',
     '  globalThis.setTimeout(() => {}, 7);',
-    "  queueMicrotask(() => console.log('micro'));",
+    "  queueMicrotask(() => console.log('%s took %d ms (100%%)', 'acquire', 12, { ok: true }));",
     '  await sleep(5);',
     '  return null;',
     '}',
     'export async function release() {}',
   ].join('\n');
   a = await firstAnswer(host, ownSleep);
-  check('`const sleep = …` compiles; globalThis.setTimeout and setTimeout send timer actions; queueMicrotask runs',
-    a.type === 'actions' && JSON.stringify(a.actions.map((x) => [x.a, x.ms ?? x.text])) === '[["timer",7],["timer",5],["log","micro"]]', a);
+  check('`const sleep = …` compiles; globalThis.setTimeout and setTimeout send timer actions; queueMicrotask runs; console formats like util.format',
+    a.type === 'actions' && JSON.stringify(a.actions.map((x) => [x.a, x.ms ?? x.text])) === '[["timer",7],["timer",5],["log","acquire took 12 ms (100%) { ok: true }"]]', a);
 
   // 14c. An ES module is strict, as in Node: an undeclared variable is an error, not a
   // global that every worker would share.
