@@ -365,6 +365,37 @@ async function main() {
     const moved = lines.findIndex((line, k) => !/\b(export|import)\b/.test(line) && line !== out[k]);
     check(`prepareSource keeps the lines of ${f.replace(/^\.\.\//, '')}`, out.length === lines.length && moved < 0, moved);
   }
+  // Tricky sources: `export`/`import` inside strings, templates, regexes, comments and
+  // property names stay; real ones at the top level go, and the names are found.
+  const tricky = [
+    "// import x from 'y'; export default 1",
+    "/* export { nothing } */ const note = `export ${'{'} ${ { a: 'import' }.a } }`;",
+    "const re = /export|import/g; const obj = { export: 1 }; obj.export = 2;",
+    "import {",
+    "  randomBytes as rb,",
+    "} from 'node:crypto';",
+    "export const acquire = async () => [rb(2).toString('hex'), note, re.source, obj.export];",
+    "function release() { return 'r'; }",
+    "export { release };",
+    "export default 42;",
+  ].join('\n');
+  const prepared = context.LockstepLab.prepareSource(tricky);
+  const outLines = prepared.source.split('\n');
+  check('prepareSource leaves strings, templates, regexes, comments and properties alone',
+    outLines[0] === tricky.split('\n')[0] && outLines[1] === tricky.split('\n')[1] && outLines[2] === tricky.split('\n')[2], outLines);
+  check('a multi-line import keeps its line count',
+    outLines.length === tricky.split('\n').length && outLines[6].startsWith('       const acquire'), outLines);
+  check('export lists and export default are recorded',
+    prepared.exportNames.release === 'release' && prepared.exportNames.default === '__dflt_export', prepared.exportNames);
+  const factory = vm.runInContext(context.LockstepLab.wrapLearner(tricky, ['acquire', 'release', 'default']), context);
+  context.LockstepLab.createHarness({ learnerFactory: factory, driverFactory: factory, functions: [], drain: async () => {} });
+  const mod = { exports: {} };
+  const got = factory(mod, mod.exports, (name) => ({ randomBytes: () => ({ toString: () => `bytes of ${name}` }) }));
+  const acquired = await got.acquire();
+  check('the wrapped tricky source runs and returns its functions and default',
+    JSON.stringify(acquired) === JSON.stringify(['bytes of node:crypto', "export { import }", 'export|import', 2]) &&
+    got.release() === 'r' && got.default === 42, [acquired, got.default]);
+
   const head = context.LockstepLab.wrapLearner('export const x = 1;', ['x']).split('\n')[0];
   check('the wrapper head is one line', head.startsWith(context.LockstepLab.WRAPPER_HEAD) && !head.includes('\n'), head);
 
