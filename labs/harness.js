@@ -23,6 +23,8 @@
   const MAX_ACTIONS_PER_ANSWER = 1000;
   const MAX_ARG_BYTES = 64 * 1024;
   const MAX_LOG_CHARS = 500;
+  /** XORed into the seed for the driver's random stream (lab.random). */
+  const DRIVER_STREAM = 0xD1B54A32D192ED03n;
 
   /**
    * The one line put above the learner's source; learner line L is wrapper line L + 1.
@@ -597,6 +599,9 @@
       const proc = {
         pid, worker, inc, now,
         rng: makeRng(seed),
+        // The driver's own stream (seed XOR a constant), so a learner who draws more
+        // random numbers does not change the work and retry times of the schedule.
+        driverRng: makeRng(String(BigInt.asUintN(64, BigInt(seed) ^ DRIVER_STREAM))),
         nextId: 1,
         commands: new Map(),
         requests: new Map(),
@@ -755,6 +760,7 @@
         params,
         worker: proc.worker,
         sleep: proc.sleep,
+        random: () => proc.driverRng.random(),
         held(token, untilMs) {
           const text = token === undefined || token === null ? null : boundedText(token, 'the token');
           proc.emit({ a: 'held', token: text, until_ms: typeof untilMs === 'number' && Number.isFinite(untilMs) ? untilMs : null });

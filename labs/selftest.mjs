@@ -130,6 +130,19 @@ async function main() {
   check('the same seed gives the same token', t1 === t2, [t1, t2]);
   check('another seed gives another token', t1 !== t3, [t1, t3]);
 
+  // 2b. The driver's work and retry times come from its own stream: a learner who
+  // draws more random numbers faces the same schedule for one seed.
+  const timersOf = async (learner) => {
+    await host.ask(initMsg(learner));
+    await host.ask({ type: 'run' });
+    const acts = await playWorker(host, { answer: redisAnswers, seed: '77' });
+    return acts.filter((x) => x.a === 'timer').map((x) => x.ms);
+  };
+  const plain = await timersOf(setNxSolution);
+  const greedy = await timersOf(setNxSolution.replace('const reply =', 'for (let k = 0; k < 9; k++) Math.random();\n  const reply ='));
+  check('extra Math.random() in the learner leaves the driver\'s times unchanged',
+    plain.length === 2 && JSON.stringify(plain) === JSON.stringify(greedy), [plain, greedy]);
+
   // 3. A syntax error names the learner's line.
   const broken = 'export async function acquire(redis, key, ttlMs) {\n  return 1;\n}\n\nexport async function release(redis, key, token) {\n  await redis.del(key;\n}\n';
   const syntax = await host.ask(initMsg(broken));

@@ -9,9 +9,13 @@
 // The lab.held / lab.failed / lab.released calls tell the simulator what the worker
 // believes; the simulator watches which token each DEL removes.
 
-/** A whole number of milliseconds drawn uniformly from [lo, hi]. */
-function uniform([lo, hi]) {
-  return lo + Math.floor(Math.random() * (hi - lo + 1));
+/**
+ * A whole number of milliseconds drawn uniformly from [lo, hi]. It draws from
+ * lab.random, the driver's own stream, not Math.random: however many random numbers
+ * your code draws, one seed gives every solution the same work and retry times.
+ */
+function uniform(lab, [lo, hi]) {
+  return lo + Math.floor(lab.random() * (hi - lo + 1));
 }
 
 async function worker(lab) {
@@ -30,11 +34,11 @@ async function worker(lab) {
         break;
       }
       lab.failed('the lock was taken');
-      await lab.sleep(uniform(retryMs));
+      await lab.sleep(uniform(lab, retryMs));
     }
 
     // The work the lock protects (sometimes longer than the TTL: that is the point).
-    await lab.sleep(uniform(workMs));
+    await lab.sleep(uniform(lab, workMs));
 
     // We stop believing we hold the lock before asking Redis to free it.
     lab.released();

@@ -9,9 +9,13 @@
 // believes, so it can check that no two workers ever believed they held the lock at
 // the same time.
 
-/** A whole number of milliseconds drawn uniformly from [lo, hi]. */
-function uniform([lo, hi]) {
-  return lo + Math.floor(Math.random() * (hi - lo + 1));
+/**
+ * A whole number of milliseconds drawn uniformly from [lo, hi]. It draws from
+ * lab.random, the driver's own stream, not Math.random: however many random numbers
+ * your code draws, one seed gives every solution the same work and retry times.
+ */
+function uniform(lab, [lo, hi]) {
+  return lo + Math.floor(lab.random() * (hi - lo + 1));
 }
 
 async function worker(lab) {
@@ -31,11 +35,11 @@ async function worker(lab) {
         break;
       }
       lab.failed('the lock was taken');
-      await lab.sleep(uniform(retryMs));
+      await lab.sleep(uniform(lab, retryMs));
     }
 
     // The work the lock protects.
-    await lab.sleep(uniform(workMs));
+    await lab.sleep(uniform(lab, workMs));
 
     // We stop believing we hold the lock before asking Redis to free it.
     lab.released();
