@@ -1,0 +1,995 @@
+// Lockstep lab harness: runs the learner's JavaScript for the simulator.
+//
+// The wire protocol is docs/labs.md. This file is a plain script (no import/export)
+// so the same text runs in a Node `vm` context (labs/node-host.mjs) and in a browser
+// classic Worker (labs/sandbox.html). It defines `globalThis.LockstepLab`.
+//
+// Why it looks the way it does:
+// - The simulator owns time, randomness and the network, so everything the learner
+//   could use to observe them (Date, Math.random, crypto, timers, redis) is replaced
+//   by a shim that reads the state of the process that is running right now. Only one
+//   process runs between two drains of the microtask queue, so one `current` is enough.
+// - Nothing here ever uses a real timer or real entropy: one seed gives one run, in
+//   Node and in every browser.
+// - Line numbers matter to a learner: `prepareSource` rewrites `export`/`import`
+//   without moving any line, and the wrapper adds exactly one line on top.
+(function (global) {
+  'use strict';
+
+  const RealDate = global.Date;
+  const realMath = global.Math;
+
+  /** The protocol's limits, mirrored here so a runaway loop stops early and clearly. */
+  const MAX_ACTIONS_PER_ANSWER = 1000;
+  const MAX_ARG_BYTES = 64 * 1024;
+  const MAX_LOG_CHARS = 500;
+  /** XORed into the seed for the driver's random stream (lab.random). */
+  const DRIVER_STREAM = 0xD1B54A32D192ED03n;
+
+  /**
+   * The one line put above the learner's source; learner line L is wrapper line L + 1.
+   * Only CommonJS's own names are parameters (as in Node's module wrapper). console,
+   * the timers and sleep are globals that act for the running process: as parameters,
+   * a learner's `const sleep = (ms) => …` would be a SyntaxError.
+   */
+  const WRAPPER_HEAD = '(function (module, exports, require) {';
+  /** A name no learner writes: `export default X` becomes an assignment to it (same width). */
+  const DEFAULT_EXPORT = '__dflt_export';
+
+  // ---------------------------------------------------------------------------
+  // Source preparation: ES module syntax → plain function body, columns kept.
+  // ---------------------------------------------------------------------------
+
+  const IDENT = /^[A-Za-z_$][\w$]*$/;
+  const KEYWORDS_BEFORE_REGEX = new Set([
+    'return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw',
+    'case', 'do', 'else', 'yield', 'await',
+  ]);
+
+  /**
+   * Finds the top-level (brace depth 0) `export` and `import` keywords of `src`,
+   * skipping strings, comments, template literals and regular expressions.
+   * A small scanner, not a parser: enough for statements at the top of a module.
+   * Returns [{kw, start}] in order.
+   */
+  function findModuleKeywords(src) {
+    const found = [];
+    let depth = 0;
+    // Template literals: each entry is the brace depth at which a `${` opened.
+    const templateStack = [];
+    let i = 0;
+    let lastSignificant = ''; // last non-space token's text, to tell `/` regex from division
+    const n = src.length;
+    const scanString = (quote) => {
+      i++;
+      while (i < n && src[i] !== quote) {
+        if (src[i] === '\\') i++;
+        else if (src[i] === '\n') break; // unterminated: let the compiler complain
+        i++;
+      }
+      i++;
+    };
+    // Scans template text from i (just after ` or after the } closing a ${) to its end
+    // or to the next `${`.
+    const scanTemplate = () => {
+      while (i < n) {
+        const c = src[i];
+        if (c === '\\') { i += 2; continue; }
+        if (c === '`') { i++; return; }
+        if (c === '$' && src[i + 1] === '{') {
+          i += 2;
+          templateStack.push(depth);
+          depth++;
+          return;
+        }
+        i++;
+      }
+    };
+    while (i < n) {
+      const c = src[i];
+      if (c === '/' && src[i + 1] === '/') {
+        while (i < n && src[i] !== '\n') i++;
+        continue;
+      }
+      if (c === '/' && src[i + 1] === '*') {
+        const end = src.indexOf('*/', i + 2);
+        i = end < 0 ? n : end + 2;
+        continue;
+      }
+      if (c === '"' || c === "'") { scanString(c); lastSignificant = 'str'; continue; }
+      if (c === '`') { i++; scanTemplate(); lastSignificant = 'str'; continue; }
+      if (c === '/') {
+        const prev = lastSignificant;
+        const regexAllowed = prev === '' || /^[(,=:[!&|?{};+\-*%<>~^]$/.test(prev) ||
+          KEYWORDS_BEFORE_REGEX.has(prev);
+        if (regexAllowed) {
+          i++;
+          let inClass = false;
+          while (i < n && src[i] !== '\n') {
+            const r = src[i];
+            if (r === '\\') { i += 2; continue; }
+            if (r === '[') inClass = true;
+            else if (r === ']') inClass = false;
+            else if (r === '/' && !inClass) break;
+            i++;
+          }
+          i++;
+          while (i < n && /[\w$]/.test(src[i])) i++; // flags
+          lastSignificant = 'str';
+          continue;
+        }
+        i++;
+        lastSignificant = '/';
+        continue;
+      }
+      if (c === '{') { depth++; i++; lastSignificant = '{'; continue; }
+      if (c === '}') {
+        if (templateStack.length && templateStack[templateStack.length - 1] === depth - 1) {
+          templateStack.pop();
+          depth--;
+          i++;
+          scanTemplate();
+          lastSignificant = 'str';
+          continue;
+        }
+        depth = Math.max(0, depth - 1);
+        i++;
+        lastSignificant = '}';
+        continue;
+      }
+      if (/[A-Za-z_$]/.test(c)) {
+        const start = i;
+        while (i < n && /[\w$]/.test(src[i])) i++;
+        const word = src.slice(start, i);
+        const afterDot = lastSignificant === '.' || lastSignificant === '?.';
+        if (depth === 0 && !afterDot && (word === 'export' || word === 'import')) {
+          // `import(` and `import.meta` are expressions, not declarations.
+          const next = src.slice(i).match(/^\s*(.)/);
+          if (!(word === 'import' && next && (next[1] === '(' || next[1] === '.'))) {
+            found.push({ kw: word, start });
+          }
+        }
+        lastSignificant = word;
+        continue;
+      }
+      if (/\s/.test(c)) { i++; continue; }
+      lastSignificant = c;
+      i++;
+    }
+    return found;
+  }
+
+  const blank = (text) => text.replace(/[^\n]/g, ' ');
+
+  /** `a, b as c, default as d` → [{local, exported}] */
+  function parseSpecifiers(list, refuse) {
+    return list.split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
+      const m = s.match(/^([\w$]+)(?:\s+as\s+([\w$]+))?$/);
+      if (!m) throw refuse(`cannot read "${s}" in an export or import list`);
+      return { local: m[1], exported: m[2] || m[1] };
+    });
+  }
+
+  /**
+   * Turns an ES module's `export`/`import` forms into plain declarations, keeping
+   * every line and, except inside a rewritten `import`, every column:
+   * - `export <declaration>` → the declaration (the word `export` becomes spaces);
+   * - `export { a, b as c }` → spaces; the names are returned in `exportNames`;
+   * - `export default X` → `__dflt_export= X` (same width; returned as `default`);
+   * - `import x from 'm'`, `import * as x from 'm'`, `import { a, b as c } from 'm'`
+   *   → `const … = require('m')` on the same line (require gives only node:crypto).
+   * CommonJS (`module.exports = …`, `exports.f = …`) passes through untouched.
+   * Returns {source, exportNames: {exported: local}}.
+   */
+  function prepareSource(src) {
+    src = String(src);
+    // A SyntaxError of ours carries the learner's line and column, as the engine's would.
+    const refuse = (message, start) => {
+      const before = src.slice(0, start);
+      const err = new SyntaxError(message);
+      err.line = (before.match(/\n/g) || []).length + 1;
+      err.col = start - before.lastIndexOf('\n');
+      return err;
+    };
+    const exportNames = {};
+    let out = '';
+    let copied = 0;
+    for (const { kw, start } of findModuleKeywords(src)) {
+      if (start < copied) continue;
+      out += src.slice(copied, start);
+      // Sticky and bounded: each match starts at the keyword and reads one statement
+      // of at most a few hundred characters, so many `import`s cost linear time.
+      const at = (re) => { re.lastIndex = start; return re.exec(src); };
+      let m;
+      if (kw === 'export') {
+        if ((m = at(/export(\s*)\{([^}]{0,2000})\}(\s*from\s*(['"])[^'"\n]{0,500}\4)?(\s*;)?/y))) {
+          if (m[3]) throw refuse('`export … from` is not available in a lab: write the functions in this file', start);
+          for (const { local, exported } of parseSpecifiers(m[2], (text) => refuse(text, start))) exportNames[exported] = local;
+          out += blank(m[0]);
+          copied = start + m[0].length;
+        } else if ((m = at(/export\s+default\b/y))) {
+          // "export default" is 14 characters, as is "__dflt_export=".
+          const pad = m[0].length - 'export default'.length;
+          out += `${DEFAULT_EXPORT}=` + ' '.repeat(pad);
+          exportNames.default = DEFAULT_EXPORT;
+          copied = start + m[0].length;
+        } else if ((m = at(/export\s*\*/y))) {
+          throw refuse('`export * from` is not available in a lab: write the functions in this file', start);
+        } else {
+          out += '      '; // `export` → six spaces; the declaration that follows stays put
+          copied = start + 'export'.length;
+        }
+      } else {
+        m = at(/import\s*([^'";]{0,500}?)\s*from\s*(['"])([^'"\n]{0,500})\2\s*;?|import\s*(['"])([^'"\n]{0,500})\4\s*;?/y);
+        if (!m) throw refuse('cannot read this import: write `import crypto from \'node:crypto\'`', start);
+        const spec = m[1];
+        const mod = JSON.stringify(m[3] !== undefined ? m[3] : m[5]);
+        if (spec === undefined) {
+          out += `require(${mod});`; // side-effect import
+        } else {
+          const parts = [];
+          const braces = spec.match(/\{([^}]*)\}/);
+          const outside = spec.replace(/\{[^}]*\}/, '').split(',').map((s) => s.trim()).filter(Boolean);
+          for (const o of outside) {
+            const star = o.match(/^\*\s*as\s+([\w$]+)$/);
+            if (star) parts.push(`${star[1]} = require(${mod})`);
+            else if (IDENT.test(o)) parts.push(`${o} = require(${mod})`);
+            else throw refuse(`cannot read "${o}" in an import`, start);
+          }
+          if (braces) {
+            const names = parseSpecifiers(braces[1], (text) => refuse(text, start)).map(({ local, exported }) =>
+              (local === exported ? local : `${local}: ${exported}`));
+            parts.push(`{ ${names.join(', ')} } = require(${mod})`);
+          }
+          // Keep the line count: an import spread over lines keeps its newlines.
+          const newlines = (m[0].match(/\n/g) || []).length;
+          out += `const ${parts.join(', ')};` + '\n'.repeat(newlines);
+        }
+        copied = start + m[0].length;
+      }
+    }
+    out += src.slice(copied);
+    return { source: out, exportNames, isModule: copied > 0 };
+  }
+
+  /** Wraps prepared source in the one-line head and a closing part returning `names`. */
+  function wrap(src, names) {
+    for (const name of names) {
+      if (!IDENT.test(name)) throw new Error(`"${name}" is not a function name`);
+    }
+    const { source, exportNames, isModule } = prepareSource(src);
+    const pick = names.map((name) => {
+      const local = Object.prototype.hasOwnProperty.call(exportNames, name) ? exportNames[name] : name;
+      return `${JSON.stringify(name)}: (typeof ${local} !== 'undefined' ? ${local}` +
+        ` : module.exports && module.exports[${JSON.stringify(name)}] !== undefined ? module.exports[${JSON.stringify(name)}]` +
+        ` : exports[${JSON.stringify(name)}])`;
+    });
+    // The closing starts on a new line so a final `// comment` cannot swallow it.
+    // An ES module is strict code in Node; CommonJS is not. Same line, so no line moves.
+    const head = isModule ? `${WRAPPER_HEAD} 'use strict';` : WRAPPER_HEAD;
+    return `${head}\n${source}\n;var ${DEFAULT_EXPORT};\nreturn { ${pick.join(', ')} };\n})`;
+  }
+
+  /** The learner's file, wrapped; the function returns {name: value} for each name. */
+  function wrapLearner(src, functionNames) {
+    return wrap(src, functionNames);
+  }
+
+  /** The driver, wrapped; the function returns {worker}. */
+  function wrapDriver(src) {
+    return wrap(src, ['worker']);
+  }
+
+  // ---------------------------------------------------------------------------
+  // Per-process randomness.
+  // ---------------------------------------------------------------------------
+
+  /**
+   * The process's PRNG: sfc32 (Chris Doty-Humphrey's Small Fast Counting generator,
+   * 32-bit variant), whose 128-bit state is filled from the u64 seed by two rounds of
+   * splitmix64 (Steele, Lea and Flood), computed with BigInt so every engine agrees:
+   *   z = (s += 0x9E3779B97F4A7C15); z = (z ^ z>>30) * 0xBF58476D1CE4E5B9;
+   *   z = (z ^ z>>27) * 0x94D049BB133111EB; out = z ^ z>>31      (all mod 2^64)
+   * a, b = high and low halves of the first output; c, d = of the second. The first
+   * 12 outputs are dropped (sfc32's usual warm-up). Math.random takes 53 bits from two
+   * outputs; bytes come 4 per output, least significant first.
+   */
+  function makeRng(seedText) {
+    const MASK = (1n << 64n) - 1n;
+    let s = BigInt.asUintN(64, BigInt(seedText));
+    const splitmix = () => {
+      s = (s + 0x9E3779B97F4A7C15n) & MASK;
+      let z = s;
+      z = ((z ^ (z >> 30n)) * 0xBF58476D1CE4E5B9n) & MASK;
+      z = ((z ^ (z >> 27n)) * 0x94D049BB133111EBn) & MASK;
+      return z ^ (z >> 31n);
+    };
+    const x = splitmix();
+    const y = splitmix();
+    let a = Number(x >> 32n) >>> 0;
+    let b = Number(x & 0xFFFFFFFFn) >>> 0;
+    let c = Number(y >> 32n) >>> 0;
+    let d = Number(y & 0xFFFFFFFFn) >>> 0;
+    const next = () => {
+      const t = (((a + b) | 0) + d) | 0;
+      d = (d + 1) | 0;
+      a = b ^ (b >>> 9);
+      b = (c + (c << 3)) | 0;
+      c = (c << 21) | (c >>> 11);
+      c = (c + t) | 0;
+      return t >>> 0;
+    };
+    for (let k = 0; k < 12; k++) next();
+    return {
+      u32: next,
+      random: () => ((next() >>> 5) * 67108864 + (next() >>> 6)) / 9007199254740992,
+      fill(bytes) {
+        for (let k = 0; k < bytes.length; k += 4) {
+          let v = next();
+          for (let j = 0; j < 4 && k + j < bytes.length; j++) {
+            bytes[k + j] = v & 0xff;
+            v >>>= 8;
+          }
+        }
+        return bytes;
+      },
+    };
+  }
+
+  // ---------------------------------------------------------------------------
+  // Small helpers.
+  // ---------------------------------------------------------------------------
+
+  const HEX = '0123456789abcdef';
+  const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+  function bytesToHex(bytes) {
+    let s = '';
+    for (const v of bytes) s += HEX[v >> 4] + HEX[v & 15];
+    return s;
+  }
+
+  function bytesToBase64(bytes, url) {
+    let s = '';
+    for (let k = 0; k < bytes.length; k += 3) {
+      const v = (bytes[k] << 16) | ((bytes[k + 1] || 0) << 8) | (bytes[k + 2] || 0);
+      s += B64[(v >> 18) & 63] + B64[(v >> 12) & 63];
+      s += k + 1 < bytes.length ? B64[(v >> 6) & 63] : '=';
+      s += k + 2 < bytes.length ? B64[v & 63] : '=';
+    }
+    return url ? s.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '') : s;
+  }
+
+  /** UTF-8 length, counted without TextEncoder (a vm context has none). */
+  function utf8Length(text) {
+    if (text.length * 3 <= MAX_ARG_BYTES) return text.length; // cannot be over the limit
+    let bytes = 0;
+    for (let k = 0; k < text.length; k++) {
+      const u = text.charCodeAt(k);
+      if (u < 0x80) bytes += 1;
+      else if (u < 0x800) bytes += 2;
+      else if (u >= 0xd800 && u <= 0xdbff) { bytes += 4; k++; } else bytes += 3;
+    }
+    return bytes;
+  }
+
+  /** Roughly Node's util.format: strings as they are, other values inspected briefly. */
+  function formatValue(v, depth) {
+    if (typeof v === 'string') return depth === 0 ? v : JSON.stringify(v);
+    if (v === null || typeof v !== 'object') {
+      if (typeof v === 'function') return `[Function: ${v.name || 'anonymous'}]`;
+      if (typeof v === 'bigint') return `${v}n`;
+      return String(v);
+    }
+    // No stack: its file names differ between Node and a browser's Blob URL, and the
+    // log text must be the same for one seed in every host.
+    if (typeof v.message === 'string' && typeof v.name === 'string') return `${v.name}: ${v.message}`;
+    if (depth > 2) return Array.isArray(v) ? '[Array]' : '[Object]';
+    try {
+      // Only the first items: the text is cut at 500 characters anyway.
+      if (Array.isArray(v)) {
+        const more = v.length > 20 ? `, … ${v.length - 20} more` : '';
+        return `[ ${v.slice(0, 20).map((x) => formatValue(x, depth + 1)).join(', ')}${more} ]`;
+      }
+      const keys = Object.keys(v).slice(0, 20);
+      if (!keys.length) return '{}';
+      return `{ ${keys.map((k) => `${IDENT.test(k) ? k : JSON.stringify(k)}: ${formatValue(v[k], depth + 1)}`).join(', ')} }`;
+    } catch (e) {
+      return '[Object]';
+    }
+  }
+
+  /** util.format's placeholders: %s %d %i %f %j %o %O %%. */
+  function substitute(format, args) {
+    let next = 0;
+    const text = format.replace(/%[sdifjoO%]/g, (spec) => {
+      if (spec === '%%') return '%';
+      if (next >= args.length) return spec;
+      const v = args[next++];
+      if (typeof v === 'bigint') return `${v}n`;
+      switch (spec) {
+        case '%s': return typeof v === 'string' ? v : formatValue(v, 1);
+        case '%d': return typeof v === 'object' ? 'NaN' : String(Number(v));
+        case '%i': return String(parseInt(v, 10));
+        case '%f': return String(parseFloat(v));
+        case '%j': try { return JSON.stringify(v); } catch (e) { return '[Circular]'; }
+        default: return formatValue(v, 1);
+      }
+    });
+    return [text, ...args.slice(next)];
+  }
+
+  function formatLog(args) {
+    if (typeof args[0] === 'string' && args.length > 1 && args[0].includes('%')) {
+      args = substitute(args[0], args.slice(1));
+    }
+    const text = args.map((a) => formatValue(a, 0)).join(' ');
+    return text.length > MAX_LOG_CHARS ? `${text.slice(0, MAX_LOG_CHARS - 1)}…` : text;
+  }
+
+  /** "TypeError: x is not a function" for an Error, something readable otherwise. */
+  function errorMessage(err) {
+    if (err && typeof err === 'object' && typeof err.message === 'string') {
+      const name = typeof err.name === 'string' && err.name ? err.name : 'Error';
+      return `${name}: ${err.message}`;
+    }
+    return `Uncaught ${formatValue(err, 1)}`;
+  }
+
+  /** A timer delay as Node reads it: not a number ≥ 0 → 0; over 2^31 - 1 → 1. */
+  function delayMs(ms) {
+    const v = Number(ms);
+    if (!(v > 0)) return 0;
+    return v > 2147483647 ? 1 : v;
+  }
+
+  /** A string for an action, refused (RangeError) over 64 KiB like a command argument. */
+  function boundedText(value, what) {
+    const text = String(value);
+    if (utf8Length(text) > MAX_ARG_BYTES) throw new RangeError(`${what} is longer than 64 KiB`);
+    return text;
+  }
+
+  const shortText = (value) => formatLog([value]);
+
+  // ---------------------------------------------------------------------------
+  // Global shims: they read the process that runs now.
+  // ---------------------------------------------------------------------------
+
+  let current = null;
+  const idleRng = makeRng('0');
+  const nowMs = () => (current ? current.now : 0);
+  const rng = () => (current ? current.rng : idleRng);
+
+  function SimDate(...args) {
+    if (!new.target) return new RealDate(nowMs()).toString();
+    return Reflect.construct(RealDate, args.length === 0 ? [nowMs()] : args, new.target);
+  }
+  SimDate.prototype = RealDate.prototype;
+  // Whole milliseconds, as in every engine: a learner who computes a PX or PXAT from
+  // Date.now() must not send Redis "1300.25" (performance.now() keeps the decimals).
+  SimDate.now = () => Math.floor(nowMs());
+  SimDate.parse = RealDate.parse;
+  SimDate.UTC = RealDate.UTC;
+
+  /** Bytes in the shape of a Node Buffer, enough for tokens: toString('hex'|'base64'). */
+  function makeBytes(n) {
+    const bytes = rng().fill(new Uint8Array(n));
+    Object.defineProperty(bytes, 'toString', {
+      value(encoding) {
+        if (encoding === 'hex') return bytesToHex(this);
+        if (encoding === 'base64') return bytesToBase64(this, false);
+        if (encoding === 'base64url') return bytesToBase64(this, true);
+        throw new Error(`randomBytes(…).toString(${encoding === undefined ? '' : JSON.stringify(encoding)}) is not available in a lab: use 'hex' or 'base64'`);
+      },
+    });
+    return bytes;
+  }
+
+  const cryptoShim = {
+    randomUUID() {
+      const b = rng().fill(new Uint8Array(16));
+      b[6] = (b[6] & 0x0f) | 0x40; // version 4
+      b[8] = (b[8] & 0x3f) | 0x80; // RFC 4122 variant
+      const h = bytesToHex(b);
+      return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+    },
+    getRandomValues(array) {
+      if (!ArrayBuffer.isView(array) || array instanceof Float32Array || array instanceof Float64Array) {
+        throw new TypeError('getRandomValues needs an integer typed array');
+      }
+      if (array.byteLength > 65536) throw new Error('getRandomValues: at most 65536 bytes at a time');
+      rng().fill(new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
+      return array;
+    },
+    randomBytes(n) {
+      const size = Number(n);
+      if (!Number.isInteger(size) || size < 0 || size > 65536) {
+        throw new RangeError('randomBytes(n): n must be an integer from 0 to 65536');
+      }
+      return makeBytes(size);
+    },
+  };
+  cryptoShim.default = cryptoShim;
+  cryptoShim.webcrypto = cryptoShim;
+
+  function labRequire(name) {
+    if (name === 'crypto' || name === 'node:crypto') return cryptoShim;
+    throw new Error(`require('${name}') is not available in a lab`);
+  }
+
+  const performanceShim = { now: () => nowMs(), timeOrigin: 0 };
+
+  /** The running process, for a global that only makes sense inside one. */
+  const running = (what) => {
+    if (!current) throw new Error(`${what} is only available while a worker runs`);
+    return current;
+  };
+
+  // Timers and console act for the process that runs now, like Date and Math.random.
+  // They replace the host's real ones too: a real timer would fire outside the
+  // simulator's time and make two runs of one seed differ.
+  const timerShims = {
+    setTimeout: (...args) => running('setTimeout').setTimeout(...args),
+    setInterval: (...args) => running('setInterval').setInterval(...args),
+    clearTimeout: (id) => { if (current) current.clearTimeout(id); },
+    clearInterval: (id) => { if (current) current.clearInterval(id); },
+    sleep: (ms) => running('sleep').sleep(ms),
+    // Node's vm context has none; an exception in the callback ends the process, as an
+    // uncaught exception would.
+    queueMicrotask: (cb) => {
+      const proc = running('queueMicrotask');
+      if (typeof cb !== 'function') throw new TypeError('queueMicrotask needs a function');
+      Promise.resolve().then(() => cb()).catch((err) => { if (!(err instanceof ProcessOver)) proc.fail(err); });
+    },
+  };
+  const consoleShim = {};
+  for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
+    consoleShim[level] = (...args) => { if (current) current.console[level](...args); };
+  }
+
+  /** Replaces the globals once; own properties shadow a Worker's prototype accessors. */
+  function installGlobals() {
+    const define = (name, value) =>
+      Object.defineProperty(global, name, { value, writable: true, configurable: true, enumerable: false });
+    define('Date', SimDate);
+    define('crypto', cryptoShim);
+    define('performance', performanceShim);
+    define('console', consoleShim);
+    for (const [name, fn] of Object.entries(timerShims)) define(name, fn);
+    realMath.random = () => rng().random();
+  }
+
+  // ---------------------------------------------------------------------------
+  // The harness.
+  // ---------------------------------------------------------------------------
+
+  /** Thrown into the process's own code when it must stop (too many actions, crash). */
+  class ProcessOver extends Error {}
+
+  /**
+   * createHarness({learnerFactory, driverFactory, functions, params, drain, locate}):
+   * learnerFactory/driverFactory are the compiled wrappers (called with module,
+   * exports, require, console, timers, sleep); drain() resolves once the microtask
+   * queue is empty; locate(err) gives {line, col} in the learner's file or null.
+   */
+  function createHarness(options) {
+    const { learnerFactory, driverFactory, drain, locate } = options;
+    const functions = Array.from(options.functions || []);
+    let params = options.params || {};
+    let processes = new Map();
+    installGlobals();
+
+    const where = (err) => {
+      try {
+        const at = locate ? locate(err) : null;
+        return at && Number.isFinite(at.line) ? { line: at.line, col: Number.isFinite(at.col) ? at.col : null } : { line: null, col: null };
+      } catch (e) {
+        return { line: null, col: null };
+      }
+    };
+
+    /** A fresh module instance with this process's console, timers and require. */
+    function instantiate(factory, proc) {
+      const module = { exports: {} };
+      return factory.call(undefined, module, module.exports, labRequire);
+    }
+
+    function makeProcess(pid, worker, inc, now, seed) {
+      const proc = {
+        pid, worker, inc, now,
+        rng: makeRng(seed),
+        // The driver's own stream (seed XOR a constant), so a learner who draws more
+        // random numbers does not change the work and retry times of the schedule.
+        driverRng: makeRng(String(BigInt.asUintN(64, BigInt(seed) ^ DRIVER_STREAM))),
+        nextId: 1,
+        commands: new Map(),
+        requests: new Map(),
+        timers: new Map(),
+        actions: [],
+        over: false,
+        stuckReported: false,
+        running: new Map(), // learner function name → calls in progress (for "stuck")
+      };
+
+      /** Every action goes through here, so the per-answer limit holds everywhere. */
+      proc.emit = (action) => {
+        if (proc.over) throw new ProcessOver('this process is over');
+        if (proc.actions.length >= MAX_ACTIONS_PER_ANSWER - 1) {
+          proc.actions.push({ a: 'error', message: `your code sent more than ${MAX_ACTIONS_PER_ANSWER} commands without waiting`, line: null, col: null });
+          proc.over = true;
+          throw new ProcessOver('too many actions');
+        }
+        proc.actions.push(action);
+      };
+      proc.newId = () => proc.nextId++;
+      proc.fail = (err) => {
+        if (proc.over) return;
+        const { line, col } = where(err);
+        proc.actions.push({ a: 'error', message: errorMessage(err), line, col });
+        proc.over = true;
+      };
+
+      const log = (...args) => { proc.emit({ a: 'log', text: formatLog(args) }); };
+      proc.console = { log, info: log, warn: log, error: log, debug: log };
+
+      proc.setTimeout = (cb, ms, ...args) => {
+        if (typeof cb !== 'function') throw new TypeError('setTimeout needs a function');
+        const id = proc.newId();
+        const delay = delayMs(ms);
+        proc.timers.set(id, { cb, args, interval: false, ms: delay });
+        proc.emit({ a: 'timer', id, ms: delay });
+        return id;
+      };
+      proc.setInterval = (cb, ms, ...args) => {
+        if (typeof cb !== 'function') throw new TypeError('setInterval needs a function');
+        const id = proc.newId();
+        const delay = delayMs(ms);
+        proc.timers.set(id, { cb, args, interval: true, ms: delay });
+        proc.emit({ a: 'timer', id, ms: delay });
+        return id;
+      };
+      proc.clearTimeout = (id) => { proc.timers.delete(id); };
+      proc.clearInterval = proc.clearTimeout;
+      proc.sleep = (ms) => new Promise((resolve) => { proc.setTimeout(resolve, ms); });
+      return proc;
+    }
+
+    /**
+     * Sends one command; the promise settles on `reply`/`timeout`. The error object
+     * is made now, while the learner's frame is on the stack, so `locate` can point
+     * at the line that sent the command when the reply is an error.
+     */
+    function command(proc, node, timeoutMs, name, args) {
+      const origin = new Error(name);
+      const strings = [];
+      for (let k = 0; k < args.length; k++) {
+        const v = args[k];
+        if (typeof v === 'string') strings.push(v);
+        else if ((typeof v === 'number' && Number.isFinite(v)) || typeof v === 'bigint') strings.push(String(v));
+        else {
+          return Promise.reject(new TypeError(`redis ${name}: argument ${k + 1} is ${v === null ? 'null' : typeof v}; ` +
+            'every argument must be a string or a number'));
+        }
+        if (utf8Length(strings[k]) > MAX_ARG_BYTES) {
+          return Promise.reject(new RangeError(`redis ${name}: argument ${k + 1} is longer than 64 KiB`));
+        }
+      }
+      if (!strings.length) return Promise.reject(new TypeError('redis sendCommand needs at least the command name'));
+      let settle;
+      const promise = new Promise((resolve, reject) => { settle = { resolve, reject }; });
+      const id = proc.newId();
+      // emit before registering: past the action limit it throws here, synchronously,
+      // which is what stops a loop that sends commands without awaiting them.
+      proc.emit({ a: 'cmd', id, node, args: strings, timeout_ms: timeoutMs });
+      proc.commands.set(id, { ...settle, origin, node, timeoutMs });
+      return promise;
+    }
+
+    const replyBoolean = (v) => v === 1 || v === true;
+    const scriptArgs = (opts) => {
+      const keys = (opts && opts.keys) || [];
+      const args = (opts && opts.arguments) || [];
+      return [String(keys.length), ...keys, ...args];
+    };
+    const keyList = (keys, more) => (Array.isArray(keys) ? keys : [keys, ...more]);
+
+    /** A client like node-redis v4, talking to the worker's node `node`. */
+    function makeClient(proc, node, timeoutMs) {
+      const send = (name, args, map) => {
+        const p = command(proc, node, timeoutMs, name, args);
+        return map ? p.then(map) : p;
+      };
+      const client = {
+        sendCommand: (args) => send(String(Array.isArray(args) ? args[0] : ''), Array.isArray(args) ? args : [args]),
+        set(key, value, opts) {
+          const o = opts || {};
+          const args = ['SET', key, value];
+          if (o.NX) args.push('NX');
+          if (o.XX) args.push('XX');
+          if (o.EX !== undefined) args.push('EX', o.EX);
+          if (o.PX !== undefined) args.push('PX', o.PX);
+          if (o.EXAT !== undefined) args.push('EXAT', o.EXAT);
+          if (o.PXAT !== undefined) args.push('PXAT', o.PXAT);
+          if (o.KEEPTTL) args.push('KEEPTTL');
+          if (o.GET) args.push('GET');
+          return send('SET', args);
+        },
+        get: (key) => send('GET', ['GET', key]),
+        del: (keys, ...more) => send('DEL', ['DEL', ...keyList(keys, more)]),
+        exists: (keys, ...more) => send('EXISTS', ['EXISTS', ...keyList(keys, more)]),
+        incr: (key) => send('INCR', ['INCR', key]),
+        pExpire: (key, ms) => send('PEXPIRE', ['PEXPIRE', key, ms], replyBoolean),
+        expire: (key, s) => send('EXPIRE', ['EXPIRE', key, s], replyBoolean),
+        pTTL: (key) => send('PTTL', ['PTTL', key]),
+        eval: (script, opts) => send('EVAL', ['EVAL', script, ...scriptArgs(opts)]),
+        evalSha: (sha, opts) => send('EVALSHA', ['EVALSHA', sha, ...scriptArgs(opts)]),
+        scriptLoad: (script) => send('SCRIPT', ['SCRIPT', 'LOAD', script]),
+        setNX: (key, value) => send('SETNX', ['SETNX', key, value], replyBoolean),
+        ttl: (key) => send('TTL', ['TTL', key]),
+      };
+      // node-redis v4 also names each command in capitals (client.SET, client.SCRIPT_LOAD).
+      const capitals = {
+        SET: 'set', GET: 'get', DEL: 'del', EXISTS: 'exists', INCR: 'incr', PEXPIRE: 'pExpire',
+        EXPIRE: 'expire', PTTL: 'pTTL', TTL: 'ttl', EVAL: 'eval', EVALSHA: 'evalSha',
+        SCRIPT_LOAD: 'scriptLoad', SETNX: 'setNX',
+      };
+      for (const [upper, lower] of Object.entries(capitals)) client[upper] = client[lower];
+      return client;
+    }
+
+    function request(proc, action) {
+      let resolve;
+      const promise = new Promise((r) => { resolve = r; });
+      const id = proc.newId();
+      proc.emit({ a: 'resource', id, ...action });
+      proc.requests.set(id, { resolve });
+      return promise;
+    }
+
+    /** The `lab` object of docs/labs.md "The driver". */
+    function makeLab(proc, fns) {
+      const nodes = Number.isInteger(params.nodes) && params.nodes > 0 ? params.nodes : 1;
+      const timeoutMs = typeof params.timeout_ms === 'number' ? params.timeout_ms : null;
+      const clients = [];
+      for (let k = 0; k < nodes; k++) clients.push(makeClient(proc, k, timeoutMs));
+      return {
+        redis: clients[0],
+        clients,
+        fns,
+        params,
+        worker: proc.worker,
+        sleep: proc.sleep,
+        random: () => proc.driverRng.random(),
+        held(token, untilMs) {
+          const text = token === undefined || token === null ? null : boundedText(token, 'the token');
+          proc.emit({ a: 'held', token: text, until_ms: typeof untilMs === 'number' && Number.isFinite(untilMs) ? untilMs : null });
+        },
+        released() { proc.emit({ a: 'released' }); },
+        lost(reason) { proc.emit({ a: 'lost', reason: shortText(reason) }); },
+        failed(reason) { proc.emit({ a: 'failed', reason: shortText(reason) }); },
+        note(text) { proc.emit({ a: 'log', text: shortText(text) }); },
+        resource: {
+          write(key, value, opts) {
+            const token = opts && typeof opts.token === 'number' && Number.isFinite(opts.token) ? opts.token : null;
+            try {
+              const action = { op: 'write', key: boundedText(key, 'the key'), value: boundedText(value, 'the value'), token };
+              return request(proc, action);
+            } catch (err) {
+              if (err instanceof ProcessOver) throw err;
+              return Promise.reject(err);
+            }
+          },
+          read(key) {
+            try {
+              return request(proc, { op: 'read', key: boundedText(key, 'the key') });
+            } catch (err) {
+              if (err instanceof ProcessOver) throw err;
+              return Promise.reject(err);
+            }
+          },
+        },
+      };
+    }
+
+    /** Wraps each learner function so "stuck" can say which one never returned. */
+    function trackCalls(proc, learner) {
+      const fns = {};
+      for (const name of functions) {
+        const fn = learner[name];
+        fns[name] = function (...args) {
+          proc.running.set(name, (proc.running.get(name) || 0) + 1);
+          const leave = () => proc.running.set(name, proc.running.get(name) - 1);
+          let result;
+          try {
+            result = fn.apply(this, args);
+          } catch (e) {
+            leave();
+            throw e;
+          }
+          if (result && typeof result.then === 'function') {
+            result.then(leave, leave);
+          } else {
+            leave();
+          }
+          return result;
+        };
+      }
+      return fns;
+    }
+
+    const missing = (learner) => functions.find((name) => !learner || typeof learner[name] !== 'function');
+
+    function start(msg, ev) {
+      const old = processes.get(msg.pid);
+      if (old) old.over = true;
+      let seed = ev.seed;
+      if (typeof seed !== 'string' || !/^\d+$/.test(seed)) seed = String(seed === undefined ? 0 : seed).replace(/\D/g, '') || '0';
+      const proc = makeProcess(msg.pid, msg.worker, msg.inc, Number(msg.now_ms) || 0, seed);
+      processes.set(msg.pid, proc);
+      current = proc;
+      try {
+        const learner = instantiate(learnerFactory, proc);
+        const absent = missing(learner);
+        if (absent) throw new Error(`your code does not define the function ${absent}`);
+        const driver = instantiate(driverFactory, proc);
+        if (!driver || typeof driver.worker !== 'function') throw new Error('the lab driver does not define worker(lab)');
+        const result = driver.worker(makeLab(proc, trackCalls(proc, learner)));
+        Promise.resolve(result).then(
+          () => { if (!proc.over) { proc.actions.push({ a: 'done' }); proc.over = true; } },
+          (err) => proc.fail(err));
+      } catch (err) {
+        proc.fail(err);
+      }
+      return proc;
+    }
+
+    /** Runs one event in the process's own code; exceptions end the process. */
+    function deliver(proc, ev) {
+      const id = ev.id;
+      switch (ev.kind) {
+        case 'reply': {
+          const c = proc.commands.get(id);
+          if (!c) return;
+          proc.commands.delete(id);
+          if (typeof ev.error === 'string') {
+            const err = new Error(ev.error);
+            // Keep the frames of the call that sent the command (see `command`).
+            if (typeof c.origin.stack === 'string') {
+              const frames = c.origin.stack.replace(/^[^\n]*Error[^\n]*\n/, '');
+              err.stack = `Error: ${ev.error}\n${frames}`;
+            }
+            c.reject(err);
+          } else {
+            c.resolve(ev.value === undefined ? null : ev.value);
+          }
+          return;
+        }
+        case 'timeout': {
+          const c = proc.commands.get(id);
+          if (!c) return;
+          proc.commands.delete(id);
+          c.reject(new Error(`Timeout: no reply from redis-${c.node} within ${c.timeoutMs} ms`));
+          return;
+        }
+        case 'resource': {
+          const r = proc.requests.get(id);
+          if (!r) return;
+          proc.requests.delete(id);
+          r.resolve(ev.reply === undefined ? null : ev.reply);
+          return;
+        }
+        case 'timer': {
+          const t = proc.timers.get(id);
+          if (!t) return; // cleared, or already fired
+          if (!t.interval) proc.timers.delete(id);
+          try {
+            t.cb(...t.args);
+          } catch (err) {
+            // An exception in a timer callback ends a Node process too.
+            if (!(err instanceof ProcessOver)) proc.fail(err);
+            return;
+          }
+          // setInterval re-arms itself with the same id, unless the callback cleared it.
+          if (t.interval && proc.timers.get(id) === t && !proc.over) {
+            try { proc.emit({ a: 'timer', id, ms: t.ms }); } catch (e) { /* limit hit: error already sent */ }
+          }
+          return;
+        }
+        default:
+          throw new Error(`unknown event kind ${JSON.stringify(ev.kind)}`);
+      }
+    }
+
+    function stuckCheck(proc) {
+      if (proc.over || proc.stuckReported) return;
+      if (proc.commands.size || proc.requests.size || proc.timers.size) return;
+      const waiting = [...proc.running].filter(([, n]) => n > 0).map(([name]) => name);
+      proc.actions.push({ a: 'stuck', waiting: waiting.length ? waiting.join(', ') : 'worker' });
+      proc.stuckReported = true;
+    }
+
+    async function input(msg) {
+      const ev = msg.ev || {};
+      let proc = processes.get(msg.pid);
+      if (ev.kind === 'start') {
+        proc = start(msg, ev);
+      } else {
+        if (!proc || proc.inc !== msg.inc) return { type: 'actions', actions: [] };
+        if (ev.kind === 'crash') {
+          proc.over = true;
+          processes.delete(msg.pid);
+          return { type: 'actions', actions: [] };
+        }
+        if (proc.over) return { type: 'actions', actions: [] };
+        proc.now = Number(msg.now_ms) || 0;
+        current = proc;
+        try {
+          deliver(proc, ev);
+        } catch (err) {
+          if (!(err instanceof ProcessOver)) proc.fail(err);
+        }
+      }
+      await drain();
+      stuckCheck(proc);
+      const actions = proc.actions;
+      proc.actions = [];
+      return { type: 'actions', actions };
+    }
+
+    /** init: the host compiled both files; check the learner defines each function. */
+    function init(msg) {
+      if (msg.params && typeof msg.params === 'object') params = msg.params;
+      const probe = makeProcess(-1, 0, 0, 0, '0');
+      current = probe;
+      try {
+        const learner = instantiate(learnerFactory, probe);
+        const absent = missing(learner);
+        if (absent) {
+          return { type: 'error', message: `your code does not define the function ${absent} (write: export async function ${absent}(…) { … })`, line: null, col: null };
+        }
+      } catch (err) {
+        const { line, col } = where(err);
+        return { type: 'error', message: errorMessage(err), line, col };
+      } finally {
+        current = null;
+      }
+      return { type: 'ready' };
+    }
+
+    async function handle(msg) {
+      try {
+        switch (msg && msg.type) {
+          case 'init': return init(msg);
+          case 'run': processes = new Map(); current = null; return { type: 'ready' };
+          case 'input': return await input(msg);
+          default: return { type: 'error', message: `unknown message type ${JSON.stringify(msg && msg.type)}`, line: null, col: null };
+        }
+      } catch (err) {
+        return { type: 'error', message: `lab harness: ${errorMessage(err)}`, line: null, col: null };
+      }
+    }
+
+    /** JSON text in, JSON text out: parsing here keeps host-realm objects away from the learner. */
+    async function handleJSON(text) {
+      let msg;
+      try {
+        msg = JSON.parse(text);
+      } catch (err) {
+        return JSON.stringify({ type: 'error', message: `lab harness: bad JSON: ${err.message}`, line: null, col: null });
+      }
+      return JSON.stringify(await handle(msg));
+    }
+
+    return { handle, handleJSON };
+  }
+
+  global.LockstepLab = {
+    WRAPPER_HEAD,
+    prepareSource,
+    wrapLearner,
+    wrapDriver,
+    createHarness,
+    makeRng,
+  };
+})(globalThis);
