@@ -16,4 +16,9 @@ npm_deps
 serve_dir dist
 log "serving dist/ on http://127.0.0.1:$port/"
 
+if [ "${1:-}" = "--lab" ]; then
+  # e2e/lab.mjs: the safe-release lab used as a learner would, at desktop and phone width.
+  BASE_URL="http://127.0.0.1:$port/" SHOTS="${SHOTS:-$(mktemp -d)}" node e2e/lab.mjs
+  exit
+fi
 BASE_URL="http://127.0.0.1:$port/" node e2e/audit.mjs "$@"

@@ -17,8 +17,11 @@ cargo clippy --all-targets -- -D warnings
 step "lint, wasm32 (clippy -D warnings)"
 cargo clippy --lib --bins --test 'web_*' --target wasm32-unknown-unknown -- -D warnings
 
-step "native tests"
+step "native tests (the labs' tests run learners' files in Node.js)"
 cargo test
+
+step "the labs' JavaScript harness on its own (node labs/selftest.mjs)"
+node labs/selftest.mjs
 
 # wasm-bindgen-test-runner gives a whole test file 20 s by default, then reports "might
 # have timed out": web_scenario's debug-build "Can this break?" runs (200 trials each)
@@ -52,5 +55,8 @@ bash scripts/firstload.sh
 
 step "end-to-end accessibility audit (axe-core + keyboard walk, Chromium)"
 bash scripts/e2e.sh --no-screenshot
+
+step "a learner's walk through a lab: broken, fixed, 200 attacked trials, a loop stopped (Chromium)"
+bash scripts/e2e.sh --lab
 
 printf '\nAll checks passed in %ss.\n' "$((SECONDS - start))"

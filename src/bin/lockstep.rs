@@ -60,9 +60,97 @@ mod cli {
             #[arg(long, allow_hyphen_values = true)]
             seed: Option<String>,
         },
+        /// Labs: run a learner's JavaScript against the simulator and grade it.
+        Lab {
+            #[command(subcommand)]
+            command: LabCommand,
+        },
         /// Validate a lesson pack (a folder, its pack.toml, or a single-file pack): every
         /// mistake as `file:line: field: message`, or a one-line summary.
         CheckPack { path: String },
+    }
+
+    #[derive(Subcommand)]
+    enum LabCommand {
+        /// List the labs.
+        List,
+        /// Run a learner's file (ES module or CommonJS defining the lab's functions) as the
+        /// browser does. Exit 0: every check held; 1: a check broke; 2: the code failed.
+        Run {
+            lab: String,
+            file: String,
+            /// Seed (decimal or 0x hex); a fresh one is drawn and printed when absent.
+            #[arg(long, allow_hyphen_values = true)]
+            seed: Option<String>,
+            /// 1 (default): the lab's run; more: "Try to break it" with that many trials.
+            #[arg(long, allow_hyphen_values = true)]
+            trials: Option<String>,
+            /// Replay one trial by its seed (as a counterexample names it).
+            #[arg(long, allow_hyphen_values = true)]
+            trial: Option<String>,
+            /// Print JSON: passed, checks, counterexample, code_error.
+            #[arg(long)]
+            json: bool,
+        },
+    }
+
+    fn lab(command: LabCommand) -> ExitCode {
+        use lockstep::sim::cli::parse_u64;
+        match command {
+            LabCommand::List => sim_output("lab list", lockstep::labs::list_text()),
+            LabCommand::Run {
+                lab,
+                file,
+                seed,
+                trials,
+                trial,
+                json,
+            } => {
+                let parsed = (|| -> Result<(u64, u32, Option<u64>), String> {
+                    let trials = match trials.as_deref() {
+                        Some(t) => u32::try_from(parse_u64("--trials", t)?)
+                            .map_err(|_| "--trials: too many".to_string())?,
+                        None => 1,
+                    };
+                    // The Run has a fixed seed (the browser's); many trials draw one.
+                    let seed = match seed.as_deref() {
+                        Some(s) => parse_u64("--seed", s)?,
+                        None if trials == 1 => lockstep::sim::lab::RUN_SEED,
+                        None => fresh_seed(),
+                    };
+                    if trials == 0 || trials > lockstep::sim::lab::MAX_TRIALS {
+                        return Err(format!(
+                            "--trials: between 1 and {}",
+                            lockstep::sim::lab::MAX_TRIALS
+                        ));
+                    }
+                    let trial = trial.as_deref().map(|t| parse_u64("--trial", t)).transpose()?;
+                    Ok((seed, trials, trial))
+                })();
+                let (seed, trials, trial) = match parsed {
+                    Ok(p) => p,
+                    Err(e) => {
+                        eprintln!("lockstep lab run: {e}");
+                        return ExitCode::from(2);
+                    }
+                };
+                let (text, code) = lockstep::labs::run_command(&lockstep::labs::RunRequest {
+                    lab: &lab,
+                    file: &file,
+                    seed,
+                    trials,
+                    trial,
+                    json,
+                });
+                use std::io::Write as _;
+                if code == 2 && !json && text.starts_with("lockstep lab run:") {
+                    eprint!("{text}");
+                } else {
+                    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+                }
+                ExitCode::from(code)
+            }
+        }
     }
 
     /// A fresh seed for the simulator: entropy is read here, never in `lockstep::sim`.
@@ -109,6 +197,7 @@ mod cli {
                 "explore",
                 lockstep::sim::cli::explore_command(&scenario, &trials, seed.as_deref(), fresh_seed()),
             ),
+            Command::Lab { command } => lab(command),
             Command::CheckPack { path } => match lockstep::lesson::pack_cli::check_pack(&path) {
                 Ok(summary) => sim_output("check-pack", Ok(summary)),
                 Err(lines) => {

@@ -1485,6 +1485,17 @@ pub fn scenario_blocks(doc: &[Node]) -> Vec<String> {
         .collect()
 }
 
+/// The lab ids a document's `lab` blocks name, in order.
+pub fn lab_blocks(doc: &[Node]) -> Vec<String> {
+    markdown::walk(doc)
+        .into_iter()
+        .filter_map(|n| match n {
+            Node::CodeBlock { lang: Some(l), code } if l == "lab" => Some(code.trim().to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The checks of section bodies: nesting depth, `scenario` blocks naming known scenarios,
 /// `guide` blocks that parse, in-pack links that reach a section.
 fn check_bodies(
@@ -1522,6 +1533,20 @@ fn check_bodies(
                     line,
                     "scenario",
                     format!("`{name}` is neither a scenario of this pack nor a built-in one"),
+                ));
+            }
+        }
+        for id in lab_blocks(&doc) {
+            if !crate::labs::IDS.contains(&id.as_str()) && room(errors) {
+                let line = src.body_line + line_in_body(body, &id);
+                errors.push(PackError::new(
+                    &src.section.file,
+                    line,
+                    "lab",
+                    format!(
+                        "`{id}` is not a lab (the labs are: {})",
+                        crate::labs::IDS.join(", ")
+                    ),
                 ));
             }
         }

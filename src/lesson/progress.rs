@@ -36,6 +36,22 @@ pub struct LessonProgress {
     /// The last complete run of the final quick check.
     #[serde(default)]
     pub quick_check: Option<Score>,
+    /// Per lab id: the learner's code and how its graded runs went.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labs: BTreeMap<String, LabProgress>,
+}
+
+/// A lab: the code in its editor, and its graded runs.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LabProgress {
+    #[serde(default)]
+    pub code: String,
+    /// Runs and "Try to break it" sessions that graded the code.
+    #[serde(default)]
+    pub runs: u32,
+    /// Whether a "Try to break it" session ever passed every check.
+    #[serde(default)]
+    pub passed: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -154,6 +170,35 @@ impl Progress {
         self.lessons.entry(lesson.to_string()).or_default().quick_check = Some(score);
     }
 
+    /// The learner's code for `lab` changed.
+    pub fn save_lab_code(&mut self, lesson: &str, lab: &str, code: &str) {
+        let code: String = code.chars().take(crate::sim::lab::MAX_SOURCE_BYTES / 4).collect();
+        self.lessons
+            .entry(lesson.to_string())
+            .or_default()
+            .labs
+            .entry(lab.to_string())
+            .or_default()
+            .code = code;
+    }
+
+    /// A graded run of `lab` ended; `passed` when a "Try to break it" session held.
+    pub fn record_lab_run(&mut self, lesson: &str, lab: &str, passed: bool) {
+        let l = self
+            .lessons
+            .entry(lesson.to_string())
+            .or_default()
+            .labs
+            .entry(lab.to_string())
+            .or_default();
+        l.runs = l.runs.saturating_add(1);
+        l.passed |= passed;
+    }
+
+    pub fn lab(&self, lesson: &str, lab: &str) -> Option<&LabProgress> {
+        self.lessons.get(lesson).and_then(|l| l.labs.get(lab))
+    }
+
     /// Adds `other` (e.g. an imported file) to this progress without losing either:
     /// read sections are united, attempts add up, a question solved in either stays solved,
     /// the better quick-check score is kept.
@@ -175,6 +220,15 @@ impl Progress {
                 }),
                 (a, b) => a.or(b),
             };
+            for (lab, t) in &theirs.labs {
+                let m = mine.labs.entry(lab.clone()).or_default();
+                // My code stays; an empty editor takes theirs.
+                if m.code.trim().is_empty() {
+                    m.code = t.code.clone();
+                }
+                m.runs = m.runs.saturating_add(t.runs);
+                m.passed |= t.passed;
+            }
         }
     }
 
@@ -207,6 +261,15 @@ impl Progress {
             quick_check: theirs
                 .quick_check
                 .filter(|s| s.total >= 1 && s.total <= count && s.correct <= s.total),
+            labs: theirs
+                .labs
+                .iter()
+                .filter(|(id, l)| {
+                    crate::labs::IDS.contains(&id.as_str())
+                        && l.code.len() <= crate::sim::lab::MAX_SOURCE_BYTES
+                })
+                .map(|(id, l)| (id.clone(), l.clone()))
+                .collect(),
         };
         out.lessons.insert(lesson.id.clone(), fitted);
         out

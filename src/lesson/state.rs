@@ -106,6 +106,16 @@ pub enum Action {
     },
     /// The final quick check was completed with this score.
     QuickCheckDone(Score),
+    /// The learner's code in a lab's editor changed.
+    LabCode {
+        lab: String,
+        code: String,
+    },
+    /// A lab graded the learner's code; `passed` when "Try to break it" held.
+    LabRun {
+        lab: String,
+        passed: bool,
+    },
     /// Progress from an exported file (already parsed); merged into the current one.
     Import(Progress),
     /// Forget all progress (the UI asks for confirmation first).
@@ -216,6 +226,14 @@ impl ReaderState {
             Action::QuickCheckDone(score) => {
                 let id = next.lesson().id.clone();
                 next.progress.set_quick_check(&id, score);
+            }
+            Action::LabCode { lab, code } => {
+                let id = next.lesson().id.clone();
+                next.progress.save_lab_code(&id, &lab, &code);
+            }
+            Action::LabRun { lab, passed } => {
+                let id = next.lesson().id.clone();
+                next.progress.record_lab_run(&id, &lab, passed);
             }
             Action::Import(p) => {
                 // Only what can be true of this lesson is taken (ids it has, counts

@@ -131,6 +131,9 @@ pub fn event_line(e: &TraceEvent, names: &[String]) -> String {
             (Some(l), Some(c)) => format!("CODE FAILED: {message} (line {l}, column {c})"),
             _ => format!("CODE FAILED: {message}"),
         },
+        TraceKind::LockKept { lock, token } => {
+            format!("released, but {lock} still holds its token {}", short(token))
+        }
         TraceKind::ForeignDelete { key, owner, token } => {
             format!("DELETES {key}, which held {}'s token {}", n(*owner), short(token))
         }

@@ -31,6 +31,9 @@ pub const MAX_ANSWERS: u32 = 20_000;
 pub const MAX_ACTIONS: usize = 1_000;
 /// Longest command argument the harness may send.
 pub const MAX_ARG_BYTES: usize = 64 * 1024;
+/// The seed of a lab's "Run" when none is given: the learner, their teacher and the
+/// command line see the same run.
+pub const RUN_SEED: u64 = 1;
 /// Most trials "Try to break it" runs.
 pub const MAX_TRIALS: u32 = 100_000;
 /// Largest `lab.toml` or learner file read.
@@ -170,6 +173,8 @@ pub enum Check {
     FreedAfterCrash,
     /// No release deleted or overwrote another worker's key.
     NoForeignDelete,
+    /// A release frees the worker's own lock (its key is gone when release returns).
+    ReleaseFrees,
     /// The resource accepted no write from a worker whose lock had lapsed.
     NoStaleWrite,
     /// No effect (a charge) was accepted twice.
@@ -177,12 +182,13 @@ pub enum Check {
 }
 
 impl Check {
-    pub const ALL: [Check; 7] = [
+    pub const ALL: [Check; 8] = [
         Check::MutualExclusion,
         Check::UniqueTokens,
         Check::AllDone,
         Check::FreedAfterCrash,
         Check::NoForeignDelete,
+        Check::ReleaseFrees,
         Check::NoStaleWrite,
         Check::NoDoubleEffect,
     ];
@@ -194,6 +200,7 @@ impl Check {
             Check::AllDone => "all_done",
             Check::FreedAfterCrash => "freed_after_crash",
             Check::NoForeignDelete => "no_foreign_delete",
+            Check::ReleaseFrees => "release_frees",
             Check::NoStaleWrite => "no_stale_write",
             Check::NoDoubleEffect => "no_double_effect",
         }
@@ -211,6 +218,7 @@ impl Check {
             Check::AllDone => "not_done",
             Check::FreedAfterCrash => "lock_stuck",
             Check::NoForeignDelete => "foreign_delete",
+            Check::ReleaseFrees => "lock_kept",
             Check::NoStaleWrite => Property::StaleWrite.kind(),
             Check::NoDoubleEffect => Property::DoubleEffect.kind(),
         }
@@ -484,7 +492,12 @@ impl Lab {
                 op,
             });
         }
-        let params = serde_json::to_value(&f.params).map_err(|e| bad("params", e.to_string()))?;
+        let params = Value::Object(
+            f.params
+                .iter()
+                .map(|(k, v)| (k.clone(), json_of_toml(v)))
+                .collect(),
+        );
         Ok(Lab {
             id: f.id,
             section: f.section,
@@ -552,6 +565,19 @@ impl Lab {
     }
 }
 
+/// A TOML value as JSON (dates become their text).
+fn json_of_toml(v: &toml::Value) -> Value {
+    match v {
+        toml::Value::String(s) => Value::String(s.clone()),
+        toml::Value::Integer(i) => json!(i),
+        toml::Value::Float(f) => json!(f),
+        toml::Value::Boolean(b) => Value::Bool(*b),
+        toml::Value::Datetime(d) => Value::String(d.to_string()),
+        toml::Value::Array(xs) => Value::Array(xs.iter().map(json_of_toml).collect()),
+        toml::Value::Table(t) => Value::Object(t.iter().map(|(k, v)| (k.clone(), json_of_toml(v))).collect()),
+    }
+}
+
 fn is_js_name(s: &str) -> bool {
     let mut cs = s.chars();
     cs.next()
@@ -608,74 +634,6 @@ impl LabInput {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(tag = "a", rename_all = "snake_case")]
-enum WireAction {
-    Cmd {
-        id: u64,
-        node: usize,
-        args: Vec<String>,
-        #[serde(default)]
-        timeout_ms: Option<f64>,
-    },
-    Resource {
-        id: u64,
-        op: String,
-        key: String,
-        #[serde(default)]
-        value: Option<String>,
-        #[serde(default)]
-        token: Option<i64>,
-    },
-    Timer {
-        id: u64,
-        ms: f64,
-    },
-    Held {
-        token: String,
-        #[serde(default)]
-        until_ms: Option<f64>,
-    },
-    Released,
-    Lost {
-        reason: String,
-    },
-    Failed {
-        reason: String,
-    },
-    Log {
-        text: String,
-    },
-    Done,
-    Error {
-        message: String,
-        #[serde(default)]
-        line: Option<u32>,
-        #[serde(default)]
-        col: Option<u32>,
-    },
-    Stuck {
-        #[serde(default)]
-        waiting: Option<String>,
-    },
-}
-
-#[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-enum WireAnswer {
-    Ready,
-    Error {
-        message: String,
-        #[serde(default)]
-        line: Option<u32>,
-        #[serde(default)]
-        col: Option<u32>,
-    },
-    Actions {
-        actions: Vec<WireAction>,
-    },
-}
-
 /// The learner's code failed (not a property: the code could not be graded).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CodeError {
@@ -712,114 +670,160 @@ impl std::fmt::Display for CodeError {
     }
 }
 
+/// The fields of an answer, read from JSON by hand: a derived tagged enum costs the page
+/// tens of kilobytes of generic code, these few accessors almost nothing.
+struct Obj<'a>(&'a serde_json::Map<String, Value>);
+
+impl<'a> Obj<'a> {
+    fn str(&self, k: &str) -> Option<&'a str> {
+        self.0.get(k).and_then(Value::as_str)
+    }
+    fn string(&self, k: &str) -> Result<String, CodeError> {
+        self.str(k)
+            .map(str::to_string)
+            .ok_or_else(|| CodeError::new(format!("the harness's answer lacks the text `{k}`")))
+    }
+    fn u64(&self, k: &str) -> Result<u64, CodeError> {
+        self.0
+            .get(k)
+            .and_then(Value::as_u64)
+            .ok_or_else(|| CodeError::new(format!("the harness's answer lacks the number `{k}`")))
+    }
+    fn f64(&self, k: &str) -> Option<f64> {
+        self.0.get(k).and_then(Value::as_f64).filter(|x| x.is_finite())
+    }
+    fn u32(&self, k: &str) -> Option<u32> {
+        self.0
+            .get(k)
+            .and_then(Value::as_u64)
+            .and_then(|x| u32::try_from(x).ok())
+    }
+}
+
+fn answer_of(answer: &str) -> Result<(String, Value), CodeError> {
+    let v: Value = serde_json::from_str(answer)
+        .map_err(|e| CodeError::new(format!("the harness's answer is not valid: {e}")))?;
+    let ty = v.get("type").and_then(Value::as_str).unwrap_or("").to_string();
+    if ty == "error" {
+        let o = v.as_object().map(Obj);
+        return Err(CodeError {
+            message: o
+                .as_ref()
+                .and_then(|o| o.str("message"))
+                .unwrap_or("error")
+                .to_string(),
+            line: o.as_ref().and_then(|o| o.u32("line")),
+            col: o.as_ref().and_then(|o| o.u32("col")),
+            worker: None,
+        });
+    }
+    Ok((ty, v))
+}
+
 /// Read the harness's answer to `init` or `run`.
 pub fn parse_ready(answer: &str) -> Result<(), CodeError> {
-    match serde_json::from_str::<WireAnswer>(answer) {
-        Ok(WireAnswer::Ready) => Ok(()),
-        Ok(WireAnswer::Error { message, line, col }) => Err(CodeError {
-            message,
-            line,
-            col,
-            worker: None,
-        }),
-        Ok(WireAnswer::Actions { .. }) => Err(CodeError::new("the harness answered out of turn")),
-        Err(e) => Err(CodeError::new(format!("the harness's answer is not valid: {e}"))),
+    match answer_of(answer)? {
+        (t, _) if t == "ready" => Ok(()),
+        _ => Err(CodeError::new("the harness answered out of turn")),
     }
 }
 
 /// Read the harness's answer to an `input`.
 pub fn parse_actions(answer: &str) -> Result<Vec<LabAction>, CodeError> {
-    let wire = match serde_json::from_str::<WireAnswer>(answer) {
-        Ok(WireAnswer::Actions { actions }) => actions,
-        Ok(WireAnswer::Error { message, line, col }) => {
-            return Err(CodeError {
-                message,
-                line,
-                col,
-                worker: None,
-            })
-        }
-        Ok(WireAnswer::Ready) => return Err(CodeError::new("the harness answered out of turn")),
-        Err(e) => return Err(CodeError::new(format!("the harness's answer is not valid: {e}"))),
-    };
+    let (ty, v) = answer_of(answer)?;
+    if ty != "actions" {
+        return Err(CodeError::new("the harness answered out of turn"));
+    }
+    let wire = v
+        .get("actions")
+        .and_then(Value::as_array)
+        .ok_or_else(|| CodeError::new("the harness's answer has no actions"))?;
     if wire.len() > MAX_ACTIONS {
         return Err(CodeError::new(format!(
             "your code did more than {MAX_ACTIONS} things without waiting for anything"
         )));
     }
-    let mut out = Vec::with_capacity(wire.len());
-    for w in wire {
-        out.push(match w {
-            WireAction::Cmd {
-                id,
-                node,
+    wire.iter().map(action_of).collect()
+}
+
+fn action_of(w: &Value) -> Result<LabAction, CodeError> {
+    let o = Obj(w
+        .as_object()
+        .ok_or_else(|| CodeError::new("an action that is not an object"))?);
+    let a = o.str("a").unwrap_or("");
+    Ok(match a {
+        "cmd" => {
+            let args: Vec<String> =
+                o.0.get("args")
+                    .and_then(Value::as_array)
+                    .map(|xs| xs.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
+                    .unwrap_or_default();
+            if args.is_empty() {
+                return Err(CodeError::new("a command with no arguments"));
+            }
+            if args.iter().any(|a| a.len() > MAX_ARG_BYTES) {
+                return Err(CodeError::new(format!(
+                    "a command argument longer than {MAX_ARG_BYTES} bytes"
+                )));
+            }
+            LabAction::Cmd {
+                id: o.u64("id")?,
+                node: usize::try_from(o.u64("node")?).unwrap_or(usize::MAX),
                 args,
-                timeout_ms,
-            } => {
-                if args.is_empty() {
-                    return Err(CodeError::new("a command with no arguments"));
-                }
-                if args.iter().any(|a| a.len() > MAX_ARG_BYTES) {
-                    return Err(CodeError::new(format!(
-                        "a command argument longer than {MAX_ARG_BYTES} bytes"
-                    )));
-                }
-                LabAction::Cmd {
-                    id,
-                    node,
-                    args,
-                    timeout_ms: timeout_ms.filter(|t| t.is_finite()),
-                }
+                timeout_ms: o.f64("timeout_ms"),
             }
-            WireAction::Resource {
-                id,
-                op,
-                key,
-                value,
-                token,
-            } => {
-                let op = match op.as_str() {
-                    "read" => ResOp::Read { key },
-                    "write" => ResOp::Write {
-                        key,
-                        value: value.unwrap_or_default(),
-                        token,
-                        idempotency_key: None,
-                        base_version: None,
-                    },
-                    o => return Err(CodeError::new(format!("`{o}` is not a resource operation"))),
-                };
-                LabAction::Resource { id, op }
-            }
-            WireAction::Timer { id, ms } => LabAction::Timer {
-                id,
-                ms: if ms.is_finite() { ms.max(0.0) } else { 0.0 },
-            },
-            WireAction::Held { token, until_ms } => LabAction::Held {
-                token,
-                until_ms: until_ms.filter(|u| u.is_finite()),
-            },
-            WireAction::Released => LabAction::Released,
-            WireAction::Lost { reason } => LabAction::Lost { reason },
-            WireAction::Failed { reason } => LabAction::Failed { reason },
-            WireAction::Log { text } => LabAction::Log {
-                text: text.chars().take(500).collect(),
-            },
-            WireAction::Done => LabAction::Done,
-            WireAction::Error { message, line, col } => LabAction::Error { message, line, col },
-            WireAction::Stuck { waiting } => LabAction::Error {
-                message: match waiting {
-                    Some(w) if !w.is_empty() => {
-                        format!("this worker waits for something that can never happen: {w}")
-                    }
-                    _ => "this worker waits on a promise that never settles".to_string(),
+        }
+        "resource" => {
+            let key = o.string("key")?;
+            let op = match o.str("op").unwrap_or("") {
+                "read" => ResOp::Read { key },
+                "write" => ResOp::Write {
+                    key,
+                    value: o.str("value").unwrap_or("").to_string(),
+                    token: o.0.get("token").and_then(Value::as_i64),
+                    idempotency_key: None,
+                    base_version: None,
                 },
-                line: None,
-                col: None,
+                other => return Err(CodeError::new(format!("`{other}` is not a resource operation"))),
+            };
+            LabAction::Resource { id: o.u64("id")?, op }
+        }
+        "timer" => LabAction::Timer {
+            id: o.u64("id")?,
+            ms: o.f64("ms").unwrap_or(0.0).max(0.0),
+        },
+        "held" => LabAction::Held {
+            token: o.string("token")?,
+            until_ms: o.f64("until_ms"),
+        },
+        "released" => LabAction::Released,
+        "lost" => LabAction::Lost {
+            reason: o.string("reason")?,
+        },
+        "failed" => LabAction::Failed {
+            reason: o.string("reason")?,
+        },
+        "log" => LabAction::Log {
+            text: o.str("text").unwrap_or("").chars().take(500).collect(),
+        },
+        "done" => LabAction::Done,
+        "error" => LabAction::Error {
+            message: o.string("message")?,
+            line: o.u32("line"),
+            col: o.u32("col"),
+        },
+        "stuck" => LabAction::Error {
+            message: match o.str("waiting") {
+                Some(w) if !w.is_empty() => {
+                    format!("this worker waits for something that can never happen: {w}")
+                }
+                _ => "this worker waits on a promise that never settles".to_string(),
             },
-        });
-    }
-    Ok(out)
+            line: None,
+            col: None,
+        },
+        other => return Err(CodeError::new(format!("`{other}` is not an action"))),
+    })
 }
 
 // ---------------------------------------------------------------------------------
@@ -1066,6 +1070,22 @@ pub fn grade(lab: &Lab, trace: &[TraceEvent], names: &[String]) -> (Outcome, Vec
                                 "{} deleted {key} while it held {}'s token {token}",
                                 name(e.pid),
                                 name(*owner)
+                            ),
+                        ));
+                    }
+                }
+            }
+            Check::ReleaseFrees => {
+                for e in trace {
+                    if let TraceKind::LockKept { lock, token } = &e.kind {
+                        v.push(violation(
+                            check,
+                            vec![name(e.pid)],
+                            e.t_us,
+                            e.t_us,
+                            format!(
+                                "{}'s release returned but {lock} still held its token {token}",
+                                name(e.pid)
                             ),
                         ));
                     }

@@ -179,6 +179,12 @@ pub enum TraceKind {
         owner: u32,
         token: String,
     },
+    /// A lab worker's release returned, but `lock` still held its token: the release
+    /// did not free the lock (it stays taken until its TTL runs out).
+    LockKept {
+        lock: String,
+        token: String,
+    },
 }
 
 impl TraceKind {
@@ -194,6 +200,7 @@ impl TraceKind {
                 | TraceKind::Stalled { .. }
                 | TraceKind::CodeError { .. }
                 | TraceKind::ForeignDelete { .. }
+                | TraceKind::LockKept { .. }
                 | TraceKind::WriteAccepted { .. }
                 | TraceKind::WriteRejected { .. }
                 | TraceKind::Crash

@@ -237,6 +237,8 @@ struct LabProc {
     held: Vec<LabInput>,
     /// Done, failed or stuck: nothing more is delivered.
     over: bool,
+    /// The token of a release in progress: checked once the worker moves on.
+    releasing: Option<String>,
 }
 
 impl LabProc {
@@ -247,6 +249,7 @@ impl LabProc {
         self.deferred.clear();
         self.held.clear();
         self.over = false;
+        self.releasing = None;
     }
 }
 
@@ -783,6 +786,7 @@ impl World {
                     deferred: Vec::new(),
                     held: Vec::new(),
                     over: false,
+                    releasing: None,
                 }))
             } else {
                 Kind::Client(Box::new(Client::new(Arc::new(cfg), client_seed)))
@@ -1516,6 +1520,12 @@ impl World {
     }
 
     fn lab_apply(&mut self, pid: Pid, a: LabAction, out: &mut Vec<TraceEvent>) {
+        if matches!(
+            a,
+            LabAction::Held { .. } | LabAction::Failed { .. } | LabAction::Done
+        ) {
+            self.lab_check_release(pid, out);
+        }
         let now = self.now_us;
         let p = &mut self.procs[pid];
         let local = p.clock.local_us(now);
@@ -1598,7 +1608,7 @@ impl World {
                 );
             }
             LabAction::Released => {
-                l.token = None;
+                l.releasing = l.token.take();
                 let lock = l.lock.clone();
                 self.emit(out, pid, TraceKind::LockReleased { lock });
             }
@@ -1625,6 +1635,32 @@ impl World {
                 l.over = true;
                 self.emit(out, pid, TraceKind::CodeError { message, line, col });
             }
+        }
+    }
+
+    /// A worker that released moves on (acquires again, or is done): its release has
+    /// returned, so its own key must be gone from the nodes it holds it on.
+    fn lab_check_release(&mut self, pid: Pid, out: &mut Vec<TraceEvent>) {
+        let (token, lock, dests) = match &mut self.procs[pid].kind {
+            Kind::Lab(l) => match l.releasing.take() {
+                Some(t) => (t, l.lock.clone(), l.dests.clone()),
+                None => return,
+            },
+            _ => return,
+        };
+        let kept = dests.iter().any(|d| {
+            let node = match d {
+                Dest::Node(p) => *p,
+                Dest::Group(g) => self.groups[*g].master,
+            };
+            self.procs[node].alive
+                && self
+                    .node_keys(node)
+                    .iter()
+                    .any(|(k, v, _)| *k == lock && *v == token)
+        });
+        if kept {
+            self.emit(out, pid, TraceKind::LockKept { lock, token });
         }
     }
 

@@ -48,6 +48,7 @@ pub fn is_key_moment(m: &Model, at: usize) -> bool {
                 | TraceKind::GaveUp { .. }
                 | TraceKind::Stalled { .. }
                 | TraceKind::CodeError { .. }
+                | TraceKind::LockKept { .. }
                 | TraceKind::ForeignDelete { .. }
                 | TraceKind::WriteAccepted { .. }
                 | TraceKind::WriteRejected { .. }

@@ -159,6 +159,7 @@ pub fn describe(m: &Model, e: &TraceEvent, lang: Lang) -> String {
             ),
             None => f("ev_code_error", &[("message", clip(message, 160))]),
         },
+        TraceKind::LockKept { lock, .. } => f("ev_lock_kept", &[("lock", lock.clone())]),
         TraceKind::ForeignDelete { key, owner, .. } => {
             f("ev_foreign_delete", &[("key", key.clone()), ("owner", n(*owner))])
         }
@@ -211,6 +212,7 @@ pub fn is_key_event(k: &TraceKind) -> bool {
             | TraceKind::Note { .. }
             | TraceKind::CodeError { .. }
             | TraceKind::ForeignDelete { .. }
+            | TraceKind::LockKept { .. }
             | TraceKind::Read { .. }
             | TraceKind::WorkSkipped { .. }
             | TraceKind::WriteAccepted { .. }

@@ -261,6 +261,28 @@ fn reader(props: &ReaderProps) -> Html {
         let dispatch = state.dispatcher();
         Callback::from(move |_| dispatch.dispatch(Action::Next))
     };
+    let lab_store = {
+        let dispatch = state.dispatcher();
+        let on_code = Callback::from(move |(lab, code): (String, String)| {
+            dispatch.dispatch(Action::LabCode { lab, code })
+        });
+        let dispatch = state.dispatcher();
+        let on_run = Callback::from(move |(lab, passed): (String, bool)| {
+            dispatch.dispatch(Action::LabRun { lab, passed })
+        });
+        crate::ui::lab::LabStore {
+            saved: Rc::new(
+                state
+                    .0
+                    .progress
+                    .lesson(&state.0.lesson().id)
+                    .map(|l| l.labs.clone())
+                    .unwrap_or_default(),
+            ),
+            on_code,
+            on_run,
+        }
+    };
     let menu_open = use_state(|| false);
     let toggle_menu = {
         let menu_open = menu_open.clone();
@@ -329,16 +351,19 @@ fn reader(props: &ReaderProps) -> Html {
         };
         return html! {
             <ContextProvider<Rc<EmbedConfig>> context={embed_cfg.clone()}>
+            <ContextProvider<crate::ui::lab::LabStore> context={lab_store}>
                 <main id="main" class="embedded" tabindex="-1">
                     <Notices notices={s.notices.clone()} lang={s.lang} on_dismiss={on_dismiss} />
                     { body }
                 </main>
+            </ContextProvider<crate::ui::lab::LabStore>>
             </ContextProvider<Rc<EmbedConfig>>>
         };
     }
 
     html! {
         <ContextProvider<Rc<EmbedConfig>> context={embed_cfg.clone()}>
+        <ContextProvider<crate::ui::lab::LabStore> context={lab_store}>
         <div class={classes!("layout", menu_open.then_some("menu-open"))}>
             <a class="skip-link" href="#main" onclick={Callback::from(|e: MouseEvent| {
                 e.prevent_default();
@@ -366,6 +391,7 @@ fn reader(props: &ReaderProps) -> Html {
                 <p class="shortcuts">{ t.t("shortcuts") }</p>
             </main>
         </div>
+        </ContextProvider<crate::ui::lab::LabStore>>
         </ContextProvider<Rc<EmbedConfig>>>
     }
 }

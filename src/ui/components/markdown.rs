@@ -27,6 +27,11 @@ fn render_node(node: &Node, lang: Lang) -> Html {
         Node::CodeBlock { lang: Some(l), code } if l == "guide" => {
             html! { <super::GuideView code={code.clone()} {lang} /> }
         }
+        // ```lab blocks name a lab (labs/<id>/) to write and run here.
+        Node::CodeBlock { lang: Some(l), code } if l == "lab" => {
+            let id = code.trim().to_string();
+            html! { <crate::ui::lab::LabPanel key={id.clone()} id={id.clone()} {lang} /> }
+        }
         Node::CodeBlock { lang: Some(l), .. } if l == "console" => {
             html! { <crate::ui::scenario::ConsoleExercise {lang} /> }
         }

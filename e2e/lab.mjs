@@ -1,0 +1,100 @@
+// A learner's walk through the safe-release lab, in a real browser (Debian's Chromium):
+// paste the lesson's naive DEL release, Run, see it broken on the timeline with the
+// trial in the URL, fix it, Try to break it and see every check hold. Also: an infinite
+// loop is stopped and the page keeps answering; a main-thread task during the trials is
+// measured (PerformanceObserver "longtask"). Screenshots at desktop and phone width go
+// to $SHOTS (default /tmp).
+//   BASE_URL=http://127.0.0.1:PORT/ node e2e/lab.mjs
+// Exits 1 with the reasons when a step does not do what a learner expects.
+import { chromium } from 'playwright-core';
+
+const BASE = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
+const SHOTS = process.env.SHOTS ?? '/tmp';
+const problems = [];
+const say = (...a) => console.log('lab:', ...a);
+
+const NAIVE = `import crypto from 'node:crypto';
+
+export async function acquire(redis, key, ttlMs) {
+  const token = crypto.randomBytes(16).toString('hex');
+  const reply = await redis.set(key, token, { NX: true, PX: ttlMs });
+  return reply === 'OK' ? token : null;
+}
+
+export async function release(redis, key, token) {
+  await redis.del(key);
+}
+`;
+const FIXED = NAIVE.replace(
+  '  await redis.del(key);',
+  `  const script = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0";
+  return redis.eval(script, { keys: [key], arguments: [token] });`,
+);
+const LOOP = NAIVE.replace('  await redis.del(key);', '  for (;;) {}');
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+});
+try {
+  for (const [name, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 360, height: 740 }]]) {
+    const page = await browser.newPage({ viewport });
+    page.on('pageerror', (e) => problems.push(`${name}: page error: ${e.message}`));
+    await page.addInitScript(() => {
+      window.__long = [];
+      new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push(e.duration); })
+        .observe({ type: 'longtask', buffered: true });
+    });
+    await page.goto(`${BASE}?lang=en#/distributed-locks/3`);
+    const lab = page.locator('section.lab[data-lab="safe-release"]');
+    await lab.scrollIntoViewIfNeeded();
+    await lab.locator('textarea').click();
+    await lab.locator('textarea').waitFor();
+    await page.waitForFunction(() => !!document.querySelector('section.lab textarea:not([readonly])'));
+    await lab.locator('textarea').fill(NAIVE);
+    await lab.getByRole('button', { name: 'Run', exact: true }).click();
+    await lab.locator('.lab-verdict').waitFor({ timeout: 30000 });
+    const verdict = await lab.locator('.lab-verdict').innerText();
+    say(name, 'naive Run:', verdict.split('\n')[0]);
+    if (!/Broken/.test(verdict)) problems.push(`${name}: the naive DEL release was not broken in the Run: ${verdict}`);
+    const broken = await lab.locator('.lab-checks li.broken').allInnerTexts();
+    if (!broken.some((t) => /deleted another worker/.test(t))) problems.push(`${name}: no_foreign_delete not shown broken: ${broken}`);
+    if (!/lab=safe-release&trial=\d+/.test(page.url())) problems.push(`${name}: the URL does not carry the trial: ${page.url()}`);
+    if (await lab.locator('svg.timeline').count() !== 1) problems.push(`${name}: no timeline for the broken run`);
+    const now = await lab.locator('.lab-now').innerText();
+    say(name, 'cursor at:', now);
+    await page.screenshot({ path: `${SHOTS}/lab-${name}-broken.png`, fullPage: false });
+    await lab.locator('.lab-broken').screenshot({ path: `${SHOTS}/lab-${name}-broken-timeline.png` });
+
+    // The fix, then many attacked trials.
+    await lab.locator('textarea').fill(FIXED);
+    await page.evaluate(() => { window.__long = []; });
+    await lab.getByRole('button', { name: /Try to break it/ }).click();
+    await lab.locator('.lab-verdict').waitFor({ timeout: 120000 });
+    await page.waitForFunction(() => /Every check held in all|Broken|failed/.test(
+      document.querySelector('section.lab[data-lab="safe-release"] .lab-verdict')?.innerText ?? ''), null, { timeout: 180000 });
+    const v2 = await lab.locator('.lab-verdict').innerText();
+    say(name, 'fixed, Try to break it:', v2);
+    if (!/Every check held in all 200/.test(v2)) problems.push(`${name}: the fixed code did not pass 200 trials: ${v2}`);
+    const longs = await page.evaluate(() => window.__long);
+    say(name, `long tasks during the trials: ${longs.length}, longest ${Math.max(0, ...longs).toFixed(0)} ms`);
+    await lab.screenshot({ path: `${SHOTS}/lab-${name}-passed.png` });
+
+    // An infinite loop is stopped and the page still answers.
+    await lab.locator('textarea').fill(LOOP);
+    await lab.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.waitForFunction(() => /infinite loop/.test(document.querySelector('section.lab .lab-verdict')?.innerText ?? ''), null, { timeout: 30000 });
+    const v3 = await lab.locator('.lab-verdict').innerText();
+    say(name, 'infinite loop:', v3.split('\n')[0]);
+    const alive = await page.evaluate(() => 1 + 1);
+    if (alive !== 2) problems.push(`${name}: the page stopped answering`);
+    await page.close();
+  }
+} finally {
+  await browser.close();
+}
+if (problems.length) {
+  for (const p of problems) console.error('lab: PROBLEM:', p);
+  process.exit(1);
+}
+say('OK');

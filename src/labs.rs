@@ -1,0 +1,359 @@
+//! The built-in labs, and (natively) the Node.js host that runs a learner's file
+//! (`lockstep lab run`, the native tests). The browser runs the same harness in a
+//! sandboxed worker (`ui::lab`); the simulator side of both is [`crate::sim::lab`].
+//!
+//! The page carries each lab's `lab.toml`, scenario and starter (they are what the
+//! section shows); the harness, the driver and the reference solution are fetched from
+//! `labs/` when the learner first runs something or asks for the solution.
+//!
+//! The Node host is the one place a lab touches the wall clock: a watchdog that stops
+//! an answer taking longer than [`ANSWER_LIMIT`] (an infinite loop). It never feeds a
+//! simulated figure.
+
+use crate::sim::lab::{Lab, LabSources};
+
+/// The built-in labs' ids, in lesson order.
+pub const IDS: [&str; 2] = ["set-nx", "safe-release"];
+
+macro_rules! shown {
+    ($id:literal) => {
+        (
+            $id,
+            include_str!(concat!("../labs/", $id, "/lab.toml")),
+            include_str!(concat!("../labs/", $id, "/scenario.toml")),
+            include_str!(concat!("../labs/", $id, "/starter.js")),
+        )
+    };
+}
+
+/// What a section shows of each lab: (id, lab.toml, scenario.toml, starter.js).
+const SHOWN: [(&str, &str, &str, &str); 2] = [shown!("set-nx"), shown!("safe-release")];
+
+/// A built-in lab as the page knows it: without its driver and solution (see
+/// [`Lab::driver`]; the browser fetches them).
+pub fn shown(id: &str) -> Option<Result<Lab, String>> {
+    let (id, lab_toml, scenario_toml, starter) = SHOWN.iter().find(|s| s.0 == id)?;
+    let dir = format!("labs/{id}");
+    Some(
+        Lab::parse(&LabSources {
+            dir: &dir,
+            lab_toml,
+            scenario_toml,
+            driver: "",
+            starter,
+            solution: "",
+        })
+        .map_err(|e| e.to_string()),
+    )
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+pub use node::*;
+
+#[cfg(not(target_arch = "wasm32"))]
+mod node {
+    use super::*;
+    use crate::sim::lab::{CodeError, Host};
+    use std::io::{BufRead, BufReader, Write};
+    use std::path::PathBuf;
+    use std::process::{Child, ChildStdin, Command, Stdio};
+    use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+    use std::time::Duration;
+
+    /// The harness every host runs.
+    pub const HARNESS: &str = include_str!("../labs/harness.js");
+    /// The Node.js host around it.
+    pub const NODE_HOST: &str = include_str!("../labs/node-host.mjs");
+    /// The browser host (the sandboxed iframe's document).
+    pub const SANDBOX_HTML: &str = include_str!("../labs/sandbox.html");
+
+    /// A wall-clock limit on one answer of the learner's code: past it the host is stopped.
+    pub const ANSWER_LIMIT: Duration = Duration::from_secs(5);
+
+    macro_rules! lab_sources {
+        ($id:literal) => {
+            LabSources {
+                dir: concat!("labs/", $id),
+                lab_toml: include_str!(concat!("../labs/", $id, "/lab.toml")),
+                scenario_toml: include_str!(concat!("../labs/", $id, "/scenario.toml")),
+                driver: include_str!(concat!("../labs/", $id, "/driver.js")),
+                starter: include_str!(concat!("../labs/", $id, "/starter.js")),
+                solution: include_str!(concat!("../labs/", $id, "/solution.js")),
+            }
+        };
+    }
+
+    /// The built-in labs' sources, in lesson order (the same as [`IDS`]).
+    pub fn builtin_sources() -> Vec<LabSources<'static>> {
+        vec![lab_sources!("set-nx"), lab_sources!("safe-release")]
+    }
+
+    /// Every built-in lab, parsed (a mistake in one is an error naming its file).
+    pub fn builtin() -> Result<Vec<Lab>, String> {
+        builtin_sources()
+            .iter()
+            .map(|s| Lab::parse(s).map_err(|e| e.to_string()))
+            .collect()
+    }
+
+    /// One built-in lab by id.
+    pub fn find(id: &str) -> Result<Lab, String> {
+        let labs = builtin()?;
+        let ids: Vec<String> = labs.iter().map(|l| l.id.clone()).collect();
+        labs.into_iter()
+            .find(|l| l.id == id)
+            .ok_or_else(|| format!("no lab is called `{id}`; the labs are: {}", ids.join(", ")))
+    }
+
+    /// The harness running in Node.js, spoken to in JSON lines.
+    pub struct NodeHost {
+        child: Child,
+        stdin: Option<ChildStdin>,
+        lines: Receiver<String>,
+    }
+
+    fn host_dir() -> Result<PathBuf, String> {
+        let sum = crate::sim::rng::fnv1a(format!("{HARNESS}{NODE_HOST}").as_bytes());
+        let dir = std::env::temp_dir().join(format!("lockstep-lab-{sum:016x}"));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for (name, text) in [("harness.js", HARNESS), ("node-host.mjs", NODE_HOST)] {
+            let path = dir.join(name);
+            let same = std::fs::read_to_string(&path).is_ok_and(|t| t == text);
+            if !same {
+                // Written under a temporary name and moved, so a parallel run never reads
+                // half a file.
+                let tmp = dir.join(format!("{name}.{}.tmp", std::process::id()));
+                std::fs::write(&tmp, text).map_err(|e| format!("{}: {e}", tmp.display()))?;
+                std::fs::rename(&tmp, &path).map_err(|e| format!("{}: {e}", path.display()))?;
+            }
+        }
+        Ok(dir)
+    }
+
+    impl NodeHost {
+        /// Start `node` on the harness (Node.js must be on PATH; `make setup` installs it).
+        pub fn start() -> Result<NodeHost, String> {
+            let dir = host_dir()?;
+            let mut child = Command::new("node")
+                .arg("--max-old-space-size=512")
+                .arg(dir.join("node-host.mjs"))
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .map_err(|e| format!("could not start Node.js (`node`): {e}. `make setup` installs it."))?;
+            let stdout = child.stdout.take().ok_or("Node.js gave no stdout")?;
+            let (tx, rx) = channel();
+            std::thread::spawn(move || {
+                for line in BufReader::new(stdout).lines() {
+                    let Ok(line) = line else { break };
+                    if tx.send(line).is_err() {
+                        break;
+                    }
+                }
+            });
+            let stdin = child.stdin.take();
+            Ok(NodeHost {
+                child,
+                stdin,
+                lines: rx,
+            })
+        }
+
+        fn stop(&mut self) {
+            self.stdin = None;
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+
+    impl Drop for NodeHost {
+        fn drop(&mut self) {
+            self.stop();
+        }
+    }
+
+    impl Host for NodeHost {
+        fn exchange(&mut self, message: &str) -> Result<String, CodeError> {
+            let Some(stdin) = self.stdin.as_mut() else {
+                return Err(CodeError::new("the JavaScript host has stopped"));
+            };
+            let sent = stdin
+                .write_all(message.as_bytes())
+                .and_then(|()| stdin.write_all(b"\n"))
+                .and_then(|()| stdin.flush());
+            if sent.is_err() {
+                self.stop();
+                return Err(CodeError::new(
+                    "the JavaScript host stopped (out of memory, or killed)",
+                ));
+            }
+            match self.lines.recv_timeout(ANSWER_LIMIT) {
+                Ok(line) => Ok(line),
+                Err(RecvTimeoutError::Timeout) => {
+                    self.stop();
+                    Err(CodeError::new(format!(
+                        "your code did not return within {} s: an infinite loop?",
+                        ANSWER_LIMIT.as_secs()
+                    )))
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    self.stop();
+                    Err(CodeError::new(
+                        "the JavaScript host stopped (out of memory, or killed)",
+                    ))
+                }
+            }
+        }
+    }
+
+    /// `lockstep lab list`.
+    pub fn list_text() -> Result<String, String> {
+        let mut s = String::new();
+        for l in builtin()? {
+            let title = l.title.get("en").cloned().unwrap_or_default();
+            s.push_str(&format!(
+                "{:<14} §{:<2} {title}\n{:<18}writes: {}; checks: {}\n",
+                l.id,
+                l.section,
+                "",
+                l.functions.join(", "),
+                l.checks.iter().map(|c| c.name()).collect::<Vec<_>>().join(", ")
+            ));
+        }
+        Ok(s)
+    }
+
+    /// What `lockstep lab run` asks for.
+    pub struct RunRequest<'a> {
+        pub lab: &'a str,
+        pub file: &'a str,
+        /// The session's seed (the Run's, or the first of many trials').
+        pub seed: u64,
+        /// 1: the lab's fixed run; more: "Try to break it".
+        pub trials: u32,
+        /// Replay this one trial seed, with the attacks it draws.
+        pub trial: Option<u64>,
+        pub json: bool,
+    }
+
+    /// `lockstep lab run`: the text (or JSON) to print and the exit code (0 every check
+    /// held, 1 a check broke, 2 the learner's code failed or could not be run).
+    pub fn run_command(r: &RunRequest) -> (String, u8) {
+        let lab = match find(r.lab) {
+            Ok(l) => l,
+            Err(e) => return (format!("lockstep lab run: {e}\n"), 2),
+        };
+        let source = match std::fs::metadata(r.file) {
+            Ok(m) if m.len() > crate::sim::lab::MAX_SOURCE_BYTES as u64 => {
+                return (
+                    format!(
+                        "lockstep lab run: {}: {} bytes; a lab takes at most {}\n",
+                        r.file,
+                        m.len(),
+                        crate::sim::lab::MAX_SOURCE_BYTES
+                    ),
+                    2,
+                )
+            }
+            _ => match std::fs::read_to_string(r.file) {
+                Ok(s) => s,
+                Err(e) => return (format!("lockstep lab run: {}: {e}\n", r.file), 2),
+            },
+        };
+        let mut host = match NodeHost::start() {
+            Ok(h) => h,
+            Err(e) => return (format!("lockstep lab run: {e}\n"), 2),
+        };
+        let report = match crate::sim::lab::init(&lab, &mut host, &source) {
+            Err(e) => crate::sim::lab::LabReport {
+                lab: lab.id.clone(),
+                seed: r.seed,
+                trials: 0,
+                checks: Vec::new(),
+                counterexample: None,
+                code_error: Some(e),
+            },
+            Ok(()) => {
+                let result = match r.trial {
+                    Some(t) => crate::sim::lab::run_once(&lab, &mut host, t, lab.trial_attacks(t))
+                        .map(|t| crate::sim::lab::report_of_one(&lab, t)),
+                    None => crate::sim::lab::run_trials(&lab, &mut host, r.seed, r.trials, |_| {}),
+                };
+                match result {
+                    Ok(rep) => rep,
+                    Err(e) => return (format!("lockstep lab run: {e}\n"), 2),
+                }
+            }
+        };
+        let text = if r.json {
+            report.json() + "\n"
+        } else {
+            report_text(&lab, &report, r)
+        };
+        (text, report.exit_code())
+    }
+
+    fn report_text(lab: &Lab, rep: &crate::sim::lab::LabReport, r: &RunRequest) -> String {
+        use std::fmt::Write as _;
+        let mut s = String::new();
+        let what = match (r.trial, r.trials) {
+            (Some(t), _) => format!("trial seed {t}"),
+            (None, 1) => format!("seed {} (the lab's run)", rep.seed),
+            (None, _) => format!("seed {}, {} trials run", rep.seed, rep.trials),
+        };
+        let _ = writeln!(s, "lab {} · {} · {what}", lab.id, r.file);
+        if let Some(e) = &rep.code_error {
+            let _ = writeln!(s, "YOUR CODE FAILED: {e}");
+        }
+        if let Some(t) = &rep.counterexample {
+            let names = crate::sim::lab::lab_names(t);
+            let verb = if rep.code_error.is_some() {
+                "failed"
+            } else {
+                "broken"
+            };
+            let _ = writeln!(s, "{verb} in the run with seed {}", t.seed);
+            for a in &t.attacks {
+                let _ = writeln!(s, "  attack: {}", a.label(&names));
+            }
+            let _ = writeln!(s, "what happened:");
+            for e in &t.trace {
+                let shown = e.kind.is_semantic()
+                    || matches!(
+                        e.kind,
+                        crate::sim::TraceKind::Note { .. } | crate::sim::TraceKind::WorkDone
+                    );
+                if shown && !matches!(e.kind, crate::sim::TraceKind::End) {
+                    let _ = writeln!(s, "  {}", crate::sim::cli::event_line(e, &t.names));
+                }
+            }
+            if rep.code_error.is_none() {
+                for v in t.violations() {
+                    let _ = writeln!(s, "VIOLATION {} at {} ms: {}", v.kind, v.from_ms, v.detail);
+                }
+            }
+            if r.trials > 1 || r.trial.is_some() {
+                let _ = writeln!(
+                    s,
+                    "replay it: lockstep lab run {} {} --trial {}",
+                    lab.id, r.file, t.seed
+                );
+            }
+        }
+        for c in rep.checks.iter().filter(|_| rep.code_error.is_none()) {
+            let verdict = if c.passed { "held" } else { "BROKEN" };
+            let _ = writeln!(s, "  {:<18} {verdict}", c.name);
+        }
+        let _ = writeln!(
+            s,
+            "{}",
+            match rep.exit_code() {
+                0 => "PASSED: every check held",
+                1 => "FAILED: a check broke",
+                _ => "NOT GRADED: your code failed",
+            }
+        );
+        s
+    }
+}

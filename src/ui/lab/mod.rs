@@ -1,0 +1,788 @@
+//! A lab inside a section: the goal, the functions to write, an editor, **Run** (one run
+//! on a fixed seed), **Try to break it** (many attacked trials, with progress and
+//! Cancel) and, after a first attempt, a solution. A failure opens its run on the
+//! timeline at the moment it broke, with the trial's seed in the URL.
+//!
+//! The learner's code only runs in the sandbox ([`sandbox`]) and only when they press
+//! Run or Try to break it. The simulator runs here, between the sandbox's answers; the
+//! page stays responsive because every answer is awaited.
+
+mod sandbox;
+
+use crate::lesson::content::Lang;
+use crate::lesson::i18n::Texts;
+use crate::lesson::markdown::parse;
+use crate::lesson::progress::LabProgress;
+use crate::lesson::route::{hash_with_state, query_param};
+use crate::sim::lab::{self, CodeError, Lab, LabAttack, LabAttackOp, LabRun, TrialResult};
+use crate::sim::Violation;
+use crate::timeline::{self, Model};
+use crate::ui::browser;
+use crate::ui::components::render;
+use crate::ui::components::CodeBlock;
+use sandbox::Sandbox;
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// The labs' saved code and results (from the learner's progress), and how to save.
+#[derive(Clone, PartialEq)]
+pub struct LabStore {
+    pub saved: Rc<BTreeMap<String, LabProgress>>,
+    /// (lab id, code): the editor's code changed.
+    pub on_code: Callback<(String, String)>,
+    /// (lab id, passed): a run or session graded the code.
+    pub on_run: Callback<(String, bool)>,
+}
+
+/// Largest file the panel fetches from `labs/`.
+const FILE_LIMIT: usize = 1024 * 1024;
+
+#[derive(Properties, PartialEq)]
+pub struct LabPanelProps {
+    pub id: String,
+    pub lang: Lang,
+}
+
+/// What the last Run or Try to break it showed.
+#[derive(Clone, PartialEq)]
+struct Shown {
+    /// Trials run, out of how many, from which seed.
+    trials: u32,
+    total: u32,
+    seed: u64,
+    break_it: bool,
+    cancelled: bool,
+    checks: Vec<(String, bool)>,
+    code_error: Option<CodeError>,
+    broken: Option<Broken>,
+}
+
+/// The run that broke (or whose code failed), drawn.
+#[derive(Clone, PartialEq)]
+struct Broken {
+    seed: u64,
+    trial: u32,
+    attacks: Vec<LabAttack>,
+    violations: Vec<Violation>,
+    model: Rc<Model>,
+}
+
+#[derive(Clone, PartialEq)]
+enum Phase {
+    Idle,
+    Loading,
+    Running { done: u32, total: u32 },
+    Shown(Rc<Shown>),
+    Failed(String),
+}
+
+thread_local! {
+    /// Files fetched from `labs/`, by path: fetched once per page.
+    static FILES: RefCell<BTreeMap<String, Rc<str>>> = const { RefCell::new(BTreeMap::new()) };
+}
+
+/// Puts a lab file in the page's cache, as if fetched from `labs/<path>` (for the browser
+/// tests, whose test page has no `labs/` folder).
+pub fn preload(path: &str, text: &str) {
+    FILES.with(|f| f.borrow_mut().insert(path.to_string(), Rc::from(text)));
+}
+
+/// One run of `code` in a fresh sandbox, exactly as Run does it (the browser tests look
+/// at its trace).
+pub async fn run_once_in_sandbox(lab_id: &str, code: &str, seed: u64) -> Result<TrialResult, String> {
+    let mut lab = crate::labs::shown(lab_id).ok_or("no such lab")??;
+    lab.driver = lab_file(&format!("{lab_id}/driver.js")).await?.to_string();
+    let (harness, html) = (lab_file("harness.js").await?, lab_file("sandbox.html").await?);
+    let sandbox = Sandbox::open(&html, &harness).await.map_err(|e| e.to_string())?;
+    let ready = sandbox
+        .exchange(&lab.init_message(code))
+        .await
+        .and_then(|a| lab::parse_ready(&a));
+    ready.map_err(|e| e.to_string())?;
+    let attacks = lab.run_attacks.clone();
+    run_trial(&lab, &sandbox, seed, attacks, &Cell::new(false)).await
+}
+
+async fn lab_file(path: &str) -> Result<Rc<str>, String> {
+    if let Some(f) = FILES.with(|f| f.borrow().get(path).cloned()) {
+        return Ok(f);
+    }
+    let text = crate::ui::pack_loader::fetch_text(&format!("labs/{path}"), FILE_LIMIT)
+        .await
+        .map_err(|e| match e {
+            crate::ui::pack_loader::FetchError::Failed(why) => format!("labs/{path}: {why}"),
+            crate::ui::pack_loader::FetchError::TooBig { read } => {
+                format!("labs/{path}: larger than {read} bytes")
+            }
+        })?;
+    let rc: Rc<str> = Rc::from(text.as_str());
+    FILES.with(|f| f.borrow_mut().insert(path.to_string(), rc.clone()));
+    Ok(rc)
+}
+
+/// The lab's `lab=…&trial=…` in the URL, if this panel's.
+fn shared_trial(id: &str) -> Option<u64> {
+    let hash = browser::hash();
+    let q = hash
+        .split_once('?')
+        .map(|(_, q)| q.to_string())
+        .unwrap_or_default();
+    (query_param(&q, "lab").as_deref() == Some(id))
+        .then(|| query_param(&q, "trial").and_then(|s| s.parse().ok()))
+        .flatten()
+}
+
+fn ordinal(n: u32, lang: Lang) -> String {
+    match lang {
+        Lang::Nb => format!("{n}."),
+        _ => {
+            let s = match (n % 10, n % 100) {
+                (1, 11) | (2, 12) | (3, 13) => "th",
+                (1, _) => "st",
+                (2, _) => "nd",
+                (3, _) => "rd",
+                _ => "th",
+            };
+            format!("{n}{s}")
+        }
+    }
+}
+
+fn ms_text(us: u64) -> String {
+    format!("{}", us / 1000)
+}
+
+fn attack_text(a: &LabAttack, names: &[String], lang: Lang) -> String {
+    let t = Texts::new(lang);
+    let who = names.get(a.worker as usize).cloned().unwrap_or_default();
+    let nth = ordinal(a.command, lang);
+    match &a.op {
+        LabAttackOp::Pause { for_us } => t.fmt(
+            "lab_attack_pause",
+            &[("who", who), ("nth", nth), ("ms", ms_text(*for_us))],
+        ),
+        LabAttackOp::Crash { restart_after_us } => t.fmt(
+            "lab_attack_crash",
+            &[
+                ("who", who),
+                ("nth", nth),
+                ("ms", ms_text(restart_after_us.unwrap_or(0))),
+            ],
+        ),
+    }
+}
+
+fn violation_text(v: &Violation, lang: Lang) -> String {
+    let t = Texts::new(lang);
+    let a = v.clients.first().cloned().unwrap_or_default();
+    let b = v.clients.get(1).cloned().unwrap_or_default();
+    let key = format!("lab_v_{}", v.kind);
+    let text = t.fmt(
+        &key,
+        &[
+            ("a", a),
+            ("b", b),
+            ("from", format!("{:.0}", v.from_ms)),
+            ("to", format!("{:.0}", v.to_ms)),
+        ],
+    );
+    if text == key {
+        v.detail.clone()
+    } else {
+        text
+    }
+}
+
+/// Everything a session needs, gathered before the first message.
+struct Session {
+    lab: Lab,
+    code: String,
+    seed: u64,
+    trials: u32,
+    /// Replay this trial seed alone (a shared counterexample).
+    replay: Option<u64>,
+    cancel: Rc<Cell<bool>>,
+}
+
+/// Run a session in the sandbox, reporting progress; the result to show.
+async fn run_session(s: Session, progress: Callback<(u32, u32)>) -> Result<Shown, String> {
+    let (harness, html) = (lab_file("harness.js").await?, lab_file("sandbox.html").await?);
+    let mut lab = s.lab;
+    lab.driver = lab_file(&format!("{}/driver.js", lab.id)).await?.to_string();
+    let break_it = s.trials > 1;
+    let mut shown = Shown {
+        trials: 0,
+        total: s.trials,
+        seed: s.replay.unwrap_or(s.seed),
+        break_it,
+        cancelled: false,
+        checks: lab.checks.iter().map(|c| (c.name().to_string(), true)).collect(),
+        code_error: None,
+        broken: None,
+    };
+    let sandbox = Sandbox::open(&html, &harness).await.map_err(|e| e.to_string())?;
+    let init = match sandbox.exchange(&lab.init_message(&s.code)).await {
+        Ok(a) => lab::parse_ready(&a),
+        Err(e) => Err(e),
+    };
+    if let Err(e) = init {
+        shown.code_error = Some(e);
+        return Ok(shown);
+    }
+    for i in 0..s.trials {
+        if s.cancel.get() {
+            shown.cancelled = true;
+            break;
+        }
+        let (seed, attacks) = match s.replay {
+            Some(t) => (t, lab.trial_attacks(t)),
+            None if break_it => {
+                let t = lab::trial_seed(s.seed, i + 1);
+                (t, lab.trial_attacks(t))
+            }
+            None => (s.seed, lab.run_attacks.clone()),
+        };
+        let t = run_trial(&lab, &sandbox, seed, attacks, &s.cancel).await?;
+        if s.cancel.get() {
+            shown.cancelled = true;
+            break;
+        }
+        shown.trials = i + 1;
+        progress.emit((i + 1, s.trials));
+        if !t.passed() {
+            for (name, ok) in shown.checks.iter_mut() {
+                *ok = t
+                    .verdicts
+                    .iter()
+                    .find(|v| v.check.name() == name)
+                    .is_none_or(|v| v.violations.is_empty());
+            }
+            shown.code_error = t.code_error.clone();
+            let model = timeline::build_lab(&lab, t.seed, &t.attacks, t.tape.clone())?;
+            shown.broken = Some(Broken {
+                seed: t.seed,
+                trial: i + 1,
+                attacks: t.attacks.clone(),
+                violations: t.violations(),
+                model: Rc::new(model),
+            });
+            break;
+        }
+    }
+    Ok(shown)
+}
+
+async fn run_trial(
+    lab: &Lab,
+    sandbox: &Sandbox,
+    seed: u64,
+    attacks: Vec<LabAttack>,
+    cancel: &Cell<bool>,
+) -> Result<TrialResult, String> {
+    let mut run = LabRun::new(lab, seed, attacks)?;
+    match sandbox
+        .exchange(r#"{"type":"run"}"#)
+        .await
+        .and_then(|a| lab::parse_ready(&a))
+    {
+        Ok(()) => {
+            while let Some(msg) = run.next_message() {
+                if cancel.get() {
+                    break;
+                }
+                match sandbox.exchange(&msg).await {
+                    Ok(a) => run.answer(&a),
+                    Err(e) => run.host_failed(e),
+                }
+            }
+        }
+        Err(e) => run.host_failed(e),
+    }
+    Ok(run.finish(lab))
+}
+
+#[function_component(LabPanel)]
+pub fn lab_panel(props: &LabPanelProps) -> Html {
+    let t = Texts::new(props.lang);
+    let store = use_context::<LabStore>();
+    let lab = use_memo(props.id.clone(), |id| crate::labs::shown(id));
+    let saved = store.as_ref().and_then(|s| s.saved.get(&props.id).cloned());
+    let code = {
+        let starter = match &*lab {
+            Some(Ok(l)) => l.starter.clone(),
+            _ => String::new(),
+        };
+        let saved_code = saved
+            .as_ref()
+            .map(|s| s.code.clone())
+            .filter(|c| !c.trim().is_empty());
+        let code = {
+            let (saved_code, starter) = (saved_code.clone(), starter.clone());
+            use_state(move || saved_code.unwrap_or(starter))
+        };
+        // Stored progress may arrive after the first render: it replaces the starter,
+        // never code the learner has typed.
+        {
+            let code = code.clone();
+            use_effect_with(saved_code, move |saved| {
+                if let Some(s) = saved {
+                    if *code == starter && *s != starter {
+                        code.set(s.clone());
+                    }
+                }
+            });
+        }
+        code
+    };
+    let phase = use_state(|| Phase::Idle);
+    let cancel = use_mut_ref(|| Rc::new(Cell::new(false)));
+    let cursor = use_state(|| 0usize);
+    let solution = use_state(|| None::<Result<String, String>>);
+    let replay = use_state(|| shared_trial(&props.id));
+    let editor = use_node_ref();
+    let verdict_ref = use_node_ref();
+    let Some(Ok(lab)) = (*lab).clone() else {
+        let why = match &*lab {
+            Some(Err(e)) => e.clone(),
+            _ => format!("no lab is called `{}`", props.id),
+        };
+        return html! { <p class="lab-error" role="alert">{ why }</p> };
+    };
+    let attempted = saved.as_ref().is_some_and(|s| s.runs > 0) || matches!(*phase, Phase::Shown(_));
+    let running = matches!(*phase, Phase::Loading | Phase::Running { .. });
+
+    let save = {
+        let store = store.clone();
+        let id = props.id.clone();
+        move |code: &str| {
+            if let Some(s) = &store {
+                s.on_code.emit((id.clone(), code.to_string()));
+            }
+        }
+    };
+    let oninput = {
+        let code = code.clone();
+        Callback::from(move |e: InputEvent| {
+            if let Some(el) = e.target_dyn_into::<web_sys::HtmlTextAreaElement>() {
+                code.set(el.value());
+            }
+        })
+    };
+    let onchange = {
+        let save = save.clone();
+        Callback::from(move |e: Event| {
+            if let Some(el) = e.target_dyn_into::<web_sys::HtmlTextAreaElement>() {
+                save(&el.value());
+            }
+        })
+    };
+    let start = {
+        let (phase, cancel, code, cursor, store, replay) = (
+            phase.clone(),
+            cancel.clone(),
+            code.clone(),
+            cursor.clone(),
+            store.clone(),
+            replay.clone(),
+        );
+        let lab = lab.clone();
+        let save = save.clone();
+        let id = props.id.clone();
+        let verdict_ref = verdict_ref.clone();
+        move |break_it: bool| {
+            let flag = Rc::new(Cell::new(false));
+            *cancel.borrow_mut() = flag.clone();
+            save(&code);
+            let session = Session {
+                lab: lab.clone(),
+                code: (*code).clone(),
+                seed: if break_it {
+                    browser::random_u64()
+                } else {
+                    lab::RUN_SEED
+                },
+                trials: if break_it { lab.trials } else { 1 },
+                replay: if break_it { None } else { *replay },
+                cancel: flag,
+            };
+            phase.set(Phase::Loading);
+            let (phase, cursor, store, id, replay) = (
+                phase.clone(),
+                cursor.clone(),
+                store.clone(),
+                id.clone(),
+                replay.clone(),
+            );
+            let verdict_ref = verdict_ref.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let progress = {
+                    let phase = phase.clone();
+                    Callback::from(move |(done, total)| phase.set(Phase::Running { done, total }))
+                };
+                match run_session(session, progress).await {
+                    Ok(shown) => {
+                        if let Some(b) = &shown.broken {
+                            cursor.set(broke_index(b));
+                            let state = format!("lab={id}&trial={}", b.seed);
+                            browser::replace_hash(&hash_with_state(&browser::hash(), &state));
+                        }
+                        if !shown.cancelled {
+                            if let Some(s) = &store {
+                                let passed = shown.broken.is_none() && shown.code_error.is_none();
+                                s.on_run.emit((id.clone(), passed && shown.break_it));
+                            }
+                        }
+                        replay.set(None);
+                        phase.set(Phase::Shown(Rc::new(shown)));
+                        // The verdict where the learner can see it (below the editor on a phone).
+                        if let Some(el) = verdict_ref.cast::<web_sys::Element>() {
+                            let opts = web_sys::ScrollIntoViewOptions::new();
+                            opts.set_block(web_sys::ScrollLogicalPosition::Nearest);
+                            el.scroll_into_view_with_scroll_into_view_options(&opts);
+                        }
+                    }
+                    Err(e) => phase.set(Phase::Failed(e)),
+                }
+            });
+        }
+    };
+    let on_run = {
+        let start = start.clone();
+        Callback::from(move |_: MouseEvent| start(false))
+    };
+    let on_break = Callback::from(move |_: MouseEvent| start(true));
+    let on_cancel = {
+        let cancel = cancel.clone();
+        Callback::from(move |_: MouseEvent| cancel.borrow().set(true))
+    };
+    let on_solution = {
+        let (solution, id) = (solution.clone(), props.id.clone());
+        Callback::from(move |_: MouseEvent| {
+            if solution.is_some() {
+                solution.set(None);
+                return;
+            }
+            let (solution, id) = (solution.clone(), id.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                let s = lab_file(&format!("{id}/solution.js"))
+                    .await
+                    .map(|s| s.to_string());
+                solution.set(Some(s));
+            });
+        })
+    };
+    let on_reset = {
+        let (code, save, starter, msg) = (
+            code.clone(),
+            save.clone(),
+            lab.starter.clone(),
+            t.t("lab_reset_confirm"),
+        );
+        Callback::from(move |_: MouseEvent| {
+            let ok = web_sys::window()
+                .and_then(|w| w.confirm_with_message(&msg).ok())
+                .unwrap_or(false);
+            if ok {
+                code.set(starter.clone());
+                save(&starter);
+            }
+        })
+    };
+    let goto_line = {
+        let editor = editor.clone();
+        let code = code.clone();
+        move |line: u32| {
+            let editor = editor.clone();
+            let code = code.clone();
+            Callback::from(move |_: MouseEvent| {
+                let Some(el) = editor.cast::<web_sys::HtmlTextAreaElement>() else {
+                    return;
+                };
+                let text: &str = &code;
+                let start: usize = text
+                    .split('\n')
+                    .take(line.saturating_sub(1) as usize)
+                    .map(|l| l.encode_utf16().count() + 1)
+                    .sum();
+                let len = text
+                    .split('\n')
+                    .nth(line.saturating_sub(1) as usize)
+                    .map_or(0, |l| l.encode_utf16().count());
+                let _ = el.focus();
+                el.set_selection_start(Some(start as u32)).ok();
+                el.set_selection_end(Some((start + len) as u32)).ok();
+            })
+        }
+    };
+    let onkeydown = {
+        let on_run = on_run.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Enter" && (e.ctrl_key() || e.meta_key()) {
+                e.prevent_default();
+                if let Ok(m) = web_sys::MouseEvent::new("click") {
+                    on_run.emit(m);
+                }
+            }
+        })
+    };
+
+    let lang = props.lang;
+    let code_lang = lang.code().to_string();
+    let title = lab
+        .title
+        .get(&code_lang)
+        .or_else(|| lab.title.get("en"))
+        .cloned()
+        .unwrap_or_default();
+    let goal = lab
+        .goal
+        .get(&code_lang)
+        .or_else(|| lab.goal.get("en"))
+        .cloned()
+        .unwrap_or_default();
+    let editor_id = format!("lab-editor-{}", props.id);
+    let status = match &*phase {
+        Phase::Idle => html! {},
+        Phase::Loading => html! { <p class="lab-status" role="status">{ t.t("lab_running") }</p> },
+        Phase::Running { done, total } => html! {
+            <p class="lab-status" role="status">
+                <progress max={total.to_string()} value={done.to_string()}></progress>
+                { " " }{ t.fmt("lab_progress", &[("done", done.to_string()), ("total", total.to_string())]) }
+            </p>
+        },
+        Phase::Failed(e) => {
+            html! { <p class="lab-error" role="alert">{ t.fmt("lab_load_failed", &[("why", e.clone())]) }</p> }
+        }
+        Phase::Shown(s) => result_view(s, lang, &cursor, &goto_line),
+    };
+    html! {
+        <section class="lab" aria-labelledby={format!("lab-title-{}", props.id)} data-lab={props.id.clone()}>
+            <h2 id={format!("lab-title-{}", props.id)}>{ title }</h2>
+            { render(&parse(&goal), lang) }
+            <h3>{ t.t("lab_signature") }</h3>
+            <CodeBlock lang={Some("js".to_string())} code={lab.signature.trim().to_string()} ui_lang={lang} />
+            if let Some(seed) = *replay {
+                <p class="lab-note" role="note">{ t.fmt("lab_shared", &[("seed", seed.to_string())]) }</p>
+            }
+            <label for={editor_id.clone()} class="lab-editor-label">{ t.t("lab_editor") }</label>
+            <textarea id={editor_id} class="lab-editor" ref={editor} spellcheck="false" autocapitalize="off"
+                      rows={code.lines().count().clamp(12, 40).to_string()} value={(*code).clone()}
+                      {oninput} {onchange} {onkeydown} readonly={running} aria-describedby={format!("lab-keys-{}", props.id)} />
+            <p class="lab-keys" id={format!("lab-keys-{}", props.id)}>{ t.t("lab_keys") }</p>
+            <div class="lab-actions">
+                <button type="button" class="primary" onclick={on_run} disabled={running}>
+                    { match *replay { Some(s) => t.fmt("lab_replay", &[("seed", s.to_string())]), None => t.t("lab_run") } }
+                </button>
+                <button type="button" onclick={on_break} disabled={running}>{ t.fmt("lab_break", &[("trials", lab.trials.to_string())]) }</button>
+                if running {
+                    <button type="button" onclick={on_cancel}>{ t.t("lab_cancel") }</button>
+                }
+                if attempted {
+                    <button type="button" onclick={on_solution} aria-expanded={solution.is_some().to_string()}>
+                        { if solution.is_some() { t.t("lab_solution_hide") } else { t.t("lab_solution_show") } }
+                    </button>
+                }
+                <button type="button" class="quiet" onclick={on_reset} disabled={running}>{ t.t("lab_reset") }</button>
+            </div>
+            <div aria-live="polite" ref={verdict_ref}>{ status }</div>
+            {
+                match &*solution {
+                    Some(Ok(s)) => html! {
+                        <div class="lab-solution">
+                            <h3>{ t.t("lab_solution") }</h3>
+                            <CodeBlock lang={Some("js".to_string())} code={s.clone()} ui_lang={lang} />
+                        </div>
+                    },
+                    Some(Err(e)) => html! { <p class="lab-error" role="alert">{ t.fmt("lab_load_failed", &[("why", e.clone())]) }</p> },
+                    None => html! {},
+                }
+            }
+        </section>
+    }
+}
+
+fn result_view(
+    s: &Shown,
+    lang: Lang,
+    cursor: &UseStateHandle<usize>,
+    goto_line: &impl Fn(u32) -> Callback<MouseEvent>,
+) -> Html {
+    let t = Texts::new(lang);
+    let headline = if let Some(e) = &s.code_error {
+        let msg = match (e.line, e.col) {
+            (Some(l), Some(c)) => t.fmt(
+                "lab_code_failed_at",
+                &[
+                    ("line", l.to_string()),
+                    ("col", c.to_string()),
+                    ("message", e.message.clone()),
+                ],
+            ),
+            _ => t.fmt("lab_code_failed", &[("message", e.message.clone())]),
+        };
+        let who = e.worker.clone().map(|w| format!("{w}: ")).unwrap_or_default();
+        html! {
+            <div class="lab-verdict lab-failed" role="alert">
+                <p>{ who }{ msg }</p>
+                if let Some(l) = e.line {
+                    <button type="button" onclick={goto_line(l)}>{ t.fmt("lab_goto_line", &[("line", l.to_string())]) }</button>
+                }
+            </div>
+        }
+    } else if s.cancelled {
+        html! { <p class="lab-verdict">{ t.fmt("lab_cancelled", &[("done", s.trials.to_string())]) }</p> }
+    } else if let Some(b) = &s.broken {
+        let text = if s.break_it {
+            t.fmt(
+                "lab_broken_trial",
+                &[
+                    ("trial", b.trial.to_string()),
+                    ("total", s.total.to_string()),
+                    ("seed", b.seed.to_string()),
+                ],
+            )
+        } else {
+            t.fmt("lab_broken_run", &[("seed", b.seed.to_string())])
+        };
+        html! { <p class="lab-verdict lab-failed" role="alert">{ text }</p> }
+    } else if s.break_it {
+        html! { <p class="lab-verdict lab-passed">{ t.fmt("lab_passed_break", &[("trials", s.trials.to_string()), ("seed", s.seed.to_string())]) }</p> }
+    } else {
+        html! { <p class="lab-verdict lab-passed">{ t.fmt("lab_passed_run", &[("seed", s.seed.to_string())]) }</p> }
+    };
+    let checks = (s.code_error.is_none() && !s.cancelled).then(|| {
+        html! {
+            <ul class="lab-checks" aria-label={t.t("lab_checks")}>
+                { for s.checks.iter().map(|(name, ok)| html! {
+                    <li class={if *ok { "held" } else { "broken" }}>
+                        <span aria-hidden="true">{ if *ok { "✓ " } else { "✗ " } }</span>
+                        <strong>{ if *ok { t.t("lab_check_held") } else { t.t("lab_check_broken") } }</strong>
+                        { ": " }{ t.t(&format!("lab_check_{name}")) }
+                    </li>
+                }) }
+            </ul>
+        }
+    });
+    html! {
+        <>
+            { headline }
+            { checks.unwrap_or_default() }
+            { s.broken.as_ref().map(|b| broken_view(b, lang, cursor)).unwrap_or_default() }
+        </>
+    }
+}
+
+/// Violations listed in words; the rest are counted (a first break often cascades).
+const SHOWN_VIOLATIONS: usize = 3;
+
+/// The trace index where the run first broke: the event that broke it (a foreign
+/// delete, a kept lock, the second holder's acquisition, a failure), else the last
+/// event before that moment.
+fn broke_index(b: &Broken) -> usize {
+    use crate::sim::TraceKind as K;
+    let m = &b.model;
+    let Some(v) = b.violations.first() else {
+        return m
+            .trace
+            .iter()
+            .position(|e| matches!(e.kind, K::CodeError { .. }))
+            .unwrap_or(0);
+    };
+    let from_us = (v.from_ms * 1000.0).round() as u64;
+    m.trace
+        .iter()
+        .position(|e| {
+            e.t_us >= from_us
+                && matches!(
+                    e.kind,
+                    K::ForeignDelete { .. } | K::LockKept { .. } | K::LockHeld { .. } | K::CodeError { .. }
+                )
+        })
+        .filter(|&i| m.trace.get(i).is_some_and(|e| e.t_us <= from_us + 1))
+        .unwrap_or_else(|| m.index_at(from_us))
+}
+
+fn broken_view(b: &Broken, lang: Lang, cursor: &UseStateHandle<usize>) -> Html {
+    let t = Texts::new(lang);
+    let m = b.model.clone();
+    let workers: Vec<String> = {
+        let mut pids: Vec<u32> = m
+            .trace
+            .iter()
+            .filter(|e| matches!(e.kind, crate::sim::TraceKind::Start))
+            .map(|e| e.pid)
+            .collect();
+        pids.dedup();
+        let mut seen = Vec::new();
+        for p in pids {
+            let n = m.name(p).to_string();
+            if !seen.contains(&n) {
+                seen.push(n);
+            }
+        }
+        seen
+    };
+    let last = m.trace.len().saturating_sub(1);
+    let at = (**cursor).min(last);
+    let t_us = m.trace.get(at).map_or(0, |e| e.t_us);
+    // The events framed (the run goes on quietly to its end time), as a scenario opens.
+    let last_us = m
+        .trace
+        .iter()
+        .rev()
+        .find(|e| !matches!(e.kind, crate::sim::TraceKind::End))
+        .map_or(0, |e| e.t_us);
+    let view = timeline::view::initial(last_us, m.end_us.max(1)).unwrap_or((0, m.end_us.max(1)));
+    let step = |d: i64| {
+        let cursor = cursor.clone();
+        Callback::from(move |_: MouseEvent| {
+            let next = (*cursor as i64 + d).clamp(0, last as i64) as usize;
+            cursor.set(next);
+        })
+    };
+    let broke_at = broke_index(b);
+    let on_jump = {
+        let cursor = cursor.clone();
+        Callback::from(move |_: MouseEvent| cursor.set(broke_at))
+    };
+    let on_seek = {
+        let cursor = cursor.clone();
+        Callback::from(move |i: usize| cursor.set(i))
+    };
+    let on_share = Callback::from(move |_: MouseEvent| {
+        if let Some(href) = web_sys::window().and_then(|w| w.location().href().ok()) {
+            browser::copy_text(&href);
+        }
+    });
+    let now = m
+        .trace
+        .get(at)
+        .map(|e| timeline::describe(&m, e, lang))
+        .unwrap_or_default();
+    html! {
+        <div class="lab-broken">
+            <ul class="lab-attacks">
+                { for b.attacks.iter().map(|a| html! { <li>{ attack_text(a, &workers, lang) }</li> }) }
+            </ul>
+            <ul class="lab-violations">
+                { for b.violations.iter().take(SHOWN_VIOLATIONS).map(|v| html! { <li>{ violation_text(v, lang) }</li> }) }
+                if b.violations.len() > SHOWN_VIOLATIONS {
+                    <li class="lab-more">{ t.fmt("lab_more", &[("n", (b.violations.len() - SHOWN_VIOLATIONS).to_string())]) }</li>
+                }
+            </ul>
+            <h3>{ t.t("lab_timeline") }</h3>
+            <div class="timeline-wrap">
+                <crate::ui::scenario::TimelineSvg model={crate::ui::scenario::Shared(m.clone())} {t_us} {view} {on_seek} {lang} />
+            </div>
+            <div class="lab-actions">
+                <button type="button" onclick={step(-1)} disabled={at == 0}>{ t.t("lab_prev") }</button>
+                <button type="button" onclick={step(1)} disabled={at >= last}>{ t.t("lab_next") }</button>
+                <button type="button" onclick={on_jump}>{ t.t("lab_jump") }</button>
+                <button type="button" class="quiet" onclick={on_share}>{ t.t("lab_share") }</button>
+            </div>
+            <p class="lab-now" aria-live="polite">{ now }</p>
+        </div>
+    }
+}

@@ -1,0 +1,143 @@
+//! The learner's code, off the page: a hidden `<iframe sandbox="allow-scripts">` whose
+//! document (`labs/sandbox.html`) has an opaque origin and a CSP without network, and
+//! runs the harness, the driver and the learner's code in a Worker. The page only posts
+//! the simulator's messages (docs/labs.md) and reads the answers; an answer that does
+//! not come within [`ANSWER_LIMIT_MS`] (an infinite loop) or a Cancel removes the
+//! iframe, which ends its worker.
+
+use crate::sim::lab::{CodeError, MAX_SOURCE_BYTES};
+use gloo::events::EventListener;
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+/// How long one answer of the learner's code may take (wall clock).
+pub const ANSWER_LIMIT_MS: i32 = 5_000;
+
+/// Resolves the pending answer's promise.
+type Waiter = Rc<RefCell<Option<js_sys::Function>>>;
+
+pub struct Sandbox {
+    frame: web_sys::HtmlIFrameElement,
+    waiter: Waiter,
+    _listener: EventListener,
+}
+
+fn err(e: impl Into<String>) -> CodeError {
+    CodeError::new(e)
+}
+
+/// A promise that resolves (to `undefined`) after `ms` milliseconds.
+fn sleep_promise(ms: i32) -> js_sys::Promise {
+    js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+        }
+    })
+}
+
+impl Sandbox {
+    /// A fresh sandbox with the harness loaded. `html` is `labs/sandbox.html`.
+    pub async fn open(html: &str, harness: &str) -> Result<Sandbox, CodeError> {
+        let doc = web_sys::window()
+            .and_then(|w| w.document())
+            .ok_or_else(|| err("no document"))?;
+        let frame: web_sys::HtmlIFrameElement = doc
+            .create_element("iframe")
+            .map_err(|_| err("could not make the sandbox"))?
+            .dyn_into()
+            .map_err(|_| err("could not make the sandbox"))?;
+        let _ = frame.set_attribute("sandbox", "allow-scripts");
+        let _ = frame.set_attribute("title", "lab sandbox");
+        let _ = frame.set_attribute("aria-hidden", "true");
+        let _ = frame.set_attribute("tabindex", "-1");
+        let _ = frame.set_attribute("class", "lab-sandbox");
+        frame.set_srcdoc(html);
+        let loaded = js_sys::Promise::new(&mut |resolve, _| {
+            frame.set_onload(Some(&resolve));
+        });
+        let body = doc.body().ok_or_else(|| err("no body"))?;
+        body.append_child(&frame)
+            .map_err(|_| err("could not add the sandbox"))?;
+        let ready = js_sys::Promise::race(&js_sys::Array::of2(&loaded, &sleep_promise(ANSWER_LIMIT_MS)));
+        let _ = JsFuture::from(ready).await;
+        frame.set_onload(None);
+        let waiter: Waiter = Rc::new(RefCell::new(None));
+        let listener = {
+            let waiter = waiter.clone();
+            let source = frame.content_window();
+            let window = web_sys::window().ok_or_else(|| err("no window"))?;
+            EventListener::new(&window, "message", move |e| {
+                let Some(m) = e.dyn_ref::<web_sys::MessageEvent>() else {
+                    return;
+                };
+                // Only our frame's window speaks on this channel.
+                let from_frame = match (m.source(), &source) {
+                    (Some(s), Some(w)) => JsValue::from(s) == JsValue::from(w.clone()),
+                    _ => false,
+                };
+                if !from_frame {
+                    return;
+                }
+                if let Some(resolve) = waiter.borrow_mut().take() {
+                    let _ = resolve.call1(&JsValue::NULL, &m.data());
+                }
+            })
+        };
+        let sandbox = Sandbox {
+            frame,
+            waiter,
+            _listener: listener,
+        };
+        let msg = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&msg, &"type".into(), &"harness".into());
+        let _ = js_sys::Reflect::set(&msg, &"source".into(), &harness.into());
+        sandbox.post(&msg)?;
+        Ok(sandbox)
+    }
+
+    fn post(&self, msg: &JsValue) -> Result<(), CodeError> {
+        let w = self
+            .frame
+            .content_window()
+            .ok_or_else(|| err("the sandbox is gone"))?;
+        // An opaque origin can only be addressed as "*"; the frame is ours and answers
+        // are checked by their source.
+        w.post_message(msg, "*")
+            .map_err(|_| err("could not reach the sandbox"))
+    }
+
+    /// Send one message (JSON text) and wait for the answer (JSON text).
+    pub async fn exchange(&self, message: &str) -> Result<String, CodeError> {
+        if message.len() > 4 * MAX_SOURCE_BYTES {
+            return Err(err("message too large for the sandbox"));
+        }
+        let msg = js_sys::JSON::parse(message).map_err(|_| err("not JSON"))?;
+        let waiter = self.waiter.clone();
+        let answer = js_sys::Promise::new(&mut |resolve, _| {
+            *waiter.borrow_mut() = Some(resolve);
+        });
+        self.post(&msg)?;
+        let raced = js_sys::Promise::race(&js_sys::Array::of2(&answer, &sleep_promise(ANSWER_LIMIT_MS)));
+        let v = JsFuture::from(raced).await.unwrap_or(JsValue::UNDEFINED);
+        if v.is_undefined() {
+            self.waiter.borrow_mut().take();
+            return Err(err(format!(
+                "your code did not return within {} s: an infinite loop?",
+                ANSWER_LIMIT_MS / 1000
+            )));
+        }
+        js_sys::JSON::stringify(&v)
+            .ok()
+            .and_then(|s| s.as_string())
+            .ok_or_else(|| err("the sandbox's answer is not JSON"))
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        // Removing the frame ends its worker, however busy it is.
+        self.frame.remove();
+    }
+}

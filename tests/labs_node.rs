@@ -1,0 +1,196 @@
+//! The labs end to end with the real JavaScript harness in Node.js, as `lockstep lab run`
+//! runs them: every file under `tests/labs/<lab>/pass/` passes 200 attacked trials, every
+//! file under `tests/labs/<lab>/fail/` fails with the check its first line names
+//! (`// expect: <check>`, or `code_error` for code that cannot be graded), each lab's
+//! reference solution passes, and one seed gives byte-identical JSON twice.
+
+use lockstep::labs::{self, NodeHost};
+use lockstep::sim::lab::{self, Lab, LabReport};
+use std::path::{Path, PathBuf};
+
+fn files(lab: &str, kind: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/labs")
+        .join(lab)
+        .join(kind);
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "js"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn grade(lab: &Lab, source: &str, seed: u64, trials: u32) -> LabReport {
+    let mut host = NodeHost::start().unwrap_or_else(|e| panic!("{e}"));
+    match lab::init(lab, &mut host, source) {
+        Ok(()) => lab::run_trials(lab, &mut host, seed, trials, |_| {}).unwrap_or_else(|e| panic!("{e}")),
+        Err(e) => LabReport {
+            lab: lab.id.clone(),
+            seed,
+            trials: 0,
+            checks: Vec::new(),
+            counterexample: None,
+            code_error: Some(e),
+        },
+    }
+}
+
+fn failed_checks(r: &LabReport) -> Vec<String> {
+    r.checks
+        .iter()
+        .filter(|c| !c.passed)
+        .map(|c| c.name.clone())
+        .collect()
+}
+
+fn labs_list() -> Vec<Lab> {
+    labs::builtin().unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn every_reference_solution_and_passing_file_holds_for_200_attacked_trials() {
+    for lab in labs_list() {
+        let mut sources = vec![("solution.js".to_string(), lab.solution.clone())];
+        for f in files(&lab.id, "pass") {
+            let text = std::fs::read_to_string(&f).unwrap_or_default();
+            sources.push((f.display().to_string(), text));
+        }
+        for (name, src) in sources {
+            let run = grade(&lab, &src, 1, 1);
+            assert_eq!(
+                run.exit_code(),
+                0,
+                "{} {name}, the lab's run: {}",
+                lab.id,
+                run.json()
+            );
+            let r = grade(&lab, &src, 2026, 200);
+            assert_eq!(r.trials, 200, "{} {name}: {}", lab.id, r.json());
+            assert_eq!(r.exit_code(), 0, "{} {name}: {}", lab.id, r.json());
+        }
+    }
+}
+
+#[test]
+fn every_failing_file_breaks_the_check_it_names() {
+    for lab in labs_list() {
+        let fails = files(&lab.id, "fail");
+        assert!(fails.len() >= 2, "{}: too few wrong solutions", lab.id);
+        for f in fails {
+            let text = std::fs::read_to_string(&f).unwrap_or_default();
+            let expect = text
+                .lines()
+                .next()
+                .and_then(|l| l.strip_prefix("// expect:"))
+                .map(|s| s.trim().to_string())
+                .unwrap_or_else(|| panic!("{}: no `// expect:` line", f.display()));
+            let r = grade(&lab, &text, 2026, 200);
+            if expect == "code_error" {
+                assert_eq!(r.exit_code(), 2, "{}: {}", f.display(), r.json());
+            } else {
+                assert_eq!(r.exit_code(), 1, "{}: {}", f.display(), r.json());
+                let failed = failed_checks(&r);
+                assert!(
+                    failed.contains(&expect),
+                    "{}: expected {expect} to break, broke {failed:?}",
+                    f.display()
+                );
+                let ce = r
+                    .counterexample
+                    .as_ref()
+                    .unwrap_or_else(|| panic!("no counterexample"));
+                assert!(!ce.violations().is_empty());
+            }
+        }
+    }
+}
+
+#[test]
+fn a_syntax_error_names_the_line_and_column_in_the_learners_file() {
+    let lab = labs::find("set-nx").unwrap_or_else(|e| panic!("{e}"));
+    let src = "export async function acquire(redis, key, ttlMs) {\n  return null;\n}\n\nexport async function release(redis, key, token) {\n  await redis.del(key;\n}\n";
+    let r = grade(&lab, src, 1, 1);
+    let e = r.code_error.unwrap_or_else(|| panic!("no error"));
+    assert_eq!(e.line, Some(6), "{e:?}");
+    assert!(e.message.contains("SyntaxError"), "{e:?}");
+}
+
+#[test]
+fn a_missing_function_is_named() {
+    let lab = labs::find("safe-release").unwrap_or_else(|e| panic!("{e}"));
+    let r = grade(&lab, "export async function acquire() { return null; }\n", 1, 1);
+    let e = r.code_error.unwrap_or_else(|| panic!("no error"));
+    assert!(e.message.contains("release"), "{e:?}");
+}
+
+#[test]
+fn the_same_seed_gives_byte_identical_json_twice() {
+    let lab = labs::find("safe-release").unwrap_or_else(|e| panic!("{e}"));
+    let plain_del = files("safe-release", "fail")
+        .into_iter()
+        .find(|p| p.ends_with("plain-del.js"))
+        .unwrap_or_else(|| panic!("plain-del.js"));
+    let src = std::fs::read_to_string(plain_del).unwrap_or_default();
+    let a = grade(&lab, &src, 77, 50).json();
+    let b = grade(&lab, &src, 77, 50).json();
+    assert_eq!(a, b);
+    // And the solution's 50 trials too (they all pass, so all 50 run).
+    let c = grade(&lab, &lab.solution, 77, 50);
+    let d = grade(&lab, &lab.solution, 77, 50);
+    assert_eq!(c.json(), d.json());
+    assert_eq!(c.trials, 50);
+}
+
+#[test]
+fn an_infinite_loop_is_stopped_with_a_clear_message() {
+    let lab = labs::find("set-nx").unwrap_or_else(|e| panic!("{e}"));
+    let src = "export async function acquire() { for (;;) {} }\nexport async function release() {}\n";
+    let r = grade(&lab, src, 1, 1);
+    assert_eq!(r.exit_code(), 2);
+    let e = r.code_error.unwrap_or_else(|| panic!("no error"));
+    assert!(e.message.contains("infinite loop"), "{e:?}");
+}
+
+#[test]
+fn the_cli_exits_0_1_and_2_and_prints_the_json_contract() {
+    let bin = env!("CARGO_BIN_EXE_lockstep");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/labs/safe-release");
+    let run = |file: &Path| {
+        let out = std::process::Command::new(bin)
+            .args(["lab", "run", "safe-release"])
+            .arg(file)
+            .args(["--seed", "5", "--json"])
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+        (out.status.code(), v)
+    };
+    let (code, v) = run(&dir.join("pass/solution.js"));
+    assert_eq!(code, Some(0), "{v}");
+    assert_eq!(v["passed"], true);
+    assert!(v["checks"]
+        .as_array()
+        .is_some_and(|c| c.iter().all(|c| c["passed"] == true)));
+    let (code, v) = run(&dir.join("fail/plain-del.js"));
+    assert_eq!(code, Some(1), "{v}");
+    assert_eq!(v["passed"], false);
+    let kinds: Vec<&str> = v["counterexample"]["violations"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|x| x["kind"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(kinds.contains(&"foreign_delete"), "{v}");
+    assert_eq!(v["counterexample"]["seed"], 5);
+    let tmp = std::env::temp_dir().join(format!("lockstep-syntax-{}.js", std::process::id()));
+    std::fs::write(&tmp, "export async function acquire( {\n").unwrap_or_else(|e| panic!("{e}"));
+    let (code, v) = run(&tmp);
+    let _ = std::fs::remove_file(&tmp);
+    assert_eq!(code, Some(2), "{v}");
+    assert!(
+        v["code_error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("SyntaxError")),
+        "{v}"
+    );
+}

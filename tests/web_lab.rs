@@ -1,0 +1,210 @@
+//! Browser tests of the labs: a learner's code runs in the sandboxed worker, is attacked
+//! and graded in the page; an infinite loop is stopped; the code cannot reach the page's
+//! storage or the network; the code survives a reload.
+#![cfg(target_arch = "wasm32")]
+
+use gloo::timers::future::TimeoutFuture;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+use web_sys::Element;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+mod web_common;
+use web_common::*;
+
+const NAIVE: &str = "import crypto from 'node:crypto';
+export async function acquire(redis, key, ttlMs) {
+  const token = crypto.randomBytes(16).toString('hex');
+  return (await redis.set(key, token, { NX: true, PX: ttlMs })) === 'OK' ? token : null;
+}
+export async function release(redis, key, token) {
+  await redis.del(key);
+}
+";
+
+fn fixed() -> String {
+    NAIVE.replace(
+        "  await redis.del(key);",
+        "  return redis.eval(\"if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0\", { keys: [key], arguments: [token] });",
+    )
+}
+
+/// The files the page fetches from `labs/` (the test page has no such folder).
+fn preload() {
+    use lockstep::ui::lab::preload;
+    preload("harness.js", include_str!("../labs/harness.js"));
+    preload("sandbox.html", include_str!("../labs/sandbox.html"));
+    preload(
+        "safe-release/driver.js",
+        include_str!("../labs/safe-release/driver.js"),
+    );
+    preload(
+        "safe-release/solution.js",
+        include_str!("../labs/safe-release/solution.js"),
+    );
+    preload("set-nx/driver.js", include_str!("../labs/set-nx/driver.js"));
+}
+
+fn lab(root: &Element, id: &str) -> Element {
+    query(root, &format!("section.lab[data-lab={id}]")).expect("the lab panel")
+}
+
+async fn run_code(p: &Element, code: &str, button: &str) -> String {
+    let editor = query(p, "textarea.lab-editor").expect("an editor");
+    type_into(&editor, code).await;
+    let b = query_all(p, ".lab-actions button")
+        .into_iter()
+        .find(|b| b.text_content().unwrap_or_default().starts_with(button))
+        .unwrap_or_else(|| panic!("no {button} button"));
+    b.dyn_ref::<web_sys::HtmlElement>().expect("a button").click();
+    // The last verdict goes while the code runs, and a new one comes.
+    let q = p.clone();
+    wait_until("the run to start", move || query(&q, ".lab-verdict").is_none()).await;
+    let q = p.clone();
+    wait_long("a verdict", move || query(&q, ".lab-verdict").is_some()).await;
+    text(p, ".lab-verdict")
+}
+
+#[wasm_bindgen_test]
+async fn the_naive_release_is_broken_on_the_timeline_and_the_fix_holds() {
+    let _x = Exclusive::acquire().await;
+    storage().clear().ok();
+    preload();
+    let root = fresh("#/distributed-locks/3");
+    let _app = Mounted::new(&root);
+    let r = root.clone();
+    wait_until("the lab", move || {
+        query(&r, "section.lab[data-lab=safe-release] textarea").is_some()
+    })
+    .await;
+    let p = lab(&root, "safe-release");
+    let verdict = run_code(&p, NAIVE, "Run").await;
+    assert!(verdict.contains("Broken in this run (seed 1)"), "{verdict}");
+    let broken: Vec<String> = query_all(&p, ".lab-checks li.broken")
+        .iter()
+        .filter_map(|e| e.text_content())
+        .collect();
+    assert!(
+        broken
+            .iter()
+            .any(|b| b.contains("no release deleted another worker's lock")),
+        "{broken:?}"
+    );
+    // The run is drawn, the cursor sits on the release that deleted someone else's key,
+    // and the URL names the trial so the link replays it.
+    assert!(query(&p, "svg.timeline").is_some());
+    let now = text(&p, ".lab-now");
+    assert!(now.contains("deletes lock:report while it holds"), "{now}");
+    let hash = web_sys::window().unwrap().location().hash().unwrap();
+    assert!(hash.contains("lab=safe-release&trial=1"), "{hash}");
+    // The first violation in words names the two workers and the moment.
+    let first = text(&p, ".lab-violations li");
+    assert!(
+        first.contains("release deleted the lock while it held"),
+        "{first}"
+    );
+
+    let verdict = run_code(&p, &fixed(), "Run").await;
+    assert!(verdict.contains("Every check held in this run"), "{verdict}");
+    assert!(query(&p, ".lab-checks li.broken").is_none());
+    // The code is in the learner's progress: a reload brings it back.
+    let stored = storage()
+        .get_item("lockstep.progress.v2")
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    assert!(
+        stored.contains("safe-release") && stored.contains("redis.eval"),
+        "{stored}"
+    );
+    drop(_app);
+    // A reload: the same storage, a new app.
+    set_hash("#/distributed-locks/3");
+    let root = new_root();
+    let _app = Mounted::new(&root);
+    let r = root.clone();
+    wait_until("the lab again", move || {
+        query(&r, "section.lab[data-lab=safe-release] textarea").is_some()
+    })
+    .await;
+    let r = root.clone();
+    wait_until("the saved code in the editor", move || {
+        query(&r, "section.lab[data-lab=safe-release] textarea")
+            .and_then(|e| e.dyn_ref::<web_sys::HtmlTextAreaElement>().map(|t| t.value()))
+            .is_some_and(|v| v == fixed())
+    })
+    .await;
+    storage().clear().ok();
+}
+
+#[wasm_bindgen_test]
+async fn an_infinite_loop_is_stopped_and_the_page_keeps_answering() {
+    let _x = Exclusive::acquire().await;
+    storage().clear().ok();
+    preload();
+    let root = fresh("#/distributed-locks/3");
+    let _app = Mounted::new(&root);
+    let r = root.clone();
+    wait_until("the lab", move || {
+        query(&r, "section.lab[data-lab=safe-release] textarea").is_some()
+    })
+    .await;
+    let p = lab(&root, "safe-release");
+    let looping = NAIVE.replace("  await redis.del(key);", "  for (;;) {}");
+    let verdict = run_code(&p, &looping, "Run").await;
+    assert!(verdict.contains("infinite loop"), "{verdict}");
+    // The page answers: the next event button steps the (empty) timeline's neighbours,
+    // and a new Run works at once.
+    TimeoutFuture::new(10).await;
+    let verdict = run_code(&p, &fixed(), "Run").await;
+    assert!(verdict.contains("Every check held"), "{verdict}");
+    // No sandbox is left behind: each run removes its frame.
+    assert!(
+        document()
+            .query_selector_all("iframe.lab-sandbox")
+            .unwrap()
+            .length()
+            == 0
+    );
+    storage().clear().ok();
+}
+
+#[wasm_bindgen_test]
+async fn learner_code_cannot_reach_storage_or_the_network() {
+    let _x = Exclusive::acquire().await;
+    preload();
+    storage().set_item("secret", "page-only").ok();
+    let probe = "export async function acquire(redis, key, ttlMs) {
+  const g = new Function('return this')();
+  console.log([typeof fetch, typeof XMLHttpRequest, typeof WebSocket, typeof importScripts,
+    typeof localStorage, typeof indexedDB, typeof g.fetch, typeof document].join(' '));
+  let reached = 'no';
+  try { await g.constructor.prototype.fetch('/'); reached = 'yes'; } catch (e) { reached = 'no'; }
+  console.log('fetch reached: ' + reached);
+  return 'tok-' + Math.random();
+}
+export async function release(redis, key, token) {}
+";
+    let t = lockstep::ui::lab::run_once_in_sandbox("safe-release", probe, 1)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let notes: Vec<String> = t
+        .trace
+        .iter()
+        .filter_map(|e| match &e.kind {
+            lockstep::sim::TraceKind::Note { text } => Some(text.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(!notes.is_empty(), "{:?}", t.code_error);
+    assert!(
+        notes
+            .iter()
+            .any(|n| n == "undefined undefined undefined undefined undefined undefined undefined undefined"),
+        "{notes:?}"
+    );
+    assert!(notes.iter().any(|n| n == "fetch reached: no"), "{notes:?}");
+    assert!(notes.iter().all(|n| !n.contains("page-only")));
+    storage().remove_item("secret").ok();
+}
