@@ -69,11 +69,14 @@ try {
     // The fix, then many attacked trials.
     await lab.locator('textarea').fill(FIXED);
     await page.evaluate(() => { window.__long = []; });
+    const t0 = Date.now();
     await lab.getByRole('button', { name: /Try to break it/ }).click();
     await lab.locator('.lab-verdict').waitFor({ timeout: 120000 });
     await page.waitForFunction(() => /Every check held in all|Broken|failed/.test(
       document.querySelector('section.lab[data-lab="safe-release"] .lab-verdict')?.innerText ?? ''), null, { timeout: 180000 });
+    const ms = Date.now() - t0;
     const v2 = await lab.locator('.lab-verdict').innerText();
+    say(name, `200 trials in ${ms} ms: ${(200000 / ms).toFixed(0)} trials/s (a measurement, not a check)`);
     say(name, 'fixed, Try to break it:', v2);
     if (!/Every check held in all 200/.test(v2)) problems.push(`${name}: the fixed code did not pass 200 trials: ${v2}`);
     const longs = await page.evaluate(() => window.__long);

@@ -21,20 +21,35 @@ type Waiter = Rc<RefCell<Option<js_sys::Function>>>;
 pub struct Sandbox {
     frame: web_sys::HtmlIFrameElement,
     waiter: Waiter,
+    /// The worker's end of a direct line, once the frame has handed it over.
+    port: Rc<RefCell<Option<web_sys::MessagePort>>>,
     _listener: EventListener,
+    _port_listener: Rc<RefCell<Option<EventListener>>>,
 }
 
 fn err(e: impl Into<String>) -> CodeError {
     CodeError::new(e)
 }
 
-/// A promise that resolves (to `undefined`) after `ms` milliseconds.
-fn sleep_promise(ms: i32) -> js_sys::Promise {
-    js_sys::Promise::new(&mut |resolve, _| {
+/// A promise that resolves (to `undefined`) after `ms` milliseconds, and its timer's id
+/// (to clear it when the race is won otherwise: one answer per message would otherwise
+/// leave thousands of timers pending during a session).
+fn sleep_promise(ms: i32) -> (js_sys::Promise, i32) {
+    let mut id = 0;
+    let p = js_sys::Promise::new(&mut |resolve, _| {
         if let Some(w) = web_sys::window() {
-            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+            id = w
+                .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
+                .unwrap_or(0);
         }
-    })
+    });
+    (p, id)
+}
+
+fn clear_timer(id: i32) {
+    if let Some(w) = web_sys::window() {
+        w.clear_timeout_with_handle(id);
+    }
 }
 
 impl Sandbox {
@@ -60,12 +75,17 @@ impl Sandbox {
         let body = doc.body().ok_or_else(|| err("no body"))?;
         body.append_child(&frame)
             .map_err(|_| err("could not add the sandbox"))?;
-        let ready = js_sys::Promise::race(&js_sys::Array::of2(&loaded, &sleep_promise(ANSWER_LIMIT_MS)));
+        let (limit, timer) = sleep_promise(ANSWER_LIMIT_MS);
+        let ready = js_sys::Promise::race(&js_sys::Array::of2(&loaded, &limit));
         let _ = JsFuture::from(ready).await;
+        clear_timer(timer);
         frame.set_onload(None);
         let waiter: Waiter = Rc::new(RefCell::new(None));
+        let port: Rc<RefCell<Option<web_sys::MessagePort>>> = Rc::new(RefCell::new(None));
+        let port_listener: Rc<RefCell<Option<EventListener>>> = Rc::new(RefCell::new(None));
         let listener = {
             let waiter = waiter.clone();
+            let (port, port_listener) = (port.clone(), port_listener.clone());
             let source = frame.content_window();
             let window = web_sys::window().ok_or_else(|| err("no window"))?;
             EventListener::new(&window, "message", move |e| {
@@ -80,15 +100,39 @@ impl Sandbox {
                 if !from_frame {
                     return;
                 }
+                let data = m.data();
+                let is_port = js_sys::Reflect::get(&data, &"type".into())
+                    .ok()
+                    .and_then(|t| t.as_string())
+                    .is_some_and(|t| t == "port");
+                if is_port {
+                    if let Ok(p) = m.ports().get(0).dyn_into::<web_sys::MessagePort>() {
+                        let waiter = waiter.clone();
+                        let l = EventListener::new(&p, "message", move |e| {
+                            let Some(m) = e.dyn_ref::<web_sys::MessageEvent>() else {
+                                return;
+                            };
+                            if let Some(resolve) = waiter.borrow_mut().take() {
+                                let _ = resolve.call1(&JsValue::NULL, &m.data());
+                            }
+                        });
+                        p.start();
+                        *port_listener.borrow_mut() = Some(l);
+                        *port.borrow_mut() = Some(p);
+                    }
+                    return;
+                }
                 if let Some(resolve) = waiter.borrow_mut().take() {
-                    let _ = resolve.call1(&JsValue::NULL, &m.data());
+                    let _ = resolve.call1(&JsValue::NULL, &data);
                 }
             })
         };
         let sandbox = Sandbox {
             frame,
             waiter,
+            port,
             _listener: listener,
+            _port_listener: port_listener,
         };
         let msg = js_sys::Object::new();
         let _ = js_sys::Reflect::set(&msg, &"type".into(), &"harness".into());
@@ -98,6 +142,11 @@ impl Sandbox {
     }
 
     fn post(&self, msg: &JsValue) -> Result<(), CodeError> {
+        if let Some(p) = self.port.borrow().as_ref() {
+            return p
+                .post_message(msg)
+                .map_err(|_| err("could not reach the sandbox"));
+        }
         let w = self
             .frame
             .content_window()
@@ -119,8 +168,10 @@ impl Sandbox {
             *waiter.borrow_mut() = Some(resolve);
         });
         self.post(&msg)?;
-        let raced = js_sys::Promise::race(&js_sys::Array::of2(&answer, &sleep_promise(ANSWER_LIMIT_MS)));
+        let (limit, timer) = sleep_promise(ANSWER_LIMIT_MS);
+        let raced = js_sys::Promise::race(&js_sys::Array::of2(&answer, &limit));
         let v = JsFuture::from(raced).await.unwrap_or(JsValue::UNDEFINED);
+        clear_timer(timer);
         if v.is_undefined() {
             self.waiter.borrow_mut().take();
             return Err(err(format!(
