@@ -108,6 +108,21 @@ async fn the_naive_release_is_broken_on_the_timeline_and_the_fix_holds() {
     let verdict = run_code(&p, &fixed(), "Run").await;
     assert!(verdict.contains("Every check held in this run"), "{verdict}");
     assert!(query(&p, ".lab-checks li.broken").is_none());
+    // Typing alone saves too, a moment after the last key.
+    let editor = query(&p, "textarea.lab-editor").expect("an editor");
+    type_into(&editor, &format!("{}// typed\n", fixed())).await;
+    wait_until("the typed code saved", || {
+        storage()
+            .get_item("lockstep.progress.v2")
+            .ok()
+            .flatten()
+            .unwrap_or_default()
+            .contains("// typed")
+    })
+    .await;
+    type_into(&editor, &fixed()).await;
+    let verdict = run_code(&p, &fixed(), "Run").await;
+    assert!(verdict.contains("Every check held in this run"), "{verdict}");
     // The code is in the learner's progress: a reload brings it back.
     let stored = storage()
         .get_item("lockstep.progress.v2")

@@ -303,6 +303,73 @@ async fn run_trial(
     Ok(run.finish(lab))
 }
 
+/// What a session started from the panel reads and updates.
+#[derive(Clone)]
+struct Handles {
+    phase: UseStateHandle<Phase>,
+    cancel: Rc<RefCell<Rc<Cell<bool>>>>,
+    code: UseStateHandle<String>,
+    cursor: UseStateHandle<usize>,
+    store: Option<LabStore>,
+    replay: UseStateHandle<Option<u64>>,
+    verdict_ref: NodeRef,
+    lab: Lab,
+    id: String,
+}
+
+/// Run or Try to break it: save the code, run the session in the background, show it.
+fn start_session(h: &Handles, break_it: bool) {
+    let flag = Rc::new(Cell::new(false));
+    *h.cancel.borrow_mut() = flag.clone();
+    if let Some(s) = &h.store {
+        s.on_code.emit((h.id.clone(), (*h.code).clone()));
+    }
+    let session = Session {
+        lab: h.lab.clone(),
+        code: (*h.code).clone(),
+        seed: if break_it {
+            browser::random_u64()
+        } else {
+            lab::RUN_SEED
+        },
+        trials: if break_it { h.lab.trials } else { 1 },
+        replay: if break_it { None } else { *h.replay },
+        cancel: flag,
+    };
+    h.phase.set(Phase::Loading);
+    let h = h.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        let progress = {
+            let phase = h.phase.clone();
+            Callback::from(move |(done, total)| phase.set(Phase::Running { done, total }))
+        };
+        match run_session(session, progress).await {
+            Ok(shown) => {
+                if let Some(b) = &shown.broken {
+                    h.cursor.set(broke_index(b));
+                    let state = format!("lab={}&trial={}", h.id, b.seed);
+                    browser::replace_hash(&hash_with_state(&browser::hash(), &state));
+                }
+                if !shown.cancelled {
+                    if let Some(s) = &h.store {
+                        let passed = shown.broken.is_none() && shown.code_error.is_none();
+                        s.on_run.emit((h.id.clone(), passed && shown.break_it));
+                    }
+                }
+                h.replay.set(None);
+                h.phase.set(Phase::Shown(Rc::new(shown)));
+                // The verdict where the learner can see it (below the editor on a phone).
+                if let Some(el) = h.verdict_ref.cast::<web_sys::Element>() {
+                    let opts = web_sys::ScrollIntoViewOptions::new();
+                    opts.set_block(web_sys::ScrollLogicalPosition::Nearest);
+                    el.scroll_into_view_with_scroll_into_view_options(&opts);
+                }
+            }
+            Err(e) => h.phase.set(Phase::Failed(e)),
+        }
+    });
+}
+
 #[function_component(LabPanel)]
 pub fn lab_panel(props: &LabPanelProps) -> Html {
     let t = Texts::new(props.lang);
@@ -362,11 +429,18 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
             }
         }
     };
+    // Typing saves the code a moment after the last key (a reload keeps it), not on
+    // every key: saving rewrites the learner's whole progress.
+    let pending_save = use_mut_ref(|| None::<gloo::timers::callback::Timeout>);
     let oninput = {
-        let code = code.clone();
+        let (code, save) = (code.clone(), save.clone());
         Callback::from(move |e: InputEvent| {
             if let Some(el) = e.target_dyn_into::<web_sys::HtmlTextAreaElement>() {
-                code.set(el.value());
+                let value = el.value();
+                code.set(value.clone());
+                let save = save.clone();
+                *pending_save.borrow_mut() =
+                    Some(gloo::timers::callback::Timeout::new(800, move || save(&value)));
             }
         })
     };
@@ -379,74 +453,18 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
         })
     };
     let start = {
-        let (phase, cancel, code, cursor, store, replay) = (
-            phase.clone(),
-            cancel.clone(),
-            code.clone(),
-            cursor.clone(),
-            store.clone(),
-            replay.clone(),
-        );
-        let lab = lab.clone();
-        let save = save.clone();
-        let id = props.id.clone();
-        let verdict_ref = verdict_ref.clone();
-        move |break_it: bool| {
-            let flag = Rc::new(Cell::new(false));
-            *cancel.borrow_mut() = flag.clone();
-            save(&code);
-            let session = Session {
-                lab: lab.clone(),
-                code: (*code).clone(),
-                seed: if break_it {
-                    browser::random_u64()
-                } else {
-                    lab::RUN_SEED
-                },
-                trials: if break_it { lab.trials } else { 1 },
-                replay: if break_it { None } else { *replay },
-                cancel: flag,
-            };
-            phase.set(Phase::Loading);
-            let (phase, cursor, store, id, replay) = (
-                phase.clone(),
-                cursor.clone(),
-                store.clone(),
-                id.clone(),
-                replay.clone(),
-            );
-            let verdict_ref = verdict_ref.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                let progress = {
-                    let phase = phase.clone();
-                    Callback::from(move |(done, total)| phase.set(Phase::Running { done, total }))
-                };
-                match run_session(session, progress).await {
-                    Ok(shown) => {
-                        if let Some(b) = &shown.broken {
-                            cursor.set(broke_index(b));
-                            let state = format!("lab={id}&trial={}", b.seed);
-                            browser::replace_hash(&hash_with_state(&browser::hash(), &state));
-                        }
-                        if !shown.cancelled {
-                            if let Some(s) = &store {
-                                let passed = shown.broken.is_none() && shown.code_error.is_none();
-                                s.on_run.emit((id.clone(), passed && shown.break_it));
-                            }
-                        }
-                        replay.set(None);
-                        phase.set(Phase::Shown(Rc::new(shown)));
-                        // The verdict where the learner can see it (below the editor on a phone).
-                        if let Some(el) = verdict_ref.cast::<web_sys::Element>() {
-                            let opts = web_sys::ScrollIntoViewOptions::new();
-                            opts.set_block(web_sys::ScrollLogicalPosition::Nearest);
-                            el.scroll_into_view_with_scroll_into_view_options(&opts);
-                        }
-                    }
-                    Err(e) => phase.set(Phase::Failed(e)),
-                }
-            });
-        }
+        let h = Handles {
+            phase: phase.clone(),
+            cancel: cancel.clone(),
+            code: code.clone(),
+            cursor: cursor.clone(),
+            store: store.clone(),
+            replay: replay.clone(),
+            verdict_ref: verdict_ref.clone(),
+            lab: lab.clone(),
+            id: props.id.clone(),
+        };
+        move |break_it: bool| start_session(&h, break_it)
     };
     let on_run = {
         let start = start.clone();
