@@ -14,6 +14,9 @@ const RELEASE_LUA: &str =
 enum Release {
     Lua,
     Del,
+    /// The Lua release sent twice at once (as a client releasing on several nodes does):
+    /// the second reply is ignored.
+    LuaTwice,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -125,6 +128,11 @@ impl FakeHarness {
                         &["EVAL", RELEASE_LUA, "1", "lock:report", &token],
                     ),
                     Release::Del => Self::cmd(&mut p, &mut out, "release", &["DEL", "lock:report"]),
+                    Release::LuaTwice => {
+                        let args = ["EVAL", RELEASE_LUA, "1", "lock:report", &token];
+                        Self::cmd(&mut p, &mut out, "release", &args);
+                        Self::cmd(&mut p, &mut out, "extra", &args);
+                    }
                 }
             }
             "release" => {
@@ -374,4 +382,36 @@ fn a_replayed_run_draws_exactly_the_trace_the_live_run_recorded() {
         .trace
         .iter()
         .any(|e| matches!(e.kind, lockstep::sim::TraceKind::ForeignDelete { .. })));
+}
+
+#[test]
+fn a_second_pause_while_catching_up_keeps_what_arrived_during_the_first() {
+    // Two pauses back to back: the second strikes while the worker replays what it was
+    // about to send when the first struck. Replies that arrived during the first pause
+    // must still reach it (they were once dropped here, and the worker never finished).
+    let lab = lab_named("set-nx");
+    let mut h = FakeHarness::new(Acquire::SetNxPx, Release::LuaTwice);
+    // A's 2nd and 3rd commands leave together (its release, twice). The first pause
+    // strikes before the 3rd, after the 2nd left; the 2nd's reply arrives during it.
+    // The second pause strikes before the same 3rd command, as it is replayed.
+    let attacks = vec![
+        LabAttack {
+            worker: 0,
+            command: 3,
+            op: LabAttackOp::Pause { for_us: 100_000 },
+        },
+        LabAttack {
+            worker: 0,
+            command: 3,
+            op: LabAttackOp::Pause { for_us: 200_000 },
+        },
+    ];
+    let t = lab::run_once(&lab, &mut h, 5, attacks).unwrap_or_else(|e| panic!("{e}"));
+    let pauses = t
+        .trace
+        .iter()
+        .filter(|e| matches!(e.kind, lockstep::sim::TraceKind::Pause))
+        .count();
+    assert_eq!(pauses, 2);
+    assert!(t.passed(), "{:?}", t.violations());
 }

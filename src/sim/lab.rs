@@ -115,6 +115,9 @@ pub enum LabAttackOp {
     Pause { for_us: u64 },
     /// The process dies; with a delay, a fresh one starts after it.
     Crash { restart_after_us: Option<u64> },
+    /// Redis node `node` (0-based, in the scenario's order) goes down at a true time and
+    /// stays down: not tied to a worker's commands (`worker`/`command` are unused).
+    NodeDown { node: u32, at_us: u64 },
 }
 
 impl LabAttack {
@@ -139,6 +142,13 @@ impl LabAttack {
                 restart_after_us: None,
             } => {
                 format!("{who} crashes before its {nth} command")
+            }
+            LabAttackOp::NodeDown { node, at_us } => {
+                format!(
+                    "Redis node {} goes down at {} ms and stays down",
+                    node + 1,
+                    fmt_ms(*at_us)
+                )
             }
         }
     }
@@ -263,6 +273,9 @@ struct AttackFile {
     restart_ms: [f64; 2],
     /// How many attacks a trial draws: `[lo, hi]`.
     per_trial: [u32; 2],
+    /// With `node_down` in `ops`: when the node goes down, `[lo, hi]` ms.
+    #[serde(default)]
+    node_down_at_ms: Option<[f64; 2]>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -305,7 +318,9 @@ pub struct Lab {
     pause_us: (u64, u64),
     restart_us: (u64, u64),
     per_trial: (u32, u32),
+    node_down_us: (u64, u64),
     workers: u32,
+    nodes: u32,
 }
 
 /// A lab file with a mistake: the file, line and field, and what is wrong.
@@ -450,10 +465,10 @@ impl Lab {
         }
         let a = &f.attacks;
         for op in &a.ops {
-            if op != "pause" && op != "crash" {
+            if op != "pause" && op != "crash" && op != "node_down" {
                 return Err(bad(
                     "attacks.ops",
-                    format!("`{op}` is not an attack (pause, crash)"),
+                    format!("`{op}` is not an attack (pause, crash, node_down)"),
                 ));
             }
         }
@@ -465,9 +480,26 @@ impl Lab {
         }
         let pause_us = ms_pair(&file, text, "attacks.pause_ms", a.pause_ms)?;
         let restart_us = ms_pair(&file, text, "attacks.restart_ms", a.restart_ms)?;
+        let node_down_us = match a.node_down_at_ms {
+            Some(v) => ms_pair(&file, text, "attacks.node_down_at_ms", v)?,
+            None if a.ops.iter().any(|o| o == "node_down") => {
+                return Err(bad(
+                    "attacks.node_down_at_ms",
+                    "node_down needs node_down_at_ms = [lo, hi]".into(),
+                ))
+            }
+            None => (0, 0),
+        };
+        let nodes = scenario.nodes.len() as u32;
         let mut run_attacks = Vec::new();
         for r in &f.run.attacks {
-            if r.worker >= workers || r.command == 0 {
+            let node_down = r.op == "node_down";
+            let exists = if node_down {
+                r.worker < nodes
+            } else {
+                r.worker < workers && r.command > 0
+            };
+            if !exists {
                 return Err(bad(
                     "run.attacks.worker",
                     format!("worker {} / command {} does not exist", r.worker, r.command),
@@ -475,6 +507,10 @@ impl Lab {
             }
             let us = super::world::ms_to_us(r.ms).map_err(|m| bad("run.attacks.ms", m))?;
             let op = match r.op.as_str() {
+                "node_down" if r.worker < nodes => LabAttackOp::NodeDown {
+                    node: r.worker,
+                    at_us: us,
+                },
                 "pause" => LabAttackOp::Pause { for_us: us },
                 "crash" => LabAttackOp::Crash {
                     restart_after_us: Some(us),
@@ -518,7 +554,9 @@ impl Lab {
             pause_us,
             restart_us,
             per_trial: (a.per_trial[0], a.per_trial[1]),
+            node_down_us,
             workers,
+            nodes,
         })
     }
 
@@ -552,6 +590,10 @@ impl Lab {
             }
             let i = rng.range_u64(0, self.attack_ops.len() as u64) as usize;
             let op = match self.attack_ops.get(i).map(String::as_str) {
+                Some("node_down") => LabAttackOp::NodeDown {
+                    node: rng.range_u64(0, u64::from(self.nodes.max(1))) as u32,
+                    at_us: rng.range_u64(self.node_down_us.0, self.node_down_us.1 + 1),
+                },
                 Some("crash") => LabAttackOp::Crash {
                     restart_after_us: Some(rng.range_u64(self.restart_us.0, self.restart_us.1 + 1)),
                 },
@@ -849,14 +891,7 @@ impl LabRun {
     pub fn new(lab: &Lab, seed: u64, attacks: Vec<LabAttack>) -> Result<LabRun, String> {
         let mut world =
             World::build(&lab.scenario, seed, TraceLevel::Full).map_err(|(f, m)| format!("{f}: {m}"))?;
-        let workers: Vec<Pid> = (0..world.process_names().len())
-            .filter(|p| world.lab_worker(*p).is_some())
-            .collect();
-        for a in &attacks {
-            if workers.get(a.worker as usize).is_some() {
-                world.add_lab_attack(a.clone());
-            }
-        }
+        apply_attacks(&mut world, &attacks);
         Ok(LabRun {
             world,
             trace: Vec::new(),
@@ -944,14 +979,29 @@ impl LabRun {
     }
 }
 
+/// Arm a run's attacks: node outages are faults at their time; the others wait in the
+/// world for the worker's k-th command.
+fn apply_attacks(world: &mut World, attacks: &[LabAttack]) {
+    let names = world.process_names().len();
+    let nodes: Vec<Pid> = (0..names).filter(|p| world.is_node(*p)).collect();
+    for a in attacks {
+        match &a.op {
+            LabAttackOp::NodeDown { node, at_us } => {
+                if let Some(&pid) = nodes.get(*node as usize) {
+                    world.inject_at(*at_us, super::world::Fault::Crash(pid));
+                }
+            }
+            _ => world.add_lab_attack(a.clone()),
+        }
+    }
+}
+
 /// The world of a recorded run, ready to replay it without the harness: the timeline
 /// builds its picture (and steps back and forth) from this.
 pub fn replay_world(lab: &Lab, seed: u64, attacks: &[LabAttack], tape: Vec<String>) -> Result<World, String> {
     let mut world =
         World::build(&lab.scenario, seed, TraceLevel::Full).map_err(|(f, m)| format!("{f}: {m}"))?;
-    for a in attacks {
-        world.add_lab_attack(a.clone());
-    }
+    apply_attacks(&mut world, attacks);
     world.set_lab_tape(std::sync::Arc::new(tape));
     Ok(world)
 }

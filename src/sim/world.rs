@@ -1488,10 +1488,9 @@ impl World {
             if let LabAction::Cmd { .. } = a {
                 let k = l.sent + 1;
                 let worker = l.worker;
-                let strike = self
-                    .lab_attacks
-                    .iter()
-                    .position(|x| x.worker == worker && x.command == k);
+                let strike = self.lab_attacks.iter().position(|x| {
+                    x.worker == worker && x.command == k && !matches!(x.op, LabAttackOp::NodeDown { .. })
+                });
                 if let Some(i) = strike {
                     let attack = self.lab_attacks.remove(i);
                     let now = self.now_us;
@@ -1512,6 +1511,8 @@ impl World {
                             }
                             return;
                         }
+                        // Armed as a timed fault by the runner, never by command.
+                        LabAttackOp::NodeDown { .. } => {}
                     }
                 }
             }
@@ -2399,9 +2400,18 @@ impl World {
                     self.procs[p].paused = false;
                     self.emit(out, p, TraceKind::Resume);
                     self.lab_resume(p, out);
-                    let inbox = std::mem::take(&mut self.procs[p].inbox);
-                    for item in inbox {
-                        if !self.procs[p].alive || self.procs[p].paused {
+                    let mut inbox = std::mem::take(&mut self.procs[p].inbox).into_iter();
+                    while let Some(item) = inbox.next() {
+                        if !self.procs[p].alive {
+                            break;
+                        }
+                        if self.procs[p].paused {
+                            // Paused again while catching up (a lab attack struck before a
+                            // deferred command): what is left waits for the next resume,
+                            // ahead of anything that arrives meanwhile.
+                            let rest: Vec<Pending> = std::iter::once(item).chain(inbox).collect();
+                            let newer = std::mem::replace(&mut self.procs[p].inbox, rest);
+                            self.procs[p].inbox.extend(newer);
                             break;
                         }
                         match item {

@@ -171,6 +171,10 @@ fn attack_text(a: &LabAttack, names: &[String], lang: Lang) -> String {
                 ("ms", ms_text(restart_after_us.unwrap_or(0))),
             ],
         ),
+        LabAttackOp::NodeDown { node, at_us } => t.fmt(
+            "lab_attack_node_down",
+            &[("node", (node + 1).to_string()), ("ms", ms_text(*at_us))],
+        ),
     }
 }
 
