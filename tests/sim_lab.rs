@@ -39,6 +39,8 @@ struct FakeHarness {
     release: Release,
     procs: BTreeMap<u64, Proc>,
     jobs: u32,
+    /// Write to the resource at the end of the work, then extend the lock (one answer).
+    write: bool,
 }
 
 impl FakeHarness {
@@ -48,6 +50,7 @@ impl FakeHarness {
             release,
             procs: BTreeMap::new(),
             jobs: 3,
+            write: false,
         }
     }
 
@@ -114,7 +117,14 @@ impl FakeHarness {
                 Self::timer(&mut p, &mut out, "retry", 25.0);
             }
             "retry" => self.try_acquire(&mut p, &mut out, now, pid),
-            "work" => {
+            "work" if self.write => {
+                // A write, then (like a watchdog's) an extension in the same answer.
+                p.next_id += 1;
+                out.push(json!({"a": "resource", "id": p.next_id, "op": "write",
+                                "key": "report", "value": format!("job {}", p.job), "token": null}));
+                Self::cmd(&mut p, &mut out, "extend", &["PEXPIRE", "lock:report", "500"]);
+            }
+            "work" | "extend" => {
                 out.push(json!({"a": "released"}));
                 let token = p.token.clone();
                 match self.release {
@@ -313,6 +323,52 @@ fn a_pause_before_a_command_holds_the_command_until_the_resume() {
     // Its lease ended during the pause: the grade clips its hold there, so B taking the
     // expired lock is no overlap.
     assert!(t.passed(), "{:?}", t.violations());
+}
+
+#[test]
+fn a_write_in_flight_when_its_writer_crashes_is_judged_by_the_key_not_by_the_crash() {
+    // A writes, then crashes before its extension (its 2nd command), its lock still valid
+    // on the node: the write lands a few ms after the crash, under A's live key. That is
+    // no stale write (the lab's watchdog trials reported one, from the crash alone).
+    let lab = lab_named("watchdog");
+    let mut h = FakeHarness::new(Acquire::SetNxPx, Release::Lua);
+    h.write = true;
+    let attack = LabAttack {
+        worker: 0,
+        command: 2,
+        op: LabAttackOp::Crash {
+            restart_after_us: None,
+        },
+    };
+    let t = lab::run_once(&lab, &mut h, 3, vec![attack]).unwrap_or_else(|e| panic!("{e}"));
+    let a = t.names.iter().position(|n| n == "A").unwrap_or(usize::MAX) as u32;
+    let crash = t
+        .trace
+        .iter()
+        .find(|e| e.pid == a && matches!(e.kind, lockstep::sim::TraceKind::Crash))
+        .map(|e| e.t_us)
+        .unwrap_or_else(|| panic!("A never crashed"));
+    let landed = t
+        .trace
+        .iter()
+        .find_map(|e| match &e.kind {
+            lockstep::sim::TraceKind::WriteAccepted {
+                from, lock_lapsed, ..
+            } if *from == a => Some((e.t_us, *lock_lapsed)),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("A's write never landed"));
+    assert!(
+        landed.0 > crash,
+        "the write landed at {} µs, the crash at {crash} µs",
+        landed.0
+    );
+    assert!(!landed.1, "A's key still held its token when the write landed");
+    assert!(
+        !t.violations().iter().any(|v| v.kind == "stale_write"),
+        "{:?}",
+        t.violations()
+    );
 }
 
 #[test]
