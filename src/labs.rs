@@ -13,7 +13,7 @@
 use crate::sim::lab::{Lab, LabSources};
 
 /// The built-in labs' ids, in lesson order.
-pub const IDS: [&str; 2] = ["set-nx", "safe-release"];
+pub const IDS: [&str; 3] = ["set-nx", "safe-release", "watchdog"];
 
 macro_rules! shown {
     ($id:literal) => {
@@ -27,7 +27,7 @@ macro_rules! shown {
 }
 
 /// What a section shows of each lab: (id, lab.toml, scenario.toml, starter.js).
-const SHOWN: [(&str, &str, &str, &str); 2] = [shown!("set-nx"), shown!("safe-release")];
+const SHOWN: [(&str, &str, &str, &str); 3] = [shown!("set-nx"), shown!("safe-release"), shown!("watchdog")];
 
 /// A built-in lab as the page knows it: without its driver and solution (see
 /// [`Lab::driver`]; the browser fetches them).
@@ -85,7 +85,11 @@ mod node {
 
     /// The built-in labs' sources, in lesson order (the same as [`IDS`]).
     pub fn builtin_sources() -> Vec<LabSources<'static>> {
-        vec![lab_sources!("set-nx"), lab_sources!("safe-release")]
+        vec![
+            lab_sources!("set-nx"),
+            lab_sources!("safe-release"),
+            lab_sources!("watchdog"),
+        ]
     }
 
     /// Every built-in lab, parsed (a mistake in one is an error naming its file).
