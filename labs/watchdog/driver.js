@@ -7,8 +7,10 @@
 //      sleeps, asks your watchdog how long the lock is surely still ours, and writes
 //      to the resource only if that is more than `params.margin_ms` (the write needs
 //      a few ms to reach the resource). If not, the worker has lost the lock: it says
-//      so (lab.lost) and drops the rest of this job's work;
-//   4. stops your watchdog and gives the lock back with our token-checked release.
+//      so (lab.lost) and drops the rest of this attempt's work;
+//   4. stops your watchdog and gives the lock back with our token-checked release. A
+//      job whose lock was lost starts again from step 1, with a new lock: a watchdog
+//      that always says 0 keeps everything safe, and gets nothing done.
 // The simulator judges every write by the lock's ACTUAL state on the Redis node: a
 // write accepted after the worker's key expired (or was taken) is a stale write.
 
@@ -46,7 +48,7 @@ async function worker(lab) {
   const redis = lab.redis;
   const name = 'ABCDEFGH'[lab.worker] || String(lab.worker);
 
-  for (let job = 0; job < jobs; job++) {
+  for (let job = 0; job < jobs; ) {
     const token = await takeLock(lab, key, ttlMs, retryMs);
     // `await` also accepts a watchdog that startWatchdog returns through a promise.
     const watchdog = await startWatchdog(redis, key, token, ttlMs);
@@ -57,7 +59,7 @@ async function worker(lab) {
       // Checked right before the write, with nothing awaited in between.
       const left = Number(watchdog.remainingMs());
       if (!(left > marginMs)) {
-        lab.lost(`the watchdog says the lock is ours for ${left} ms more: the work stops`);
+        lab.lost(`the watchdog says the lock is ours for ${left} ms more: the job starts again`);
         lost = true;
         break;
       }
@@ -67,5 +69,7 @@ async function worker(lab) {
     await watchdog.stop();
     if (!lost) lab.released();
     await redis.eval(RELEASE_SCRIPT, { keys: [key], arguments: [token] });
+    if (lost) await lab.sleep(uniform(lab, retryMs));
+    else job++;
   }
 }
