@@ -371,6 +371,82 @@ fn a_write_in_flight_when_its_writer_crashes_is_judged_by_the_key_not_by_the_cra
     );
 }
 
+fn ev(t_ms: u64, pid: u32, kind: lockstep::sim::TraceKind) -> lockstep::sim::TraceEvent {
+    lockstep::sim::TraceEvent {
+        t_us: t_ms * 1000,
+        local_us: (t_ms * 1000) as i64,
+        pid,
+        kind,
+    }
+}
+
+fn held(t_ms: u64, pid: u32) -> lockstep::sim::TraceEvent {
+    let kind = lockstep::sim::TraceKind::LockHeld {
+        lock: "lock:report".into(),
+        token: format!("t{pid}-{t_ms}"),
+        fence: None,
+        valid_until_us: Some((t_ms + 500) * 1000),
+    };
+    ev(t_ms, pid, kind)
+}
+
+fn wrote(t_ms: u64, from: u32, token: i64, lock_lapsed: bool) -> lockstep::sim::TraceEvent {
+    let kind = lockstep::sim::TraceKind::WriteAccepted {
+        from,
+        key: "report".into(),
+        value: format!("from {from}"),
+        token: Some(token),
+        lost_update: false,
+        lock_lapsed,
+    };
+    ev(t_ms, 3, kind)
+}
+
+fn stale_writes(lab: &Lab, trace: &[lockstep::sim::TraceEvent]) -> Vec<String> {
+    let names: Vec<String> = ["A", "B", "C", "storage"].iter().map(|s| s.to_string()).collect();
+    let (_, verdicts) = lab::grade(lab, trace, &names);
+    verdicts
+        .iter()
+        .filter(|v| v.check == Check::NoStaleWrite)
+        .flat_map(|v| v.violations.iter().map(|x| x.detail.clone()))
+        .collect()
+}
+
+#[test]
+fn behind_a_fencing_resource_only_a_lapsed_write_over_a_newer_holders_write_is_stale() {
+    let fencing = lab_named("fencing");
+    // A (pid 0) took the lock at 0 with fence 1, stalled past its TTL, and wrote at 600:
+    // nobody wrote in between, so its fence was still the highest granted with a write.
+    // The resource rightly took it; nothing newer was overwritten.
+    let harmless = vec![held(0, 0), wrote(600, 0, 1, true)];
+    assert_eq!(stale_writes(&fencing, &harmless), Vec::<String>::new());
+    // Without fencing the same lapsed write is stale (the checker's own rule).
+    let watchdog = lab_named("watchdog");
+    assert_eq!(stale_writes(&watchdog, &harmless).len(), 1);
+    // B (pid 1) took the lock after A's expired and wrote under it; A's lapsed write after
+    // that, accepted (a clock as its fence, say), overwrites newer data.
+    let overtaking = vec![
+        held(0, 0),
+        held(520, 1),
+        wrote(560, 1, 600, false),
+        wrote(745, 0, 3004, true),
+    ];
+    let found = stale_writes(&fencing, &overtaking);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].contains("A wrote report=from 0 (token 3004)") && found[0].contains("over B's write at 560"),
+        "{found:?}"
+    );
+    // B's write before A even took the lock is older data, not newer.
+    let older = vec![
+        held(0, 1),
+        wrote(40, 1, 1, false),
+        held(100, 0),
+        wrote(700, 0, 2, true),
+    ];
+    assert_eq!(stale_writes(&fencing, &older), Vec::<String>::new());
+}
+
 #[test]
 fn the_same_trial_seed_gives_the_same_json_twice() {
     let lab = lab_named("safe-release");
