@@ -13,7 +13,7 @@
 use crate::sim::lab::{Lab, LabSources};
 
 /// The built-in labs' ids, in lesson order.
-pub const IDS: [&str; 3] = ["set-nx", "safe-release", "watchdog"];
+pub const IDS: [&str; 4] = ["set-nx", "safe-release", "watchdog", "fencing"];
 
 macro_rules! shown {
     ($id:literal) => {
@@ -27,7 +27,12 @@ macro_rules! shown {
 }
 
 /// What a section shows of each lab: (id, lab.toml, scenario.toml, starter.js).
-const SHOWN: [(&str, &str, &str, &str); 3] = [shown!("set-nx"), shown!("safe-release"), shown!("watchdog")];
+const SHOWN: [(&str, &str, &str, &str); 4] = [
+    shown!("set-nx"),
+    shown!("safe-release"),
+    shown!("watchdog"),
+    shown!("fencing"),
+];
 
 /// A built-in lab as the page knows it: without its driver and solution (see
 /// [`Lab::driver`]; the browser fetches them).
@@ -89,6 +94,7 @@ mod node {
             lab_sources!("set-nx"),
             lab_sources!("safe-release"),
             lab_sources!("watchdog"),
+            lab_sources!("fencing"),
         ]
     }
 
