@@ -194,3 +194,40 @@ fn the_cli_exits_0_1_and_2_and_prints_the_json_contract() {
         "{v}"
     );
 }
+
+#[test]
+fn every_built_in_lab_is_listed_shown_and_ends_its_section_in_both_languages() {
+    let labs = labs_list();
+    let ids: Vec<&str> = labs.iter().map(|l| l.id.as_str()).collect();
+    assert_eq!(ids, labs::IDS.to_vec(), "builtin_sources and IDS disagree");
+    let listed = labs::list_text().unwrap_or_else(|e| panic!("{e}"));
+    for lab in &labs {
+        let shown = labs::shown(&lab.id)
+            .unwrap_or_else(|| panic!("{}: not in SHOWN", lab.id))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(shown.section, lab.section, "{}", lab.id);
+        assert!(
+            listed.contains(&format!("{:<14} §{}", lab.id, lab.section)),
+            "{listed}"
+        );
+        for lang in ["en", "nb"] {
+            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("content").join(lang);
+            let prefix = format!("{:02}-", lab.section);
+            let file = std::fs::read_dir(&dir)
+                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .find(|p| {
+                    p.file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with(&prefix))
+                })
+                .unwrap_or_else(|| panic!("{lang}: no section {}", lab.section));
+            let text = std::fs::read_to_string(&file).unwrap_or_default();
+            assert!(
+                text.trim_end().ends_with(&format!("```lab\n{}\n```", lab.id)),
+                "{} does not end with the `{}` lab block",
+                file.display(),
+                lab.id
+            );
+        }
+    }
+}
