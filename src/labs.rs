@@ -13,7 +13,7 @@
 use crate::sim::lab::{Lab, LabSources};
 
 /// The built-in labs' ids, in lesson order.
-pub const IDS: [&str; 3] = ["set-nx", "safe-release", "redlock"];
+pub const IDS: [&str; 5] = ["set-nx", "safe-release", "watchdog", "redlock", "fencing"];
 
 macro_rules! shown {
     ($id:literal) => {
@@ -27,7 +27,13 @@ macro_rules! shown {
 }
 
 /// What a section shows of each lab: (id, lab.toml, scenario.toml, starter.js).
-const SHOWN: [(&str, &str, &str, &str); 3] = [shown!("set-nx"), shown!("safe-release"), shown!("redlock")];
+const SHOWN: [(&str, &str, &str, &str); 5] = [
+    shown!("set-nx"),
+    shown!("safe-release"),
+    shown!("watchdog"),
+    shown!("redlock"),
+    shown!("fencing"),
+];
 
 /// A built-in lab as the page knows it: without its driver and solution (see
 /// [`Lab::driver`]; the browser fetches them).
@@ -88,7 +94,9 @@ mod node {
         vec![
             lab_sources!("set-nx"),
             lab_sources!("safe-release"),
+            lab_sources!("watchdog"),
             lab_sources!("redlock"),
+            lab_sources!("fencing"),
         ]
     }
 

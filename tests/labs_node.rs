@@ -1,5 +1,6 @@
 //! The labs end to end with the real JavaScript harness in Node.js, as `lockstep lab run`
-//! runs them: every file under `tests/labs/<lab>/pass/` passes 200 attacked trials, every
+//! runs them: each lab's reference solution passes 200 attacked trials and every file under
+//! `tests/labs/<lab>/pass/` passes 60 (other seeds than the solution's), every
 //! file under `tests/labs/<lab>/fail/` fails with the check its first line names
 //! (`// expect: <check>`, or `code_error` for code that cannot be graded), each lab's
 //! reference solution passes, and one seed gives byte-identical JSON twice.
@@ -50,14 +51,14 @@ fn labs_list() -> Vec<Lab> {
 }
 
 #[test]
-fn every_reference_solution_and_passing_file_holds_for_200_attacked_trials() {
+fn every_reference_solution_and_passing_file_holds_under_attack() {
     for lab in labs_list() {
-        let mut sources = vec![("solution.js".to_string(), lab.solution.clone())];
+        let mut sources = vec![("solution.js".to_string(), lab.solution.clone(), 2026, 200)];
         for f in files(&lab.id, "pass") {
             let text = std::fs::read_to_string(&f).unwrap_or_default();
-            sources.push((f.display().to_string(), text));
+            sources.push((f.display().to_string(), text, 7, 60));
         }
-        for (name, src) in sources {
+        for (name, src, seed, trials) in sources {
             let run = grade(&lab, &src, 1, 1);
             assert_eq!(
                 run.exit_code(),
@@ -66,8 +67,8 @@ fn every_reference_solution_and_passing_file_holds_for_200_attacked_trials() {
                 lab.id,
                 run.json()
             );
-            let r = grade(&lab, &src, 2026, 200);
-            assert_eq!(r.trials, 200, "{} {name}: {}", lab.id, r.json());
+            let r = grade(&lab, &src, seed, trials);
+            assert_eq!(r.trials, trials, "{} {name}: {}", lab.id, r.json());
             assert_eq!(r.exit_code(), 0, "{} {name}: {}", lab.id, r.json());
         }
     }
@@ -193,4 +194,41 @@ fn the_cli_exits_0_1_and_2_and_prints_the_json_contract() {
             .is_some_and(|m| m.contains("SyntaxError")),
         "{v}"
     );
+}
+
+#[test]
+fn every_built_in_lab_is_listed_shown_and_ends_its_section_in_both_languages() {
+    let labs = labs_list();
+    let ids: Vec<&str> = labs.iter().map(|l| l.id.as_str()).collect();
+    assert_eq!(ids, labs::IDS.to_vec(), "builtin_sources and IDS disagree");
+    let listed = labs::list_text().unwrap_or_else(|e| panic!("{e}"));
+    for lab in &labs {
+        let shown = labs::shown(&lab.id)
+            .unwrap_or_else(|| panic!("{}: not in SHOWN", lab.id))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(shown.section, lab.section, "{}", lab.id);
+        assert!(
+            listed.contains(&format!("{:<14} §{}", lab.id, lab.section)),
+            "{listed}"
+        );
+        for lang in ["en", "nb"] {
+            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("content").join(lang);
+            let prefix = format!("{:02}-", lab.section);
+            let file = std::fs::read_dir(&dir)
+                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .find(|p| {
+                    p.file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with(&prefix))
+                })
+                .unwrap_or_else(|| panic!("{lang}: no section {}", lab.section));
+            let text = std::fs::read_to_string(&file).unwrap_or_default();
+            assert!(
+                text.trim_end().ends_with(&format!("```lab\n{}\n```", lab.id)),
+                "{} does not end with the `{}` lab block",
+                file.display(),
+                lab.id
+            );
+        }
+    }
 }

@@ -42,6 +42,8 @@ struct FakeHarness {
     release: Release,
     procs: BTreeMap<u64, Proc>,
     jobs: u32,
+    /// Write to the resource at the end of the work, then extend the lock (one answer).
+    write: bool,
 }
 
 impl FakeHarness {
@@ -51,6 +53,7 @@ impl FakeHarness {
             release,
             procs: BTreeMap::new(),
             jobs: 3,
+            write: false,
         }
     }
 
@@ -117,7 +120,14 @@ impl FakeHarness {
                 Self::timer(&mut p, &mut out, "retry", 25.0);
             }
             "retry" => self.try_acquire(&mut p, &mut out, now, pid),
-            "work" => {
+            "work" if self.write => {
+                // A write, then (like a watchdog's) an extension in the same answer.
+                p.next_id += 1;
+                out.push(json!({"a": "resource", "id": p.next_id, "op": "write",
+                                "key": "report", "value": format!("job {}", p.job), "token": null}));
+                Self::cmd(&mut p, &mut out, "extend", &["PEXPIRE", "lock:report", "500"]);
+            }
+            "work" | "extend" => {
                 out.push(json!({"a": "released"}));
                 let token = p.token.clone();
                 match self.release {
@@ -321,6 +331,128 @@ fn a_pause_before_a_command_holds_the_command_until_the_resume() {
     // Its lease ended during the pause: the grade clips its hold there, so B taking the
     // expired lock is no overlap.
     assert!(t.passed(), "{:?}", t.violations());
+}
+
+#[test]
+fn a_write_in_flight_when_its_writer_crashes_is_judged_by_the_key_not_by_the_crash() {
+    // A writes, then crashes before its extension (its 2nd command), its lock still valid
+    // on the node: the write lands a few ms after the crash, under A's live key. That is
+    // no stale write (the lab's watchdog trials reported one, from the crash alone).
+    let lab = lab_named("watchdog");
+    let mut h = FakeHarness::new(Acquire::SetNxPx, Release::Lua);
+    h.write = true;
+    let attack = LabAttack {
+        worker: 0,
+        command: 2,
+        op: LabAttackOp::Crash {
+            restart_after_us: None,
+        },
+    };
+    let t = lab::run_once(&lab, &mut h, 3, vec![attack]).unwrap_or_else(|e| panic!("{e}"));
+    let a = t.names.iter().position(|n| n == "A").unwrap_or(usize::MAX) as u32;
+    let crash = t
+        .trace
+        .iter()
+        .find(|e| e.pid == a && matches!(e.kind, lockstep::sim::TraceKind::Crash))
+        .map(|e| e.t_us)
+        .unwrap_or_else(|| panic!("A never crashed"));
+    let landed = t
+        .trace
+        .iter()
+        .find_map(|e| match &e.kind {
+            lockstep::sim::TraceKind::WriteAccepted {
+                from, lock_lapsed, ..
+            } if *from == a => Some((e.t_us, *lock_lapsed)),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("A's write never landed"));
+    assert!(
+        landed.0 > crash,
+        "the write landed at {} µs, the crash at {crash} µs",
+        landed.0
+    );
+    assert!(!landed.1, "A's key still held its token when the write landed");
+    assert!(
+        !t.violations().iter().any(|v| v.kind == "stale_write"),
+        "{:?}",
+        t.violations()
+    );
+}
+
+fn ev(t_ms: u64, pid: u32, kind: lockstep::sim::TraceKind) -> lockstep::sim::TraceEvent {
+    lockstep::sim::TraceEvent {
+        t_us: t_ms * 1000,
+        local_us: (t_ms * 1000) as i64,
+        pid,
+        kind,
+    }
+}
+
+fn held(t_ms: u64, pid: u32) -> lockstep::sim::TraceEvent {
+    let kind = lockstep::sim::TraceKind::LockHeld {
+        lock: "lock:report".into(),
+        token: format!("t{pid}-{t_ms}"),
+        fence: None,
+        valid_until_us: Some((t_ms + 500) * 1000),
+    };
+    ev(t_ms, pid, kind)
+}
+
+fn wrote(t_ms: u64, from: u32, token: i64, lock_lapsed: bool) -> lockstep::sim::TraceEvent {
+    let kind = lockstep::sim::TraceKind::WriteAccepted {
+        from,
+        key: "report".into(),
+        value: format!("from {from}"),
+        token: Some(token),
+        lost_update: false,
+        lock_lapsed,
+    };
+    ev(t_ms, 3, kind)
+}
+
+fn stale_writes(lab: &Lab, trace: &[lockstep::sim::TraceEvent]) -> Vec<String> {
+    let names: Vec<String> = ["A", "B", "C", "storage"].iter().map(|s| s.to_string()).collect();
+    let (_, verdicts) = lab::grade(lab, trace, &names);
+    verdicts
+        .iter()
+        .filter(|v| v.check == Check::NoStaleWrite)
+        .flat_map(|v| v.violations.iter().map(|x| x.detail.clone()))
+        .collect()
+}
+
+#[test]
+fn behind_a_fencing_resource_only_a_lapsed_write_over_a_newer_holders_write_is_stale() {
+    let fencing = lab_named("fencing");
+    // A (pid 0) took the lock at 0 with fence 1, stalled past its TTL, and wrote at 600:
+    // nobody wrote in between, so its fence was still the highest granted with a write.
+    // The resource rightly took it; nothing newer was overwritten.
+    let harmless = vec![held(0, 0), wrote(600, 0, 1, true)];
+    assert_eq!(stale_writes(&fencing, &harmless), Vec::<String>::new());
+    // Without fencing the same lapsed write is stale (the checker's own rule).
+    let watchdog = lab_named("watchdog");
+    assert_eq!(stale_writes(&watchdog, &harmless).len(), 1);
+    // B (pid 1) took the lock after A's expired and wrote under it; A's lapsed write after
+    // that, accepted (a clock as its fence, say), overwrites newer data.
+    let overtaking = vec![
+        held(0, 0),
+        held(520, 1),
+        wrote(560, 1, 600, false),
+        wrote(745, 0, 3004, true),
+    ];
+    let found = stale_writes(&fencing, &overtaking);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].contains("A wrote report=from 0 (token 3004)") && found[0].contains("over B's write at 560"),
+        "{found:?}"
+    );
+    // B's write before A even took the lock is older data, not newer.
+    let older = vec![
+        held(0, 1),
+        wrote(40, 1, 1, false),
+        held(100, 0),
+        wrote(700, 0, 2, true),
+    ];
+    assert_eq!(stale_writes(&fencing, &older), Vec::<String>::new());
 }
 
 #[test]

@@ -17,7 +17,7 @@ use super::checker::{check_with, Outcome, Property, Violation};
 use super::client::ResOp;
 use super::client::ResReply;
 use super::rng::{sub_seed, SimRng};
-use super::scenario::{Algorithm, Scenario};
+use super::scenario::{Algorithm, Fencing, Scenario};
 use super::trace::{fmt_ms, TraceEvent, TraceKind, TraceLevel};
 use super::world::{Pid, World};
 use crate::store::Reply;
@@ -1084,6 +1084,9 @@ pub fn grade(lab: &Lab, trace: &[TraceEvent], names: &[String]) -> (Outcome, Vec
     for &check in &lab.checks {
         let mut v = Vec::new();
         match check {
+            Check::NoStaleWrite if lab.scenario.resource.fencing != Fencing::Off => {
+                v.extend(overtaking_writes(trace, &name));
+            }
             Check::MutualExclusion | Check::NoStaleWrite | Check::NoDoubleEffect => {
                 let kind = check.violation_kind();
                 v.extend(outcome.violations.iter().filter(|x| x.kind == kind).cloned());
@@ -1147,6 +1150,57 @@ pub fn grade(lab: &Lab, trace: &[TraceEvent], names: &[String]) -> (Outcome, Vec
         verdicts.push(Verdict { check, violations: v });
     }
     (outcome, verdicts)
+}
+
+/// Stale writes behind a fencing resource: an accepted write from a worker whose lock
+/// had lapsed, after another worker's write under a lock taken since this worker's (a
+/// write by a worker that still held the lock, made after this worker last said it held
+/// it). That is the write fencing must refuse: it overwrites newer data. A lapsed write
+/// that nothing newer came before is harmless there (its token is still the highest
+/// granted with any write), so, unlike the checker's rule, it is not reported.
+fn overtaking_writes(trace: &[TraceEvent], name: &dyn Fn(u32) -> String) -> Vec<Violation> {
+    let mut held_at: BTreeMap<u32, u64> = BTreeMap::new();
+    // The last write accepted from a worker whose lock was live: (writer, at).
+    let mut live: Option<(u32, u64)> = None;
+    let mut out = Vec::new();
+    for e in trace {
+        match &e.kind {
+            TraceKind::LockHeld { .. } => {
+                held_at.insert(e.pid, e.t_us);
+            }
+            TraceKind::WriteAccepted {
+                from,
+                key,
+                value,
+                lock_lapsed,
+                token,
+                ..
+            } => {
+                if !*lock_lapsed {
+                    live = Some((*from, e.t_us));
+                    continue;
+                }
+                let Some(&since) = held_at.get(from) else { continue };
+                if let Some((other, at)) = live.filter(|(o, at)| o != from && *at >= since) {
+                    let fence = token.map_or_else(|| "no token".to_string(), |t| format!("token {t}"));
+                    out.push(violation(
+                        Check::NoStaleWrite,
+                        vec![name(*from), name(other)],
+                        at,
+                        e.t_us,
+                        format!(
+                            "{} wrote {key}={value} ({fence}) after its lock had lapsed, over {}'s write at {} ms under a newer lock",
+                            name(*from),
+                            name(other),
+                            fmt_ms(at)
+                        ),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Crashes after which no other worker ever got the lock although one still needed it:

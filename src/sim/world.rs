@@ -2474,7 +2474,12 @@ impl World {
                         }
                     }
                     Kind::Lab(l) => {
+                        // The token outlives the crash until the restart: a write the
+                        // worker sent just before it died still lands, and is judged by
+                        // whether the key holds that token then, not by the crash.
+                        let token = l.token.take();
                         l.reset();
+                        l.token = token;
                         let worker = l.worker;
                         let now_local_us = self.procs[p].clock.local_us(now);
                         self.lab_queue.retain(|i| i.pid != p);
