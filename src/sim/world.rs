@@ -1665,6 +1665,35 @@ impl World {
         }
     }
 
+    /// Process `p` resumes: what reached it while paused is handled in order.
+    fn resume(&mut self, p: Pid, out: &mut Vec<TraceEvent>) {
+        if !self.procs[p].paused {
+            return;
+        }
+        self.procs[p].paused = false;
+        self.emit(out, p, TraceKind::Resume);
+        self.lab_resume(p, out);
+        let mut inbox = std::mem::take(&mut self.procs[p].inbox).into_iter();
+        while let Some(item) = inbox.next() {
+            if !self.procs[p].alive {
+                break;
+            }
+            if self.procs[p].paused {
+                // Paused again while catching up (a lab attack struck before a deferred
+                // command): what is left waits for the next resume, ahead of anything
+                // that arrives meanwhile.
+                let rest: Vec<Pending> = std::iter::once(item).chain(inbox).collect();
+                let newer = std::mem::replace(&mut self.procs[p].inbox, rest);
+                self.procs[p].inbox.extend(newer);
+                break;
+            }
+            match item {
+                Pending::Msg { from, payload } => self.handle_msg(p, from, payload, out),
+                Pending::Timer(t) => self.fire_timer(p, t, out),
+            }
+        }
+    }
+
     /// A paused lab worker resumes: what it was about to do when the pause struck goes
     /// first, then what reached the runner's queue for it meanwhile.
     fn lab_resume(&mut self, pid: Pid, out: &mut Vec<TraceEvent>) {
@@ -2395,32 +2424,7 @@ impl World {
                     self.emit(out, p, TraceKind::Pause);
                 }
             }
-            Fault::Resume(p) => {
-                if self.procs[p].paused {
-                    self.procs[p].paused = false;
-                    self.emit(out, p, TraceKind::Resume);
-                    self.lab_resume(p, out);
-                    let mut inbox = std::mem::take(&mut self.procs[p].inbox).into_iter();
-                    while let Some(item) = inbox.next() {
-                        if !self.procs[p].alive {
-                            break;
-                        }
-                        if self.procs[p].paused {
-                            // Paused again while catching up (a lab attack struck before a
-                            // deferred command): what is left waits for the next resume,
-                            // ahead of anything that arrives meanwhile.
-                            let rest: Vec<Pending> = std::iter::once(item).chain(inbox).collect();
-                            let newer = std::mem::replace(&mut self.procs[p].inbox, rest);
-                            self.procs[p].inbox.extend(newer);
-                            break;
-                        }
-                        match item {
-                            Pending::Msg { from, payload } => self.handle_msg(p, from, payload, out),
-                            Pending::Timer(t) => self.fire_timer(p, t, out),
-                        }
-                    }
-                }
-            }
+            Fault::Resume(p) => self.resume(p, out),
             Fault::Crash(p) => {
                 if !self.procs[p].alive {
                     return;
