@@ -223,3 +223,41 @@ export async function release(redis, key, token) {}
     assert!(notes.iter().all(|n| !n.contains("page-only")));
     storage().remove_item("secret").ok();
 }
+
+#[wasm_bindgen_test]
+async fn a_link_with_code_puts_it_in_the_editor_without_running_it() {
+    let _x = Exclusive::acquire().await;
+    storage().clear().ok();
+    preload();
+    let code = "export async function acquire(redis, key, ttlMs) { return null; } // ä & ?\nexport async function release() {}\n";
+    let encoded = String::from(js_sys::encode_uri_component(code));
+    let root = fresh(&format!("#/distributed-locks/3?lab=safe-release&code={encoded}"));
+    let _app = Mounted::new(&root);
+    let r = root.clone();
+    wait_until("the lab", move || {
+        query(&r, "section.lab[data-lab=safe-release] textarea").is_some()
+    })
+    .await;
+    let p = lab(&root, "safe-release");
+    let value = query(&p, "textarea")
+        .and_then(|e| e.dyn_ref::<web_sys::HtmlTextAreaElement>().map(|t| t.value()))
+        .unwrap_or_default();
+    assert_eq!(value, code);
+    assert!(
+        text(&p, ".lab-note").contains("has not run"),
+        "{}",
+        text(&p, ".lab-note")
+    );
+    // Nothing ran: no verdict, no sandbox.
+    TimeoutFuture::new(300).await;
+    assert!(query(&p, ".lab-verdict").is_none());
+    assert_eq!(
+        document()
+            .query_selector_all("iframe.lab-sandbox")
+            .unwrap()
+            .length(),
+        0
+    );
+    // Another lab's panel keeps its own starter.
+    storage().clear().ok();
+}

@@ -134,6 +134,45 @@ fn shared_trial(id: &str) -> Option<u64> {
         .flatten()
 }
 
+/// Code a link brought for this lab (`lab=<id>&code=…`): shown in the editor, never run
+/// by itself.
+fn shared_code(id: &str) -> Option<String> {
+    let hash = browser::hash();
+    let q = hash
+        .split_once('?')
+        .map(|(_, q)| q.to_string())
+        .unwrap_or_default();
+    (query_param(&q, "lab").as_deref() == Some(id))
+        .then(|| query_param(&q, "code"))
+        .flatten()
+        .filter(|c| !c.trim().is_empty() && c.len() <= MAX_LINK_CODE)
+}
+
+/// Longest code a link carries (URL-encoded it is up to three times longer).
+const MAX_LINK_CODE: usize = 8 * 1024;
+
+/// A link to this page with the lab, its code and, if any, the trial to replay.
+fn link_with_code(id: &str, code: &str, trial: Option<u64>) -> Option<String> {
+    let loc = web_sys::window()?.location();
+    let base = format!(
+        "{}{}{}",
+        loc.origin().ok()?,
+        loc.pathname().ok()?,
+        loc.search().ok()?
+    );
+    let mut state = format!("lab={id}");
+    if let Some(t) = trial {
+        state.push_str(&format!("&trial={t}"));
+    }
+    if code.len() <= MAX_LINK_CODE {
+        state.push_str(&format!(
+            "&code={}",
+            String::from(js_sys::encode_uri_component(code))
+        ));
+    }
+    Some(format!("{base}{}", hash_with_state(&browser::hash(), &state)))
+}
+
 fn ordinal(n: u32, lang: Lang) -> String {
     match lang {
         Lang::Nb => format!("{n}."),
@@ -391,7 +430,8 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
             .filter(|c| !c.trim().is_empty());
         let code = {
             let (saved_code, starter) = (saved_code.clone(), starter.clone());
-            use_state(move || saved_code.unwrap_or(starter))
+            let id = props.id.clone();
+            use_state(move || shared_code(&id).or(saved_code).unwrap_or(starter))
         };
         // Stored progress may arrive after the first render: it replaces the starter,
         // never code the learner has typed.
@@ -412,6 +452,17 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
     let cursor = use_state(|| 0usize);
     let solution = use_state(|| None::<Result<String, String>>);
     let replay = use_state(|| shared_trial(&props.id));
+    let from_link = *use_state(|| shared_code(&props.id).is_some());
+    let copied = use_state(|| false);
+    let on_copy_link = {
+        let (id, code, replay, copied) = (props.id.clone(), code.clone(), replay.clone(), copied.clone());
+        Callback::from(move |_: MouseEvent| {
+            if let Some(link) = link_with_code(&id, &code, *replay) {
+                browser::copy_text(&link);
+                copied.set(true);
+            }
+        })
+    };
     let editor = use_node_ref();
     let verdict_ref = use_node_ref();
     let Some(Ok(lab)) = (*lab).clone() else {
@@ -585,6 +636,9 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
             { render(&parse(&goal), lang) }
             <h3>{ t.t("lab_signature") }</h3>
             <CodeBlock lang={Some("js".to_string())} code={lab.signature.trim().to_string()} ui_lang={lang} />
+            if from_link {
+                <p class="lab-note" role="note">{ t.t("lab_link_code") }</p>
+            }
             if let Some(seed) = *replay {
                 <p class="lab-note" role="note">{ t.fmt("lab_shared", &[("seed", seed.to_string())]) }</p>
             }
@@ -607,6 +661,9 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
                     </button>
                 }
                 <button type="button" class="quiet" onclick={on_reset} disabled={running}>{ t.t("lab_reset") }</button>
+                <button type="button" class="quiet" onclick={on_copy_link}>
+                    { if *copied { t.t("lab_link_copied") } else { t.t("lab_copy_link") } }
+                </button>
             </div>
             <div aria-live="polite" ref={verdict_ref}>{ status }</div>
             {
