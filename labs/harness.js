@@ -869,7 +869,7 @@
           const c = proc.commands.get(id);
           if (!c) return;
           proc.commands.delete(id);
-          c.reject(new Error(`Timeout: no reply from redis-${c.node} within ${c.timeoutMs} ms`));
+          c.reject(new Error(`Timeout: no reply from Redis node ${c.node + 1} (clients[${c.node}]) within ${c.timeoutMs} ms`));
           return;
         }
         case 'resource': {

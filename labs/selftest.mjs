@@ -209,8 +209,8 @@ async function main() {
   a = await firstAnswer(host, catcher, '1', 1000, { ...SET_NX_PARAMS, timeout_ms: 50 });
   check('commands carry timeout_ms from params', a.actions[0].timeout_ms === 50, a.actions[0]);
   a = await host.ask({ type: 'input', pid: 1, worker: 0, inc: 0, now_ms: 1050, ev: { kind: 'timeout', id: a.actions[0].id } });
-  check('a timeout rejects with "Timeout: no reply from redis-0 within 50 ms"',
-    a.actions[0].a === 'log' && a.actions[0].text === 'Timeout: no reply from redis-0 within 50 ms', a.actions);
+  check('a timeout rejects with "Timeout: no reply from Redis node 1 (clients[0]) within 50 ms"',
+    a.actions[0].a === 'log' && a.actions[0].text === 'Timeout: no reply from Redis node 1 (clients[0]) within 50 ms', a.actions);
   a = await host.ask({ type: 'input', pid: 1, worker: 0, inc: 0, now_ms: 1051, ev: { kind: 'reply', id: a.actions[1].id, error: 'ERR value is not an integer or out of range' } });
   check('an error reply rejects with the Redis text; console.log(err) shows it without a stack',
     a.actions[0].a === 'log' && a.actions[0].text === 'Error: ERR value is not an integer or out of range', a.actions);
