@@ -133,8 +133,11 @@ mod node {
             let same = std::fs::read_to_string(&path).is_ok_and(|t| t == text);
             if !same {
                 // Written under a temporary name and moved, so a parallel run never reads
-                // half a file.
-                let tmp = dir.join(format!("{name}.{}.tmp", std::process::id()));
+                // half a file. The name is unique per process and per call: two threads
+                // (parallel tests) must not share one temporary file.
+                static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+                let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let tmp = dir.join(format!("{name}.{}.{n}.tmp", std::process::id()));
                 std::fs::write(&tmp, text).map_err(|e| format!("{}: {e}", tmp.display()))?;
                 std::fs::rename(&tmp, &path).map_err(|e| format!("{}: {e}", path.display()))?;
             }
