@@ -261,3 +261,49 @@ async fn a_link_with_code_puts_it_in_the_editor_without_running_it() {
     // Another lab's panel keeps its own starter.
     storage().clear().ok();
 }
+
+#[wasm_bindgen_test]
+async fn a_syntax_error_names_its_line_and_the_button_selects_that_line() {
+    let _x = Exclusive::acquire().await;
+    storage().clear().ok();
+    preload();
+    let root = fresh("#/distributed-locks/3");
+    let _app = Mounted::new(&root);
+    let r = root.clone();
+    wait_until("the lab", move || {
+        query(&r, "section.lab[data-lab=safe-release] textarea").is_some()
+    })
+    .await;
+    let p = lab(&root, "safe-release");
+    let broken = NAIVE.replace("  await redis.del(key);", "  await redis.del(key;");
+    let verdict = run_code(&p, &broken, "Run").await;
+    let line = broken.lines().position(|l| l.contains("redis.del(key;")).unwrap() + 1;
+    assert!(verdict.contains(&format!("line {line}")), "{verdict}");
+    let b = query_all(&p, ".lab-verdict button")
+        .into_iter()
+        .find(|b| {
+            b.text_content()
+                .unwrap_or_default()
+                .contains(&format!("line {line}"))
+        })
+        .expect("a button that shows the line");
+    b.dyn_ref::<web_sys::HtmlElement>().unwrap().click();
+    TimeoutFuture::new(30).await;
+    let t = query(&p, "textarea")
+        .unwrap()
+        .dyn_into::<web_sys::HtmlTextAreaElement>()
+        .unwrap();
+    let (start, end) = (
+        t.selection_start().unwrap().unwrap(),
+        t.selection_end().unwrap().unwrap(),
+    );
+    let selected: String = t
+        .value()
+        .encode_utf16()
+        .skip(start as usize)
+        .take((end - start) as usize)
+        .map(|u| u as u8 as char)
+        .collect();
+    assert_eq!(selected, "  await redis.del(key;");
+    storage().clear().ok();
+}

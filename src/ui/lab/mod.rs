@@ -346,6 +346,29 @@ async fn run_trial(
     Ok(run.finish(lab))
 }
 
+/// A button's action: select line `line` of the editor's code (a code error's line).
+fn select_line(editor: NodeRef, code: UseStateHandle<String>, line: u32) -> Callback<MouseEvent> {
+    Callback::from(move |_: MouseEvent| {
+        let Some(el) = editor.cast::<web_sys::HtmlTextAreaElement>() else {
+            return;
+        };
+        let before = line.saturating_sub(1) as usize;
+        // Offsets in UTF-16 units, as the textarea counts them.
+        let start: usize = code
+            .split('\n')
+            .take(before)
+            .map(|l| l.encode_utf16().count() + 1)
+            .sum();
+        let len = code
+            .split('\n')
+            .nth(before)
+            .map_or(0, |l| l.encode_utf16().count());
+        let _ = el.focus();
+        el.set_selection_start(Some(start as u32)).ok();
+        el.set_selection_end(Some((start + len) as u32)).ok();
+    })
+}
+
 /// What a session started from the panel reads and updates.
 #[derive(Clone)]
 struct Handles {
@@ -564,30 +587,8 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
         })
     };
     let goto_line = {
-        let editor = editor.clone();
-        let code = code.clone();
-        move |line: u32| {
-            let editor = editor.clone();
-            let code = code.clone();
-            Callback::from(move |_: MouseEvent| {
-                let Some(el) = editor.cast::<web_sys::HtmlTextAreaElement>() else {
-                    return;
-                };
-                let text: &str = &code;
-                let start: usize = text
-                    .split('\n')
-                    .take(line.saturating_sub(1) as usize)
-                    .map(|l| l.encode_utf16().count() + 1)
-                    .sum();
-                let len = text
-                    .split('\n')
-                    .nth(line.saturating_sub(1) as usize)
-                    .map_or(0, |l| l.encode_utf16().count());
-                let _ = el.focus();
-                el.set_selection_start(Some(start as u32)).ok();
-                el.set_selection_end(Some((start + len) as u32)).ok();
-            })
-        }
+        let (editor, code) = (editor.clone(), code.clone());
+        move |line: u32| select_line(editor.clone(), code.clone(), line)
     };
     let onkeydown = {
         let on_run = on_run.clone();
