@@ -1447,15 +1447,7 @@ impl World {
                 if !self.lab_answered(pid, id) {
                     return;
                 }
-                if self.full() {
-                    self.emit(
-                        out,
-                        pid,
-                        TraceKind::Timer {
-                            name: timer.name().to_string(),
-                        },
-                    );
-                }
+                self.emit_timer(out, pid, &timer);
                 LabEvent::Timeout { id }
             }
             _ => return,
@@ -1746,16 +1738,16 @@ impl World {
         if !live {
             return;
         }
-        if self.full() {
-            self.emit(
-                out,
-                pid,
-                TraceKind::Timer {
-                    name: timer.name().to_string(),
-                },
-            );
-        }
+        self.emit_timer(out, pid, &timer);
         self.client_input(pid, Input::Timer(timer), out);
+    }
+
+    /// A timer fired at `pid` (recorded in full traces only).
+    fn emit_timer(&self, out: &mut Vec<TraceEvent>, pid: Pid, timer: &Timer) {
+        if self.full() {
+            let name = timer.name().to_string();
+            self.emit(out, pid, TraceKind::Timer { name });
+        }
     }
 
     fn client_input(&mut self, pid: Pid, input: Input, out: &mut Vec<TraceEvent>) {

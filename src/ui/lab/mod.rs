@@ -122,30 +122,24 @@ async fn lab_file(path: &str) -> Result<Rc<str>, String> {
     Ok(rc)
 }
 
+/// `name` from the URL hash's state, when the state names this lab (`lab=<id>&…`).
+fn lab_param(id: &str, name: &str) -> Option<String> {
+    let hash = browser::hash();
+    let q = hash.split_once('?').map_or("", |(_, q)| q);
+    (query_param(q, "lab").as_deref() == Some(id))
+        .then(|| query_param(q, name))
+        .flatten()
+}
+
 /// The lab's `lab=…&trial=…` in the URL, if this panel's.
 fn shared_trial(id: &str) -> Option<u64> {
-    let hash = browser::hash();
-    let q = hash
-        .split_once('?')
-        .map(|(_, q)| q.to_string())
-        .unwrap_or_default();
-    (query_param(&q, "lab").as_deref() == Some(id))
-        .then(|| query_param(&q, "trial").and_then(|s| s.parse().ok()))
-        .flatten()
+    lab_param(id, "trial").and_then(|s| s.parse().ok())
 }
 
 /// Code a link brought for this lab (`lab=<id>&code=…`): shown in the editor, never run
 /// by itself.
 fn shared_code(id: &str) -> Option<String> {
-    let hash = browser::hash();
-    let q = hash
-        .split_once('?')
-        .map(|(_, q)| q.to_string())
-        .unwrap_or_default();
-    (query_param(&q, "lab").as_deref() == Some(id))
-        .then(|| query_param(&q, "code"))
-        .flatten()
-        .filter(|c| !c.trim().is_empty() && c.len() <= MAX_LINK_CODE)
+    lab_param(id, "code").filter(|c| !c.trim().is_empty() && c.len() <= MAX_LINK_CODE)
 }
 
 /// Longest code a link carries (URL-encoded it is up to three times longer).
