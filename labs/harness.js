@@ -774,6 +774,11 @@
             const token = opts && typeof opts.token === 'number' && Number.isFinite(opts.token) ? opts.token : null;
             try {
               const action = { op: 'write', key: boundedText(key, 'the key'), value: boundedText(value, 'the value'), token };
+              // An idempotency key: a resource that honours them (a payment provider)
+              // refuses a second write carrying the same key.
+              if (opts && opts.idempotencyKey !== undefined && opts.idempotencyKey !== null) {
+                action.idempotency_key = boundedText(opts.idempotencyKey, 'the idempotency key');
+              }
               return request(proc, action);
             } catch (err) {
               if (err instanceof ProcessOver) throw err;

@@ -13,7 +13,14 @@
 use crate::sim::lab::{Lab, LabSources};
 
 /// The built-in labs' ids, in lesson order.
-pub const IDS: [&str; 5] = ["set-nx", "safe-release", "watchdog", "redlock", "fencing"];
+pub const IDS: [&str; 6] = [
+    "set-nx",
+    "safe-release",
+    "watchdog",
+    "redlock",
+    "fencing",
+    "idempotency",
+];
 
 macro_rules! shown {
     ($id:literal) => {
@@ -27,12 +34,13 @@ macro_rules! shown {
 }
 
 /// What a section shows of each lab: (id, lab.toml, scenario.toml, starter.js).
-const SHOWN: [(&str, &str, &str, &str); 5] = [
+const SHOWN: [(&str, &str, &str, &str); 6] = [
     shown!("set-nx"),
     shown!("safe-release"),
     shown!("watchdog"),
     shown!("redlock"),
     shown!("fencing"),
+    shown!("idempotency"),
 ];
 
 /// A built-in lab as the page knows it: without its driver and solution (see
@@ -97,6 +105,7 @@ mod node {
             lab_sources!("watchdog"),
             lab_sources!("redlock"),
             lab_sources!("fencing"),
+            lab_sources!("idempotency"),
         ]
     }
 

@@ -455,6 +455,50 @@ fn behind_a_fencing_resource_only_a_lapsed_write_over_a_newer_holders_write_is_s
     assert_eq!(stale_writes(&fencing, &older), Vec::<String>::new());
 }
 
+fn charged(t_ms: u64, from: u32) -> lockstep::sim::TraceEvent {
+    let kind = lockstep::sim::TraceKind::WriteAccepted {
+        from,
+        key: "charge".into(),
+        value: "invoice-42".into(),
+        token: None,
+        lost_update: false,
+        lock_lapsed: false,
+    };
+    ev(t_ms, 3, kind)
+}
+
+fn broken_checks(lab: &Lab, trace: &[lockstep::sim::TraceEvent]) -> Vec<(Check, String)> {
+    let names: Vec<String> = ["A", "B", "C", "storage"].iter().map(|s| s.to_string()).collect();
+    let (_, verdicts) = lab::grade(lab, trace, &names);
+    verdicts
+        .iter()
+        .flat_map(|v| v.violations.iter().map(move |x| (v.check, x.detail.clone())))
+        .filter(|(c, _)| *c != Check::AllDone)
+        .collect()
+}
+
+#[test]
+fn the_idempotency_lab_wants_the_charge_exactly_once() {
+    let lab = lab_named("idempotency");
+    // Once: both checks hold.
+    assert_eq!(
+        broken_checks(
+            &lab,
+            &[charged(10, 0), ev(9000, 3, lockstep::sim::TraceKind::Start)]
+        ),
+        vec![]
+    );
+    // Twice: a double charge, naming both workers.
+    let twice = broken_checks(&lab, &[charged(10, 0), charged(25, 1)]);
+    assert_eq!(twice.len(), 1, "{twice:?}");
+    assert_eq!(twice[0].0, Check::NoDoubleEffect);
+    // Never (everyone answered "done" but nobody charged): the work was lost.
+    let never = broken_checks(&lab, &[ev(9000, 0, lockstep::sim::TraceKind::Start)]);
+    assert_eq!(never.len(), 1, "{never:?}");
+    assert_eq!(never[0].0, Check::EffectDone);
+    assert!(never[0].1.contains("never accepted a charge"), "{never:?}");
+}
+
 #[test]
 fn the_same_trial_seed_gives_the_same_json_twice() {
     let lab = lab_named("safe-release");

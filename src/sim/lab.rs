@@ -189,10 +189,13 @@ pub enum Check {
     NoStaleWrite,
     /// No effect (a charge) was accepted twice.
     NoDoubleEffect,
+    /// Every effect the resource counts (a charge) was accepted at least once: the
+    /// job's work happened, even after a crash.
+    EffectDone,
 }
 
 impl Check {
-    pub const ALL: [Check; 8] = [
+    pub const ALL: [Check; 9] = [
         Check::MutualExclusion,
         Check::UniqueTokens,
         Check::AllDone,
@@ -201,6 +204,7 @@ impl Check {
         Check::ReleaseFrees,
         Check::NoStaleWrite,
         Check::NoDoubleEffect,
+        Check::EffectDone,
     ];
 
     pub fn name(self) -> &'static str {
@@ -213,6 +217,7 @@ impl Check {
             Check::ReleaseFrees => "release_frees",
             Check::NoStaleWrite => "no_stale_write",
             Check::NoDoubleEffect => "no_double_effect",
+            Check::EffectDone => "effect_done",
         }
     }
 
@@ -231,6 +236,7 @@ impl Check {
             Check::ReleaseFrees => "lock_kept",
             Check::NoStaleWrite => Property::StaleWrite.kind(),
             Check::NoDoubleEffect => Property::DoubleEffect.kind(),
+            Check::EffectDone => "effect_missing",
         }
     }
 }
@@ -823,7 +829,11 @@ fn action_of(w: &Value) -> Result<LabAction, CodeError> {
                     key,
                     value: o.str("value").unwrap_or("").to_string(),
                     token: o.0.get("token").and_then(Value::as_i64),
-                    idempotency_key: None,
+                    idempotency_key: o
+                        .0
+                        .get("idempotency_key")
+                        .and_then(Value::as_str)
+                        .map(|k| k.chars().take(MAX_ARG_BYTES).collect()),
                     base_version: None,
                 },
                 other => return Err(CodeError::new(format!("`{other}` is not a resource operation"))),
@@ -1146,6 +1156,7 @@ pub fn grade(lab: &Lab, trace: &[TraceEvent], names: &[String]) -> (Outcome, Vec
             }
             Check::FreedAfterCrash => v.extend(stuck_after_crash(trace, &name, end_us)),
             Check::AllDone => v.extend(not_done(trace, names, end_us)),
+            Check::EffectDone => v.extend(missing_effects(trace, &rules.effects, end_us)),
         }
         verdicts.push(Verdict { check, violations: v });
     }
@@ -1201,6 +1212,28 @@ fn overtaking_writes(trace: &[TraceEvent], name: &dyn Fn(u32) -> String) -> Vec<
         }
     }
     out
+}
+
+/// The effects (keys the resource counts, such as `charge`) that the resource never
+/// accepted a write to: the work never happened.
+fn missing_effects(trace: &[TraceEvent], effects: &[String], end_us: u64) -> Vec<Violation> {
+    effects
+        .iter()
+        .filter(|key| {
+            !trace
+                .iter()
+                .any(|e| matches!(&e.kind, TraceKind::WriteAccepted { key: k, .. } if k == *key))
+        })
+        .map(|key| {
+            violation(
+                Check::EffectDone,
+                Vec::new(),
+                end_us,
+                end_us,
+                format!("the run ended and the resource never accepted a {key}: the work was never done"),
+            )
+        })
+        .collect()
 }
 
 /// Crashes after which no other worker ever got the lock although one still needed it:

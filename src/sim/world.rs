@@ -2360,6 +2360,9 @@ impl World {
                     if a == Algorithm::SetNx { 1 } else { c.cfg.quorum() },
                 ),
             },
+            // A lab whose driver never takes a lock (no worker has ever said it holds
+            // one, as in the idempotency lab) has no lock to lapse.
+            Kind::Lab(l) if l.token.is_none() && self.lab_owners.is_empty() => return false,
             Kind::Lab(l) => (
                 l.dests.clone(),
                 l.lock.clone(),
