@@ -6,7 +6,7 @@
 //! reference solution passes, and one seed gives byte-identical JSON twice.
 
 use lockstep::labs::{self, NodeHost};
-use lockstep::sim::lab::{self, Lab, LabReport};
+use lockstep::sim::lab::{self, Host, Lab, LabReport};
 use std::path::{Path, PathBuf};
 
 fn files(lab: &str, kind: &str) -> Vec<PathBuf> {
@@ -229,6 +229,123 @@ fn every_built_in_lab_is_listed_shown_and_ends_its_section_in_both_languages() {
                 file.display(),
                 lab.id
             );
+        }
+    }
+}
+
+/// The browser's way of running trials: groups of lanes (a harness each), each group
+/// fed by one batch message per round trip; here one Node host per lane.
+struct Lanes {
+    hosts: Vec<Vec<NodeHost>>,
+    inputs: usize,
+}
+
+impl Lanes {
+    fn exchange_batch(&mut self, group: usize, batch: &str) -> Result<String, lab::CodeError> {
+        let v: serde_json::Value = serde_json::from_str(batch).unwrap_or_else(|e| panic!("{e}: {batch}"));
+        assert_eq!(v["type"], "batch");
+        let mut answers = Vec::new();
+        for item in v["items"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no items: {batch}"))
+        {
+            let lane = item["lane"].as_u64().unwrap_or_else(|| panic!("no lane: {item}")) as usize;
+            let msg = item["msg"].as_str().unwrap_or_else(|| panic!("no msg: {item}"));
+            answers.push(self.hosts[group][lane].exchange(msg)?);
+            self.inputs += 1;
+        }
+        Ok(serde_json::json!({"type": "batch", "answers": answers}).to_string())
+    }
+}
+
+/// The first failing trial of a session, as (trial index, violations, code error):
+/// sequentially with full traces, as `lockstep lab run` does...
+fn first_failure_in_order(lab: &Lab, source: &str, seed: u64, trials: u32) -> Option<(u32, String)> {
+    let mut host = NodeHost::start().unwrap_or_else(|e| panic!("{e}"));
+    lab::init(lab, &mut host, source).unwrap_or_else(|e| panic!("{e}"));
+    (0..trials).find_map(|i| {
+        let s = lab::trial_seed(seed, i + 1);
+        let t = lab::run_once(lab, &mut host as &mut dyn Host, s, lab.trial_attacks(s))
+            .unwrap_or_else(|e| panic!("{e}"));
+        (!t.passed()).then(|| (i, format!("{:?} {:?}", t.violations(), t.code_error)))
+    })
+}
+
+/// ...and as the page does: groups of lanes, taking turns, graded on the lighter trace.
+fn first_failure_in_pool(
+    lab: &Lab,
+    source: &str,
+    seed: u64,
+    trials: u32,
+    (groups, per_group): (usize, usize),
+) -> (Option<(u32, String)>, f64) {
+    let mut lanes = Lanes {
+        hosts: Vec::new(),
+        inputs: 0,
+    };
+    for _ in 0..groups {
+        let mut group = Vec::new();
+        for _ in 0..per_group {
+            let mut host = NodeHost::start().unwrap_or_else(|e| panic!("{e}"));
+            lab::init(lab, &mut host, source).unwrap_or_else(|e| panic!("{e}"));
+            group.push(host);
+        }
+        lanes.hosts.push(group);
+    }
+    let mut pool = lab::TrialPool::new(lab, trials, groups, per_group, |i| {
+        let s = lab::trial_seed(seed, i + 1);
+        (s, lab.trial_attacks(s))
+    });
+    let mut batches = 0;
+    let mut done = vec![false; groups];
+    while done.iter().any(|d| !d) {
+        for (g, over) in done.iter_mut().enumerate() {
+            if *over {
+                continue;
+            }
+            match pool.next_batch(g).unwrap_or_else(|e| panic!("{e}")) {
+                Some(batch) => {
+                    batches += 1;
+                    let answer = lanes.exchange_batch(g, &batch);
+                    pool.answer_batch(g, answer);
+                }
+                None => *over = true,
+            }
+        }
+    }
+    let first = pool
+        .into_failure()
+        .map(|(i, t)| (i, format!("{:?} {:?}", t.violations(), t.code_error)));
+    (first, lanes.inputs as f64 / f64::from(batches.max(1)))
+}
+
+#[test]
+fn a_pool_of_lanes_finds_the_same_first_failure_as_trials_in_order() {
+    for lab in labs_list() {
+        let mut sources = vec![("solution.js".to_string(), lab.solution.clone())];
+        for f in files(&lab.id, "fail") {
+            sources.push((
+                f.display().to_string(),
+                std::fs::read_to_string(&f).unwrap_or_default(),
+            ));
+        }
+        for (name, src) in sources {
+            if lab::init(
+                &lab,
+                &mut NodeHost::start().unwrap_or_else(|e| panic!("{e}")),
+                &src,
+            )
+            .is_err()
+            {
+                continue; // code that does not compile never reaches a trial
+            }
+            let in_order = first_failure_in_order(&lab, &src, 99, 12);
+            let (pooled, per_batch) = first_failure_in_pool(&lab, &src, 99, 12, (2, 2));
+            assert_eq!(pooled, in_order, "{} {name}", lab.id);
+            if in_order.is_none() {
+                // Round trips carry inputs for several lanes (fewer at the tail).
+                assert!(per_batch > 1.5, "{} {name}: {per_batch} inputs per batch", lab.id);
+            }
         }
     }
 }

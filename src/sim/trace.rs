@@ -206,6 +206,7 @@ impl TraceKind {
                 | TraceKind::Crash
                 | TraceKind::Restart { .. }
                 | TraceKind::Start
+                | TraceKind::WorkDone
                 | TraceKind::End
                 | TraceKind::Failover { .. }
                 | TraceKind::Pause
