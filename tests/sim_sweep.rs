@@ -1,15 +1,34 @@
 //! §4's trade-off: the TTL moves cost between violations and time stuck after a crash,
-//! and the log-normal work step draws what its median and p99 say.
+//! the sweep's stale writes are the run's stale writes, and the log-normal work step
+//! draws what its median and p99 say.
 
-use lockstep::sim::scenario::{builtin, parse};
+use lockstep::sim::checker::Property;
+use lockstep::sim::scenario::{builtin, parse, DelaySpec, Scenario};
 use lockstep::sim::sweep::ttl_tradeoff;
 use lockstep::sim::{run, TraceLevel};
 
-#[test]
-fn a_longer_ttl_trades_violations_for_time_stuck_after_a_crash() {
+fn ttl_workers() -> Scenario {
     let Some(Ok(s)) = builtin("ttl-workers") else {
         panic!("ttl-workers parses")
     };
+    s
+}
+
+/// The largest of the scenario's retry delays (ms): after a crash the next worker gets
+/// in at most this long after the key expires.
+fn max_retry_delay_ms(s: &Scenario) -> f64 {
+    s.clients
+        .iter()
+        .filter_map(|c| match c.retry_delay_ms.as_ref()? {
+            DelaySpec::Fixed(d) => Some(*d),
+            DelaySpec::Range([_, hi]) => Some(*hi),
+        })
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn a_longer_ttl_trades_violations_for_time_stuck_after_a_crash() {
+    let s = ttl_workers();
     assert_eq!(s.clients.len(), 20, "the syllabus asks for 20 workers");
     assert_eq!(s.sweep_ttl_ms.first(), Some(&300.0));
     assert_eq!(s.sweep_ttl_ms.last(), Some(&30_000.0));
@@ -28,8 +47,21 @@ fn a_longer_ttl_trades_violations_for_time_stuck_after_a_crash() {
             long.violations, 0,
             "seed {seed}: TTL 30 000 outlasts every job: {long:?}"
         );
+        // Every job ends with a write: a job that outlives its key writes stale.
+        assert!(
+            short.stale_writes > 10,
+            "seed {seed}: TTL 300 under a 200 ms median: {short:?}"
+        );
+        assert!(
+            short.stale_writes > mid.stale_writes,
+            "seed {seed}: {short:?} vs {mid:?}"
+        );
+        assert_eq!(long.stale_writes, 0, "seed {seed}: {long:?}");
         let stuck = |p: &lockstep::sim::sweep::TtlPoint| p.stuck_ms.expect("W20 crashed holding the lock");
-        assert!(stuck(short) < 300.0 + 400.0, "seed {seed}: {short:?}");
+        assert!(
+            stuck(short) < 300.0 + max_retry_delay_ms(&s),
+            "seed {seed}: {short:?}"
+        );
         assert!(
             stuck(long) > 29_000.0,
             "seed {seed}: the key outlives the crash by ~TTL: {long:?}"
@@ -43,6 +75,62 @@ fn a_longer_ttl_trades_violations_for_time_stuck_after_a_crash() {
             "a stuck lock costs throughput: {short:?} vs {long:?}"
         );
     }
+}
+
+/// The sweep's stale writes at a TTL are the `stale_write` violations of a plain run of
+/// the scenario at that TTL, and each of them is a write that reached the resource a
+/// TTL or more after its writer got the lock; a TTL longer than any job gives none.
+#[test]
+fn stale_writes_are_writes_that_outlived_the_writers_key() {
+    let s = ttl_workers();
+    let ttls = [300.0, 500.0, 800.0, 30_000.0];
+    let rows = ttl_tradeoff(&s, 1, &ttls).expect("runs");
+    for (row, &ttl) in rows.iter().zip(&ttls) {
+        let mut at = s.clone();
+        for c in &mut at.clients {
+            c.ttl_ms = ttl;
+        }
+        let r = run(&at, 1, TraceLevel::Semantic).expect("runs");
+        let stale: Vec<_> = r
+            .outcome
+            .violations
+            .iter()
+            .filter(|v| v.property() == Some(Property::StaleWrite))
+            .collect();
+        assert_eq!(row.stale_writes, stale.len(), "TTL {ttl}: {row:?}");
+        // Each accepted write against the time since its writer last got the lock: a
+        // stale one came at least a TTL later (less the 1 ms trip and 1 ms service of
+        // the SET before the reply), a fresh one less than a TTL later.
+        let mut lapsed = 0;
+        for w in &r.outcome.accepted_writes {
+            let got = r
+                .outcome
+                .holds
+                .iter()
+                .filter(|h| h.client == w.client && h.from_ms <= w.at_ms)
+                .map(|h| h.from_ms)
+                .fold(f64::NEG_INFINITY, f64::max);
+            let elapsed = w.at_ms - got;
+            let is_stale = stale
+                .iter()
+                .any(|v| v.clients == [w.client.clone()] && v.from_ms == w.at_ms);
+            if is_stale {
+                lapsed += 1;
+                assert!(elapsed >= ttl - 3.0, "TTL {ttl}: {w:?} {elapsed} ms after");
+            } else {
+                assert!(elapsed < ttl, "TTL {ttl}: {w:?} {elapsed} ms after, not stale");
+            }
+        }
+        assert_eq!(
+            lapsed,
+            stale.len(),
+            "TTL {ttl}: every stale write is an accepted write"
+        );
+    }
+    assert!(rows[0].stale_writes > 10, "{:?}", rows[0]);
+    assert_eq!(rows[3].stale_writes, 0, "{:?}", rows[3]);
+    // The figure is not the overlaps under another name.
+    assert!(rows.iter().any(|p| p.stale_writes != p.overlaps), "{rows:?}");
 }
 
 #[test]

@@ -136,7 +136,8 @@ pub struct Scenario {
     #[serde(default)]
     pub expect: Option<Expect>,
     /// TTLs (ms) to compare in a trade-off table: the UI reruns the scenario once per
-    /// value and shows violations against the time the lock stayed stuck after a crash.
+    /// value and shows overlaps and stale writes against the time the lock stayed stuck
+    /// after a crash.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sweep_ttl_ms: Vec<f64>,
 }

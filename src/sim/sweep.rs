@@ -1,5 +1,6 @@
 //! The TTL trade-off (§4): rerun one scenario at several TTLs and compare what each
-//! costs, violations against the time the lock stayed stuck after a holder crashed.
+//! costs: overlaps and stale writes against the time the lock stayed stuck after a
+//! holder crashed.
 
 use super::checker::Property;
 use super::scenario::Scenario;
@@ -13,6 +14,9 @@ pub struct TtlPoint {
     pub violations: usize,
     /// Of those, two holders at once ([`Property::MutualExclusion`]).
     pub overlaps: usize,
+    /// Of those, writes the resource accepted from a client whose lock had lapsed
+    /// ([`Property::StaleWrite`]).
+    pub stale_writes: usize,
     /// Times a client got the lock.
     pub jobs: usize,
     /// From the first crash of a holder to the next client getting the lock (ms).
@@ -31,15 +35,12 @@ pub fn ttl_tradeoff(scenario: &Scenario, seed: u64, ttls: &[f64]) -> Result<Vec<
             }
             let r = run(&s, seed, TraceLevel::Semantic)?;
             let gap = r.outcome.figures.unavailable_after_crash.first();
-            let overlaps = r
-                .outcome
-                .violations
-                .iter()
-                .filter(|v| v.kind == Property::MutualExclusion.kind());
+            let count = |p: Property| r.outcome.violations.iter().filter(|v| v.kind == p.kind()).count();
             Ok(TtlPoint {
                 ttl_ms: ttl,
                 violations: r.outcome.violations.len(),
-                overlaps: overlaps.count(),
+                overlaps: count(Property::MutualExclusion),
+                stale_writes: count(Property::StaleWrite),
                 jobs: r.outcome.holds.len(),
                 stuck_ms: gap.map(|g| g.unavailable_ms),
                 stuck_to_end: gap.is_some_and(|g| g.next_holder.is_none()),

@@ -1,5 +1,6 @@
 //! §4's trade-off table: the scenario rerun once per TTL of its `sweep_ttl_ms`, with
-//! the violations, the jobs done and how long the lock stayed stuck after the crash.
+//! the overlaps, the stale writes, the jobs done and how long the lock stayed stuck
+//! after the crash.
 //! A slider (and a button per row) picks the TTL the timeline above shows.
 
 use crate::lesson::content::Lang;
@@ -72,7 +73,8 @@ pub fn tradeoff_table(props: &TradeoffProps) -> Html {
                         <caption>{ caption.clone() }</caption>
                         <thead><tr>
                             <th scope="col">{ tx.t("knob_ttl") }</th>
-                            <th scope="col">{ tx.t("tt_violations") }</th>
+                            <th scope="col">{ tx.t("tt_overlaps") }</th>
+                            <th scope="col">{ tx.t("tt_stale_writes") }</th>
                             <th scope="col">{ tx.t("tt_jobs") }</th>
                             <th scope="col">{ tx.t("tt_stuck") }</th>
                             <th scope="col"><span class="visually-hidden">{ tx.t("tt_show") }</span></th>
@@ -84,7 +86,8 @@ pub fn tradeoff_table(props: &TradeoffProps) -> Html {
                                 html! {
                                     <tr class={classes!(current.then_some("current"))} aria-current={current.then_some("true")}>
                                         <th scope="row">{ fmt(r.ttl_ms) }</th>
-                                        <td class={classes!((r.violations > 0).then_some("bad"))}>{ r.violations }</td>
+                                        <td class={classes!("overlaps", (r.overlaps > 0).then_some("bad"))}>{ r.overlaps }</td>
+                                        <td class={classes!("stale-writes", (r.stale_writes > 0).then_some("bad"))}>{ r.stale_writes }</td>
                                         <td>{ r.jobs }</td>
                                         <td>{ stuck(r, tx) }</td>
                                         <td><button type="button" onclick={pick} disabled={current}
