@@ -261,6 +261,16 @@ fn a_lab_folder_needs_its_five_files_its_own_name_and_a_block_names_a_known_lab(
             v.path()
         )]
     );
+    // The driver and the solution are code: an empty one is refused.
+    let v = Variant::new("empty");
+    v.write("labs/team-lock/solution.js", "\n");
+    assert_eq!(
+        errors_of(&v.path()),
+        [format!(
+            "{}/labs/team-lock/solution.js:1: file: lab `team-lock`: solution.js is empty",
+            v.path()
+        )]
+    );
     // A stray file in the lab's folder, and a block naming no lab.
     let v = Variant::new("stray");
     v.write("labs/team-lock/notes.md", "notes");

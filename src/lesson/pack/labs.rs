@@ -93,6 +93,19 @@ pub(super) fn read(files: &[(String, String)], listed: &BTreeMap<String, usize>,
                 }
             }
         }
+        let missing_before = missing;
+        // The driver and the solution are code the lab runs: an empty one is a mistake.
+        for (i, name) in [(2, "driver.js"), (4, "solution.js")] {
+            if !missing_before && texts.get(i).is_some_and(|t| t.trim().is_empty()) {
+                missing = true;
+                g.errors.push(PackError::new(
+                    &format!("{dir}/{name}"),
+                    1,
+                    "file",
+                    format!("lab `{id}`: {name} is empty"),
+                ));
+            }
+        }
         if missing {
             g.recovered_labs.insert(id.clone());
             continue;
