@@ -314,3 +314,20 @@ fn a_lab_file_over_its_limit_is_not_parsed_and_files_to_fetch_lists_lab_files() 
     let errs = pack::files_to_fetch("pack.toml", &bad).expect_err("a path out of the folder");
     assert_eq!(errs.len(), 1, "{errs:?}");
 }
+
+#[test]
+fn imported_progress_keeps_the_code_of_a_packs_own_lab() {
+    use lockstep::lesson::progress::Progress;
+    use lockstep::lesson::Lang;
+    let p = pack::load_dir(FIXTURE).unwrap_or_else(|e| panic!("{e:?}"));
+    let lesson = p.lesson(Lang::En).expect("English");
+    let mut theirs = Progress::new();
+    theirs.save_lab_code(&p.id, "team-lock", "// mine");
+    theirs.save_lab_code(&p.id, "set-nx", "// built-in");
+    theirs.save_lab_code(&p.id, "not-here", "// another pack's");
+    let fitted = theirs.fit_to(lesson, &p.questions);
+    let code = |lab: &str| fitted.lab(&p.id, lab).map(|l| l.code.clone());
+    assert_eq!(code("team-lock").as_deref(), Some("// mine"));
+    assert_eq!(code("set-nx").as_deref(), Some("// built-in"));
+    assert_eq!(code("not-here"), None);
+}
