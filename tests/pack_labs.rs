@@ -127,21 +127,39 @@ fn a_wrong_reference_solution_fails_check_pack_with_the_lab_the_check_and_the_tr
     assert!(pack::load_dir(v.path()).is_ok());
     let (ok, out, err) = lockstep(&["check-pack", &v.path()]);
     assert!(!ok && out.is_empty(), "{out}");
+    let replay = format!(
+        "lockstep lab run --pack {0} team-lock {0}/labs/team-lock/solution.js --trial 3703990346808863829",
+        v.path()
+    );
     assert_eq!(
         err,
         format!(
-            "{}/labs/team-lock/solution.js:1: solution: lab `team-lock`: the reference solution breaks mutual_exclusion in trial seed 3703990346808863829 (200 trials from seed 1; trial 4 of 200)\n",
+            "{}/labs/team-lock/solution.js:1: solution: lab `team-lock`: the reference solution breaks mutual_exclusion in trial seed 3703990346808863829 (200 trials from seed 1; trial 4 of 200); replay it: {replay}\n",
             v.path()
         )
     );
-    // The seed it names replays the break, as a learner's counterexample does.
-    let lab = pack::load_dir(v.path()).expect("valid").labs.remove(0).lab;
-    let mut host = lockstep::labs::NodeHost::start().unwrap_or_else(|e| panic!("{e}"));
-    lockstep::sim::lab::init(&lab, &mut host, WRONG_SOLUTION).unwrap_or_else(|e| panic!("{e}"));
-    let seed = 3703990346808863829;
-    let t = lockstep::sim::lab::run_once(&lab, &mut host, seed, lab.trial_attacks(seed))
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert!(!t.passed());
+    // The command it names replays the break, as a learner's counterexample does.
+    let args: Vec<&str> = replay.split(' ').skip(1).collect();
+    let (ok, out, err) = lockstep(&args);
+    assert!(!ok, "{out}{err}");
+    assert!(out.contains("VIOLATION overlap"), "{out}");
+    assert!(out.contains("mutual_exclusion   BROKEN"), "{out}");
+    assert!(out.contains(&format!("replay it: {replay}")), "{out}");
+
+    // A solution that breaks the lab's Run is named with the Run's seed.
+    v.write(
+        "labs/team-lock/solution.js",
+        &WRONG_SOLUTION.replace(", PX: ttlMs", ""),
+    );
+    let (ok, _, err) = lockstep(&["check-pack", &v.path()]);
+    assert!(!ok);
+    assert_eq!(
+        err,
+        format!(
+            "{0}/labs/team-lock/solution.js:1: solution: lab `team-lock`: the reference solution breaks freed_after_crash, all_done in the lab's Run (seed 1); replay it: lockstep lab run --pack {0} team-lock {0}/labs/team-lock/solution.js\n",
+            v.path()
+        )
+    );
 
     // A solution that does not even load names its line.
     v.write(
@@ -189,6 +207,10 @@ fn a_broken_lab_toml_is_named_with_file_line_and_field_and_does_not_cascade() {
     let (ok, out, err) = lockstep(&["check-pack", &v.path()]);
     assert!(!ok && out.is_empty());
     assert_eq!(err.trim_end(), errors[0]);
+    // `lab run --pack` will not run a lab from a pack with mistakes, and says why.
+    let (ok, out, err) = lockstep(&["lab", "run", "--pack", &v.path(), "team-lock", "x.js"]);
+    assert!(!ok && out.is_empty());
+    assert!(err.ends_with(&format!("{}\n", errors[0])), "{err}");
     // The lab's scenario is checked too, with its own file and line.
     v.edit("labs/team-lock/lab.toml", ", \"all_fine\"]", "]");
     v.edit(

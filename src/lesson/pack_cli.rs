@@ -37,6 +37,8 @@ pub fn check_solution(l: &PackLab) -> Result<String, String> {
     use crate::sim::lab::{self, RUN_SEED};
     let lab = &l.lab;
     let file = format!("{}/solution.js", l.dir);
+    // The pack's folder, for the replay command.
+    let pack = l.dir.strip_suffix(&format!("/labs/{}", lab.id)).unwrap_or(".");
     let at = |line: Option<u32>, what: String| {
         format!("{file}:{}: solution: lab `{}`: {what}", line.unwrap_or(1), lab.id)
     };
@@ -53,14 +55,21 @@ pub fn check_solution(l: &PackLab) -> Result<String, String> {
             continue;
         }
         let seed = report.counterexample.as_ref().map_or(RUN_SEED, |t| t.seed);
-        let replay = if n == 1 {
-            format!("in {what} (seed {seed})")
+        let (when, again) = if n == 1 {
+            (format!("in {what} (seed {seed})"), String::new())
         } else {
-            format!(
-                "in trial seed {seed} ({what}; trial {} of {trials})",
-                report.trials
+            (
+                format!(
+                    "in trial seed {seed} ({what}; trial {} of {trials})",
+                    report.trials
+                ),
+                format!(" --trial {seed}"),
             )
         };
+        let replay = format!(
+            "{when}; replay it: lockstep lab run --pack {pack} {} {file}{again}",
+            lab.id
+        );
         if let Some(e) = &report.code_error {
             return Err(at(e.line, format!("the reference solution failed {replay}: {e}")));
         }
