@@ -353,3 +353,51 @@ fn imported_progress_keeps_the_code_of_a_packs_own_lab() {
     assert_eq!(code("set-nx").as_deref(), Some("// built-in"));
     assert_eq!(code("not-here"), None);
 }
+
+#[test]
+fn more_labs_than_the_limit_are_an_error_at_the_first_one_too_many() {
+    let read = |rel: &str| std::fs::read_to_string(Path::new(FIXTURE).join(rel)).unwrap_or_default();
+    let ids: Vec<String> = (0..=pack::MAX_LABS).map(|i| format!("lab-{i:02}")).collect();
+    let mut listed = vec!["\"sections/en/01-team.md\"".to_string()];
+    let section = read("sections/en/01-team.md").replace("\nteam-lock\n", "\nlab-00\n");
+    let mut files = vec![("sections/en/01-team.md".to_string(), section)];
+    for id in &ids {
+        for name in pack::LAB_FILES {
+            let text = read(&format!("labs/team-lock/{name}"))
+                .replace("id = \"team-lock\"", &format!("id = \"{id}\""));
+            listed.push(format!("\"labs/{id}/{name}\""));
+            files.push((format!("labs/{id}/{name}"), text));
+        }
+    }
+    let pack_toml = format!(
+        "id = \"many\"\nlanguages = [\"en\"]\ntitle = {{ en = \"Many\" }}\nfiles = [{}]\n",
+        listed.join(", ")
+    );
+    files.insert(0, ("pack.toml".to_string(), pack_toml));
+    let errors: Vec<String> = match pack::load_files(&files) {
+        Ok(p) => panic!("loaded: {}", p.summary()),
+        Err(e) => e.iter().map(PackError::to_string).collect(),
+    };
+    assert_eq!(
+        errors,
+        [format!(
+            "labs/lab-20/lab.toml:1: file: more than {} labs in the pack: labs/lab-20/ is one too many",
+            pack::MAX_LABS
+        )]
+    );
+    // One fewer loads, every lab parsed.
+    let mut fewer: Vec<(String, String)> = files
+        .iter()
+        .filter(|(p, _)| !p.starts_with("labs/lab-20/"))
+        .cloned()
+        .collect();
+    fewer[0].1 = fewer[0].1.replace(
+        &pack::LAB_FILES
+            .iter()
+            .map(|n| format!(", \"labs/lab-20/{n}\""))
+            .collect::<String>(),
+        "",
+    );
+    let p = pack::load_files(&fewer).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(p.labs.len(), pack::MAX_LABS);
+}

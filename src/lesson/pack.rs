@@ -12,6 +12,8 @@
 //!   "sections/en/01-lease.md",                   # Markdown with `+++` front matter
 //!   "quiz/01-lease.toml",                        # the `content/quiz` format
 //!   "scenarios/lease-short.toml",                # the simulator's scenario format
+//!   "labs/team-lock/lab.toml",                   # a lab of its own: its folder's five
+//!   # files (lab.toml, scenario.toml, driver.js, starter.js, solution.js; `pack/labs.rs`)
 //! ]
 //!
 //! # Single-file form (may be mixed with `files`):
