@@ -259,12 +259,36 @@ mod node {
         /// Replay this one trial seed, with the attacks it draws.
         pub trial: Option<u64>,
         pub json: bool,
+        /// A lesson pack (`--pack`) whose own labs are found first.
+        pub pack: Option<&'a str>,
+    }
+
+    /// A lab of the pack at `pack` (checked as `check-pack` does), or a built-in one.
+    fn find_in_pack(pack: &str, id: &str) -> Result<Lab, String> {
+        let p = crate::lesson::pack::load_dir(pack).map_err(|errors| {
+            let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
+            format!(
+                "the pack has mistakes (lockstep check-pack lists them):\n{}",
+                lines.join("\n")
+            )
+        })?;
+        match p.lab(id) {
+            Some(lab) => Ok(lab.clone()),
+            None => find(id).map_err(|e| {
+                let own: Vec<&str> = p.labs.iter().map(|l| l.lab.id.as_str()).collect();
+                format!("{e}; the pack's own: {}", own.join(", "))
+            }),
+        }
     }
 
     /// `lockstep lab run`: the text (or JSON) to print and the exit code (0 every check
     /// held, 1 a check broke, 2 the learner's code failed or could not be run).
     pub fn run_command(r: &RunRequest) -> (String, u8) {
-        let lab = match find(r.lab) {
+        let found = match r.pack {
+            Some(pack) => find_in_pack(pack, r.lab),
+            None => find(r.lab),
+        };
+        let lab = match found {
             Ok(l) => l,
             Err(e) => return (format!("lockstep lab run: {e}\n"), 2),
         };
@@ -358,9 +382,10 @@ mod node {
                 }
             }
             if r.trials > 1 || r.trial.is_some() {
+                let pack = r.pack.map(|p| format!(" --pack {p}")).unwrap_or_default();
                 let _ = writeln!(
                     s,
-                    "replay it: lockstep lab run {} {} --trial {}",
+                    "replay it: lockstep lab run{pack} {} {} --trial {}",
                     lab.id, r.file, t.seed
                 );
             }

@@ -395,3 +395,74 @@ async fn a_chosen_file_too_large_to_read_is_named() {
         .remove_item("lockstep.pack.skipped");
     reset_search();
 }
+
+macro_rules! fixture {
+    ($dir:literal: $($path:literal),* $(,)?) => {
+        vec![$(($path.to_string(), include_str!(concat!("fixtures/packs/", $dir, "/", $path)).to_string())),*]
+    };
+}
+
+#[wasm_bindgen_test]
+async fn a_packs_own_lab_shows_in_its_section_and_runs_with_the_packs_driver() {
+    let _x = Exclusive::acquire().await;
+    storage().clear().ok();
+    let files = fixture!("lab-ok": "pack.toml", "sections/en/01-team.md", "labs/team-lock/lab.toml",
+        "labs/team-lock/scenario.toml", "labs/team-lock/driver.js", "labs/team-lock/starter.js",
+        "labs/team-lock/solution.js");
+    let pack = load_files(&files).expect("the fixture pack is valid");
+    let lab = pack.lab("team-lock").expect("its lab");
+    // Only what every lab shares comes from the app's labs/: the driver and solution are
+    // the pack's (nothing preloads labs/team-lock/, which the app does not have).
+    lockstep::ui::lab::preload("harness.js", include_str!("../labs/harness.js"));
+    lockstep::ui::lab::preload("sandbox.html", include_str!("../labs/sandbox.html"));
+    let root = open_local(&files);
+    let _app = Mounted::new(&root);
+    let r = root.clone();
+    wait_until("the pack's lab", move || {
+        query(&r, "section.lab[data-lab=team-lock] textarea").is_some()
+    })
+    .await;
+    let p = query(&root, "section.lab[data-lab=team-lock]").expect("the lab panel");
+    assert_eq!(text(&p, "h2"), "Lab: the team's lock");
+    assert!(
+        text(&p, "p").starts_with("Write acquire and release for the team's lock"),
+        "{}",
+        text(&p, "p")
+    );
+    let editor = query(&p, "textarea.lab-editor").expect("an editor");
+    let shown = editor
+        .dyn_ref::<web_sys::HtmlTextAreaElement>()
+        .map(|t| t.value());
+    assert_eq!(shown.as_deref(), Some(lab.starter.as_str()), "the pack's starter");
+    // The built-in lab in the same section still shows.
+    assert!(query(&root, "section.lab[data-lab=set-nx]").is_some());
+
+    type_into(&editor, &lab.solution).await;
+    let run = query_all(&p, ".lab-actions button")
+        .into_iter()
+        .find(|b| b.text_content().unwrap_or_default() == "Run")
+        .expect("Run");
+    run.dyn_ref::<web_sys::HtmlElement>().expect("a button").click();
+    let q = p.clone();
+    wait_long("a verdict", move || query(&q, ".lab-verdict").is_some()).await;
+    let verdict = text(&p, ".lab-verdict");
+    assert!(
+        verdict.contains("Every check held in this run (seed 1)"),
+        "{verdict}"
+    );
+    // Its solution is the pack's, shown without a fetch.
+    let show = query_all(&p, ".lab-actions button")
+        .into_iter()
+        .find(|b| b.text_content().unwrap_or_default() == "Show a solution")
+        .expect("the solution button");
+    show.dyn_ref::<web_sys::HtmlElement>().expect("a button").click();
+    let q = p.clone();
+    wait_until("the solution", move || query(&q, ".lab-solution").is_some()).await;
+    assert!(
+        text(&p, ".lab-solution").contains("fixture pack's \"team-lock\" lab"),
+        "{}",
+        text(&p, ".lab-solution")
+    );
+    storage().clear().ok();
+    reset_search();
+}

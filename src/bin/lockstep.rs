@@ -91,6 +91,9 @@ mod cli {
             /// Print JSON: passed, checks, counterexample, code_error.
             #[arg(long)]
             json: bool,
+            /// A lesson pack (folder or pack.toml) whose own labs (labs/<id>/) can be run.
+            #[arg(long)]
+            pack: Option<String>,
         },
     }
 
@@ -105,6 +108,7 @@ mod cli {
                 trials,
                 trial,
                 json,
+                pack,
             } => {
                 let parsed = (|| -> Result<(u64, u32, Option<u64>), String> {
                     let trials = match trials.as_deref() {
@@ -141,6 +145,7 @@ mod cli {
                     trials,
                     trial,
                     json,
+                    pack: pack.as_deref(),
                 });
                 use std::io::Write as _;
                 if code == 2 && !json && text.starts_with("lockstep lab run:") {

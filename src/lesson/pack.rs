@@ -12,6 +12,8 @@
 //!   "sections/en/01-lease.md",                   # Markdown with `+++` front matter
 //!   "quiz/01-lease.toml",                        # the `content/quiz` format
 //!   "scenarios/lease-short.toml",                # the simulator's scenario format
+//!   "labs/team-lock/lab.toml",                   # a lab of its own: its folder's five
+//!   # files (lab.toml, scenario.toml, driver.js, starter.js, solution.js; `pack/labs.rs`)
 //! ]
 //!
 //! # Single-file form (may be mixed with `files`):
@@ -59,6 +61,8 @@ use std::fmt;
 use std::ops::Range;
 use toml::Spanned;
 
+mod labs;
+
 /// The usual name of a pack file in the folder form.
 pub const PACK_FILE: &str = "pack.toml";
 
@@ -84,6 +88,19 @@ pub const MAX_SCENARIO_BYTES: usize = scenario::MAX_SOURCE_BYTES;
 pub const MAX_TITLE_CHARS: usize = 200;
 /// The most errors reported for one pack; the rest are counted in one last line.
 pub const MAX_ERRORS: usize = 200;
+/// The most labs (folders `labs/<id>/`) in a pack.
+pub const MAX_LABS: usize = 20;
+/// The files of a pack's lab folder `labs/<id>/`, all required, as a built-in lab's.
+pub const LAB_FILES: [&str; 5] = [
+    "lab.toml",
+    "scenario.toml",
+    "driver.js",
+    "starter.js",
+    "solution.js",
+];
+/// The largest file of a lab (its lab.toml, driver, starter or solution; its scenario
+/// has the scenarios' limit).
+pub const MAX_LAB_FILE_BYTES: usize = crate::sim::lab::MAX_SOURCE_BYTES;
 
 /// A mistake in a pack: the file, the 1-based line, the field, what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -155,6 +172,16 @@ pub struct Pack {
     pub questions: Vec<Question>,
     /// The pack's own scenarios (built-ins are not repeated here).
     pub scenarios: Vec<Scenario>,
+    /// The pack's own labs (`labs/<id>/`), in id order (built-ins are not repeated here).
+    pub labs: Vec<PackLab>,
+}
+
+/// A lab of a pack: its folder as the pack was read (`my-pack/labs/<id>`, what errors
+/// name), and the lab with all five files (driver and solution included).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PackLab {
+    pub dir: String,
+    pub lab: crate::sim::lab::Lab,
 }
 
 impl Pack {
@@ -178,12 +205,17 @@ impl Pack {
         self.scenarios.iter().find(|s| s.name == name)
     }
 
+    /// A lab of the pack by id (built-ins are found with `crate::labs::shown`).
+    pub fn lab(&self, id: &str) -> Option<&crate::sim::lab::Lab> {
+        self.labs.iter().map(|l| &l.lab).find(|l| l.id == id)
+    }
+
     /// The questions of section `section_id`, in order.
     pub fn questions_for<'a>(&'a self, section_id: &'a str) -> impl Iterator<Item = &'a Question> + 'a {
         self.questions.iter().filter(move |q| q.section == section_id)
     }
 
-    /// One line: sections per language, questions, scenarios.
+    /// One line: sections per language, questions, scenarios (and labs, if any).
     pub fn summary(&self) -> String {
         let sections: Vec<String> = self
             .langs
@@ -195,8 +227,12 @@ impl Pack {
             .collect();
         let q = self.questions.len();
         let s = self.scenarios.len();
+        let labs = match self.labs.len() {
+            0 => String::new(),
+            n => format!("; {n} {}", plural(n, "lab", "labs")),
+        };
         format!(
-            "pack {} ({}): {}; {q} {}; {s} {}",
+            "pack {} ({}): {}; {q} {}; {s} {}{labs}",
             self.id,
             self.title(self.langs.first().copied().unwrap_or(Lang::En)),
             sections.join(", "),
@@ -352,6 +388,8 @@ enum FileKind {
     Section(Lang),
     Quiz,
     Scenario,
+    /// One of the five files of a lab's folder, `labs/<id>/<file>` ([`LAB_FILES`]).
+    Lab,
 }
 
 /// A plain relative path inside a pack folder: parts of letters, digits, `-`, `_` and
@@ -366,7 +404,8 @@ fn is_plain_path(rel: &str) -> bool {
 }
 
 fn classify(rel: &str, langs: &[Lang]) -> Result<FileKind, String> {
-    let expected = "expected sections/<lang>/NN-id.md, quiz/NN-id.toml or scenarios/<name>.toml";
+    let expected =
+        "expected sections/<lang>/NN-id.md, quiz/NN-id.toml, scenarios/<name>.toml or labs/<id>/<file>";
     let parts: Vec<&str> = rel.split('/').collect();
     if !is_plain_path(rel) {
         return Err(format!(
@@ -384,6 +423,14 @@ fn classify(rel: &str, langs: &[Lang]) -> Result<FileKind, String> {
         },
         ["quiz", name] if stem_ok(name, ".toml") => Ok(FileKind::Quiz),
         ["scenarios", name] if stem_ok(name, ".toml") => Ok(FileKind::Scenario),
+        ["labs", id, _] if !is_slug(id) => Err(format!(
+            "`{id}` in `{rel}` is not a valid lab id: use lowercase letters, digits and dashes"
+        )),
+        ["labs", _, name] if LAB_FILES.contains(name) => Ok(FileKind::Lab),
+        ["labs", ..] => Err(format!(
+            "`{rel}` is not a lab file: a lab's folder labs/<id>/ holds {}",
+            LAB_FILES.join(", ")
+        )),
         _ => Err(format!("`{rel}` is not a pack file: {expected}")),
     }
 }
@@ -553,12 +600,14 @@ fn file_limit_error(
     let (sections, scenarios, max_sections) = counts;
     let (limit, what) = match kind {
         FileKind::Scenario => (MAX_SCENARIO_BYTES, "the scenario file"),
+        FileKind::Lab if path.ends_with("/scenario.toml") => (MAX_SCENARIO_BYTES, "the lab's scenario"),
+        FileKind::Lab => (MAX_LAB_FILE_BYTES, "the lab's file"),
         _ => (MAX_FILE_BYTES, "the file"),
     };
     let (n, max, plural) = match kind {
         FileKind::Section(_) => (sections, max_sections, "sections"),
         FileKind::Scenario => (scenarios, MAX_SCENARIOS, "scenarios"),
-        FileKind::Quiz => return too_big(path, len, limit, what),
+        FileKind::Quiz | FileKind::Lab => return too_big(path, len, limit, what),
     };
     *n += 1;
     too_big(path, len, limit, what).or_else(|| {
@@ -638,6 +687,12 @@ struct Gathered {
     /// Sections and scenarios seen so far (parsed or not), against their limits.
     section_count: usize,
     scenario_count: usize,
+    /// Each lab folder's files, by lab id: the index in `files` of each of [`LAB_FILES`].
+    lab_files: BTreeMap<String, [Option<usize>; LAB_FILES.len()]>,
+    /// The ids of lab folders that did not load (a file missing, unreadable or broken),
+    /// so a `lab` block naming one does not cascade into a second error.
+    recovered_labs: BTreeSet<String>,
+    labs: Vec<PackLab>,
 }
 
 /// The pack file being loaded, parsed, with its line index and languages.
@@ -719,6 +774,7 @@ fn load_gathered(
     let listed = listed_files(&p, root, files, unreadable, g);
     let max_sections = MAX_SECTIONS * p.langs.len().max(1);
     read_files(&p, root, files, &listed, max_sections, g);
+    labs::read(files, &listed, g);
 
     // The pack file's own sections, questions and scenarios.
     let limits = table_limit_errors(
@@ -745,10 +801,15 @@ fn load_gathered(
             || recovered_names.contains(name)
             || BUILTINS.iter().any(|b| b.name == name)
     };
-    // Section bodies: scenario blocks name known scenarios; in-pack links go somewhere.
+    let lab_ids: BTreeSet<String> = g.labs.iter().map(|l| l.lab.id.clone()).collect();
+    let recovered_labs = std::mem::take(&mut g.recovered_labs);
+    let lab_known =
+        |lab: &str| crate::labs::IDS.contains(&lab) || lab_ids.contains(lab) || recovered_labs.contains(lab);
+    // Section bodies: scenario and lab blocks name known ones; in-pack links go somewhere.
     check_bodies(
         &sections,
         &scenario_known,
+        &lab_known,
         &id,
         &orders,
         &mut g.errors,
@@ -790,6 +851,7 @@ fn load_gathered(
             .into_iter()
             .map(|(s, _, _)| s)
             .collect(),
+        labs: std::mem::take(&mut g.labs),
     })
 }
 /// The pack's id, languages and titles, each checked.
@@ -927,6 +989,9 @@ fn listed_files(
                 Ok(FileKind::Scenario) => {
                     g.recovered_names.insert(stem(&rel));
                 }
+                Ok(FileKind::Lab) => {
+                    g.recovered_labs.insert(labs::id_of(&rel));
+                }
                 _ => {}
             }
         }
@@ -954,7 +1019,7 @@ fn read_files(
     max_sections: usize,
     g: &mut Gathered,
 ) {
-    for (path, text) in files.iter().skip(1).take(MAX_FILES) {
+    for (index, (path, text)) in files.iter().enumerate().skip(1).take(MAX_FILES) {
         let rel = rel_of(root, path);
         let kind = match classify(&rel, &p.langs) {
             Ok(k) => k,
@@ -968,6 +1033,7 @@ fn read_files(
             match kind {
                 FileKind::Section(_) => drop(g.recovered_ids.insert(stem(&rel))),
                 FileKind::Scenario => drop(g.recovered_names.insert(stem(&rel))),
+                FileKind::Lab => drop(g.recovered_labs.insert(labs::id_of(&rel))),
                 FileKind::Quiz => {}
             }
             g.errors.push(e);
@@ -1018,6 +1084,7 @@ fn read_files(
                     g.errors.push(e.into());
                 }
             },
+            FileKind::Lab => labs::gather(&rel, path, index, g),
         }
     }
 }
@@ -1501,6 +1568,7 @@ pub fn lab_blocks(doc: &[Node]) -> Vec<String> {
 fn check_bodies(
     sections: &[SectionSrc],
     scenario_known: &dyn Fn(&str) -> bool,
+    lab_known: &dyn Fn(&str) -> bool,
     id: &str,
     orders: &BTreeSet<u32>,
     errors: &mut Vec<PackError>,
@@ -1537,14 +1605,14 @@ fn check_bodies(
             }
         }
         for id in lab_blocks(&doc) {
-            if !crate::labs::IDS.contains(&id.as_str()) && room(errors) {
+            if !lab_known(&id) && room(errors) {
                 let line = src.body_line + line_in_body(body, &id);
                 errors.push(PackError::new(
                     &src.section.file,
                     line,
                     "lab",
                     format!(
-                        "`{id}` is not a lab (the labs are: {})",
+                        "`{id}` is neither a lab of this pack (a folder labs/{id}/) nor a built-in one ({})",
                         crate::labs::IDS.join(", ")
                     ),
                 ));
@@ -1657,8 +1725,8 @@ fn line_in_body(body: &str, needle: &str) -> usize {
 // ---------------------------------------------------------------------------------------
 // Native: reading a folder or a file
 
-/// Reads a pack folder (its `pack.toml` and the files in `sections/`, `quiz/` and
-/// `scenarios/`, listed or not, so unlisted ones are reported), or a single-file pack,
+/// Reads a pack folder (its `pack.toml` and the files in `sections/`, `quiz/`,
+/// `scenarios/` and `labs/<id>/`, listed or not, so unlisted ones are reported), or a single-file pack,
 /// and validates it. A file that cannot be read is an error naming it, never a panic.
 ///
 /// Nothing outside the pack is touched: a listed path is checked (plain, relative, no
@@ -1734,6 +1802,13 @@ pub fn load_dir(path: impl AsRef<std::path::Path>) -> Result<Pack, Vec<PackError
     for sub in ["quiz", "scenarios"] {
         for name in names_in(&dir.join(sub)) {
             rels.insert(format!("{sub}/{name}"));
+        }
+    }
+    for lab in names_in(&dir.join("labs")) {
+        if dir.join("labs").join(&lab).is_dir() {
+            for name in names_in(&dir.join("labs").join(&lab)) {
+                rels.insert(format!("labs/{lab}/{name}"));
+            }
         }
     }
     let mut files = vec![(pack_name, pack_text)];

@@ -233,7 +233,7 @@ impl Progress {
     }
 
     /// The part of `self` (an imported file) that can be true of `lesson`: only that
-    /// lesson, only sections and questions it has, a resume point it has, a quick-check
+    /// lesson, only sections, questions and labs it has, a resume point it has, a quick-check
     /// score within its questions. Everything else is dropped, so an import can neither
     /// claim more than the lesson holds nor, merged, make progress worse.
     pub fn fit_to(&self, lesson: &Lesson, questions: &[Question]) -> Progress {
@@ -244,6 +244,12 @@ impl Progress {
         let section_ids: BTreeSet<&str> = lesson.sections.iter().map(|s| s.id.as_str()).collect();
         let question_ids: BTreeSet<&str> = questions.iter().map(|q| q.id.as_str()).collect();
         let count = u32::try_from(questions.len()).unwrap_or(u32::MAX);
+        // The labs its sections show: built-in ones, and a pack's own.
+        let lab_ids: BTreeSet<String> = lesson
+            .sections
+            .iter()
+            .flat_map(|s| super::pack::lab_blocks(&super::markdown::parse(&s.body)))
+            .collect();
         let fitted = LessonProgress {
             visited: theirs
                 .visited
@@ -265,7 +271,7 @@ impl Progress {
                 .labs
                 .iter()
                 .filter(|(id, l)| {
-                    crate::labs::IDS.contains(&id.as_str())
+                    (crate::labs::IDS.contains(&id.as_str()) || lab_ids.contains(id.as_str()))
                         && l.code.len() <= crate::sim::lab::MAX_SOURCE_BYTES
                 })
                 .map(|(id, l)| (id.clone(), l.clone()))

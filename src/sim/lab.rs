@@ -301,7 +301,7 @@ struct RunAttack {
 }
 
 /// A lab, ready to run.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Lab {
     pub id: String,
     pub section: u32,

@@ -110,7 +110,7 @@ pub fn app() -> Html {
 #[derive(Clone, PartialEq)]
 enum PackLoad {
     Loading,
-    Ready(Rc<Lessons>, PackScenarios),
+    Ready(Rc<Lessons>, PackScenarios, crate::ui::lab::PackLabs),
     Failed(Vec<String>),
 }
 
@@ -142,6 +142,9 @@ fn pack_app(props: &PackAppProps) -> Html {
                                 questions: pack.questions.clone(),
                             }),
                             PackScenarios(Rc::new(pack.scenarios.clone())),
+                            crate::ui::lab::PackLabs(Rc::new(
+                                pack.labs.iter().map(|l| l.lab.clone()).collect(),
+                            )),
                         ),
                         _ => PackLoad::Failed(vec![format!("{source}: the pack has no sections")]),
                     },
@@ -160,9 +163,11 @@ fn pack_app(props: &PackAppProps) -> Html {
             let builtin = format!("{path}{}", without_query_param(&browser::search(), "pack"));
             html! { <PackFailed lang={initial_lang()} source={props.source.clone()} errors={errors.clone()} {builtin} /> }
         }
-        PackLoad::Ready(lessons, scenarios) => html! {
+        PackLoad::Ready(lessons, scenarios, labs) => html! {
             <ContextProvider<PackScenarios> context={scenarios.clone()}>
-                <Reader_ lessons={lessons.clone()} />
+                <ContextProvider<crate::ui::lab::PackLabs> context={labs.clone()}>
+                    <Reader_ lessons={lessons.clone()} />
+                </ContextProvider<crate::ui::lab::PackLabs>>
             </ContextProvider<PackScenarios>>
         },
     }

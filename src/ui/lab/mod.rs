@@ -39,6 +39,27 @@ pub struct LabStore {
 /// Largest file the panel fetches from `labs/`.
 const FILE_LIMIT: usize = 1024 * 1024;
 
+/// The loaded pack's own labs (`labs/<id>/` in the pack), with their driver and
+/// solution: a `lab` block finds its lab here first, then among the built-in ones.
+#[derive(Clone, Default)]
+pub struct PackLabs(pub Rc<Vec<Lab>>);
+
+impl PartialEq for PackLabs {
+    /// One pack is loaded once: the same list, not an equal one, is the same context.
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// A lab by id: the pack's own (complete), or a built-in one (its driver and solution
+/// fetched from `labs/` when needed).
+fn find_lab(id: &str, pack: Option<&PackLabs>) -> Option<Result<Lab, String>> {
+    match pack.and_then(|p| p.0.iter().find(|l| l.id == id)) {
+        Some(l) => Some(Ok(l.clone())),
+        None => crate::labs::shown(id),
+    }
+}
+
 #[derive(Properties, PartialEq)]
 pub struct LabPanelProps {
     pub id: String,
@@ -307,7 +328,10 @@ async fn drive(
 async fn run_session(s: Session, progress: Callback<(u32, u32)>) -> Result<Shown, String> {
     let (harness, html) = (lab_file("harness.js").await?, lab_file("sandbox.html").await?);
     let mut lab = s.lab.clone();
-    lab.driver = lab_file(&format!("{}/driver.js", lab.id)).await?.to_string();
+    // A pack's lab brings its driver; a built-in one's is fetched.
+    if lab.driver.is_empty() {
+        lab.driver = lab_file(&format!("{}/driver.js", lab.id)).await?.to_string();
+    }
     let break_it = s.trials > 1;
     let mut shown = Shown {
         trials: 0,
@@ -377,6 +401,30 @@ async fn run_session(s: Session, progress: Callback<(u32, u32)>) -> Result<Shown
         });
     }
     Ok(shown)
+}
+
+/// The solution button's action: show the lab's reference solution (a pack's lab has it;
+/// a built-in one's is fetched), or hide it.
+fn toggle_solution(
+    solution: UseStateHandle<Option<Result<String, String>>>,
+    lab: &Lab,
+) -> Callback<MouseEvent> {
+    let (id, known) = (lab.id.clone(), lab.solution.clone());
+    Callback::from(move |_: MouseEvent| {
+        if solution.is_some() {
+            solution.set(None);
+        } else if !known.is_empty() {
+            solution.set(Some(Ok(known.clone())));
+        } else {
+            let (solution, id) = (solution.clone(), id.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                let s = lab_file(&format!("{id}/solution.js"))
+                    .await
+                    .map(|s| s.to_string());
+                solution.set(Some(s));
+            });
+        }
+    })
 }
 
 /// A button's action: select line `line` of the editor's code (a code error's line).
@@ -473,7 +521,8 @@ fn start_session(h: &Handles, break_it: bool) {
 pub fn lab_panel(props: &LabPanelProps) -> Html {
     let t = Texts::new(props.lang);
     let store = use_context::<LabStore>();
-    let lab = use_memo(props.id.clone(), |id| crate::labs::shown(id));
+    let pack = use_context::<PackLabs>();
+    let lab = use_memo((props.id.clone(), pack), |(id, pack)| find_lab(id, pack.as_ref()));
     let saved = store.as_ref().and_then(|s| s.saved.get(&props.id).cloned());
     let code = {
         let starter = match &*lab {
@@ -586,22 +635,7 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
         let cancel = cancel.clone();
         Callback::from(move |_: MouseEvent| cancel.borrow().set(true))
     };
-    let on_solution = {
-        let (solution, id) = (solution.clone(), props.id.clone());
-        Callback::from(move |_: MouseEvent| {
-            if solution.is_some() {
-                solution.set(None);
-                return;
-            }
-            let (solution, id) = (solution.clone(), id.clone());
-            wasm_bindgen_futures::spawn_local(async move {
-                let s = lab_file(&format!("{id}/solution.js"))
-                    .await
-                    .map(|s| s.to_string());
-                solution.set(Some(s));
-            });
-        })
-    };
+    let on_solution = toggle_solution(solution.clone(), &lab);
     let on_reset = {
         let (code, save, starter, msg) = (
             code.clone(),
