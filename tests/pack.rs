@@ -2,6 +2,9 @@
 //! with its file, line and field, the XSS pack is inert, a single-file pack works, the
 //! built-in lesson loads as a pack, and `lockstep check-pack` exits as it should.
 
+mod cli_common;
+use cli_common::lockstep;
+
 use lockstep::lesson::markdown::{self, Node};
 use lockstep::lesson::pack::{self, Pack, PackError};
 use lockstep::lesson::quiz::Kind;
@@ -399,18 +402,6 @@ fn unreadable_and_garbage_input_is_an_error_never_a_panic() {
     );
     assert!(!text.contains("listed but was not found"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-fn lockstep(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lockstep"))
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run lockstep: {e}"));
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]

@@ -3,9 +3,11 @@
 //! reference solution in Node.js; variants of it (copied to a temporary folder, one file
 //! changed) are refused with the file, line and field, or the lab, check and trial seed.
 
+mod cli_common;
+use cli_common::lockstep;
+
 use lockstep::lesson::pack::{self, PackError};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/packs/lab-ok");
 
@@ -21,18 +23,6 @@ export async function release(redis, key, token) {
   await redis.del(key);
 }
 ";
-
-fn lockstep(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lockstep"))
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run lockstep: {e}"));
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("{}: {e}", to.display()));

@@ -1,19 +1,10 @@
 //! The `lockstep` binary's simulator subcommands, end to end: output, JSON, exit codes,
 //! one-line errors for bad input.
 
-use std::process::Command;
+mod cli_common;
+use cli_common::lockstep;
 
-fn lockstep(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lockstep"))
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run lockstep: {e}"));
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use std::process::Command;
 
 #[test]
 fn scenarios_lists_the_builtins() {

@@ -116,12 +116,9 @@ pub async fn run_once_in_sandbox(lab_id: &str, code: &str, seed: u64) -> Result<
     let mut lab = crate::labs::shown(lab_id).ok_or("no such lab")??;
     lab.driver = lab_file(&format!("{lab_id}/driver.js")).await?.to_string();
     let (harness, html) = (lab_file("harness.js").await?, lab_file("sandbox.html").await?);
-    let sandbox = Sandbox::open(&html, &harness).await.map_err(|e| e.to_string())?;
-    let ready = sandbox
-        .exchange(&lab.init_message(code))
-        .await
-        .and_then(|a| lab::parse_ready(&a));
-    ready.map_err(|e| e.to_string())?;
+    let sandbox = open_sandbox(&lab, code, &html, &harness)
+        .await?
+        .map_err(|e| e.to_string())?;
     let pool = RefCell::new(lab::TrialPool::new(&lab, 1, 1, 1, |_| {
         (seed, lab.run_attacks.clone())
     }));
