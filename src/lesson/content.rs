@@ -56,10 +56,6 @@ impl Lesson {
         self.sections.first().map_or(1, |s| s.order)
     }
 
-    pub fn last_order(&self) -> u32 {
-        self.sections.last().map_or(1, |s| s.order)
-    }
-
     /// The order of the section after `order`, if any.
     pub fn next_order(&self, order: u32) -> Option<u32> {
         self.sections.iter().map(|s| s.order).find(|&o| o > order)
