@@ -4,7 +4,8 @@
 //! (`set_now_ms`, `DEBUG SLEEP`), the seed drives `math.random` in scripts.
 //!
 //! Map: `line.rs` splits redis-cli command lines, `parse.rs` is the argument cursor,
-//! `cmd/` has one file per command and the one dispatch, `db.rs` is the keyspace with lazy
+//! `cmd/` has one file per command and the one dispatch, `tx.rs` runs transactions on a
+//! connection's state, `db.rs` is the keyspace with lazy
 //! expiry and the effect stream, `script/` runs Lua on piccolo, `reply.rs` renders replies
 //! as `redis-cli --no-raw` prints them, `repl.rs` is the native REPL loop.
 
@@ -32,12 +33,14 @@ mod parse;
 pub mod repl;
 mod reply;
 mod script;
+mod tx;
 
 use serde::{Deserialize, Serialize};
 
 use cmd::{Command, Kind};
 use db::{Db, Map};
 use script::Scripting;
+use tx::Conn;
 
 pub use line::{parse_line, parse_line_bytes, ParseError};
 pub use reply::{render, Reply};
@@ -63,18 +66,6 @@ pub struct KeyInfo {
     pub key: Vec<u8>,
     pub value: Vec<u8>,
     pub expire_at_ms: Option<u64>,
-}
-
-/// Per-connection transaction state.
-#[derive(Clone, Debug, Default)]
-struct Conn {
-    /// Commands queued since MULTI; `None` outside a transaction.
-    queue: Option<Vec<Vec<Vec<u8>>>>,
-    /// A command was rejected while queueing: EXEC will answer EXECABORT.
-    queue_failed: bool,
-    /// WATCHed keys, with whether each was live when watched (a watched key that expires
-    /// before EXEC aborts the transaction, as in Redis 7).
-    watched: Vec<(Vec<u8>, bool)>,
 }
 
 /// The store: keyspace, clock, script cache and Lua VM, per-connection MULTI/WATCH state,
@@ -197,95 +188,15 @@ impl Store {
             Command::Eval(c) => c.apply(&mut self.scripting, &mut self.db),
             Command::Script(c) => c.apply(&mut self.scripting),
             Command::Debug(c) => c.apply(&mut self.db),
-            Command::Multi => {
-                let c = self.conns.entry(conn).or_default();
-                if c.queue.is_some() {
-                    return Reply::err("ERR MULTI calls can not be nested");
-                }
-                c.queue = Some(Vec::new());
-                c.queue_failed = false;
-                Reply::ok()
-            }
+            Command::Multi => self.multi(conn),
             Command::Exec => self.exec(conn),
-            Command::Discard => {
-                let Some(c) = self.conns.get_mut(&conn).filter(|c| c.queue.is_some()) else {
-                    return Reply::err("ERR DISCARD without MULTI");
-                };
-                c.queue = None;
-                c.queue_failed = false;
-                self.unwatch_all(conn);
-                Reply::ok()
-            }
-            Command::Watch(w) => {
-                let c = self.conns.entry(conn).or_default();
-                if c.queue.is_some() {
-                    return Reply::err("ERR WATCH inside MULTI is not allowed");
-                }
-                for key in w.keys {
-                    if c.watched.iter().any(|(k, _)| *k == key) {
-                        continue;
-                    }
-                    self.db.watch(conn, &key);
-                    let live = self.db.is_live(&key);
-                    c.watched.push((key, live));
-                }
-                Reply::ok()
-            }
+            Command::Discard => self.discard(conn),
+            Command::Watch(w) => self.watch(conn, w.keys),
             Command::Unwatch => {
                 self.unwatch_all(conn);
                 Reply::ok()
             }
         }
-    }
-
-    /// Forgets a connection's WATCHes; returns whether the transaction must abort.
-    fn unwatch_all(&mut self, conn: u64) -> bool {
-        let Some(c) = self.conns.get_mut(&conn) else {
-            return false;
-        };
-        let watched = std::mem::take(&mut c.watched);
-        let keys: Vec<Vec<u8>> = watched.iter().map(|(k, _)| k.clone()).collect();
-        let expired = watched
-            .iter()
-            .any(|(key, was_live)| *was_live && !self.db.is_live(key));
-        let touched = self.db.unwatch(conn, &keys);
-        touched || expired
-    }
-
-    fn exec(&mut self, conn: u64) -> Reply {
-        let Some(c) = self.conns.get_mut(&conn) else {
-            return Reply::err("ERR EXEC without MULTI");
-        };
-        let Some(queue) = c.queue.take() else {
-            return Reply::err("ERR EXEC without MULTI");
-        };
-        let failed = std::mem::take(&mut c.queue_failed);
-        let aborted = self.unwatch_all(conn);
-        if failed {
-            return Reply::err("EXECABORT Transaction discarded because of previous errors.");
-        }
-        if aborted {
-            return Reply::NilArray;
-        }
-        let mut replies = Vec::with_capacity(queue.len());
-        for argv in queue {
-            let reply = match cmd::check(&argv) {
-                Ok(spec) if cmd::refuse_oom(spec, &self.db, &argv).is_some() => Reply::err(cmd::OOM),
-                Ok(spec) => match Command::parse(spec, &argv, self.db.now_ms) {
-                    Ok(command) => self.dispatch(conn, command),
-                    Err(reply) => reply,
-                },
-                Err(reply) => reply,
-            };
-            replies.push(reply);
-        }
-        Reply::Array(replies)
-    }
-
-    /// Drops a connection's MULTI and WATCH state (the client went away).
-    pub fn close_conn(&mut self, conn: u64) {
-        self.unwatch_all(conn);
-        self.conns.remove(&conn);
     }
 
     /// The writes since the last call, in order.
