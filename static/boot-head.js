@@ -4,6 +4,8 @@
 // page's snapshot at once, and puts it in #app as soon as both are there (index.html
 // holds the English home page in a <template>).
 (function () {
+  // The app's own rules (src/lesson/boot_rules.rs), checked equal by tests/boot_rules.rs.
+  var RULES = {"langAliases":{"en":["en","eng"],"nb":["nb","no","nob","nn"]},"langKey":"lockstep.lang","progressKey":"lockstep.progress.v2","progressLast":["lessons","<lesson>","last"],"storagePrefix":"lockstep."};
   var me = document.currentScript;
   var lesson = me.getAttribute('data-lesson');
   var sections = Number(me.getAttribute('data-sections'));
@@ -14,21 +16,24 @@
   var returning = false;
   var resume = null;
   try {
-    stored = localStorage.getItem('lockstep.lang');
-    // Where a returning learner's home page resumes (lesson/progress.rs, format v2).
-    var progress = JSON.parse(localStorage.getItem('lockstep.progress.v2') || 'null');
-    var last = progress && progress.lessons && progress.lessons[lesson] && progress.lessons[lesson].last;
+    stored = localStorage.getItem(RULES.langKey);
+    // Where a returning learner's home page resumes (lesson/progress.rs).
+    var last = JSON.parse(localStorage.getItem(RULES.progressKey) || 'null');
+    for (var s = 0; s < RULES.progressLast.length && last; s++) {
+      last = last[RULES.progressLast[s] === '<lesson>' ? lesson : RULES.progressLast[s]];
+    }
     if (typeof last === 'number') resume = String(last);
     for (var i = 0; i < localStorage.length; i++) {
-      if ((localStorage.key(i) || '').indexOf('lockstep.') === 0) returning = true;
+      if ((localStorage.key(i) || '').indexOf(RULES.storagePrefix) === 0) returning = true;
     }
   } catch (e) { /* no storage: nothing remembered */ }
   // As the app decides (ui/app.rs, lesson/lang.rs): `?lang=`, the remembered choice, the
   // browser's language, English; a code it does not know counts as none.
   function langOf(code) {
     var primary = (code || '').trim().toLowerCase().split(/[-_]/)[0];
-    if (primary === 'en' || primary === 'eng') return 'en';
-    if (['nb', 'no', 'nob', 'nn'].indexOf(primary) >= 0) return 'nb';
+    for (var l in RULES.langAliases) {
+      if (RULES.langAliases[l].indexOf(primary) >= 0) return l;
+    }
     return null;
   }
   var lang = langOf(query.get('lang')) || langOf(stored) || langOf(navigator.language) || 'en';

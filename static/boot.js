@@ -19,14 +19,16 @@ const WASM = me?.dataset.wasm;
 // Which page to show, decided by the inline script in <head> (static/boot-head.js).
 const first = window.lockstepFirstPage ?? { shown: Promise.resolve(false) };
 
+// The app's own rules (src/lesson/boot_rules.rs), checked equal by tests/boot_rules.rs.
+const RULES = {"nextKeys":["n","N","]"],"panelKeys":[" ","Spacebar","ArrowLeft","ArrowRight","Home","End"],"prevKeys":["p","P","["]};
 const CONTROL = 'a[href], button, input, select, textarea, summary, [tabindex], [role="slider"], label';
 const STARTING = { en: 'Starting the simulator…', nb: 'Starter simulatoren…' };
 
 let booting = null;
 let shownLang = document.documentElement.lang === 'nb' ? 'nb' : 'en';
-let pending = null; // { path, kind: 'click' | 'submit' | 'key', key }
-let focusPath = null;
-const typed = new Map(); // path (string) -> value
+let pending = null; // { at, kind: 'click' | 'submit' | 'key', key }
+let focusAt = null;
+const typed = new Map(); // place (JSON of `placeOf`) -> value
 
 // The element's place under #app, as child indices; the app draws the same tree.
 function pathOf(el) {
@@ -46,6 +48,34 @@ function atPath(path) {
   }
   return path ? el : null;
 }
+// What an element is, as far as the page says: its tag, id, data attributes, link,
+// form name and value, accessible name and text. The app draws these the same way
+// as the snapshot did, whatever moved around them.
+function identityOf(el) {
+  if (!el) return null;
+  const data = [...el.attributes].filter((a) => a.name.startsWith('data-')).map((a) => `${a.name}=${a.value}`).sort();
+  const value = el.matches('input[type=checkbox], input[type=radio], button') ? el.getAttribute('value') : null;
+  return JSON.stringify([el.tagName, el.id, data, el.getAttribute('href'), el.getAttribute('name'), value,
+    el.getAttribute('aria-label'), (el.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 80)]);
+}
+// Where an element is: its path under #app and its identity.
+function placeOf(el) {
+  if (el === app) return { path: [], identity: 'app' };
+  const path = pathOf(el);
+  return path ? { path, identity: identityOf(el) } : null;
+}
+// The element at a place once the app has drawn the page: the one at the same path if
+// it is the same element, else the one element anywhere with that identity; none when
+// the identity is not unique (a path alone never decides).
+function find(place) {
+  if (!place) return null;
+  if (place.identity === 'app') return app;
+  const there = atPath(place.path);
+  if (there && identityOf(there) === place.identity) return there;
+  const tag = JSON.parse(place.identity)[0];
+  const same = [...app.getElementsByTagName(tag)].filter((el) => identityOf(el) === place.identity);
+  return same.length === 1 ? same[0] : null;
+}
 
 function boot() {
   if (booting) return booting;
@@ -61,7 +91,7 @@ function boot() {
   const track = () => { if (document.documentElement.dataset.lockstep !== 'ready') scrollY = window.scrollY; };
   addEventListener('scroll', track, { passive: true });
   const active = document.activeElement;
-  if (active && active !== document.body && app.contains(active)) focusPath = pathOf(active);
+  if (active && active !== document.body && app.contains(active)) focusAt = placeOf(active);
   const ready = new Promise((resolve) => addEventListener('lockstep-ready', resolve, { once: true }));
   booting = import(JS)
     .then((m) => m.default({ module_or_path: WASM }))
@@ -78,11 +108,11 @@ function boot() {
 }
 
 async function handOver(scrollY) {
-  // Resolve every path now: the quiz's placeholders are about to be filled in, which
+  // Find every element now: the quiz's placeholders are about to be filled in, which
   // moves later siblings.
-  const focusEl = atPath(focusPath);
-  const target = pending && atPath(pending.path);
-  const inputs = [...typed].map(([p, v]) => [atPath(JSON.parse(p)), v]);
+  const focusEl = find(focusAt);
+  const target = pending && find(pending.at);
+  const inputs = [...typed].map(([p, v]) => [find(JSON.parse(p)), v]);
   // At once: the app has just replaced the element that had the focus.
   const lost = () => !document.activeElement || document.activeElement === document.body;
   if (focusEl && lost()) focusEl.focus({ preventScroll: true });
@@ -131,17 +161,17 @@ function listen() {
     if (el.matches('textarea, select, input:not([type=checkbox], [type=radio], [type=submit], [type=button], [type=reset])')) return;
     e.preventDefault();
     e.stopPropagation();
-    if (!pending) pending = { path: pathOf(el), kind: 'click' };
+    if (!pending) pending = { at: placeOf(el), kind: 'click' };
   }, opts);
   addEventListener('focusin', (e) => {
     if (app.contains(e.target) && document.documentElement.dataset.lockstep !== 'ready') {
-      focusPath = pathOf(e.target);
+      focusAt = placeOf(e.target);
       boot();
     }
   }, opts);
   addEventListener('input', (e) => {
     if (app.contains(e.target) && document.documentElement.dataset.lockstep !== 'ready') {
-      typed.set(JSON.stringify(pathOf(e.target)), e.target.value);
+      typed.set(JSON.stringify(placeOf(e.target)), e.target.value);
     }
   }, opts);
   addEventListener('keydown', (e) => {
@@ -154,10 +184,10 @@ function listen() {
     if (el?.closest('input, textarea, select, button, a[href], summary')) return;
     // The app's shortcuts: N/P anywhere; in a scenario panel, Space, ←/→, Home, End.
     const inPanel = el?.closest('section.scenario');
-    const shortcut = ['n', 'N', ']', 'p', 'P', '['].includes(e.key)
-      || (inPanel && [' ', 'ArrowLeft', 'ArrowRight', 'Home', 'End'].includes(e.key));
+    const shortcut = RULES.nextKeys.includes(e.key) || RULES.prevKeys.includes(e.key)
+      || (inPanel && RULES.panelKeys.includes(e.key));
     if (shortcut && !pending) {
-      pending = { path: pathOf(el === document.body ? app : el) ?? [], kind: 'key', key: e.key };
+      pending = { at: placeOf(el === document.body ? app : el), kind: 'key', key: e.key };
       e.preventDefault();
     }
   }, opts);
@@ -166,7 +196,7 @@ function listen() {
     if (!app.contains(e.target) || document.documentElement.dataset.lockstep === 'ready') return;
     e.preventDefault();
     boot();
-    if (!pending) pending = { path: pathOf(e.target), kind: 'submit' };
+    if (!pending) pending = { at: placeOf(e.target), kind: 'submit' };
   }, opts);
   // Another section while the app loads: show its snapshot meanwhile. Only sections
   // 1..N have one (a hand-edited #/…/13 or the progress page is the app's to draw).
@@ -183,7 +213,7 @@ function listen() {
         window.scrollTo(0, 0);
         // What was clicked or focused belonged to the page that is gone.
         pending = null;
-        focusPath = null;
+        focusAt = null;
         typed.clear();
       })
       .catch(() => { /* the app draws it when it starts */ });

@@ -7,6 +7,12 @@ pub enum Lang {
     Nb,
 }
 
+/// The codes each language answers to (matched on the part before `-` or `_`,
+/// case-insensitive), wherever a language is read: `?lang=`, storage, the browser's. The
+/// first page reads them too (`lesson/boot_rules.rs`).
+pub const LANG_ALIASES: &[(Lang, &[&str])] =
+    &[(Lang::En, &["en", "eng"]), (Lang::Nb, &["nb", "no", "nob", "nn"])];
+
 impl Lang {
     pub const ALL: [Lang; 2] = [Lang::En, Lang::Nb];
 
@@ -30,10 +36,9 @@ impl Lang {
     pub fn from_code(code: &str) -> Option<Lang> {
         let code = code.trim().to_ascii_lowercase();
         let primary = code.split(['-', '_']).next().unwrap_or("");
-        match primary {
-            "en" | "eng" => Some(Lang::En),
-            "nb" | "no" | "nob" | "nn" => Some(Lang::Nb),
-            _ => None,
-        }
+        LANG_ALIASES
+            .iter()
+            .find(|(_, codes)| codes.contains(&primary))
+            .map(|(lang, _)| *lang)
     }
 }

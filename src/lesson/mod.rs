@@ -4,6 +4,7 @@
 //! Plain Rust: nothing here knows the browser, so all of it is tested natively.
 //! `ui` renders it.
 
+pub mod boot_rules;
 pub mod content;
 pub mod embed;
 pub mod generate;

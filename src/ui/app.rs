@@ -1,6 +1,7 @@
 //! The root component: owns the reader state, syncs it with the URL and storage, and
 //! lays out the page (header, contents, section, pager).
 
+use crate::lesson::boot_rules::{NEXT_KEYS, PREV_KEYS};
 use crate::lesson::content::Lang;
 use crate::lesson::embed::{EmbedConfig, Show};
 use crate::lesson::i18n::Texts;
@@ -510,10 +511,11 @@ fn use_route_and_keys(dispatch: UseReducerDispatcher<Reader>) {
                     if e.ctrl_key() || e.meta_key() || e.alt_key() || e.default_prevented() || is_typing(e) {
                         return;
                     }
-                    match e.key().as_str() {
-                        "n" | "N" | "]" => dispatch.dispatch(Action::Next),
-                        "p" | "P" | "[" => dispatch.dispatch(Action::Prev),
-                        _ => {}
+                    let key = e.key();
+                    if NEXT_KEYS.contains(&key.as_str()) {
+                        dispatch.dispatch(Action::Next);
+                    } else if PREV_KEYS.contains(&key.as_str()) {
+                        dispatch.dispatch(Action::Prev);
                     }
                 })
             });
