@@ -25,8 +25,10 @@ pub fn start() {
         .get_element_by_id("app")
         .or_else(|| document.body().map(|b| b.unchecked_into()));
     if let Some(root) = root {
-        // Replace the "Loading…" placeholder.
-        root.set_inner_html("");
+        // Replace the "Loading…" placeholder (node by node: the UI never sets inner_html).
+        while let Some(child) = root.first_child() {
+            let _ = root.remove_child(&child);
+        }
         mount(root);
     }
 }
