@@ -10,6 +10,8 @@
 //     not sent gzip by the server (e2e/serve.mjs) though the browser accepts it;
 //   - a request for a snapshot that does not exist (a 404 under pre/), e.g. when the
 //     hash changes to a section the lesson lacks before the app has started;
+//   - a returning visitor (the same browser, a new tab) whose app files (content-hashed
+//     names) do not come from the browser's cache;
 //   - a link an older version corrupted (`?lang=nb?scenario=…`) that does not open in
 //     its language, with its snapshot, and is not repaired once the app runs.
 // Prints, without asserting anything about speed (that is a benchmark):
@@ -158,6 +160,35 @@ console.log(`  downloaded on first use: ${appBytes} bytes gzip (guard ${MAX}): $
   await context.close();
 }
 if (appBytes > MAX) fail(`the app is ${appBytes} bytes gzip, over the ${MAX}-byte regression guard`);
+
+// A returning visitor: the same browser opens the page again in a new tab and uses it.
+// The app's files (content-hashed names) come from the browser's cache, not the network;
+// the page itself is asked for again (e2e/serve.mjs's caching headers, docs/hosting.md).
+{
+  const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+  const loads = []; // per visit: [{ url, status, cached }]
+  for (let i = 0; i < 2; i++) {
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    const seen = new Map();
+    cdp.on('Network.responseReceived', (e) => seen.set(e.requestId, { url: e.response.url, status: e.response.status, cached: !!(e.response.fromDiskCache || e.response.fromMemoryCache) }));
+    cdp.on('Network.requestServedFromCache', (e) => seen.set(e.requestId, { ...(seen.get(e.requestId) ?? {}), cached: true }));
+    await page.goto(`${BASE}#/${LESSON}/3`);
+    await page.evaluate(() => window.lockstepBoot());
+    await ready(page);
+    await page.waitForLoadState('networkidle');
+    loads.push([...seen.values()]);
+    await page.close();
+  }
+  const app = (v) => v.filter((f) => /\.(wasm|js)$/.test(name(f.url ?? 'http://x/')) && /-[0-9a-f]{16}/.test(f.url ?? ''));
+  const [first, again] = loads.map(app);
+  const fromNet = again.filter((f) => !f.cached);
+  if (!first.length || first.some((f) => f.cached)) fail(`a first visit's app files did not come from the network: ${JSON.stringify(first)}`);
+  else if (again.length < first.length || fromNet.length) fail(`a returning visitor fetched the app again: ${JSON.stringify(fromNet.length ? fromNet : again)}`);
+  else console.log(`  a returning visitor's app (${again.map((f) => name(f.url)).join(', ')}) came from the browser's cache`);
+  await context.close();
+}
 
 // The query is what the visitor opened, before and after the first use; the scenario's
 // state goes after the route, in the hash (it once ended up in the query: `/?lang=nb?scenario=…`).

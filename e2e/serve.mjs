@@ -3,8 +3,13 @@
 // Python's http.server guesses MIME types from the system's tables, and a `.wasm` served
 // as anything but `application/wasm` makes the app fall back to the slow path (or fail),
 // so the types are spelled out here. A client that accepts gzip gets it (the wasm is
-// 2.4 MB raw, under 1 MB gzip), as any real static host would send it. Loopback only;
-// the browser caches nothing (the gzip of each file is kept while the file is unchanged).
+// 2.4 MB raw, under 1 MB gzip), as any real static host would send it. Loopback only.
+// Caching, as a static host should set it (docs/hosting.md): a file whose name carries
+// Trunk's content hash (`app-<16 hex>.js`, `…_bg.wasm`, `style-<hash>.css`) never
+// changes, so a returning visitor's browser keeps it for a year without asking;
+// everything else (index.html, boot.js, the snapshots under pre/, the labs' files) is
+// asked for again each time, with an ETag so an unchanged file costs a 304 and no body.
+// (The gzip of each file is kept here while the file is unchanged.)
 import { createServer } from 'node:http';
 import { gzip } from 'node:zlib';
 import { promisify } from 'node:util';
@@ -34,6 +39,13 @@ const TYPES = {
 // Text and wasm compress; images are compressed already.
 const COMPRESS = new Set(['.html', '.js', '.mjs', '.css', '.wasm', '.json', '.toml', '.md', '.svg']);
 const gzipAsync = promisify(gzip);
+
+// Trunk's content-hashed names: `<name>-<16 hex digits>` before the extension, and the
+// wasm beside its JS (`<name>-<hash>_bg.wasm`).
+const HASHED = /-[0-9a-f]{16}(_bg)?\.[a-z0-9]+$/;
+function cacheControl(file) {
+  return HASHED.test(file) ? 'public, max-age=31536000, immutable' : 'no-cache';
+}
 const gzipped = new Map(); // file -> { mtimeMs, size, body }
 
 // Whether the request's Accept-Encoding allows gzip (`gzip;q=0` refuses it).
@@ -61,17 +73,22 @@ function serve(root, port) {
       if (file !== root && !file.startsWith(root + sep)) throw Object.assign(new Error('outside'), { code: 'ENOENT' });
       if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
       const info = await stat(file);
-      let body = await readFile(file);
+      const etag = `W/"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
       const headers = {
         'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
-        'cache-control': 'no-store',
+        'cache-control': cacheControl(file),
+        etag,
       };
-      if (COMPRESS.has(extname(file))) {
-        headers.vary = 'Accept-Encoding';
-        if (acceptsGzip(req.headers['accept-encoding'])) {
-          body = await gzipOf(file, info, body);
-          headers['content-encoding'] = 'gzip';
-        }
+      if (COMPRESS.has(extname(file))) headers.vary = 'Accept-Encoding';
+      if (String(req.headers['if-none-match'] ?? '').split(',').map((t) => t.trim()).includes(etag)) {
+        res.writeHead(304, headers);
+        res.end();
+        return;
+      }
+      let body = await readFile(file);
+      if (COMPRESS.has(extname(file)) && acceptsGzip(req.headers['accept-encoding'])) {
+        body = await gzipOf(file, info, body);
+        headers['content-encoding'] = 'gzip';
       }
       headers['content-length'] = body.length;
       res.writeHead(200, headers);
