@@ -8,7 +8,8 @@
 //! - [`scripts`]: the Lua scripts clients send (data a learner may replace).
 //! - [`trace`]: what a run recorded; [`checker`]: what went wrong, in true time.
 //! - [`scenario`]: the TOML format and the built-in scenarios.
-//! - [`timeline`]: step forward/back, seek, fork (for the UI).
+//! - [`timeline`]: a run stepped forward event by event (for the UI's picture).
+//! - [`caption`]: a scenario's captions for its key moments, placed on a run.
 //! - [`explore`]: random faults around a scenario, shrinking counterexamples.
 //! - [`sweep`]: one scenario at several TTLs, for §4's trade-off table.
 //! - [`cli`]: `lockstep scenarios | run | explore`.
@@ -33,6 +34,7 @@
     )
 )]
 
+pub mod caption;
 pub mod checker;
 pub mod cli;
 pub mod client;

@@ -140,6 +140,9 @@ pub struct Scenario {
     /// after a crash.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sweep_ttl_ms: Vec<f64>,
+    /// Sentences for the run's key moments, shown under the picture (`sim/caption.rs`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub captions: Vec<super::caption::CaptionSpec>,
 }
 
 impl Scenario {
@@ -643,7 +646,19 @@ pub fn parse(file: &str, src: &str) -> Result<Scenario, ScenarioError> {
     };
     super::world::validate(&scenario).map_err(|(field, message)| located(field, message))?;
     validate_extras(&scenario).map_err(|(field, message)| located(field, message))?;
+    super::caption::validate(&scenario.captions, &process_names(&scenario))
+        .map_err(|(field, message)| located(field, message))?;
     Ok(scenario)
+}
+
+/// Every process the scenario names: nodes, clients and the resource.
+fn process_names(s: &Scenario) -> Vec<&str> {
+    let nodes = s.nodes.iter().map(|n| n.name.as_str());
+    let clients = s.clients.iter().map(|c| c.name.as_str());
+    nodes
+        .chain(clients)
+        .chain(std::iter::once(s.resource.name.as_str()))
+        .collect()
 }
 
 /// What the world does not look at when it is built, checked at load time all the same:
