@@ -49,6 +49,8 @@ pub enum CaptionEvent {
     WriteAccepted,
     WriteRejected,
     WorkDone,
+    /// A library attempt that can never settle (an even split of the votes).
+    Stalled,
     /// A node ran a command (`command` names it).
     Command,
     /// The checker found a violation starting here.
@@ -232,6 +234,7 @@ fn matches(c: &CaptionSpec, e: &TraceEvent, who: Option<u32>) -> bool {
         TraceKind::Drift { .. } => (CaptionEvent::Drift, None),
         TraceKind::Failover { .. } => (CaptionEvent::Failover, None),
         TraceKind::WorkDone => (CaptionEvent::WorkDone, None),
+        TraceKind::Stalled { .. } => (CaptionEvent::Stalled, None),
         _ => return false,
     };
     kind == c.at && who.is_none_or(|p| p == e.pid || sender == Some(p))
