@@ -1843,21 +1843,8 @@ impl World {
     fn fault(&mut self, f: Fault, out: &mut Vec<TraceEvent>) {
         let now = self.now_us;
         // Faults injected through the API (fork, explorer) may name any pid: ignore
-        // those that do not exist rather than panic.
-        let n = self.procs.len();
-        let ok = match &f {
-            Fault::Pause(p)
-            | Fault::Resume(p)
-            | Fault::Crash(p)
-            | Fault::Restart(p)
-            | Fault::ClockJump(p, _)
-            | Fault::Drift(p, _) => *p < n,
-            Fault::Partition { a, b, .. } | Fault::Repair { a, b } | Fault::Latency { a, b, .. } => {
-                *a < n && b.iter().all(|x| *x < n)
-            }
-            Fault::Command { node, args } => *node < n && !args.is_empty(),
-        };
-        if !ok {
+        // those that do not exist rather than panic, and a command with no words.
+        if !self.fault_in_range(&f) || matches!(&f, Fault::Command { args, .. } if args.is_empty()) {
             return;
         }
         match f {
