@@ -285,7 +285,7 @@ struct RawInlineScenario {
     source: Spanned<String>,
 }
 
-use crate::toml_error::line_of;
+use crate::toml_error::{key_line, line_of};
 
 /// A toml error as a pack error: line from its span, field from its message or the key
 /// written on that line.
@@ -362,15 +362,6 @@ fn is_slug(s: &str) -> bool {
 /// The pack's language for a folder name or `lang` value: exactly `en` or `nb`.
 fn lang_of_code(code: &str) -> Option<Lang> {
     Lang::ALL.into_iter().find(|l| l.code() == code)
-}
-
-/// The line of the first `key = …` at or after `from_line` (1-based) in `text`.
-fn key_line(text: &str, from_line: usize, key: &str) -> Option<usize> {
-    text.lines()
-        .enumerate()
-        .skip(from_line.saturating_sub(1))
-        .find(|(_, l)| l.split_once('=').is_some_and(|(k, _)| k.trim() == key))
-        .map(|(i, _)| i + 1)
 }
 
 /// The value of the first `key = "value"` line of `text`, read leniently (for a file
