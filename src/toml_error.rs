@@ -18,6 +18,16 @@ pub fn line_of(src: &str, offset: usize) -> usize {
     src.as_bytes()[..end].iter().filter(|b| **b == b'\n').count() + 1
 }
 
+/// The line (1-based) of the first `key = …` at or after line `from_line` of TOML
+/// `text`: where a loader points when a value it read is wrong.
+pub fn key_line(text: &str, from_line: usize, key: &str) -> Option<usize> {
+    text.lines()
+        .enumerate()
+        .skip(from_line.saturating_sub(1))
+        .find(|(_, l)| l.split_once('=').is_some_and(|(k, _)| k.trim() == key))
+        .map(|(i, _)| i + 1)
+}
+
 pub fn explain(src: &str, e: &toml::de::Error) -> TomlProblem {
     let line = e.span().map(|s| line_of(src, s.start));
     // One line: toml's messages sometimes continue on further lines.
@@ -71,5 +81,17 @@ mod tests {
         }
         let e = toml::from_str::<T>("a = 1\nb = 2\n").unwrap_err();
         assert_eq!(explain("a = 1\nb = 2\n", &e).field, "b");
+    }
+
+    #[test]
+    fn key_line_finds_the_key_itself_from_a_line_on() {
+        let src = "[run]\nname = \"ttl_ms = 5\"\n  ttl_ms=7\nttl_ms_max = 1\n[[x]]\nttl_ms = 2\n";
+        assert_eq!(
+            key_line(src, 1, "ttl_ms"),
+            Some(3),
+            "not inside a value, and spaces around"
+        );
+        assert_eq!(key_line(src, 4, "ttl_ms"), Some(6), "from line 4 on");
+        assert_eq!(key_line(src, 1, "ttl"), None, "a whole key, not a prefix");
     }
 }

@@ -54,6 +54,7 @@ use super::lang::Lang;
 use super::markdown::{self, Node};
 use super::quiz::{self, Kind, Question, QuizError};
 use super::route::Route;
+use super::state::Lessons;
 use crate::sim::scenario::{self as scenario, Scenario, ScenarioError, BUILTINS};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -185,6 +186,16 @@ pub struct PackLab {
 }
 
 impl Pack {
+    /// What the reader shows: the lesson in English and in Norwegian (a language the pack
+    /// lacks falls back to its first one) and every question; `None` without sections.
+    pub fn reader_lessons(&self) -> Option<Lessons> {
+        Some(Lessons {
+            en: self.lesson(Lang::En)?.clone(),
+            nb: self.lesson(Lang::Nb)?.clone(),
+            questions: self.questions.clone(),
+        })
+    }
+
     /// The lesson in `lang`, or in the pack's first language if it lacks `lang`.
     pub fn lesson(&self, lang: Lang) -> Option<&Lesson> {
         self.lessons
@@ -285,7 +296,7 @@ struct RawInlineScenario {
     source: Spanned<String>,
 }
 
-use crate::toml_error::line_of;
+use crate::toml_error::{key_line, line_of};
 
 /// A toml error as a pack error: line from its span, field from its message or the key
 /// written on that line.
@@ -362,15 +373,6 @@ fn is_slug(s: &str) -> bool {
 /// The pack's language for a folder name or `lang` value: exactly `en` or `nb`.
 fn lang_of_code(code: &str) -> Option<Lang> {
     Lang::ALL.into_iter().find(|l| l.code() == code)
-}
-
-/// The line of the first `key = …` at or after `from_line` (1-based) in `text`.
-fn key_line(text: &str, from_line: usize, key: &str) -> Option<usize> {
-    text.lines()
-        .enumerate()
-        .skip(from_line.saturating_sub(1))
-        .find(|(_, l)| l.split_once('=').is_some_and(|(k, _)| k.trim() == key))
-        .map(|(i, _)| i + 1)
 }
 
 /// The value of the first `key = "value"` line of `text`, read leniently (for a file
@@ -1540,6 +1542,14 @@ fn read_questions(
     questions
 }
 
+/// The scenario names the `scenario` blocks of section `order` of `lesson` offer, in
+/// order, wherever in the section they stand (a list item or a quote holds one too).
+pub fn section_scenarios(lesson: &Lesson, order: u32) -> Vec<String> {
+    lesson
+        .section(order)
+        .map_or_else(Vec::new, |s| scenario_blocks(&markdown::parse(&s.body)))
+}
+
 /// The scenario names a document's `scenario` blocks offer, in order.
 pub fn scenario_blocks(doc: &[Node]) -> Vec<String> {
     markdown::walk(doc)
@@ -1925,6 +1935,45 @@ mod tests {
         );
         assert_eq!(lenient_value("name = 'n'\n", "name").as_deref(), Some("n"));
         assert_eq!(lenient_value("nothing here", "id"), None);
+    }
+
+    /// A one-file pack in English only: one section, its body `body`, and no questions.
+    fn english_pack(body: &str) -> Pack {
+        let text = format!(
+            "id = \"p\"\nlanguages = [\"en\"]\ntitle = {{ en = \"P\" }}\n\n[[section]]\nlang = \"en\"\nid = \"s\"\ntitle = \"S\"\norder = 1\nbody = '''\n{body}\n'''\n"
+        );
+        match load_files(&[("p.toml".to_string(), text)]) {
+            Ok(p) => p,
+            Err(e) => panic!("{e:?}"),
+        }
+    }
+
+    #[test]
+    fn a_pack_in_one_language_is_read_in_both() {
+        let pack = english_pack("Text.");
+        let lessons = pack.reader_lessons().unwrap_or_else(|| panic!("no lessons"));
+        assert_eq!(lessons.en.sections[0].title, "S");
+        assert_eq!(
+            lessons.nb, lessons.en,
+            "Norwegian readers get the pack's own language"
+        );
+        let builtin = builtin().unwrap_or_else(|e| panic!("{e:?}"));
+        let both = builtin.reader_lessons().unwrap_or_else(|| panic!("no lessons"));
+        assert_ne!(both.en.sections[0].title, both.nb.sections[0].title);
+        assert_eq!(both.questions.len(), builtin.questions.len());
+        assert!(!both.questions.is_empty());
+    }
+
+    #[test]
+    fn a_sections_scenarios_include_blocks_in_lists_and_quotes() {
+        let body = "```scenario\nfencing\n```\n\n- first\n\n  ```scenario\n  no-fencing unsafe-del\n  ```\n\n> ```scenario\n> safe-release\n> ```\n";
+        let pack = english_pack(body);
+        let lesson = pack.lesson(Lang::En).unwrap_or_else(|| panic!("no lesson"));
+        assert_eq!(
+            section_scenarios(lesson, 1),
+            ["fencing", "no-fencing", "unsafe-del", "safe-release"]
+        );
+        assert!(section_scenarios(lesson, 2).is_empty(), "no section 2");
     }
 
     #[test]

@@ -87,13 +87,13 @@ pub struct ClientCfg {
 }
 
 impl ClientCfg {
-    /// `D = round(driftFactor × TTL) + 2` ms.
-    pub fn drift_ms(&self) -> u64 {
-        super::drift_ms(self.ttl_ms, self.drift_factor)
-    }
-
     pub fn quorum(&self) -> usize {
         super::quorum(self.dests.len())
+    }
+
+    /// Validity left `elapsed_ms` after an attempt began: `TTL − elapsed − D` ms.
+    pub fn validity_ms(&self, elapsed_ms: u64) -> i64 {
+        super::validity_ms(self.ttl_ms, elapsed_ms, self.drift_factor)
     }
 }
 
@@ -692,7 +692,7 @@ impl Client {
         let Some(a) = self.att.clone() else { return };
         let cfg = self.cfg.clone();
         let valid_until_local = if cfg.check_validity {
-            let end = a.start_local + (cfg.ttl_ms as i64 - cfg.drift_ms() as i64) * 1000;
+            let end = a.start_local + cfg.validity_ms(0) * 1000;
             if end <= ctx.now_local_us {
                 self.abandon(out);
                 self.attempt_failed("validity already over", out);
@@ -1006,12 +1006,12 @@ impl Client {
     }
 
     fn lib_success(&mut self, ctx: &ClientCtx, e: &Exec, out: &mut Vec<Action>) {
-        let duration_us = self.cfg.ttl_ms as i64 * 1000;
-        let drift_us = self.cfg.drift_ms() as i64 * 1000;
+        // node-redlock's expiration: the start of the attempt + TTL − drift.
+        let validity_us = self.cfg.validity_ms(0) * 1000;
         self.lib.exec = None;
         match e.op {
             LibOp::Acquire => {
-                self.lib.expiration_local = self.lib.acquire_start_local + duration_us - drift_us;
+                self.lib.expiration_local = self.lib.acquire_start_local + validity_us;
                 let id = self.id();
                 self.hold = Some(Hold {
                     id,
@@ -1030,7 +1030,7 @@ impl Client {
             }
             LibOp::Extend => {
                 self.lib.ext_in_flight = false;
-                self.lib.expiration_local = e.start_local + duration_us - drift_us;
+                self.lib.expiration_local = e.start_local + validity_us;
                 if let Some(h) = self.hold.as_mut() {
                     h.valid_until_local = Some(self.lib.expiration_local);
                 }

@@ -375,13 +375,7 @@ fn ms_pair(file: &str, src: &str, field: &str, v: [f64; 2]) -> Result<(u64, u64)
 
 fn located(file: &str, src: &str, field: &str, message: String) -> LabError {
     let key = field.rsplit('.').next().unwrap_or(field);
-    let line = src
-        .lines()
-        .position(|l| {
-            let t = l.trim_start();
-            t.starts_with(key) && t[key.len()..].trim_start().starts_with('=')
-        })
-        .map(|i| i + 1);
+    let line = crate::toml_error::key_line(src, 1, key);
     LabError {
         file: file.to_string(),
         line,

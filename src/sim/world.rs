@@ -13,15 +13,15 @@
 //! tables never shrink. The scenario fuzz target runs this code with debug assertions.
 #![allow(clippy::indexing_slicing)]
 
-use super::client::{
-    Action, Client, ClientCfg, ClientCtx, Dest, Input, LibCfg, ResOp, ResReply, Step, Timer,
-};
+mod plan;
+
+pub(crate) use plan::validate;
+
+use super::client::{Action, Client, ClientCtx, Dest, Input, ResOp, ResReply, Timer};
 use super::clock::Clock;
 use super::lab::{LabAction, LabAttack, LabAttackOp, LabEvent, LabInput};
 use super::rng::{sub_seed, SimRng};
-use super::scenario::{
-    Algorithm, DelaySpec, FaultOp, Fencing, LatencySpec, Persistence, ReleaseKind, Scenario, MAX_TIME_MS,
-};
+use super::scenario::{Algorithm, Fencing, Persistence, Scenario, MAX_TIME_MS};
 use super::trace::{TraceEvent, TraceKind, TraceLevel};
 use crate::store::{Effect, Reply, Store};
 use std::cmp::Ordering;
@@ -300,91 +300,7 @@ pub(crate) fn ms_to_us(ms: f64) -> Result<u64, String> {
     Ok((ms * 1000.0).round() as u64)
 }
 
-fn signed_ms_to_us(ms: f64) -> Result<i64, String> {
-    if !ms.is_finite() || ms.abs() > MAX_TIME_MS {
-        return Err(format!("{ms} is not a time within ±{MAX_TIME_MS} ms"));
-    }
-    Ok((ms * 1000.0).round() as i64)
-}
-
-fn pct_to_ppm(pct: f64) -> Result<i64, String> {
-    if !pct.is_finite() || pct.abs() > 50.0 {
-        return Err(format!("{pct} % is not a drift within ±50 %"));
-    }
-    Ok((pct * 10_000.0).round() as i64)
-}
-
-fn latency_of(l: &LatencySpec) -> Result<Latency, String> {
-    match l {
-        LatencySpec::Fixed(ms) => Ok(Latency::Fixed(ms_to_us(*ms)?)),
-        LatencySpec::Range([a, b]) => {
-            let (a, b) = (ms_to_us(*a)?, ms_to_us(*b)?);
-            if b < a {
-                return Err("latency range [lo, hi] needs lo ≤ hi".to_string());
-            }
-            Ok(Latency::Uniform(a, b))
-        }
-    }
-}
-
-fn probability(p: f64) -> Result<f64, String> {
-    if !(0.0..=1.0).contains(&p) {
-        return Err(format!("{p} is not a probability (0 to 1)"));
-    }
-    Ok(p)
-}
-
-fn parse_step(s: &str) -> Result<Step, String> {
-    let words: Vec<&str> = s.split_whitespace().collect();
-    let bad = || {
-        format!("`{s}` is not a step: use `sleep MS`, `sleep LO..HI`, `sleep MEDIAN~P99`, `read KEY`, `expect KEY VALUE`, `write KEY VALUE` or `crash`")
-    };
-    match words.as_slice() {
-        ["sleep", d] if d.contains('~') => {
-            let (m, p) = d.split_once('~').ok_or_else(bad)?;
-            let median = ms_to_us(m.parse::<f64>().map_err(|_| bad())?)?;
-            let p99 = ms_to_us(p.parse::<f64>().map_err(|_| bad())?)?;
-            if median == 0 || p99 < median {
-                return Err(format!("`{s}`: a work time MEDIAN~P99 needs 0 < MEDIAN ≤ P99"));
-            }
-            Ok(Step::SleepLogNormal {
-                median_us: median,
-                p99_us: p99,
-            })
-        }
-        ["crash"] => Ok(Step::Crash),
-        ["sleep", d] => {
-            let (lo, hi) = match d.split_once("..") {
-                Some((a, b)) => (a, b),
-                None => (*d, *d),
-            };
-            let lo = ms_to_us(lo.parse::<f64>().map_err(|_| bad())?)?;
-            let hi = ms_to_us(hi.parse::<f64>().map_err(|_| bad())?)?;
-            if hi < lo {
-                return Err(format!("`{s}`: the range needs LO ≤ HI"));
-            }
-            Ok(Step::Sleep { lo_us: lo, hi_us: hi })
-        }
-        ["read", k] => Ok(Step::Read(k.to_string())),
-        ["expect", k, v] => Ok(Step::Expect(k.to_string(), v.to_string())),
-        ["write", k, v] => Ok(Step::Write(k.to_string(), v.to_string())),
-        ["claim", d] => {
-            let ttl_us = ms_to_us(d.parse::<f64>().map_err(|_| bad())?)?;
-            if ttl_us == 0 {
-                return Err(format!("`{s}`: a claim needs an expiry above 0 ms"));
-            }
-            Ok(Step::Claim { ttl_us })
-        }
-        _ => Err(bad()),
-    }
-}
-
 type FieldErr = (String, String);
-
-/// Check everything a build needs; errors are `(field path, message)`.
-pub(crate) fn validate(s: &Scenario) -> Result<(), FieldErr> {
-    World::build(s, 0, TraceLevel::Semantic).map(|_| ())
-}
 
 /// The simulated world. See the module docs.
 #[derive(Clone, Debug)]
@@ -429,357 +345,44 @@ pub const MAX_LAB_NOTES: u32 = 200;
 
 impl World {
     /// Build the world for `scenario` under `seed`. Errors name the field.
+    ///
+    /// Two phases: [`plan::plan`] checks the scenario and resolves it (the first
+    /// mistake is the error), then [`World::construct`] starts the world from the plan.
     pub fn build(s: &Scenario, seed: u64, level: TraceLevel) -> Result<World, FieldErr> {
-        fn f(field: &'static str) -> impl Fn(String) -> FieldErr {
-            move |m| (field.to_string(), m)
-        }
-        let end_us = ms_to_us(s.end_ms).map_err(f("end_ms"))?;
-        let n_procs = s.nodes.len() + s.clients.len() + 1;
-        if s.nodes.len() + s.clients.len() > MAX_CLIENTS_NODES {
-            return Err((
-                "nodes".into(),
-                format!("at most {MAX_CLIENTS_NODES} nodes and clients together"),
-            ));
-        }
-        if s.faults.len() > MAX_FAULTS {
-            return Err(("faults".into(), format!("at most {MAX_FAULTS} faults")));
-        }
-        let mut names: BTreeMap<String, Pid> = BTreeMap::new();
-        let mut procs: Vec<Proc> = Vec::with_capacity(n_procs);
-        let check_name = |names: &mut BTreeMap<String, Pid>, name: &str, field: String, pid: Pid| {
-            if name.is_empty() || name == "*" {
-                return Err((field, format!("`{name}` is not a usable name")));
-            }
-            if names.insert(name.to_string(), pid).is_some() {
-                return Err((field, format!("the name `{name}` is used twice")));
-            }
-            Ok(())
-        };
-        for (i, n) in s.nodes.iter().enumerate() {
-            let field = |x: &str| format!("nodes[{i}].{x}");
-            check_name(&mut names, &n.name, field("name"), procs.len())?;
-            let offset = signed_ms_to_us(n.clock_offset_ms).map_err(|m| (field("clock_offset_ms"), m))?;
-            let ppm = pct_to_ppm(n.drift_pct).map_err(|m| (field("drift_pct"), m))?;
-            let service_us = ms_to_us(n.service_ms).map_err(|m| (field("service_ms"), m))?;
-            let node_seed = sub_seed(seed, &format!("node:{}", n.name));
-            let mut store = Store::new(node_seed);
-            let clock = Clock::new(offset, ppm);
-            store.set_now_ms(clock.local_ms(0));
-            for (j, cmd) in n.init.iter().enumerate() {
-                if cmd.is_empty() {
-                    return Err((format!("nodes[{i}].init[{j}]"), "an empty command".into()));
-                }
-                let args: Vec<Vec<u8>> = cmd.iter().map(|a| a.as_bytes().to_vec()).collect();
-                if let Reply::Error(e) = store.execute(&args) {
-                    return Err((
-                        format!("nodes[{i}].init[{j}]"),
-                        format!("the node refused it: {e}"),
-                    ));
-                }
-            }
-            let _ = store.take_effects();
-            let mut disk = BTreeMap::new();
-            for k in store.live_keys() {
-                disk.insert(k.key, (k.value, k.expire_at_ms));
-            }
-            procs.push(Proc {
-                name: n.name.clone(),
-                clock,
-                alive: true,
-                paused: false,
-                inc: 0,
-                inbox: Vec::new(),
-                kind: Kind::Node(Box::new(Node {
-                    disk,
-                    store,
-                    aof_pending: Vec::new(),
-                    persistence: n.persistence,
-                    service_us,
-                    seed: node_seed,
-                    group: None,
-                    replicas: Vec::new(),
-                    replica_of: None,
-                    lag_us: 0,
-                    offset: 0,
-                    acked: BTreeMap::new(),
-                    waits: Vec::new(),
-                    next_wait: 0,
-                })),
-            });
-        }
-        // Groups: names resolve to the group (its current master) for clients.
-        let mut groups = Vec::new();
-        let mut group_names: BTreeMap<String, usize> = BTreeMap::new();
-        for (gi, g) in s.groups.iter().enumerate() {
-            let field = |x: &str| format!("groups[{gi}].{x}");
-            if names.contains_key(&g.name) || group_names.insert(g.name.clone(), gi).is_some() {
-                return Err((field("name"), format!("the name `{}` is used twice", g.name)));
-            }
-            let node_pid = |name: &str, fld: String| -> Result<Pid, FieldErr> {
-                match names.get(name) {
-                    Some(p) if *p < s.nodes.len() => Ok(*p),
-                    _ => Err((fld, format!("`{name}` is not a node"))),
-                }
-            };
-            let master = node_pid(&g.master, field("master"))?;
-            let lag_us = ms_to_us(g.lag_ms).map_err(|m| (field("lag_ms"), m))?;
-            let mut members = vec![master];
-            for r in &g.replicas {
-                let p = node_pid(r, field("replicas"))?;
-                if members.contains(&p) {
-                    return Err((field("replicas"), format!("`{r}` is listed twice")));
-                }
-                members.push(p);
-            }
-            for &p in &members {
-                if let Kind::Node(n) = &procs[p].kind {
-                    if n.group.is_some() {
-                        return Err((
-                            field("replicas"),
-                            format!("`{}` is already in a group", procs[p].name),
-                        ));
-                    }
-                }
-            }
-            for &p in &members {
-                if let Kind::Node(n) = &mut procs[p].kind {
-                    n.group = Some(gi);
-                    n.lag_us = lag_us;
-                    if p == master {
-                        n.replicas = members[1..].to_vec();
-                    } else {
-                        n.replica_of = Some(master);
-                    }
-                }
-            }
-            let failover = match &g.failover {
-                Some(fo) => Some((
-                    ms_to_us(fo.detection_ms).map_err(|m| (field("failover.detection_ms"), m))?,
-                    ms_to_us(fo.promotion_ms).map_err(|m| (field("failover.promotion_ms"), m))?,
-                )),
-                None => None,
-            };
-            groups.push(Group {
-                name: g.name.clone(),
-                master,
-                members,
-                failover,
-            });
-        }
-        // The resource.
-        let resource_pid = procs.len();
-        check_name(&mut names, &s.resource.name, "resource.name".into(), resource_pid)?;
-        if group_names.contains_key(&s.resource.name) {
-            return Err((
-                "resource.name".into(),
-                format!("the name `{}` is used twice", s.resource.name),
-            ));
-        }
-        procs.push(Proc {
-            name: s.resource.name.clone(),
-            clock: Clock::new(0, 0),
+        Ok(World::construct(plan::plan(s, seed)?, seed, level))
+    }
+
+    /// The world a plan describes, at time 0: its processes (nodes, the resource, then
+    /// the clients), the network, and the queue holding the scenario's faults, each
+    /// client's start, the AOF fsyncs and the end.
+    fn construct(p: plan::Plan, seed: u64, level: TraceLevel) -> World {
+        let proc_ = |name: String, clock: Clock, kind: Kind| Proc {
+            name,
+            clock,
             alive: true,
             paused: false,
             inc: 0,
             inbox: Vec::new(),
-            kind: Kind::Resource(Box::new(Resource {
-                fencing: s.resource.fencing,
-                idempotency: s.resource.idempotency,
-                data: s
-                    .resource
-                    .init
-                    .iter()
-                    .map(|(k, v)| (k.clone(), (v.clone(), 0)))
-                    .collect(),
-                highest: None,
-                idem_seen: BTreeSet::new(),
-                claims: BTreeMap::new(),
-            })),
-        });
-        // Clients.
-        let scripts = Arc::new(s.scripts.clone());
+            kind,
+        };
+        let mut procs = Vec::with_capacity(p.nodes.len() + 1 + p.clients.len());
+        for n in p.nodes {
+            procs.push(proc_(n.name, n.clock, Kind::Node(Box::new(n.node))));
+        }
+        let (name, resource) = p.resource;
+        procs.push(proc_(name, Clock::new(0, 0), Kind::Resource(Box::new(resource))));
         let mut labs: u32 = 0;
-        for (i, c) in s.clients.iter().enumerate() {
-            let field = |x: &str| format!("clients[{i}].{x}");
-            check_name(&mut names, &c.name, field("name"), procs.len())?;
-            if group_names.contains_key(&c.name) {
-                return Err((field("name"), format!("the name `{}` is used twice", c.name)));
-            }
-            let mut dests = Vec::new();
-            for d in &c.nodes {
-                if let Some(g) = group_names.get(d) {
-                    dests.push(Dest::Group(*g));
-                } else {
-                    match names.get(d) {
-                        Some(p) if *p < s.nodes.len() => dests.push(Dest::Node(*p)),
-                        _ => return Err((field("nodes"), format!("`{d}` is not a node or group"))),
-                    }
-                }
-            }
-            match c.algorithm {
-                Algorithm::None => {}
-                Algorithm::SetNx if dests.len() != 1 => {
-                    return Err((field("nodes"), "set-nx talks to exactly one node or group".into()))
-                }
-                _ if dests.is_empty() => return Err((field("nodes"), "needs at least one node".into())),
-                _ => {}
-            }
-            if c.algorithm != Algorithm::SetNx {
-                let only = |set: bool, name: &str| -> Result<(), FieldErr> {
-                    if set {
-                        Err((field(name), format!("`{name}` applies to set-nx clients only")))
-                    } else {
-                        Ok(())
-                    }
-                };
-                only(c.watchdog, "watchdog")?;
-                only(c.wait.is_some(), "wait")?;
-                only(c.fencing, "fencing")?;
-            }
-            if c.work.len() > MAX_WORK_STEPS {
-                return Err((field("work"), format!("at most {MAX_WORK_STEPS} steps")));
-            }
-            let mut work = Vec::new();
-            for (j, w) in c.work.iter().enumerate() {
-                let step = parse_step(w).map_err(|m| (format!("clients[{i}].work[{j}]"), m))?;
-                if matches!(step, Step::Claim { .. }) && c.idempotency_key.is_none() {
-                    return Err((
-                        format!("clients[{i}].work[{j}]"),
-                        format!("`{w}` claims the client's idempotency_key, which is not set"),
-                    ));
-                }
-                work.push(step);
-            }
-            let ttl_us = ms_to_us(c.ttl_ms).map_err(|m| (field("ttl_ms"), m))?;
-            if ttl_us < 1000 || ttl_us % 1000 != 0 {
-                return Err((
-                    field("ttl_ms"),
-                    "the TTL must be a whole number of ms, at least 1".into(),
-                ));
-            }
-            let ttl_ms = ttl_us / 1000;
-            if !(0.0..=1.0).contains(&c.drift_factor) {
-                return Err((
-                    field("drift_factor"),
-                    format!("{} is not between 0 and 1", c.drift_factor),
-                ));
-            }
-            let default_retry = match c.algorithm {
-                Algorithm::Library => DelaySpec::Fixed(200.0),
-                Algorithm::SetNx => DelaySpec::Fixed(100.0),
-                _ => DelaySpec::Range([100.0, 300.0]),
-            };
-            let (retry_lo_us, retry_hi_us) = match c.retry_delay_ms.as_ref().unwrap_or(&default_retry) {
-                DelaySpec::Fixed(ms) => {
-                    let v = ms_to_us(*ms).map_err(|m| (field("retry_delay_ms"), m))?;
-                    (v, v)
-                }
-                DelaySpec::Range([a, b]) => {
-                    let a = ms_to_us(*a).map_err(|m| (field("retry_delay_ms"), m))?;
-                    let b = ms_to_us(*b).map_err(|m| (field("retry_delay_ms"), m))?;
-                    if b < a {
-                        return Err((field("retry_delay_ms"), "[lo, hi] needs lo ≤ hi".into()));
-                    }
-                    (a, b)
-                }
-            };
-            // A (near) zero retry delay would spin at one instant until the event limit.
-            if c.algorithm != Algorithm::Library && c.algorithm != Algorithm::None && retry_hi_us < 100 {
-                return Err((
-                    field("retry_delay_ms"),
-                    "the retry delay must be at least 0.1 ms".into(),
-                ));
-            }
-            let default_timeout = match c.algorithm {
-                Algorithm::Library | Algorithm::None => None,
-                Algorithm::SetNx => Some(1000.0),
-                _ => Some(50.0),
-            };
-            let timeout_us = match c.timeout_ms.or(default_timeout) {
-                Some(ms) => {
-                    let t = ms_to_us(ms).map_err(|m| (field("timeout_ms"), m))?;
-                    if t == 0 {
-                        return Err((field("timeout_ms"), "must be more than 0".into()));
-                    }
-                    Some(t)
-                }
-                None => None,
-            };
-            let wait = match &c.wait {
-                Some(w) => {
-                    let t = ms_to_us(w.timeout_ms).map_err(|m| (field("wait.timeout_ms"), m))?;
-                    Some((w.replicas, t / 1000))
-                }
-                None => None,
-            };
-            let lib = LibCfg {
-                retry_count: c.retry_count.min(10_000),
-                retry_delay_ms: match c.retry_delay_ms.as_ref() {
-                    Some(DelaySpec::Fixed(ms)) => {
-                        ms_to_us(*ms).map_err(|m| (field("retry_delay_ms"), m))? / 1000
-                    }
-                    Some(DelaySpec::Range(_)) if c.algorithm == Algorithm::Library => {
-                        return Err((
-                            field("retry_delay_ms"),
-                            "the library takes one delay plus retry_jitter_ms".into(),
-                        ))
-                    }
-                    _ => 200,
-                },
-                retry_jitter_ms: ms_to_us(c.retry_jitter_ms).map_err(|m| (field("retry_jitter_ms"), m))?
-                    / 1000,
-                threshold_ms: ms_to_us(c.extension_threshold_ms)
-                    .map_err(|m| (field("extension_threshold_ms"), m))?
-                    / 1000,
-            };
-            if c.algorithm == Algorithm::Library && lib.threshold_ms + 100 > ttl_ms {
-                return Err((
-                    field("extension_threshold_ms"),
-                    "must be at least 100 ms shorter than the TTL (the library refuses otherwise)".into(),
-                ));
-            }
-            let cfg = ClientCfg {
-                algorithm: c.algorithm,
-                dests,
-                lock: c.lock.clone(),
-                start_us: ms_to_us(c.start_ms).map_err(|m| (field("start_ms"), m))?,
-                ttl_ms,
-                timeout_us,
-                drift_factor: c.drift_factor,
-                retry_lo_us,
-                retry_hi_us,
-                max_attempts: c.max_attempts.clamp(1, 100_000),
-                release: c.release.unwrap_or(match c.algorithm {
-                    Algorithm::SetNx => ReleaseKind::Lua,
-                    _ => ReleaseKind::Lua,
-                }),
-                check_validity: c.check_validity.unwrap_or(c.algorithm == Algorithm::Redlock),
-                watchdog: c.watchdog,
-                wait,
-                fencing: c.fencing,
-                fence_key: c.fence_key.clone(),
-                idempotency_key: c.idempotency_key.clone(),
-                lib,
-                work,
-                scripts: scripts.clone(),
-                repeat: c.repeat.clamp(1, 1_000_000),
-            };
-            if cfg.check_validity && c.algorithm == Algorithm::RedlockUnchecked {
-                return Err((
-                    field("check_validity"),
-                    "redlock-unchecked never checks validity".into(),
-                ));
-            }
-            let offset = signed_ms_to_us(c.clock_offset_ms).map_err(|m| (field("clock_offset_ms"), m))?;
-            let ppm = pct_to_ppm(c.drift_pct).map_err(|m| (field("drift_pct"), m))?;
+        for c in p.clients {
             let client_seed = sub_seed(seed, &format!("client:{}", c.name));
-            let kind = if c.algorithm == Algorithm::Lab {
+            let kind = if c.cfg.algorithm == Algorithm::Lab {
+                let worker = labs;
+                labs += 1;
                 Kind::Lab(Box::new(LabProc {
-                    worker: labs,
+                    worker,
                     seed: client_seed,
-                    start_us: cfg.start_us,
-                    dests: cfg.dests.clone(),
-                    lock: cfg.lock.clone(),
+                    start_us: c.cfg.start_us,
+                    dests: c.cfg.dests,
+                    lock: c.cfg.lock,
                     token: None,
                     waiting: BTreeSet::new(),
                     sent: 0,
@@ -789,58 +392,18 @@ impl World {
                     releasing: None,
                 }))
             } else {
-                Kind::Client(Box::new(Client::new(Arc::new(cfg), client_seed)))
+                Kind::Client(Box::new(Client::new(Arc::new(c.cfg), client_seed)))
             };
-            if c.algorithm == Algorithm::Lab {
-                labs += 1;
-            }
-            procs.push(Proc {
-                name: c.name.clone(),
-                clock: Clock::new(offset, ppm),
-                alive: true,
-                paused: false,
-                inc: 0,
-                inbox: Vec::new(),
-                kind,
-            });
+            procs.push(proc_(c.name, c.clock, kind));
         }
-        if procs.len() > MAX_PROCESSES {
-            return Err(("nodes".into(), format!("at most {MAX_PROCESSES} processes")));
-        }
-        // Network.
         let n = procs.len();
-        let default = Link {
-            latency: latency_of(&s.network.latency_ms).map_err(f("network.latency_ms"))?,
-            loss: probability(s.network.loss).map_err(f("network.loss"))?,
-        };
-        let mut net = Net {
+        let net = Net {
             n,
-            links: vec![default; n * n],
+            links: p.links,
             blocked: vec![false; n * n],
             last_at: vec![0; n * n],
             rng: SimRng::for_subsystem(seed, "network"),
         };
-        for (i, l) in s.links.iter().enumerate() {
-            let field = |x: &str| format!("links[{i}].{x}");
-            let a = *names
-                .get(&l.from)
-                .ok_or_else(|| (field("from"), format!("`{}` is not a process", l.from)))?;
-            let b = resolve_peers(&names, &l.to, a, n).map_err(|m| (field("to"), m))?;
-            for b in b {
-                for (x, y) in [(a, b), (b, a)] {
-                    if l.oneway && (x, y) != (a, b) {
-                        continue;
-                    }
-                    let ix = net.ix(x, y);
-                    if let Some(lat) = &l.latency_ms {
-                        net.links[ix].latency = latency_of(lat).map_err(|m| (field("latency_ms"), m))?;
-                    }
-                    if let Some(p) = l.loss {
-                        net.links[ix].loss = probability(p).map_err(|m| (field("loss"), m))?;
-                    }
-                }
-            }
-        }
         let mut w = World {
             now_us: 0,
             seq: 0,
@@ -848,9 +411,9 @@ impl World {
             slots: Vec::new(),
             free: Vec::new(),
             procs,
-            groups,
+            groups: p.groups,
             net,
-            end_us,
+            end_us: p.end_us,
             next_msg: 0,
             level,
             events: 0,
@@ -864,153 +427,38 @@ impl World {
             lab_notes: 0,
             lab_tape: None,
         };
-        // Faults.
-        for (i, fs) in s.faults.iter().enumerate() {
-            let field = |x: &str| format!("faults[{i}].{x}");
-            let at = ms_to_us(fs.at_ms).map_err(|m| (field("at_ms"), m))?;
-            let target = *names
-                .get(&fs.target)
-                .ok_or_else(|| (field("target"), format!("`{}` is not a process", fs.target)))?;
-            let until = match fs.until_ms {
-                Some(u) => {
-                    let u = ms_to_us(u).map_err(|m| (field("until_ms"), m))?;
-                    if u < at {
-                        return Err((field("until_ms"), "must not be before at_ms".into()));
-                    }
-                    Some(u)
-                }
-                None => None,
-            };
-            let peers = || -> Result<Vec<Pid>, FieldErr> {
-                let p = fs
-                    .peer
-                    .as_deref()
-                    .ok_or_else(|| (field("peer"), "this fault needs a peer".into()))?;
-                resolve_peers(&names, p, target, n).map_err(|m| (field("peer"), m))
-            };
-            let is_node = matches!(w.procs[target].kind, Kind::Node(_));
-            let (first, second) = match fs.op {
-                FaultOp::Pause => (Fault::Pause(target), until.map(|_| Fault::Resume(target))),
-                FaultOp::Resume => (Fault::Resume(target), None),
-                FaultOp::Crash => (Fault::Crash(target), until.map(|_| Fault::Restart(target))),
-                FaultOp::Restart => (Fault::Restart(target), None),
-                FaultOp::ClockJump => {
-                    let d = fs
-                        .delta_ms
-                        .ok_or_else(|| (field("delta_ms"), "a clock jump needs delta_ms".into()))?;
-                    (
-                        Fault::ClockJump(target, signed_ms_to_us(d).map_err(|m| (field("delta_ms"), m))?),
-                        None,
-                    )
-                }
-                FaultOp::Drift => {
-                    let d = fs
-                        .drift_pct
-                        .ok_or_else(|| (field("drift_pct"), "drift needs drift_pct".into()))?;
-                    (
-                        Fault::Drift(target, pct_to_ppm(d).map_err(|m| (field("drift_pct"), m))?),
-                        None,
-                    )
-                }
-                FaultOp::Partition => {
-                    let b = peers()?;
-                    (
-                        Fault::Partition {
-                            a: target,
-                            b: b.clone(),
-                            oneway: fs.oneway,
-                        },
-                        until.map(|_| Fault::Repair { a: target, b }),
-                    )
-                }
-                FaultOp::Repair => (
-                    Fault::Repair {
-                        a: target,
-                        b: peers()?,
-                    },
-                    None,
-                ),
-                FaultOp::Latency => {
-                    let b = peers()?;
-                    let l = fs
-                        .latency_ms
-                        .as_ref()
-                        .ok_or_else(|| (field("latency_ms"), "a latency fault needs latency_ms".into()))?;
-                    let lat = latency_of(l).map_err(|m| (field("latency_ms"), m))?;
-                    let restore = w.net.links[w.net.ix(target, b.first().copied().unwrap_or(target))].latency;
-                    (
-                        Fault::Latency {
-                            a: target,
-                            b: b.clone(),
-                            latency: lat,
-                        },
-                        until.map(|_| Fault::Latency {
-                            a: target,
-                            b,
-                            latency: restore,
-                        }),
-                    )
-                }
-                FaultOp::Command => {
-                    if !is_node {
-                        return Err((field("target"), "commands run on a node".into()));
-                    }
-                    let c = fs.command.as_ref().filter(|c| !c.is_empty()).ok_or_else(|| {
-                        (
-                            field("command"),
-                            "needs a command, e.g. [\"DEL\", \"lock\"]".to_string(),
-                        )
-                    })?;
-                    (
-                        Fault::Command {
-                            node: target,
-                            args: c.iter().map(|a| a.as_bytes().to_vec()).collect(),
-                        },
-                        None,
-                    )
-                }
-            };
-            w.schedule(at, Ev::Fault(first));
-            if let (Some(u), Some(sf)) = (until, second) {
-                w.schedule(u, Ev::Fault(sf));
+        for f in p.faults {
+            w.schedule(f.at_us, Ev::Fault(f.fault));
+            if let Some((until, undo)) = f.then {
+                w.schedule(until, Ev::Fault(undo));
             }
         }
-        // Client starts, AOF fsyncs, the end.
-        for pid in 0..w.procs.len() {
-            let lab_start = match &w.procs[pid].kind {
-                Kind::Lab(l) => Some(l.start_us),
-                _ => None,
-            };
-            if let Some(at) = lab_start {
-                w.schedule(
-                    at,
-                    Ev::Timer {
-                        pid,
-                        inc: 0,
-                        timer: Timer::Start,
-                    },
-                );
-            }
-            match &w.procs[pid].kind {
-                Kind::Client(c) => {
-                    let at = c.cfg.start_us;
-                    w.schedule(
-                        at,
-                        Ev::Timer {
-                            pid,
-                            inc: 0,
-                            timer: Timer::Start,
-                        },
-                    );
-                }
+        w.schedule_starts();
+        w.schedule(p.end_us, Ev::End);
+        w
+    }
+
+    /// Queue each client's and lab worker's start and each everysec node's first fsync.
+    fn schedule_starts(&mut self) {
+        for pid in 0..self.procs.len() {
+            let at = match &self.procs[pid].kind {
+                Kind::Lab(l) => l.start_us,
+                Kind::Client(c) => c.cfg.start_us,
                 Kind::Node(nd) if nd.persistence == Persistence::Everysec => {
-                    w.schedule(1_000_000, Ev::Fsync { node: pid });
+                    self.schedule(1_000_000, Ev::Fsync { node: pid });
+                    continue;
                 }
-                _ => {}
-            }
+                _ => continue,
+            };
+            self.schedule(
+                at,
+                Ev::Timer {
+                    pid,
+                    inc: 0,
+                    timer: Timer::Start,
+                },
+            );
         }
-        w.schedule(end_us, Ev::End);
-        Ok(w)
     }
 
     fn schedule(&mut self, at: u64, ev: Ev) {
@@ -2395,21 +1843,8 @@ impl World {
     fn fault(&mut self, f: Fault, out: &mut Vec<TraceEvent>) {
         let now = self.now_us;
         // Faults injected through the API (fork, explorer) may name any pid: ignore
-        // those that do not exist rather than panic.
-        let n = self.procs.len();
-        let ok = match &f {
-            Fault::Pause(p)
-            | Fault::Resume(p)
-            | Fault::Crash(p)
-            | Fault::Restart(p)
-            | Fault::ClockJump(p, _)
-            | Fault::Drift(p, _) => *p < n,
-            Fault::Partition { a, b, .. } | Fault::Repair { a, b } | Fault::Latency { a, b, .. } => {
-                *a < n && b.iter().all(|x| *x < n)
-            }
-            Fault::Command { node, args } => *node < n && !args.is_empty(),
-        };
-        if !ok {
+        // those that do not exist rather than panic, and a command with no words.
+        if !self.fault_in_range(&f) || matches!(&f, Fault::Command { args, .. } if args.is_empty()) {
             return;
         }
         match f {

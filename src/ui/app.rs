@@ -81,14 +81,8 @@ fn initial_lang() -> Lang {
 fn load_lessons() -> Result<Lessons, Vec<String>> {
     let pack = crate::lesson::pack::builtin()
         .map_err(|errs| errs.iter().map(|e| e.to_string()).collect::<Vec<_>>())?;
-    match (pack.lesson(Lang::En).cloned(), pack.lesson(Lang::Nb).cloned()) {
-        (Some(en), Some(nb)) => Ok(Lessons {
-            en,
-            nb,
-            questions: pack.questions,
-        }),
-        _ => Err(vec!["the built-in lesson has no sections".to_string()]),
-    }
+    pack.reader_lessons()
+        .ok_or_else(|| vec!["the built-in lesson has no sections".to_string()])
 }
 
 #[function_component(App)]
@@ -135,19 +129,15 @@ fn pack_app(props: &PackAppProps) -> Html {
                     pack_loader::from_url(&source).await
                 };
                 load.set(match result {
-                    Ok(pack) => match (pack.lesson(Lang::En).cloned(), pack.lesson(Lang::Nb).cloned()) {
-                        (Some(en), Some(nb)) => PackLoad::Ready(
-                            Rc::new(Lessons {
-                                en,
-                                nb,
-                                questions: pack.questions.clone(),
-                            }),
+                    Ok(pack) => match pack.reader_lessons() {
+                        Some(lessons) => PackLoad::Ready(
+                            Rc::new(lessons),
                             PackScenarios(Rc::new(pack.scenarios.clone())),
                             crate::ui::lab::PackLabs(Rc::new(
                                 pack.labs.iter().map(|l| l.lab.clone()).collect(),
                             )),
                         ),
-                        _ => PackLoad::Failed(vec![format!("{source}: the pack has no sections")]),
+                        None => PackLoad::Failed(vec![format!("{source}: the pack has no sections")]),
                     },
                     Err(errors) => PackLoad::Failed(errors),
                 });
@@ -335,7 +325,7 @@ fn reader(props: &ReaderProps) -> Html {
     if embed_cfg.embed {
         let body = match (&s.view, embed_cfg.show) {
             (View::Section(order), Show::Scenario) => {
-                let names: Vec<String> = crate::ui::components::scenario_names(lesson, *order);
+                let names: Vec<String> = crate::lesson::pack::section_scenarios(lesson, *order);
                 let key = names.join(" ");
                 html! { <crate::ui::scenario::ScenarioPanel {key} {names} lang={s.lang} /> }
             }

@@ -30,18 +30,3 @@ pub use quiz::Quiz;
 pub use section::SectionView;
 pub use share::ShareDialog;
 pub use toc::Toc;
-
-/// The scenario names a section's `scenario` blocks offer, in order.
-pub fn scenario_names(lesson: &crate::lesson::content::Lesson, order: u32) -> Vec<String> {
-    let Some(section) = lesson.section(order) else {
-        return Vec::new();
-    };
-    crate::lesson::markdown::parse(&section.body)
-        .into_iter()
-        .filter_map(|n| match n {
-            crate::lesson::markdown::Node::CodeBlock { lang: Some(l), code } if l == "scenario" => Some(code),
-            _ => None,
-        })
-        .flat_map(|code| code.split_whitespace().map(str::to_string).collect::<Vec<_>>())
-        .collect()
-}
