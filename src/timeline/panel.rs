@@ -90,7 +90,10 @@ pub enum PanelAction {
     /// Faults from the fault form, added to the fork.
     Inject(Vec<(u64, Fault)>),
     /// "Can this break?" found a counterexample: its seed and faults, from the start.
-    Counterexample { seed: u64, faults: Vec<(u64, Fault)> },
+    Counterexample {
+        seed: u64,
+        faults: Vec<(u64, Fault)>,
+    },
     /// Undo the fork: the run without it, at the moment the learner was looking at.
     Undo,
     /// A console line, run on the console's node at the cursor.
@@ -160,8 +163,9 @@ impl PanelState {
     /// The furthest the cursor may go: the end, or the hold point.
     pub fn last(&self) -> usize {
         self.model().map_or(0, |m| {
-            self.hold_at_ms
-                .map_or(m.trace.len().saturating_sub(1), |h| m.index_at(h.saturating_mul(1000)))
+            self.hold_at_ms.map_or(m.trace.len().saturating_sub(1), |h| {
+                m.index_at(h.saturating_mul(1000))
+            })
         })
     }
 
@@ -201,10 +205,23 @@ impl PanelState {
     /// The state after `action`. The run is built again only when what it is made of
     /// changed, and not when the action already ran it (a console fork, Undo).
     pub fn reduce(mut self, action: PanelAction) -> PanelState {
-        let inputs = (self.name.clone(), self.seed, self.variant.clone(), self.injections.clone());
+        let inputs = (
+            self.name.clone(),
+            self.seed,
+            self.variant.clone(),
+            self.injections.clone(),
+        );
         let before = self.t_us();
         let ran = self.apply(action);
-        if !ran && inputs != (self.name.clone(), self.seed, self.variant.clone(), self.injections.clone()) {
+        if !ran
+            && inputs
+                != (
+                    self.name.clone(),
+                    self.seed,
+                    self.variant.clone(),
+                    self.injections.clone(),
+                )
+        {
             self.rerun();
         }
         self.clamp_cursor();
@@ -284,7 +301,10 @@ impl PanelState {
             A::Console(line) => return self.console_line(line),
             A::ConsoleNode(n) => self.console_node = n,
             A::ToggleCompare => self.compare = !self.compare,
-            A::Hold { at_ms, reduced_motion } => {
+            A::Hold {
+                at_ms,
+                reduced_motion,
+            } => {
                 let released = self.hold_at_ms.is_some() && at_ms.is_none();
                 self.hold_at_ms = at_ms;
                 if released {
@@ -407,7 +427,10 @@ mod tests {
         assert_eq!((s.cursor, s.playing), (0, false));
         assert_eq!(s.view, first_view(s.model().expect("runs")));
         let bad = PanelState::new("x".into(), Err("no".into()), 1, Default::default(), None);
-        assert_eq!((bad.runs, bad.model.as_ref().clone().err()), (0, Some("no".to_string())));
+        assert_eq!(
+            (bad.runs, bad.model.as_ref().clone().err()),
+            (0, Some("no".to_string()))
+        );
     }
 
     /// A console write forks the run: the simulator runs once for it, and the fork is
@@ -433,7 +456,11 @@ mod tests {
         // A line that does not parse runs nothing and says why; an empty one does nothing.
         let s = s.reduce(A::Console("GET \"open".into()));
         assert_eq!(s.runs, before.0 + 2);
-        assert!(s.console.last().is_some_and(|c| c.1.starts_with("(error)")), "{:?}", s.console);
+        assert!(
+            s.console.last().is_some_and(|c| c.1.starts_with("(error)")),
+            "{:?}",
+            s.console
+        );
         let n = s.console.len();
         assert_eq!(s.reduce(A::Console("   ".into())).console.len(), n);
     }
@@ -442,14 +469,23 @@ mod tests {
     fn undo_drops_the_fork_in_one_run_and_keeps_the_moment() {
         let s = at(&panel("unsafe-del"), 5_000).reduce(A::Console("DEL lock".into()));
         assert!(!s.injections.is_empty());
-        let s = s.clone().reduce(A::Seek(s.model().expect("runs").index_at(11_000_000)));
+        let s = s
+            .clone()
+            .reduce(A::Seek(s.model().expect("runs").index_at(11_000_000)));
         let (runs, t) = (s.runs, s.t_us());
         let s = s.reduce(A::Undo);
         assert_eq!(s.runs, runs + 1);
         assert!(s.injections.is_empty() && s.console.is_empty());
         let plain = panel("unsafe-del");
         assert_eq!(s.model(), plain.model());
-        assert!(s.t_us() <= t && s.model().expect("runs").trace.get(s.cursor + 1).is_none_or(|e| e.t_us > t));
+        assert!(
+            s.t_us() <= t
+                && s.model()
+                    .expect("runs")
+                    .trace
+                    .get(s.cursor + 1)
+                    .is_none_or(|e| e.t_us > t)
+        );
     }
 
     #[test]
@@ -463,16 +499,25 @@ mod tests {
         let s = forked.clone().reduce(A::SetVariant(v.clone()));
         assert_eq!((s.runs, s.cursor, s.injections.len()), (runs + 1, 0, 0));
         assert_eq!(s.variant, v);
-        assert_eq!(s.model().expect("runs"), &build(&v.apply(&s.base.as_ref().clone().expect("base")), 1).expect("runs"));
+        assert_eq!(
+            s.model().expect("runs"),
+            &build(&v.apply(&s.base.as_ref().clone().expect("base")), 1).expect("runs")
+        );
         // A new seed keeps the cursor's index (within the run) and drops the fork.
         let s = forked.clone().reduce(A::NewSeed(7));
         assert_eq!((s.seed, s.runs, s.injections.len()), (7, runs + 1, 0));
         assert!(s.cursor <= forked.cursor);
         // A typed seed: used if it is one, said if not (and nothing runs).
-        let s = forked.clone().reduce(A::SeedInput(" 42 ".into())).reduce(A::SubmitSeed);
+        let s = forked
+            .clone()
+            .reduce(A::SeedInput(" 42 ".into()))
+            .reduce(A::SubmitSeed);
         assert_eq!((s.seed, s.seed_error.clone(), s.runs), (42, None, runs + 1));
         let s = s.reduce(A::SeedInput("4x2".into())).reduce(A::SubmitSeed);
-        assert_eq!((s.seed, s.seed_error.as_deref(), s.runs), (42, Some("4x2"), runs + 1));
+        assert_eq!(
+            (s.seed, s.seed_error.as_deref(), s.runs),
+            (42, Some("4x2"), runs + 1)
+        );
         // Faults add to the fork; a counterexample replaces it and starts over.
         let s = forked.clone().reduce(A::Inject(vec![(1_000, Fault::Crash(0))]));
         assert_eq!((s.injections.len(), s.runs), (2, runs + 1));
@@ -480,9 +525,16 @@ mod tests {
             seed: 3,
             faults: vec![(2_000, Fault::Pause(0))],
         });
-        assert_eq!((s.seed, s.injections.len(), s.cursor, s.runs), (3, 1, 0, runs + 2));
+        assert_eq!(
+            (s.seed, s.injections.len(), s.cursor, s.runs),
+            (3, 1, 0, runs + 2)
+        );
         // Nothing that leaves the run's inputs alone runs it again.
-        let s = s.reduce(A::Seek(3)).reduce(A::ToggleCompare).reduce(A::SetSpeed(4.0)).reduce(A::Zoom(0.5));
+        let s = s
+            .reduce(A::Seek(3))
+            .reduce(A::ToggleCompare)
+            .reduce(A::SetSpeed(4.0))
+            .reduce(A::Zoom(0.5));
         assert_eq!((s.runs, s.compare, s.speed), (runs + 2, true, 4.0));
     }
 
@@ -494,13 +546,23 @@ mod tests {
                 ..Variant::default()
             }))
             .reduce(A::Inject(vec![(1_000, Fault::Crash(0))]));
-        let base = builtin("safe-release").expect("built-in").map_err(|e| e.to_string());
+        let base = builtin("safe-release")
+            .expect("built-in")
+            .map_err(|e| e.to_string());
         let s = s.reduce(A::PickScenario {
             name: "safe-release".into(),
             base,
         });
         let fresh = panel("safe-release");
-        assert_eq!((s.name.as_str(), s.cursor, s.variant.is_empty(), s.injections.len()), ("safe-release", 0, true, 0));
+        assert_eq!(
+            (
+                s.name.as_str(),
+                s.cursor,
+                s.variant.is_empty(),
+                s.injections.len()
+            ),
+            ("safe-release", 0, true, 0)
+        );
         assert_eq!(s.model(), fresh.model());
         assert_eq!(s.view, fresh.view);
     }
@@ -525,12 +587,17 @@ mod tests {
         let s = s.reduce(A::TogglePlay);
         assert_eq!((s.cursor, s.playing), (1, true));
         let s = s.reduce(A::Reset);
-        assert_eq!((s.cursor, s.playing, s.view), (0, false, first_view(s.model().expect("runs"))));
+        assert_eq!(
+            (s.cursor, s.playing, s.view),
+            (0, false, first_view(s.model().expect("runs")))
+        );
     }
 
     #[test]
     fn a_hold_stops_the_cursor_and_its_release_plays_on_or_shows_the_end() {
-        let base = builtin("unsafe-del").expect("built-in").map_err(|e| e.to_string());
+        let base = builtin("unsafe-del")
+            .expect("built-in")
+            .map_err(|e| e.to_string());
         let held = PanelState::new("unsafe-del".into(), base, 1, Default::default(), Some(5_000));
         let m = held.model().expect("runs");
         let (hold, end) = (m.index_at(5_000_000), m.trace.len() - 1);
@@ -574,6 +641,10 @@ mod tests {
         let s = s.at(Some(last + 100));
         assert_eq!(s.cursor, last);
         let t = s.t_us();
-        assert!(s.view.is_none_or(|(a, b)| a <= t && t <= b), "{t} in {:?}", s.view);
+        assert!(
+            s.view.is_none_or(|(a, b)| a <= t && t <= b),
+            "{t} in {:?}",
+            s.view
+        );
     }
 }
