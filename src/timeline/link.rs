@@ -297,7 +297,8 @@ mod tests {
     /// further: one set of bounds for both.
     #[test]
     fn a_link_takes_each_knob_within_the_editors_bounds() {
-        let knobs: [(&str, Bounds, fn(&Variant) -> Option<f64>); 9] = [
+        type Read = fn(&Variant) -> Option<f64>;
+        let knobs: [(&str, Bounds, Read); 9] = [
             ("ttl", bounds::TTL_MS, |v| v.ttl_ms),
             ("drift", bounds::DRIFT_FACTOR, |v| v.drift_factor),
             ("timeout", bounds::TIMEOUT_MS, |v| v.timeout_ms),

@@ -77,7 +77,7 @@ pub enum PanelAction {
     /// Another scenario of the section (resolved by the page: its pack's, then the built-ins).
     PickScenario {
         name: String,
-        base: Result<Scenario, String>,
+        base: Rc<Result<Scenario, String>>,
     },
     /// A new seed (a random one for "New seed"): the fork is dropped.
     NewSeed(u64),
@@ -265,7 +265,7 @@ impl PanelState {
             A::Pan(frac) => self.view = view::pan(self.view, self.end_us(), frac),
             A::PickScenario { name, base } => {
                 self.name = name;
-                self.base = Rc::new(base);
+                self.base = base;
                 self.injections.clear();
                 self.variant = Variant::default();
                 self.cursor = 0;
@@ -551,7 +551,7 @@ mod tests {
             .map_err(|e| e.to_string());
         let s = s.reduce(A::PickScenario {
             name: "safe-release".into(),
-            base,
+            base: Rc::new(base),
         });
         let fresh = panel("safe-release");
         assert_eq!(

@@ -27,7 +27,10 @@ pub fn head(props: &HeadProps) -> Html {
         Callback::from(move |e: Event| {
             let name = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value();
             let base = find(&name, &pack).unwrap_or_else(|| Err(format!("unknown scenario `{name}`")));
-            panel.dispatch(PanelAction::PickScenario { name, base });
+            panel.dispatch(PanelAction::PickScenario {
+                name,
+                base: std::rc::Rc::new(base),
+            });
         })
     };
     let on_new_seed = {
