@@ -2,6 +2,7 @@
 //! reproduces exactly what the sender saw. Decoding skips anything it cannot read (a
 //! hand-edited link never panics) and caps the number of faults.
 
+use super::variant::{self as bounds, Bounds};
 use super::Variant;
 use crate::sim::scenario::Persistence;
 use crate::sim::world::Latency;
@@ -165,32 +166,30 @@ pub fn encode_variant(v: &Variant) -> Vec<(&'static str, String)> {
 }
 
 pub fn decode_variant(get: impl Fn(&str) -> Option<String>) -> Variant {
-    let num = |k: &str| {
+    let num = |k: &str, b: Bounds| {
         get(k)
             .and_then(|s| s.parse::<f64>().ok())
-            .filter(|x| x.is_finite() && *x >= 0.0)
+            .filter(|x| x.is_finite() && b.contains(*x))
     };
+    // N and retries are whole numbers.
+    let whole = |k: &str, b: Bounds| num(k, b).filter(|n| n.fract() == 0.0).map(|n| n as u32);
     let work = get("work").and_then(|w| {
         let (m, p) = w.split_once('~')?;
         let (m, p) = (m.parse::<f64>().ok()?, p.parse::<f64>().ok()?);
-        (m >= 1.0 && p >= m && p <= 3_600_000.0).then_some((m, p))
+        (bounds::WORK_MS.contains(m) && bounds::WORK_MS.contains(p) && p >= m).then_some((m, p))
     });
     Variant {
-        ttl_ms: num("ttl").filter(|t| (1.0..=3_600_000.0).contains(t)),
-        drift_factor: num("drift").filter(|d| *d <= 0.5),
-        timeout_ms: num("timeout").filter(|t| *t <= 3_600_000.0),
+        ttl_ms: num("ttl", bounds::TTL_MS),
+        drift_factor: num("drift", bounds::DRIFT_FACTOR),
+        timeout_ms: num("timeout", bounds::TIMEOUT_MS),
         work_ms: work,
-        nodes: num("n")
-            .filter(|n| n.fract() == 0.0 && (1.0..=f64::from(super::variant::MAX_N)).contains(n))
-            .map(|n| n as u32),
-        retry_delay_ms: num("retry").filter(|d| *d <= 3_600_000.0),
-        latency_ms: num("latency").filter(|l| *l <= 60_000.0),
+        nodes: whole("n", bounds::NODES),
+        retry_delay_ms: num("retry", bounds::RETRY_DELAY_MS),
+        latency_ms: num("latency", bounds::LATENCY_MS),
         persistence: get("aof").and_then(|p| Persistence::from_code(&p)),
-        retries: num("retries")
-            .filter(|r| r.fract() == 0.0 && *r <= f64::from(super::variant::MAX_RETRIES))
-            .map(|r| r as u32),
-        retry_jitter_ms: num("jitter").filter(|j| *j <= 3_600_000.0),
-        extension_threshold_ms: num("extend").filter(|t| *t <= 3_600_000.0),
+        retries: whole("retries", bounds::RETRIES),
+        retry_jitter_ms: num("jitter", bounds::RETRY_JITTER_MS),
+        extension_threshold_ms: num("extend", bounds::EXTENSION_THRESHOLD_MS),
         ..Variant::default()
     }
 }
@@ -292,5 +291,37 @@ mod tests {
             _ => None,
         };
         assert_eq!(decode_variant(bad), Variant::default());
+    }
+
+    /// A link takes each knob's value up to the bounds the knob editor says, and no
+    /// further: one set of bounds for both.
+    #[test]
+    fn a_link_takes_each_knob_within_the_editors_bounds() {
+        type Read = fn(&Variant) -> Option<f64>;
+        let knobs: [(&str, Bounds, Read); 9] = [
+            ("ttl", bounds::TTL_MS, |v| v.ttl_ms),
+            ("drift", bounds::DRIFT_FACTOR, |v| v.drift_factor),
+            ("timeout", bounds::TIMEOUT_MS, |v| v.timeout_ms),
+            ("n", bounds::NODES, |v| v.nodes.map(f64::from)),
+            ("retry", bounds::RETRY_DELAY_MS, |v| v.retry_delay_ms),
+            ("latency", bounds::LATENCY_MS, |v| v.latency_ms),
+            ("retries", bounds::RETRIES, |v| v.retries.map(f64::from)),
+            ("jitter", bounds::RETRY_JITTER_MS, |v| v.retry_jitter_ms),
+            ("extend", bounds::EXTENSION_THRESHOLD_MS, |v| {
+                v.extension_threshold_ms
+            }),
+        ];
+        for (key, b, read) in knobs {
+            let with = |x: f64| decode_variant(|k| (k == key).then(|| x.to_string()));
+            assert_eq!(read(&with(b.lo)), Some(b.lo), "{key} at {}", b.lo);
+            assert_eq!(read(&with(b.hi)), Some(b.hi), "{key} at {}", b.hi);
+            assert_eq!(read(&with(b.hi + 1.0)), None, "{key} past {}", b.hi);
+            assert_eq!(read(&with(b.lo - 1.0)), None, "{key} under {}", b.lo);
+        }
+        let work = |w: &str| decode_variant(|k| (k == "work").then(|| w.to_string())).work_ms;
+        let (lo, hi) = (bounds::WORK_MS.lo, bounds::WORK_MS.hi);
+        assert_eq!(work(&format!("{lo}~{hi}")), Some((lo, hi)));
+        assert_eq!(work(&format!("{lo}~{}", hi + 1.0)), None);
+        assert_eq!(work(&format!("{}~{hi}", lo - 0.5)), None);
     }
 }

@@ -18,6 +18,7 @@ pub mod fork;
 pub mod link;
 pub mod lod;
 pub mod pace;
+pub mod panel;
 pub mod variant;
 pub mod view;
 pub mod words;

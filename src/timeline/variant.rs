@@ -101,6 +101,47 @@ pub const MAX_N: u32 = 7;
 /// gets the lock").
 pub const MAX_RETRIES: u32 = 1_000_000;
 
+/// The values a knob takes, both ends included: one set, read by the knob editor
+/// (which says the range when a value is outside it) and by a link's decoder (which
+/// drops such a value).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bounds {
+    pub lo: f64,
+    pub hi: f64,
+}
+
+impl Bounds {
+    pub fn contains(self, x: f64) -> bool {
+        (self.lo..=self.hi).contains(&x)
+    }
+}
+
+/// An hour, the longest time any knob takes.
+const HOUR_MS: f64 = 3_600_000.0;
+
+pub const TTL_MS: Bounds = Bounds { lo: 1.0, hi: HOUR_MS };
+pub const DRIFT_FACTOR: Bounds = Bounds { lo: 0.0, hi: 0.5 };
+pub const TIMEOUT_MS: Bounds = Bounds { lo: 0.0, hi: HOUR_MS };
+pub const RETRY_DELAY_MS: Bounds = Bounds { lo: 0.0, hi: HOUR_MS };
+pub const LATENCY_MS: Bounds = Bounds {
+    lo: 0.0,
+    hi: 60_000.0,
+};
+/// N, a whole number.
+pub const NODES: Bounds = Bounds {
+    lo: 1.0,
+    hi: MAX_N as f64,
+};
+/// The work's median and its p99 (which is at least the median).
+pub const WORK_MS: Bounds = Bounds { lo: 1.0, hi: HOUR_MS };
+/// Retries, a whole number.
+pub const RETRIES: Bounds = Bounds {
+    lo: 0.0,
+    hi: MAX_RETRIES as f64,
+};
+pub const RETRY_JITTER_MS: Bounds = Bounds { lo: 0.0, hi: HOUR_MS };
+pub const EXTENSION_THRESHOLD_MS: Bounds = Bounds { lo: 0.0, hi: HOUR_MS };
+
 /// Whether the scenario has a Redlock library client (its retry jitter and extension
 /// threshold are knobs).
 pub fn has_library(s: &Scenario) -> bool {

@@ -5,7 +5,7 @@
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
 use crate::sim::scenario::{Algorithm, DelaySpec, LatencySpec, Persistence, Scenario};
-use crate::timeline::variant::{has_library, redlock_nodes, MAX_N, MAX_RETRIES};
+use crate::timeline::variant::{self as bounds, has_library, redlock_nodes, Bounds};
 use crate::timeline::{build, check_script, first_script_error, ScriptError, Variant};
 use yew::prelude::*;
 
@@ -91,32 +91,32 @@ fn parse_knobs(k: &KnobText, v: &Variant, tx: Texts) -> Result<Variant, String> 
             .ok()
             .filter(|x| x.is_finite())
     }
-    let opt = |s: &str, lo: f64, hi: f64, what: &str| -> Result<Option<f64>, String> {
+    let opt = |s: &str, b: Bounds, what: &str| -> Result<Option<f64>, String> {
         if s.trim().is_empty() {
             return Ok(None);
         }
-        num(s).filter(|x| (lo..=hi).contains(x)).map(Some).ok_or_else(|| {
+        num(s).filter(|x| b.contains(*x)).map(Some).ok_or_else(|| {
             tx.fmt(
                 "knob_range",
                 &[
                     ("what", tx.t(what)),
-                    ("lo", lo.to_string()),
-                    ("hi", hi.to_string()),
+                    ("lo", b.lo.to_string()),
+                    ("hi", b.hi.to_string()),
                 ],
             )
         })
     };
-    let ttl = opt(&k.ttl, 1.0, 3_600_000.0, "knob_ttl")?;
-    let drift = opt(&k.drift, 0.0, 0.5, "knob_drift")?;
-    let timeout = opt(&k.timeout, 0.0, 3_600_000.0, "knob_timeout")?;
-    let retry = opt(&k.retry, 0.0, 3_600_000.0, "knob_retry")?;
-    let latency = opt(&k.latency, 0.0, 60_000.0, "knob_latency")?;
-    let n = opt(&k.n, 1.0, f64::from(MAX_N), "knob_n")?.map(|n| n.round() as u32);
-    let median = opt(&k.median, 1.0, 3_600_000.0, "knob_median")?;
-    let p99 = opt(&k.p99, 1.0, 3_600_000.0, "knob_p99")?;
-    let retries = opt(&k.retries, 0.0, f64::from(MAX_RETRIES), "knob_retries")?.map(|r| r.round() as u32);
-    let jitter = opt(&k.jitter, 0.0, 3_600_000.0, "knob_jitter")?;
-    let threshold = opt(&k.threshold, 0.0, 3_600_000.0, "knob_threshold")?;
+    let ttl = opt(&k.ttl, bounds::TTL_MS, "knob_ttl")?;
+    let drift = opt(&k.drift, bounds::DRIFT_FACTOR, "knob_drift")?;
+    let timeout = opt(&k.timeout, bounds::TIMEOUT_MS, "knob_timeout")?;
+    let retry = opt(&k.retry, bounds::RETRY_DELAY_MS, "knob_retry")?;
+    let latency = opt(&k.latency, bounds::LATENCY_MS, "knob_latency")?;
+    let n = opt(&k.n, bounds::NODES, "knob_n")?.map(|n| n.round() as u32);
+    let median = opt(&k.median, bounds::WORK_MS, "knob_median")?;
+    let p99 = opt(&k.p99, bounds::WORK_MS, "knob_p99")?;
+    let retries = opt(&k.retries, bounds::RETRIES, "knob_retries")?.map(|r| r.round() as u32);
+    let jitter = opt(&k.jitter, bounds::RETRY_JITTER_MS, "knob_jitter")?;
+    let threshold = opt(&k.threshold, bounds::EXTENSION_THRESHOLD_MS, "knob_threshold")?;
     let work_ms = match (median, p99) {
         (Some(m), Some(p)) if p >= m => Some((m, p)),
         (Some(_), Some(_)) => return Err(tx.t("knob_p99_median")),

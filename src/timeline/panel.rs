@@ -1,0 +1,650 @@
+//! The scenario panel's state and every change to it, as one pure `reduce` (no browser).
+//!
+//! `ui::scenario` wraps this in yew's `Reducible` and draws it; the tests here drive it
+//! directly. The run is part of the state: it is built here once for each change of what
+//! it is made of (scenario, seed, knobs, injected faults and commands), and a console
+//! command's fork, already run to read the reply, becomes the run as it is.
+
+use super::{build, build_with, fork, view, LaneKind, Model, Variant};
+use crate::sim::scenario::Scenario;
+use crate::sim::{Fault, TraceKind};
+use crate::store::parse_line;
+use std::rc::Rc;
+
+/// What the panel shows and what its run is made of.
+#[derive(Clone, Debug)]
+pub struct PanelState {
+    /// The scenario's name, and the scenario itself (before the knobs), or why it cannot be had.
+    pub name: String,
+    pub base: Rc<Result<Scenario, String>>,
+    pub seed: u64,
+    /// The learner's knobs and scripts.
+    pub variant: Variant,
+    /// Faults and console commands injected at true times (µs): the fork.
+    pub injections: Vec<(u64, Fault)>,
+    /// The run of `base` with `variant`, `seed` and `injections`.
+    pub model: Rc<Result<Rc<Model>, String>>,
+    /// How many times the simulator has run for this panel (every run is counted).
+    pub runs: u64,
+    /// The event the cursor is on (the view may show less: see [`PanelState::cur`]).
+    pub cursor: usize,
+    /// Stop at this true time (ms) until cleared ("what happens next?").
+    pub hold_at_ms: Option<u64>,
+    pub playing: bool,
+    /// Playback speed, × the 1× pace.
+    pub speed: f64,
+    /// The visible window in true µs (`None`: the whole run).
+    pub view: Option<(u64, u64)>,
+    /// The paired scenario drawn beside this one.
+    pub compare: bool,
+    /// The seed field as typed, and what was typed if it was not a seed.
+    pub seed_input: String,
+    pub seed_error: Option<String>,
+    /// The console's (line, reply) pairs; the reply [`fork::NOT_RUN`] is said in the
+    /// reader's language when drawn.
+    pub console: Vec<(String, String)>,
+    /// The node the console talks to, if the learner picked one.
+    pub console_node: Option<u32>,
+}
+
+/// Everything a learner (or the page) can do to the panel.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PanelAction {
+    /// Play from the cursor, from the start if the cursor is at the end.
+    Play,
+    Pause,
+    /// Space: play or pause where the cursor is.
+    TogglePlay,
+    /// An embedding page's autoplay: play from where the cursor is.
+    Autoplay,
+    /// Playback's next step: the cursor moves on, and playback stops at the end.
+    Advance(usize),
+    /// Put the cursor on an event and stop playing (buttons, a click on the timeline, a host's `goto`).
+    Seek(usize),
+    /// Move the cursor and keep playing (keys, the slider).
+    MoveTo(usize),
+    /// ↺: stop, back to the start, the first view.
+    Reset,
+    SetSpeed(f64),
+    /// A window from a gesture.
+    SetView(Option<(u64, u64)>),
+    /// Zoom about the cursor (buttons) by a factor (< 1 zooms in).
+    ZoomAtCursor(f64),
+    /// Zoom about the window's middle (Ctrl + wheel).
+    Zoom(f64),
+    /// Pan by a fraction of the window's width.
+    Pan(f64),
+    /// Another scenario of the section (resolved by the page: its pack's, then the built-ins).
+    PickScenario {
+        name: String,
+        base: Rc<Result<Scenario, String>>,
+    },
+    /// A new seed (a random one for "New seed"): the fork is dropped.
+    NewSeed(u64),
+    /// The seed field's text.
+    SeedInput(String),
+    /// "Use seed": the typed seed, or an error saying what was typed.
+    SubmitSeed,
+    /// New knobs or scripts: rerun from the start, without the fork.
+    SetVariant(Variant),
+    /// Faults from the fault form, added to the fork.
+    Inject(Vec<(u64, Fault)>),
+    /// "Can this break?" found a counterexample: its seed and faults, from the start.
+    Counterexample {
+        seed: u64,
+        faults: Vec<(u64, Fault)>,
+    },
+    /// Undo the fork: the run without it, at the moment the learner was looking at.
+    Undo,
+    /// A console line, run on the console's node at the cursor.
+    Console(String),
+    ConsoleNode(Option<u32>),
+    ToggleCompare,
+    /// The hold point changed; a released hold plays on, or (`reduced_motion`) shows the end.
+    Hold {
+        at_ms: Option<u64>,
+        reduced_motion: bool,
+    },
+}
+
+impl PanelState {
+    /// A panel on `name` (its scenario `base`), run once.
+    pub fn new(
+        name: String,
+        base: Result<Scenario, String>,
+        seed: u64,
+        (variant, injections): (Variant, Vec<(u64, Fault)>),
+        hold_at_ms: Option<u64>,
+    ) -> PanelState {
+        let mut s = PanelState {
+            name,
+            base: Rc::new(base),
+            seed,
+            variant,
+            injections,
+            model: Rc::new(Err(String::new())),
+            runs: 0,
+            cursor: 0,
+            hold_at_ms,
+            playing: false,
+            speed: 1.0,
+            view: None,
+            compare: false,
+            seed_input: String::new(),
+            seed_error: None,
+            console: Vec::new(),
+            console_node: None,
+        };
+        s.rerun();
+        s.view = s.model().and_then(first_view);
+        s
+    }
+
+    /// The same panel with its cursor on `index` (a link's cursor), the view following it.
+    pub fn at(mut self, index: Option<usize>) -> PanelState {
+        if let Some(i) = index {
+            let before = self.t_us();
+            self.cursor = i;
+            self.clamp_cursor();
+            self.follow(before);
+        }
+        self
+    }
+
+    pub fn model(&self) -> Option<&Model> {
+        self.model.as_ref().as_ref().ok().map(|m| m.as_ref())
+    }
+
+    /// The scenario as it runs: the base with the knobs.
+    pub fn scenario(&self) -> Option<Scenario> {
+        self.base.as_ref().as_ref().ok().map(|s| self.variant.apply(s))
+    }
+
+    /// The furthest the cursor may go: the end, or the hold point.
+    pub fn last(&self) -> usize {
+        self.model().map_or(0, |m| {
+            self.hold_at_ms.map_or(m.trace.len().saturating_sub(1), |h| {
+                m.index_at(h.saturating_mul(1000))
+            })
+        })
+    }
+
+    /// The event shown: the cursor, not past the hold point.
+    pub fn cur(&self) -> usize {
+        self.cursor.min(self.last())
+    }
+
+    /// The true time (µs) of the event shown.
+    pub fn t_us(&self) -> u64 {
+        self.model()
+            .and_then(|m| m.trace.get(self.cur()))
+            .map_or(0, |e| e.t_us)
+    }
+
+    /// The run's end (µs), at least 1.
+    pub fn end_us(&self) -> u64 {
+        self.model().map_or(1, |m| m.end_us.max(1))
+    }
+
+    /// The run's nodes (pid, name), which the console can talk to.
+    pub fn nodes(&self) -> Vec<(u32, String)> {
+        self.model().map_or_else(Vec::new, |m| {
+            m.lanes
+                .iter()
+                .filter(|l| l.kind == LaneKind::Node)
+                .map(|l| (l.pid, l.name.clone()))
+                .collect()
+        })
+    }
+
+    /// The node the console talks to: the one picked, else the first.
+    pub fn console_target(&self) -> Option<u32> {
+        self.console_node.or_else(|| self.nodes().first().map(|n| n.0))
+    }
+
+    /// The state after `action`. The run is built again only when what it is made of
+    /// changed, and not when the action already ran it (a console fork, Undo).
+    pub fn reduce(mut self, action: PanelAction) -> PanelState {
+        let inputs = (
+            self.name.clone(),
+            self.seed,
+            self.variant.clone(),
+            self.injections.clone(),
+        );
+        let before = self.t_us();
+        let ran = self.apply(action);
+        if !ran
+            && inputs
+                != (
+                    self.name.clone(),
+                    self.seed,
+                    self.variant.clone(),
+                    self.injections.clone(),
+                )
+        {
+            self.rerun();
+        }
+        self.clamp_cursor();
+        self.follow(before);
+        self
+    }
+
+    /// Applies `action`; true if it set the run itself.
+    fn apply(&mut self, action: PanelAction) -> bool {
+        use PanelAction as A;
+        match action {
+            A::Play => {
+                if self.cursor >= self.last() {
+                    self.cursor = 0;
+                }
+                self.playing = true;
+            }
+            A::Pause => self.playing = false,
+            A::TogglePlay => self.playing = !self.playing,
+            A::Autoplay => self.playing = true,
+            A::Advance(next) => {
+                self.cursor = next;
+                if next >= self.last() {
+                    self.playing = false;
+                }
+            }
+            A::Seek(i) => {
+                self.playing = false;
+                self.cursor = i;
+            }
+            A::MoveTo(i) => self.cursor = i.min(self.last()),
+            A::Reset => {
+                self.playing = false;
+                self.cursor = 0;
+                self.view = self.model().and_then(first_view);
+            }
+            A::SetSpeed(x) => self.speed = x,
+            A::SetView(v) => self.view = v,
+            A::ZoomAtCursor(f) => self.view = view::zoom_at(self.view, self.end_us(), f, self.t_us()),
+            A::Zoom(f) => self.view = view::zoom(self.view, self.end_us(), f),
+            A::Pan(frac) => self.view = view::pan(self.view, self.end_us(), frac),
+            A::PickScenario { name, base } => {
+                self.name = name;
+                self.base = base;
+                self.injections.clear();
+                self.variant = Variant::default();
+                self.cursor = 0;
+                self.rerun();
+                self.view = self.model().and_then(first_view);
+                return true;
+            }
+            A::NewSeed(s) => {
+                self.seed = s;
+                self.injections.clear();
+            }
+            A::SeedInput(text) => self.seed_input = text,
+            A::SubmitSeed => match self.seed_input.trim().parse::<u64>() {
+                Ok(s) => {
+                    self.seed = s;
+                    self.injections.clear();
+                    self.seed_error = None;
+                }
+                Err(_) => self.seed_error = Some(self.seed_input.trim().to_string()),
+            },
+            A::SetVariant(v) => {
+                self.injections.clear();
+                self.cursor = 0;
+                self.variant = v;
+            }
+            A::Inject(faults) => self.injections.extend(faults),
+            A::Counterexample { seed, faults } => {
+                self.seed = seed;
+                self.injections = faults;
+                self.cursor = 0;
+            }
+            A::Undo => return self.undo(),
+            A::Console(line) => return self.console_line(line),
+            A::ConsoleNode(n) => self.console_node = n,
+            A::ToggleCompare => self.compare = !self.compare,
+            A::Hold {
+                at_ms,
+                reduced_motion,
+            } => {
+                let released = self.hold_at_ms.is_some() && at_ms.is_none();
+                self.hold_at_ms = at_ms;
+                if released {
+                    if reduced_motion {
+                        self.cursor = self.last();
+                    } else {
+                        self.playing = true;
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    /// Runs the scenario with the knobs, seed and injections.
+    fn rerun(&mut self) {
+        let model = match self.base.as_ref() {
+            Ok(s) => {
+                self.runs += 1;
+                build_with(&self.variant.apply(s), self.seed, &self.injections).map(Rc::new)
+            }
+            Err(e) => Err(e.clone()),
+        };
+        self.model = Rc::new(model);
+    }
+
+    /// A new run keeps the cursor's index while the run is long enough.
+    fn clamp_cursor(&mut self) {
+        let len = self.model().map_or(0, |m| m.trace.len());
+        if self.cursor >= len && len > 0 {
+            self.cursor = len - 1;
+        }
+    }
+
+    /// After the cursor moved in time, the window follows it.
+    fn follow(&mut self, before_us: u64) {
+        let t = self.t_us();
+        if t != before_us {
+            self.view = view::follow(self.view, self.end_us(), t);
+        }
+    }
+
+    fn undo(&mut self) -> bool {
+        let Some(unforked) = self.scenario() else {
+            self.injections.clear();
+            self.console.clear();
+            return false;
+        };
+        self.runs += 1;
+        let back = build(&unforked, self.seed);
+        if let (Some(m), Ok(b)) = (self.model(), back.as_ref()) {
+            self.cursor = fork::same_moment(m, self.cur(), b);
+        }
+        self.model = Rc::new(back.map(Rc::new));
+        self.injections.clear();
+        self.console.clear();
+        true
+    }
+
+    /// Runs a console line: one run, the fork, which becomes the run if the command
+    /// changed anything.
+    fn console_line(&mut self, line: String) -> bool {
+        let model = Rc::clone(&self.model);
+        let (Some(node), Some(s), Ok(m)) = (self.console_target(), self.scenario(), model.as_ref()) else {
+            return false;
+        };
+        match parse_line(&line) {
+            Ok(args) if !args.is_empty() => {
+                self.runs += 1;
+                let run = fork::console_command(&s, self.seed, m, &self.injections, self.t_us(), node, args);
+                self.console.push((line, run.reply));
+                if let Some((inj, forked)) = run.fork {
+                    self.injections = inj;
+                    self.model = Rc::new(Ok(Rc::new(forked)));
+                }
+            }
+            Ok(_) => {}
+            Err(e) => self.console.push((line, format!("(error) {e}"))),
+        }
+        true
+    }
+}
+
+/// The view a run opens on: its events framed (see `view::initial`).
+pub fn first_view(m: &Model) -> Option<(u64, u64)> {
+    let last = m
+        .trace
+        .iter()
+        .rev()
+        .find(|e| !matches!(e.kind, TraceKind::End))
+        .map_or(0, |e| e.t_us);
+    view::initial(last, m.end_us.max(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::scenario::builtin;
+    use PanelAction as A;
+
+    fn panel(name: &str) -> PanelState {
+        let base = builtin(name).expect("built-in").map_err(|e| e.to_string());
+        PanelState::new(name.into(), base, 1, (Variant::default(), Vec::new()), None)
+    }
+
+    fn len(s: &PanelState) -> usize {
+        s.model().expect("runs").trace.len()
+    }
+
+    /// The moment the cursor is on, in ms, and the event there.
+    fn at(s: &PanelState, ms: u64) -> PanelState {
+        let i = s.model().expect("runs").index_at(ms * 1000);
+        s.clone().reduce(A::Seek(i))
+    }
+
+    #[test]
+    fn a_panel_runs_once_and_opens_on_its_events() {
+        let s = panel("unsafe-del");
+        assert_eq!(s.runs, 1);
+        assert_eq!((s.cursor, s.playing), (0, false));
+        assert_eq!(s.view, first_view(s.model().expect("runs")));
+        let bad = PanelState::new("x".into(), Err("no".into()), 1, Default::default(), None);
+        assert_eq!(
+            (bad.runs, bad.model.as_ref().clone().err()),
+            (0, Some("no".to_string()))
+        );
+    }
+
+    /// A console write forks the run: the simulator runs once for it, and the fork is
+    /// the run drawn (the old panel ran the fork, then ran it again as the new run).
+    #[test]
+    fn a_console_line_runs_the_simulation_once() {
+        let s = at(&panel("unsafe-del"), 5_000);
+        let before = (s.runs, s.t_us(), len(&s));
+        let s = s.reduce(A::Console("SET mine v".into()));
+        assert_eq!(s.runs, before.0 + 1, "one run for one line");
+        assert_eq!(s.console, vec![("SET mine v".to_string(), "OK".to_string())]);
+        assert_eq!(s.injections.len(), 1);
+        assert_eq!(len(&s), before.2 + 1, "the command is in the run drawn");
+        assert_eq!(s.t_us(), before.1, "the cursor stays at its moment");
+        // The run drawn is the one a fresh build of the same inputs gives.
+        let fresh = build_with(&s.scenario().expect("scenario"), 1, &s.injections).expect("runs");
+        assert_eq!(s.model().expect("runs"), &fresh);
+        // A read answers and changes nothing: one run, no fork.
+        let s = s.reduce(A::Console("GET mine".into()));
+        assert_eq!(s.runs, before.0 + 2);
+        assert_eq!(s.console.last().map(|c| c.1.as_str()), Some("\"v\""));
+        assert_eq!(s.injections.len(), 1);
+        // A line that does not parse runs nothing and says why; an empty one does nothing.
+        let s = s.reduce(A::Console("GET \"open".into()));
+        assert_eq!(s.runs, before.0 + 2);
+        assert!(
+            s.console.last().is_some_and(|c| c.1.starts_with("(error)")),
+            "{:?}",
+            s.console
+        );
+        let n = s.console.len();
+        assert_eq!(s.reduce(A::Console("   ".into())).console.len(), n);
+    }
+
+    #[test]
+    fn undo_drops_the_fork_in_one_run_and_keeps_the_moment() {
+        let s = at(&panel("unsafe-del"), 5_000).reduce(A::Console("DEL lock".into()));
+        assert!(!s.injections.is_empty());
+        let s = s
+            .clone()
+            .reduce(A::Seek(s.model().expect("runs").index_at(11_000_000)));
+        let (runs, t) = (s.runs, s.t_us());
+        let s = s.reduce(A::Undo);
+        assert_eq!(s.runs, runs + 1);
+        assert!(s.injections.is_empty() && s.console.is_empty());
+        let plain = panel("unsafe-del");
+        assert_eq!(s.model(), plain.model());
+        assert!(
+            s.t_us() <= t
+                && s.model()
+                    .expect("runs")
+                    .trace
+                    .get(s.cursor + 1)
+                    .is_none_or(|e| e.t_us > t)
+        );
+    }
+
+    #[test]
+    fn knobs_seeds_and_faults_rerun_once_and_drop_the_fork() {
+        let forked = at(&panel("unsafe-del"), 5_000).reduce(A::Console("DEL lock".into()));
+        let runs = forked.runs;
+        let v = Variant {
+            ttl_ms: Some(20_000.0),
+            ..Variant::default()
+        };
+        let s = forked.clone().reduce(A::SetVariant(v.clone()));
+        assert_eq!((s.runs, s.cursor, s.injections.len()), (runs + 1, 0, 0));
+        assert_eq!(s.variant, v);
+        assert_eq!(
+            s.model().expect("runs"),
+            &build(&v.apply(&s.base.as_ref().clone().expect("base")), 1).expect("runs")
+        );
+        // A new seed keeps the cursor's index (within the run) and drops the fork.
+        let s = forked.clone().reduce(A::NewSeed(7));
+        assert_eq!((s.seed, s.runs, s.injections.len()), (7, runs + 1, 0));
+        assert!(s.cursor <= forked.cursor);
+        // A typed seed: used if it is one, said if not (and nothing runs).
+        let s = forked
+            .clone()
+            .reduce(A::SeedInput(" 42 ".into()))
+            .reduce(A::SubmitSeed);
+        assert_eq!((s.seed, s.seed_error.clone(), s.runs), (42, None, runs + 1));
+        let s = s.reduce(A::SeedInput("4x2".into())).reduce(A::SubmitSeed);
+        assert_eq!(
+            (s.seed, s.seed_error.as_deref(), s.runs),
+            (42, Some("4x2"), runs + 1)
+        );
+        // Faults add to the fork; a counterexample replaces it and starts over.
+        let s = forked.clone().reduce(A::Inject(vec![(1_000, Fault::Crash(0))]));
+        assert_eq!((s.injections.len(), s.runs), (2, runs + 1));
+        let s = s.reduce(A::Counterexample {
+            seed: 3,
+            faults: vec![(2_000, Fault::Pause(0))],
+        });
+        assert_eq!(
+            (s.seed, s.injections.len(), s.cursor, s.runs),
+            (3, 1, 0, runs + 2)
+        );
+        // Nothing that leaves the run's inputs alone runs it again.
+        let s = s
+            .reduce(A::Seek(3))
+            .reduce(A::ToggleCompare)
+            .reduce(A::SetSpeed(4.0))
+            .reduce(A::Zoom(0.5));
+        assert_eq!((s.runs, s.compare, s.speed), (runs + 2, true, 4.0));
+    }
+
+    #[test]
+    fn another_scenario_starts_fresh_on_its_own_view() {
+        let s = at(&panel("unsafe-del"), 5_000)
+            .reduce(A::SetVariant(Variant {
+                ttl_ms: Some(20_000.0),
+                ..Variant::default()
+            }))
+            .reduce(A::Inject(vec![(1_000, Fault::Crash(0))]));
+        let base = builtin("safe-release")
+            .expect("built-in")
+            .map_err(|e| e.to_string());
+        let s = s.reduce(A::PickScenario {
+            name: "safe-release".into(),
+            base: Rc::new(base),
+        });
+        let fresh = panel("safe-release");
+        assert_eq!(
+            (
+                s.name.as_str(),
+                s.cursor,
+                s.variant.is_empty(),
+                s.injections.len()
+            ),
+            ("safe-release", 0, true, 0)
+        );
+        assert_eq!(s.model(), fresh.model());
+        assert_eq!(s.view, fresh.view);
+    }
+
+    #[test]
+    fn playback_stops_at_the_end_and_play_there_starts_over() {
+        let s = panel("unsafe-del");
+        let last = len(&s) - 1;
+        let s = s.reduce(A::Play).reduce(A::Advance(2));
+        assert_eq!((s.cursor, s.playing), (2, true));
+        let s = s.reduce(A::Advance(last));
+        assert_eq!((s.cursor, s.playing), (last, false));
+        let s = s.reduce(A::Play);
+        assert_eq!((s.cursor, s.playing), (0, true));
+        // Keys and the slider move the cursor without stopping; a seek stops.
+        let s = s.reduce(A::MoveTo(5));
+        assert_eq!((s.cursor, s.playing), (5, true));
+        let s = s.reduce(A::MoveTo(usize::MAX));
+        assert_eq!(s.cursor, last);
+        let s = s.reduce(A::Seek(1));
+        assert_eq!((s.cursor, s.playing), (1, false));
+        let s = s.reduce(A::TogglePlay);
+        assert_eq!((s.cursor, s.playing), (1, true));
+        let s = s.reduce(A::Reset);
+        assert_eq!(
+            (s.cursor, s.playing, s.view),
+            (0, false, first_view(s.model().expect("runs")))
+        );
+    }
+
+    #[test]
+    fn a_hold_stops_the_cursor_and_its_release_plays_on_or_shows_the_end() {
+        let base = builtin("unsafe-del")
+            .expect("built-in")
+            .map_err(|e| e.to_string());
+        let held = PanelState::new("unsafe-del".into(), base, 1, Default::default(), Some(5_000));
+        let m = held.model().expect("runs");
+        let (hold, end) = (m.index_at(5_000_000), m.trace.len() - 1);
+        assert!(hold < end);
+        assert_eq!(held.last(), hold);
+        let s = held.clone().reduce(A::MoveTo(end));
+        assert_eq!(s.cur(), hold);
+        let played = s.clone().reduce(A::Hold {
+            at_ms: None,
+            reduced_motion: false,
+        });
+        assert_eq!((played.playing, played.last()), (true, end));
+        let shown = s.reduce(A::Hold {
+            at_ms: None,
+            reduced_motion: true,
+        });
+        assert_eq!((shown.playing, shown.cursor), (false, end));
+    }
+
+    #[test]
+    fn the_view_zooms_pans_and_follows_the_cursor() {
+        let s = panel("unsafe-del");
+        let end = s.end_us();
+        let s = s.reduce(A::ZoomAtCursor(0.1));
+        let (a, b) = s.view.expect("zoomed");
+        assert!(b - a < end / 5, "{a}..{b} of {end}");
+        let panned = s.clone().reduce(A::Pan(1.0));
+        assert!(panned.view.expect("zoomed").0 > a);
+        // Seeking past the window moves it to show the cursor.
+        let last = len(&s) - 1;
+        let s = s.reduce(A::Seek(last));
+        let t = s.t_us();
+        let (a, b) = s.view.expect("zoomed");
+        assert!(a <= t && t <= b, "{t} in {a}..{b}");
+    }
+
+    #[test]
+    fn a_link_cursor_is_kept_and_followed() {
+        let s = panel("unsafe-del");
+        let last = len(&s) - 1;
+        let s = s.at(Some(last + 100));
+        assert_eq!(s.cursor, last);
+        let t = s.t_us();
+        assert!(
+            s.view.is_none_or(|(a, b)| a <= t && t <= b),
+            "{t} in {:?}",
+            s.view
+        );
+    }
+}

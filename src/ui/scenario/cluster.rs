@@ -1,0 +1,62 @@
+//! The cluster right after the event at the cursor: each client's status, each node's
+//! keys and clock, and the resource's writes.
+
+use super::Handle;
+use crate::lesson::content::Lang;
+use crate::lesson::i18n::Texts;
+use crate::timeline::{snapshot, words};
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct ClusterProps {
+    pub panel: Handle,
+    /// The panel's id in the page (the heading's id must be unique).
+    pub panel_id: u32,
+    pub lang: Lang,
+}
+
+#[function_component(Cluster)]
+pub fn cluster(props: &ClusterProps) -> Html {
+    let (s, tx) = (&props.panel.state, Texts::new(props.lang));
+    let Some(m) = s.model() else {
+        return Html::default();
+    };
+    let snap = snapshot(m, s.cur());
+    let cluster_id = format!("cluster-{}-{}", s.name, props.panel_id);
+    html! {
+        // A `<div>` may not carry a name (aria-label); the group takes its heading's.
+        <div class="cluster" role="group" aria-labelledby={cluster_id.clone()}>
+            <h3 id={cluster_id}>{ tx.t("sc_at_cursor") }</h3>
+            <ul class="cluster-clients">
+                { for snap.clients.iter().map(|c| html! {
+                    <li data-status={c.status}>
+                        <strong>{ c.name.clone() }</strong>{": "}{ tx.t(&format!("sc_status_{}", c.status)) }
+                        if let Some(t) = &c.token { { format!(", token {t}") } }
+                        if let Some(v) = c.validity_left_ms { { tx.fmt("sc_validity", &[("v", v.to_string())]) } }
+                    </li>
+                }) }
+            </ul>
+            <ul class="cluster-nodes">
+                { for snap.nodes.iter().map(|n| html! {
+                    <li>
+                        <strong>{ n.name.clone() }</strong>{": "}{ tx.t(if n.up { "sc_up" } else { "sc_down" }) }
+                        if n.clock_offset_ms != 0 { { tx.fmt("sc_clock", &[("offset", format!("{:+}", n.clock_offset_ms))]) } }
+                        if n.keys.is_empty() { { tx.t("sc_no_keys") } }
+                        { for n.keys.iter().map(|(k, v, left)| html! {
+                            <span class="key">{ format!(" · {k} = {v}{}", left.map(|l| format!(" (PTTL ≈ {l})")).unwrap_or_default()) }</span>
+                        }) }
+                    </li>
+                }) }
+            </ul>
+            if let Some(r) = &snap.resource {
+                <p class="cluster-resource"><strong>{ r.name.clone() }</strong>
+                    { tx.fmt("sc_highest_token", &[("h", r.highest_token.map_or_else(|| tx.t("sc_none"), |h| h.to_string()))]) }
+                    { for r.last_writes.iter().map(|w| html! { <span>{ match &w.rejected {
+                        None => format!(" · ✓ {}: {}", w.client, w.text),
+                        Some(why) => format!(" · ✗ {}: {}: {}", w.client, w.text, words::reason(why, props.lang)),
+                    } }</span> }) }
+                </p>
+            }
+        </div>
+    }
+}

@@ -1,0 +1,83 @@
+//! The panel's head: which scenario, its seed (a new one, or one typed), and Undo for a fork.
+
+use super::{find, Handle, PackScenarios};
+use crate::lesson::content::Lang;
+use crate::lesson::i18n::Texts;
+use crate::timeline::panel::PanelAction;
+use crate::ui::browser;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct HeadProps {
+    pub panel: Handle,
+    /// The scenarios the panel offers.
+    pub names: Vec<String>,
+    /// Whether the seed controls show (an embedding page may hide them).
+    pub seeds: bool,
+    pub lang: Lang,
+}
+
+#[function_component(Head)]
+pub fn head(props: &HeadProps) -> Html {
+    let pack = use_context::<PackScenarios>();
+    let (panel, tx) = (&props.panel, Texts::new(props.lang));
+    let s = &panel.state;
+    let on_scenario = {
+        let panel = panel.clone();
+        Callback::from(move |e: Event| {
+            let name = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value();
+            let base = find(&name, &pack).unwrap_or_else(|| Err(format!("unknown scenario `{name}`")));
+            panel.dispatch(PanelAction::PickScenario {
+                name,
+                base: std::rc::Rc::new(base),
+            });
+        })
+    };
+    let on_new_seed = {
+        let panel = panel.clone();
+        Callback::from(move |_| panel.dispatch(PanelAction::NewSeed(browser::random_u64() % 1_000_000_000)))
+    };
+    let on_seed_input = {
+        let panel = panel.clone();
+        Callback::from(move |e: InputEvent| {
+            let text = e.target_unchecked_into::<web_sys::HtmlInputElement>().value();
+            panel.dispatch(PanelAction::SeedInput(text));
+        })
+    };
+    let on_seed_submit = {
+        let panel = panel.clone();
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            panel.dispatch(PanelAction::SubmitSeed);
+        })
+    };
+    let on_undo = {
+        let panel = panel.clone();
+        Callback::from(move |_| panel.dispatch(PanelAction::Undo))
+    };
+    html! {
+        <div class="scenario-head">
+            if props.names.len() > 1 {
+                <label>{ format!("{} ", tx.t("sc_scenario")) }
+                    <select onchange={on_scenario} aria-label={tx.t("sc_scenario")}>
+                        { for props.names.iter().map(|n| html! { <option value={n.clone()} selected={*n == s.name}>{ n.clone() }</option> }) }
+                    </select>
+                </label>
+            } else {
+                <strong class="scenario-name">{ s.name.clone() }</strong>
+            }
+            <span class="seed">{ tx.fmt("sc_seed", &[("seed", s.seed.to_string())]) }</span>
+            if props.seeds {
+                <button type="button" onclick={on_new_seed}>{ tx.t("sc_new_seed") }</button>
+                <form class="seed-form" onsubmit={on_seed_submit}>
+                    <label>{ format!("{} ", tx.t("sc_seed_label")) }<input type="text" inputmode="numeric" size="10" aria-label={tx.t("sc_type_seed")} value={s.seed_input.clone()} oninput={on_seed_input} /></label>
+                    <button type="submit">{ tx.t("sc_use_seed") }</button>
+                </form>
+                if let Some(bad) = &s.seed_error { <span class="hint seed-error" role="alert">{ tx.fmt("sc_bad_seed", &[("seed", bad.clone())]) }</span> }
+            }
+            if !s.injections.is_empty() {
+                <button type="button" class="undo-fork" onclick={on_undo}>{ tx.fmt("sc_undo_fork", &[("n", s.injections.len().to_string())]) }</button>
+            }
+        </div>
+    }
+}

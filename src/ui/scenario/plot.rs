@@ -1,0 +1,163 @@
+//! The timeline as the learner handles it: the drawing with its wheel and touch
+//! gestures, and the paired scenario drawn beside it at the same true time.
+
+use super::{pair_of, svg, Handle};
+use crate::lesson::content::Lang;
+use crate::lesson::i18n::Texts;
+use crate::sim::scenario::builtin;
+use crate::timeline::panel::PanelAction;
+use crate::timeline::{band_sentence, build_with, view};
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// The fingers on a timeline (pointer id, x, y) and the gesture they make, if any.
+#[derive(Default)]
+struct Touch {
+    fingers: Vec<(i32, f64, f64)>,
+    start: Option<Gesture>,
+}
+
+/// How a gesture started: the window, the fingers' midpoint (0..1 across the plot),
+/// their distance in pixels, and how many fingers.
+#[derive(Clone, Copy)]
+struct Gesture {
+    from: Option<(u64, u64)>,
+    f0: f64,
+    d0: f64,
+    fingers: usize,
+}
+
+#[derive(Properties, PartialEq)]
+pub struct PlotProps {
+    pub panel: Handle,
+    pub lang: Lang,
+}
+
+#[function_component(Plot)]
+pub fn plot(props: &PlotProps) -> Html {
+    let (panel, tx) = (&props.panel, Texts::new(props.lang));
+    let s = &panel.state;
+    // Side by side: the paired scenario on the same seed, drawn at the same true time.
+    let other: Rc<Option<Rc<crate::timeline::Model>>> =
+        use_memo((s.name.clone(), s.seed, s.compare), |(n, seed, on)| {
+            let other = pair_of(n).filter(|_| *on)?;
+            builtin(other)
+                .and_then(Result::ok)
+                .and_then(|s| build_with(&s, *seed, &[]).ok())
+                .map(Rc::new)
+        });
+    let touch = use_mut_ref(Touch::default);
+    let wrap_ref = use_node_ref();
+    let Ok(m) = s.model.as_ref() else {
+        return Html::default();
+    };
+    let (t_us, end_us, zoom) = (s.t_us(), s.end_us(), s.view);
+    let view = zoom.unwrap_or((0, end_us));
+    let on_wheel = {
+        let panel = panel.clone();
+        Callback::from(move |e: WheelEvent| {
+            // Only with Ctrl/⌘ (zoom, and a trackpad's pinch) or Shift (pan): a plain
+            // wheel keeps scrolling the page.
+            if e.ctrl_key() || e.meta_key() {
+                e.prevent_default();
+                panel.dispatch(PanelAction::Zoom(if e.delta_y() > 0.0 { 1.25 } else { 0.8 }));
+            } else if e.shift_key() && zoom.is_some() {
+                e.prevent_default();
+                panel.dispatch(PanelAction::Pan(0.1 * e.delta_y().signum()));
+            }
+        })
+    };
+    // Touch: two fingers pinch to zoom, one finger drags sideways to pan. The wrap's CSS
+    // (`touch-action: pan-y`) leaves vertical scrolling to the page.
+    let on_touch = {
+        let (panel, touch, wrap) = (panel.clone(), touch.clone(), wrap_ref.clone());
+        Callback::from(move |e: PointerEvent| {
+            if e.pointer_type() != "touch" {
+                return;
+            }
+            let Some(el) = wrap.cast::<web_sys::Element>() else {
+                return;
+            };
+            let r = el.get_bounding_client_rect();
+            // Where across the plot (not the lane labels) a screen x falls, 0..1.
+            let frac = |x: f64| svg::plot_fraction(x - r.left(), r.width());
+            let mut t = touch.borrow_mut();
+            let id = e.pointer_id();
+            match e.type_().as_str() {
+                "pointerdown" => {
+                    t.fingers.retain(|f| f.0 != id);
+                    t.fingers.push((id, e.client_x() as f64, e.client_y() as f64));
+                    t.start = None;
+                }
+                "pointermove" => {
+                    if let Some(f) = t.fingers.iter_mut().find(|f| f.0 == id) {
+                        f.1 = e.client_x() as f64;
+                        f.2 = e.client_y() as f64;
+                    }
+                }
+                _ => {
+                    t.fingers.retain(|f| f.0 != id);
+                    t.start = None;
+                    return;
+                }
+            }
+            let (mid, dist) = match t.fingers.as_slice() {
+                [(_, x, _)] => (*x, 1.0),
+                [(_, x0, y0), (_, x1, y1), ..] => ((x0 + x1) / 2.0, (x1 - x0).hypot(y1 - y0).max(1.0)),
+                [] => return,
+            };
+            let now = Gesture {
+                from: zoom,
+                f0: frac(mid),
+                d0: dist,
+                fingers: t.fingers.len(),
+            };
+            match t.start {
+                Some(g) if g.fingers == now.fingers => {
+                    // A one-finger drag only pans a zoomed view; the page keeps it otherwise.
+                    if g.fingers > 1 || g.from.is_some() {
+                        e.prevent_default();
+                        let next = view::pinch(g.from, end_us, g.f0, g.d0, now.f0, now.d0);
+                        if next != zoom {
+                            panel.dispatch(PanelAction::SetView(next));
+                        }
+                    }
+                }
+                _ => t.start = Some(now),
+            }
+        })
+    };
+    let on_seek = {
+        let panel = panel.clone();
+        Callback::from(move |i: usize| panel.dispatch(PanelAction::Seek(i)))
+    };
+    let on_compare = {
+        let panel = panel.clone();
+        Callback::from(move |_: Event| panel.dispatch(PanelAction::ToggleCompare))
+    };
+    html! {
+        <>
+            if let Some(other_name) = pair_of(&s.name) {
+                <label class="compare-toggle">
+                    <input type="checkbox" checked={s.compare} onchange={on_compare} />
+                    { format!(" {}", tx.fmt("sc_side_by_side", &[("other", other_name.to_string())])) }
+                </label>
+            }
+            <div class="timeline-wrap" ref={wrap_ref} onwheel={on_wheel} onpointerdown={on_touch.clone()} onpointermove={on_touch.clone()} onpointerup={on_touch.clone()} onpointercancel={on_touch}>
+                <svg::TimelineSvg model={svg::Shared(m.clone())} {t_us} {view} {on_seek} lang={props.lang} />
+            </div>
+            if let Some(o) = other.as_ref() {
+                <div class="compare">
+                    <h3>{ o.scenario.clone() }</h3>
+                    <div class="timeline-wrap">
+                        <svg::TimelineSvg model={svg::Shared(o.clone())} {t_us} {view} on_seek={Callback::noop()} lang={props.lang} />
+                    </div>
+                    <ul class="violations">
+                        { for o.bands.iter().map(|b| html! { <li class="violation-text">{ format!("⚠ {}", band_sentence(b, props.lang)) }</li> }) }
+                        if o.bands.is_empty() { <li class="safe-text">{ tx.t("sc_no_violation") }</li> }
+                    </ul>
+                </div>
+            }
+        </>
+    }
+}

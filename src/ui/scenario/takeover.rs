@@ -1,0 +1,64 @@
+//! "Take over a node": a Redis console on one of the run's nodes at the cursor. A
+//! command that changes something forks the run.
+
+use super::{console, Handle};
+use crate::lesson::content::Lang;
+use crate::lesson::i18n::Texts;
+use crate::timeline::fork::NOT_RUN;
+use crate::timeline::panel::PanelAction;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct TakeOverProps {
+    pub panel: Handle,
+    pub lang: Lang,
+}
+
+#[function_component(TakeOver)]
+pub fn take_over(props: &TakeOverProps) -> Html {
+    let (panel, tx) = (&props.panel, Texts::new(props.lang));
+    let s = &panel.state;
+    let nodes = s.nodes();
+    if nodes.is_empty() {
+        return Html::default();
+    }
+    let selected = s.console_target();
+    let on_node = {
+        let panel = panel.clone();
+        Callback::from(move |e: Event| {
+            let v = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value();
+            panel.dispatch(PanelAction::ConsoleNode(v.parse().ok()));
+        })
+    };
+    let on_line = {
+        let panel = panel.clone();
+        Callback::from(move |line: String| panel.dispatch(PanelAction::Console(line)))
+    };
+    // The words of the one reply the store did not give, in the reader's language.
+    let history: Vec<(String, String)> = s
+        .console
+        .iter()
+        .map(|(line, reply)| {
+            let reply = if reply == NOT_RUN {
+                tx.t("sc_node_no_reply")
+            } else {
+                reply.clone()
+            };
+            (line.clone(), reply)
+        })
+        .collect();
+    html! {
+        <div class="scenario-console">
+            <h3>{ tx.t("sc_take_over") }</h3>
+            if nodes.len() > 1 {
+                <label>{ format!("{} ", tx.t("sc_node")) }
+                    <select onchange={on_node}>
+                        { for nodes.iter().map(|(pid, n)| html! { <option value={pid.to_string()} selected={selected == Some(*pid)}>{ n.clone() }</option> }) }
+                    </select>
+                </label>
+            }
+            <console::ConsoleInput {on_line} {history} lang={props.lang} />
+            <p class="hint">{ tx.t("sc_take_over_hint") }</p>
+        </div>
+    }
+}
