@@ -390,6 +390,19 @@ impl<'de> Deserialize<'de> for Message {
     }
 }
 
+/// What a process is: the world knows, so nobody guesses it from what it did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// A Redis node.
+    Node,
+    /// A client running one of the built-in algorithms.
+    Client,
+    /// A lab worker: a client running the learner's code.
+    LabWorker,
+    /// The protected resource (storage service).
+    Resource,
+}
+
 /// How a span of holding the lock ended (the checker's [`super::checker::Hold`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HoldEnd {

@@ -17,7 +17,7 @@ use super::client::{
     Action, Client, ClientCfg, ClientCtx, Dest, Input, LibCfg, ResOp, ResReply, Step, Timer,
 };
 use super::clock::Clock;
-use super::fact::{Message, Reason};
+use super::fact::{Message, Reason, Role};
 use super::lab::{LabAction, LabAttack, LabAttackOp, LabEvent, LabInput};
 use super::rng::{sub_seed, SimRng};
 use super::scenario::{
@@ -1087,6 +1087,16 @@ impl World {
 
     pub fn is_node(&self, pid: Pid) -> bool {
         matches!(self.procs.get(pid).map(|p| &p.kind), Some(Kind::Node(_)))
+    }
+
+    /// What process `pid` is; `None` for no such process.
+    pub fn role(&self, pid: Pid) -> Option<Role> {
+        self.procs.get(pid).map(|p| match p.kind {
+            Kind::Node(_) => Role::Node,
+            Kind::Client(_) => Role::Client,
+            Kind::Lab(_) => Role::LabWorker,
+            Kind::Resource(_) => Role::Resource,
+        })
     }
 
     /// Local time of process `pid` now (µs).

@@ -4,8 +4,9 @@
 //! Plain Rust (no browser), so the drawing rules are tested natively. `ui::scenario`
 //! turns a [`Model`] into SVG and a [`Snapshot`] into the cluster view.
 //!
-//! - Lanes: clients first, then Redis nodes, then the resource (kinds inferred from what
-//!   each process did in the trace).
+//! - Lanes: clients first, then Redis nodes, then the resource (each process's kind is
+//!   its [`Role`] in the world; the resource's lane is the resource's once it answered a
+//!   write).
 //! - Bars: a client's "believes it holds the lock" spans, a node's key spans (coloured by
 //!   the token stored), pauses and crashes.
 //! - Arrows: every message, from send to delivery (or to where it was dropped).
@@ -27,7 +28,7 @@ pub use words::{band_sentence, describe};
 
 use crate::lesson::content::Lang;
 
-use crate::sim::fact::{Message, Reason, ViolationKind};
+use crate::sim::fact::{Message, Reason, Role, ViolationKind};
 use crate::sim::scenario::Scenario;
 use crate::sim::timeline::Timeline;
 use crate::sim::trace::{TraceEvent, TraceKind};
@@ -264,20 +265,9 @@ pub fn build_lab(
 fn build_from(mut tl: Timeline, scenario: &Scenario, seed: u64) -> Result<Model, String> {
     let names = tl.names().to_vec();
     let nodes: Vec<usize> = (0..names.len()).filter(|&p| tl.world().is_node(p)).collect();
-    // Every process gets its lane from what it is, not from what it did: a node no
-    // command ever reached (cut off from the only client) is still a node on the picture.
-    let kinds: Vec<LaneKind> = (0..names.len())
-        .map(|p| {
-            if tl.world().is_client(p) {
-                LaneKind::Client
-            } else if tl.world().is_node(p) {
-                LaneKind::Node
-            } else {
-                // The resource: a lane of its own once something writes to it (below).
-                LaneKind::Other
-            }
-        })
-        .collect();
+    // Every process gets its lane from what the world says it is, not from what it did:
+    // a node no command ever reached (cut off from the only client) is still a node.
+    let roles: Vec<Option<Role>> = (0..names.len()).map(|p| tl.world().role(p)).collect();
     let mut open: BTreeMap<usize, Sampled> = BTreeMap::new();
     let mut key_bars = KeyBars::default();
     let mut pending: Vec<PendingStory> = Vec::new();
@@ -413,7 +403,7 @@ fn build_from(mut tl: Timeline, scenario: &Scenario, seed: u64) -> Result<Model,
         scenario.name.clone(),
         seed,
         names,
-        kinds,
+        roles,
         trace,
         outcome,
         key_bars.bars,
@@ -579,7 +569,7 @@ fn layout(
     scenario: String,
     seed: u64,
     names: Vec<String>,
-    kinds: Vec<LaneKind>,
+    roles: Vec<Option<Role>>,
     trace: Vec<TraceEvent>,
     outcome: Outcome,
     mut fixed: Vec<Bar>,
@@ -592,17 +582,23 @@ fn layout(
         }
     }
 
-    let mut kinds = kinds;
-    for e in &trace {
-        if let (
-            Some(k @ LaneKind::Other),
-            TraceKind::WriteAccepted { .. } | TraceKind::WriteRejected { .. },
-        ) = (kinds.get_mut(e.pid as usize), &e.kind)
-        {
-            *k = LaneKind::Resource;
-        }
-    }
-    let kind_of = |pid: usize| kinds.get(pid).copied().unwrap_or(LaneKind::Other);
+    // The resource's lane is drawn as the resource once it has answered a write: a
+    // scenario that never writes keeps it a plain lane (and no resource in the panel).
+    let answered_a_write = |pid: usize| {
+        trace.iter().any(|e| {
+            e.pid as usize == pid
+                && matches!(
+                    e.kind,
+                    TraceKind::WriteAccepted { .. } | TraceKind::WriteRejected { .. }
+                )
+        })
+    };
+    let kind_of = |pid: usize| match roles.get(pid).copied().flatten() {
+        Some(Role::Client | Role::LabWorker) => LaneKind::Client,
+        Some(Role::Node) => LaneKind::Node,
+        Some(Role::Resource) if answered_a_write(pid) => LaneKind::Resource,
+        Some(Role::Resource) | None => LaneKind::Other,
+    };
     let mut lanes: Vec<Lane> = names
         .iter()
         .enumerate()
