@@ -7,6 +7,8 @@
 //! - [`client`]: the lock algorithms and the work, as state machines.
 //! - [`scripts`]: the Lua scripts clients send (data a learner may replace).
 //! - [`trace`]: what a run recorded; [`checker`]: what went wrong, in true time.
+//! - [`fact`]: the typed facts the trace and the checker carry (reasons, messages, hold
+//!   ends, violation kinds, roles); `timeline::words` makes their words.
 //! - [`scenario`]: the TOML format and the built-in scenarios.
 //! - [`timeline`]: step forward/back, seek, fork (for the UI).
 //! - [`explore`]: random faults around a scenario, shrinking counterexamples.
