@@ -6,7 +6,7 @@
 //! never sees true time except through `ClientCtx` to label trace events.
 
 use super::clock::Clock;
-use super::fact::Reason;
+use super::fact::{Reason, TimerName};
 use super::rng::SimRng;
 use super::scenario::{Algorithm, ReleaseKind};
 use super::scripts::Scripts;
@@ -139,16 +139,16 @@ pub enum Timer {
 }
 
 impl Timer {
-    pub fn name(&self) -> &'static str {
+    pub fn name(&self) -> TimerName {
         match self {
-            Timer::Start => "start",
-            Timer::Retry(_) => "retry",
-            Timer::ReqTimeout(_) => "request timeout",
-            Timer::Validity(_) => "validity ends",
-            Timer::Renew(_) => "renew",
-            Timer::Step(_) => "work step done",
-            Timer::LibRetry(_) => "library retry",
-            Timer::LibExtend(_) => "library extension",
+            Timer::Start => TimerName::Start,
+            Timer::Retry(_) => TimerName::Retry,
+            Timer::ReqTimeout(_) => TimerName::RequestTimeout,
+            Timer::Validity(_) => TimerName::ValidityEnds,
+            Timer::Renew(_) => TimerName::Renew,
+            Timer::Step(_) => TimerName::WorkStepDone,
+            Timer::LibRetry(_) => TimerName::LibraryRetry,
+            Timer::LibExtend(_) => TimerName::LibraryExtension,
         }
     }
 }

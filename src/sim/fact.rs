@@ -8,6 +8,7 @@
 //! `lockstep run` text and of `lockstep run --json` only (other tools read them, so they
 //! keep their exact form); serde writes each fact as that string.
 
+use super::scenario::Persistence;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -390,6 +391,138 @@ impl<'de> Deserialize<'de> for Message {
     }
 }
 
+/// Which client timer fired (a trace's `Timer`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerName {
+    Start,
+    Retry,
+    RequestTimeout,
+    ValidityEnds,
+    Renew,
+    WorkStepDone,
+    LibraryRetry,
+    LibraryExtension,
+}
+
+impl TimerName {
+    pub const ALL: [TimerName; 8] = [
+        TimerName::Start,
+        TimerName::Retry,
+        TimerName::RequestTimeout,
+        TimerName::ValidityEnds,
+        TimerName::Renew,
+        TimerName::WorkStepDone,
+        TimerName::LibraryRetry,
+        TimerName::LibraryExtension,
+    ];
+
+    /// Its name in the CLI and the JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TimerName::Start => "start",
+            TimerName::Retry => "retry",
+            TimerName::RequestTimeout => "request timeout",
+            TimerName::ValidityEnds => "validity ends",
+            TimerName::Renew => "renew",
+            TimerName::WorkStepDone => "work step done",
+            TimerName::LibraryRetry => "library retry",
+            TimerName::LibraryExtension => "library extension",
+        }
+    }
+}
+
+impl fmt::Display for TimerName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Hashed as its name, as the string it replaced was.
+impl Hash for TimerName {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl Serialize for TimerName {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for TimerName {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        TimerName::ALL
+            .into_iter()
+            .find(|t| t.as_str() == s)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown timer `{s}`")))
+    }
+}
+
+/// What a restarted process came back with (a trace's `Restart`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Comeback {
+    /// A node: what its persistence kept.
+    Disk(Persistence),
+    /// A node: a resync from the new master (it was demoted while down).
+    Resync,
+    /// A client or lab worker: its program from the start.
+    FreshProgram,
+    /// The resource: as it was.
+    AsItWas,
+}
+
+impl Comeback {
+    const ALL: [Comeback; 6] = [
+        Comeback::Disk(Persistence::None),
+        Comeback::Disk(Persistence::Everysec),
+        Comeback::Disk(Persistence::Always),
+        Comeback::Resync,
+        Comeback::FreshProgram,
+        Comeback::AsItWas,
+    ];
+
+    /// Its words in the CLI and the JSON (`aof-everysec`, `fresh program`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Comeback::Disk(p) => p.label(),
+            Comeback::Resync => "resync from new master",
+            Comeback::FreshProgram => "fresh program",
+            Comeback::AsItWas => "",
+        }
+    }
+}
+
+impl fmt::Display for Comeback {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Hashed as its words, as the string it replaced was.
+impl Hash for Comeback {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl Serialize for Comeback {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Comeback {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Comeback::ALL
+            .into_iter()
+            .find(|c| c.as_str() == s)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown restart `{s}`")))
+    }
+}
+
 /// What a process is: the world knows, so nobody guesses it from what it did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
@@ -678,6 +811,20 @@ mod tests {
             let json = serde_json::to_string(&m).unwrap_or_default();
             assert_eq!(serde_json::from_str::<Message>(&json).ok(), Some(m), "{json}");
         }
+    }
+
+    #[test]
+    fn timers_and_comebacks_read_back_from_their_json() {
+        for t in TimerName::ALL {
+            let json = serde_json::to_string(&t).unwrap_or_default();
+            assert_eq!(json, format!("\"{}\"", t.as_str()));
+            assert_eq!(serde_json::from_str::<TimerName>(&json).ok(), Some(t));
+        }
+        for c in Comeback::ALL {
+            let json = serde_json::to_string(&c).unwrap_or_default();
+            assert_eq!(serde_json::from_str::<Comeback>(&json).ok(), Some(c), "{json}");
+        }
+        assert_eq!(Comeback::Disk(Persistence::Everysec).to_string(), "aof-everysec");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! serde data. Processes are numbered (`pid`); [`crate::sim::World::process_names`]
 //! gives their names.
 
-use super::fact::{Message, Reason};
+use super::fact::{Comeback, Message, Reason, TimerName};
 use serde::{Deserialize, Serialize};
 use std::hash::{Hash, Hasher};
 
@@ -61,14 +61,14 @@ pub enum TraceKind {
     },
     /// A client timer fired (retry, renewal, validity end, work step).
     Timer {
-        name: String,
+        name: TimerName,
     },
     Pause,
     Resume,
     Crash,
     /// The process came back; `keys` survived (from the AOF, or a resync).
     Restart {
-        persistence: String,
+        persistence: Comeback,
         keys: u32,
     },
     ClockJump {

@@ -17,7 +17,7 @@ use super::client::{
     Action, Client, ClientCfg, ClientCtx, Dest, Input, LibCfg, ResOp, ResReply, Step, Timer,
 };
 use super::clock::Clock;
-use super::fact::{Message, Reason, Role};
+use super::fact::{Comeback, Message, Reason, Role};
 use super::lab::{LabAction, LabAttack, LabAttackOp, LabEvent, LabInput};
 use super::rng::{sub_seed, SimRng};
 use super::scenario::{
@@ -1758,7 +1758,7 @@ impl World {
     /// A timer fired at `pid` (recorded in full traces only).
     fn emit_timer(&self, out: &mut Vec<TraceEvent>, pid: Pid, timer: &Timer) {
         if self.full() {
-            let name = timer.name().to_string();
+            let name = timer.name();
             self.emit(out, pid, TraceKind::Timer { name });
         }
     }
@@ -2559,22 +2559,22 @@ impl World {
                             .filter(|k| k.expire_at_ms.is_none_or(|e| e > local_ms))
                             .count() as u32;
                         let label = if new_master.is_some() {
-                            "resync from new master"
+                            Comeback::Resync
                         } else {
-                            n.persistence.label()
+                            Comeback::Disk(n.persistence)
                         };
-                        (label.to_string(), keys)
+                        (label, keys)
                     }
                     Kind::Client(c) => {
                         let fresh = c.restarted(inc);
                         **c = fresh;
-                        ("fresh program".to_string(), 0)
+                        (Comeback::FreshProgram, 0)
                     }
                     Kind::Lab(l) => {
                         l.reset();
-                        ("fresh program".to_string(), 0)
+                        (Comeback::FreshProgram, 0)
                     }
-                    Kind::Resource(_) => ("".to_string(), 0),
+                    Kind::Resource(_) => (Comeback::AsItWas, 0),
                 };
                 self.emit(
                     out,

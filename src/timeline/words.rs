@@ -8,7 +8,8 @@
 
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
-use crate::sim::fact::{Message, Reason, ViolationKind};
+use crate::sim::fact::{Comeback, Message, Reason, TimerName, ViolationKind};
+use crate::sim::scenario::Persistence;
 use crate::sim::trace::{TraceEvent, TraceKind};
 use crate::sim::world::Latency;
 use crate::sim::Fault;
@@ -79,14 +80,14 @@ pub fn describe(m: &Model, e: &TraceEvent, lang: Lang) -> String {
         TraceKind::Replicate { from, effects, .. } => {
             f("ev_replicate", &[("n", effects.to_string()), ("from", n(*from))])
         }
-        TraceKind::Timer { name } => f("ev_timer", &[("name", timer(name, lang))]),
+        TraceKind::Timer { name } => f("ev_timer", &[("name", timer(*name, lang))]),
         TraceKind::Pause => tx.t("ev_pause"),
         TraceKind::Resume => tx.t("ev_resume"),
         TraceKind::Crash => tx.t("ev_crash"),
         TraceKind::Restart { persistence, keys } => f(
             "ev_restart",
             &[
-                ("persistence", persistence_label(persistence, lang)),
+                ("persistence", comeback(*persistence, lang)),
                 ("n", keys.to_string()),
             ],
         ),
@@ -329,7 +330,7 @@ pub fn mark_label(names: &[String], e: &TraceEvent, lang: Lang) -> Option<String
         TraceKind::Restart { persistence, keys } => f(
             "mk_restart",
             &[
-                ("persistence", persistence_label(persistence, lang)),
+                ("persistence", comeback(*persistence, lang)),
                 ("n", keys.to_string()),
             ],
         ),
@@ -416,22 +417,30 @@ pub fn payload(what: &Message, lang: Lang) -> String {
     }
 }
 
-/// A client timer's name ("retry", "validity ends").
-pub fn timer(name: &str, lang: Lang) -> String {
-    let key = format!("timer_{}", name.replace(' ', "_"));
-    let text = Texts::new(lang).t(&key);
-    if text == key {
-        name.to_string()
-    } else {
-        text
-    }
+/// A client timer's name ("retry", "validity ends"), in `lang`.
+pub fn timer(name: TimerName, lang: Lang) -> String {
+    Texts::new(lang).t(match name {
+        TimerName::Start => "timer_start",
+        TimerName::Retry => "timer_retry",
+        TimerName::RequestTimeout => "timer_request_timeout",
+        TimerName::ValidityEnds => "timer_validity_ends",
+        TimerName::Renew => "timer_renew",
+        TimerName::WorkStepDone => "timer_work_step_done",
+        TimerName::LibraryRetry => "timer_library_retry",
+        TimerName::LibraryExtension => "timer_library_extension",
+    })
 }
 
-fn persistence_label(p: &str, lang: Lang) -> String {
-    if p == "none" {
-        Texts::new(lang).t("why_no_persistence")
-    } else {
-        p.to_string()
+/// What a restarted process came back with, in `lang`: the AOF modes by their Redis
+/// names.
+pub fn comeback(c: Comeback, lang: Lang) -> String {
+    let tx = Texts::new(lang);
+    match c {
+        Comeback::Disk(Persistence::None) => tx.t("why_no_persistence"),
+        Comeback::Disk(p @ (Persistence::Everysec | Persistence::Always)) => p.label().to_string(),
+        Comeback::Resync => tx.t("restart_resync"),
+        Comeback::FreshProgram => tx.t("restart_fresh"),
+        Comeback::AsItWas => String::new(),
     }
 }
 
@@ -823,6 +832,35 @@ mod tests {
             token: Some(34),
         };
         assert_eq!(payload(&write, Lang::Nb), "skriv balance=90 token 34");
+    }
+
+    #[test]
+    fn every_timer_and_restart_has_words_in_english_and_norwegian() {
+        for t in TimerName::ALL {
+            let (en, nb) = (timer(t, Lang::En), timer(t, Lang::Nb));
+            // The timeline's English is the CLI's.
+            assert_eq!(en, t.to_string());
+            assert!(!nb.is_empty() && !nb.starts_with("timer_"), "{t:?}: {nb}");
+        }
+        assert_eq!(timer(TimerName::ValidityEnds, Lang::Nb), "gyldigheten går ut");
+        for c in [
+            Comeback::Disk(Persistence::None),
+            Comeback::Disk(Persistence::Everysec),
+            Comeback::Disk(Persistence::Always),
+            Comeback::Resync,
+            Comeback::FreshProgram,
+            Comeback::AsItWas,
+        ] {
+            let (en, nb) = (comeback(c, Lang::En), comeback(c, Lang::Nb));
+            assert_eq!(en, c.to_string(), "{c:?}");
+            match c {
+                // Redis's names for its AOF modes, and nothing, are the same in both.
+                Comeback::Disk(Persistence::Everysec | Persistence::Always) | Comeback::AsItWas => {
+                    assert_eq!(nb, en)
+                }
+                _ => assert_ne!(nb, en, "{c:?} has no Norwegian words"),
+            }
+        }
     }
 
     #[test]
