@@ -4,6 +4,7 @@
 //! `tests/labs_node.rs` runs the real JavaScript harness.
 
 use lockstep::sim::lab::{self, Check, CodeError, Host, Lab, LabAttack, LabAttackOp, LabSources};
+use lockstep::sim::ViolationKind;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -251,7 +252,7 @@ fn a_plain_del_release_is_caught_deleting_another_workers_key_in_the_run() {
     let v = t.violations();
     let fd = v
         .iter()
-        .find(|v| v.kind == "foreign_delete")
+        .find(|v| v.kind == ViolationKind::ForeignDelete)
         .unwrap_or_else(|| panic!("{v:?}"));
     // A paused 700 ms before its release: its DEL lands after its 500 ms lease.
     assert_eq!(fd.clients.first().map(String::as_str), Some("A"), "{fd:?}");
@@ -373,7 +374,7 @@ fn a_write_in_flight_when_its_writer_crashes_is_judged_by_the_key_not_by_the_cra
     );
     assert!(!landed.1, "A's key still held its token when the write landed");
     assert!(
-        !t.violations().iter().any(|v| v.kind == "stale_write"),
+        !t.violations().iter().any(|v| v.kind == ViolationKind::StaleWrite),
         "{:?}",
         t.violations()
     );

@@ -5,7 +5,7 @@
 use lockstep::sim::explore::{explore, ExploreConfig};
 use lockstep::sim::scenario::{builtin, parse, Scenario};
 use lockstep::sim::timeline::Timeline;
-use lockstep::sim::{run, trace_hash, Fault, TraceKind, TraceLevel};
+use lockstep::sim::{run, trace_hash, Fault, Reason, TraceKind, TraceLevel, ViolationKind};
 
 fn scenario(src: &str) -> Scenario {
     parse("test.toml", src).unwrap_or_else(|e| panic!("{e}\n{src}"))
@@ -99,7 +99,7 @@ oneway = true
         })
         .collect();
     assert_eq!(drops.len(), 1, "{drops:?}");
-    assert_eq!(drops[0].2, "partitioned");
+    assert_eq!(drops[0].2, Reason::Partitioned);
     assert!(r.outcome.holds.is_empty());
     assert!(r
         .trace
@@ -126,7 +126,15 @@ retry_delay_ms = 300
     let lost = r
         .trace
         .iter()
-        .filter(|e| matches!(&e.kind, TraceKind::Drop { reason, .. } if reason == "lost"))
+        .filter(|e| {
+            matches!(
+                &e.kind,
+                TraceKind::Drop {
+                    reason: Reason::Lost,
+                    ..
+                }
+            )
+        })
         .count();
     assert!(lost >= 2, "{lost}");
     assert!(r.outcome.holds.is_empty());
@@ -186,7 +194,7 @@ fn a_fault_injected_into_a_timeline_recomputes_the_future() {
     assert!(t.outcome().is_safe());
     let v = forked.outcome().violations;
     assert_eq!(v.len(), 1, "{v:?}");
-    assert_eq!(v[0].kind, "overlap");
+    assert_eq!(v[0].kind, ViolationKind::Overlap);
     // The same injection into a fresh run gives the same run.
     let mut again = Timeline::new(&s, 1).unwrap_or_else(|e| panic!("{e}"));
     again.world_mut().inject_at(0, Fault::Drift(c, 20_000));
@@ -406,7 +414,7 @@ max_attempts = 1
 work = ["sleep 10"]
 "#;
     let r = run(&scenario(src), 1, TraceLevel::Full).unwrap_or_else(|e| panic!("{e}"));
-    let reasons: Vec<(u64, String)> = r
+    let reasons: Vec<(u64, Reason)> = r
         .trace
         .iter()
         .filter_map(|e| match &e.kind {
@@ -418,7 +426,13 @@ work = ["sleep 10"]
     assert_eq!(reasons.len(), 1, "{reasons:?}");
     let (at, why) = &reasons[0];
     assert_eq!(*at, 9_950_000);
-    assert_eq!(why, "validity -52 ms ≤ 0 (elapsed 9950 ms)");
+    assert_eq!(
+        *why,
+        Reason::NoValidity {
+            validity_ms: -52,
+            elapsed_ms: 9950
+        }
+    );
     assert!(r.outcome.holds.is_empty(), "{:?}", r.outcome.holds);
     assert!(!r
         .trace
@@ -493,7 +507,7 @@ fn an_expiring_claim_lets_the_retry_charge_after_a_crash_a_permanent_one_does_no
             .filter(|w| w.key == "charge")
             .map(|w| w.client.clone())
             .collect();
-        let refused: Vec<String> = r
+        let refused: Vec<Reason> = r
             .outcome
             .rejected_writes
             .iter()
@@ -503,8 +517,14 @@ fn an_expiring_claim_lets_the_retry_charge_after_a_crash_a_permanent_one_does_no
     };
     let (charged, refused) = charges("claim 300");
     assert_eq!(charged, vec!["C".to_string()]);
-    assert!(refused[0].contains("in progress until"), "{refused:?}");
-    assert!(refused[1].ends_with("already used"), "{refused:?}");
+    assert!(
+        matches!(refused[0], Reason::IdempotencyInProgress { .. }),
+        "{refused:?}"
+    );
+    assert!(
+        matches!(refused[1], Reason::IdempotencyUsed { .. }),
+        "{refused:?}"
+    );
     // A claim for a whole day: A's crash blocks every retry; nobody charges.
     let (charged, refused) = charges("claim 86400000");
     assert!(charged.is_empty(), "{charged:?}");

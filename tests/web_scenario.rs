@@ -395,7 +395,7 @@ async fn the_ttl_tradeoff_table_compares_seven_ttls_and_picks_one() {
         .outcome
         .violations
         .iter()
-        .filter(|v| v.kind == "stale_write")
+        .filter(|v| v.kind == lockstep::sim::ViolationKind::StaleWrite)
         .count();
     assert!(stale_300 > 0, "short TTLs write stale");
     assert_eq!(count(&rows[0], "td.stale-writes"), stale_300);

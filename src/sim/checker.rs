@@ -8,6 +8,7 @@
 //! one [`Property`]. Figures: how long each client waited to acquire, and how long the
 //! lock stayed unavailable after a holder crashed.
 
+use super::fact::{HoldEnd, Reason, ViolationKind};
 use super::trace::{TraceEvent, TraceKind};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -37,19 +38,19 @@ impl Property {
         Property::DoubleEffect,
     ];
 
-    /// The violation `kind` the checker writes for it (`overlap`, `stale_write`, …).
-    pub fn kind(self) -> &'static str {
+    /// The violation kind the checker writes for it (`overlap`, `stale_write`, …).
+    pub fn kind(self) -> ViolationKind {
         match self {
-            Property::MutualExclusion => "overlap",
-            Property::StaleWrite => "stale_write",
-            Property::LostUpdate => "lost_update",
-            Property::DuplicateToken => "duplicate_token",
-            Property::DoubleEffect => "double_effect",
+            Property::MutualExclusion => ViolationKind::Overlap,
+            Property::StaleWrite => ViolationKind::StaleWrite,
+            Property::LostUpdate => ViolationKind::LostUpdate,
+            Property::DuplicateToken => ViolationKind::DuplicateToken,
+            Property::DoubleEffect => ViolationKind::DoubleEffect,
         }
     }
 
-    /// The property of a violation `kind`; `None` for a kind the checker never writes.
-    pub fn of_kind(kind: &str) -> Option<Property> {
+    /// The property of a violation kind; `None` for the labs' own kinds.
+    pub fn of_kind(kind: ViolationKind) -> Option<Property> {
         Property::ALL.into_iter().find(|p| p.kind() == kind)
     }
 }
@@ -57,8 +58,8 @@ impl Property {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Violation {
     /// `overlap`, `stale_write`, `lost_update`, `duplicate_token` or `double_effect`
-    /// ([`Property::kind`]).
-    pub kind: String,
+    /// ([`Property::kind`]), or a lab's own kind.
+    pub kind: ViolationKind,
     pub clients: Vec<String>,
     pub from_ms: f64,
     pub to_ms: f64,
@@ -78,7 +79,7 @@ pub struct Effect {
 impl Violation {
     /// The property this violation breaks.
     pub fn property(&self) -> Option<Property> {
-        Property::of_kind(&self.kind)
+        Property::of_kind(self.kind)
     }
 }
 
@@ -102,7 +103,7 @@ pub struct WriteRecord {
     pub token: Option<i64>,
     pub highest_seen: Option<i64>,
     pub at_ms: f64,
-    pub reason: Option<String>,
+    pub reason: Option<Reason>,
 }
 
 /// A span of true time during which `client` believed it held `lock`.
@@ -112,8 +113,8 @@ pub struct Hold {
     pub lock: String,
     pub from_ms: f64,
     pub to_ms: f64,
-    /// Why it ended: `released`, `lost: …`, `crashed`, or `end of run`.
-    pub ended: String,
+    /// Why it ended: `released`, `lost: …`, `crashed`, `lease ended` or `end of run`.
+    pub ended: HoldEnd,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -173,7 +174,7 @@ pub fn check_with(trace: &[TraceEvent], names: &[String], rules: &Rules) -> Outc
     let end_us = trace.last().map(|e| e.t_us).unwrap_or(0);
     let mut out = Outcome::default();
     let mut open: BTreeMap<u32, (String, u64, Option<u64>)> = BTreeMap::new();
-    let mut holds: Vec<(u32, String, u64, u64, String)> = Vec::new();
+    let mut holds: Vec<(u32, String, u64, u64, HoldEnd)> = Vec::new();
     let mut started: BTreeMap<u32, u64> = BTreeMap::new();
     let mut waited: BTreeMap<u32, u64> = BTreeMap::new();
     let mut gave_up: BTreeMap<u32, u64> = BTreeMap::new();
@@ -185,10 +186,10 @@ pub fn check_with(trace: &[TraceEvent], names: &[String], rules: &Rules) -> Outc
                  holds: &mut Vec<_>,
                  pid: u32,
                  t: u64,
-                 why: String| {
+                 why: HoldEnd| {
         if let Some((lock, from, lease)) = open.remove(&pid) {
             let (t, why) = match lease {
-                Some(l) if l < t => (l.max(from), "lease ended".to_string()),
+                Some(l) if l < t => (l.max(from), HoldEnd::LeaseEnded),
                 _ => (t, why),
             };
             holds.push((pid, lock, from, t, why));
@@ -209,9 +210,15 @@ pub fn check_with(trace: &[TraceEvent], names: &[String], rules: &Rules) -> Outc
                 }
             }
             TraceKind::LockLost { reason, .. } => {
-                close(&mut open, &mut holds, e.pid, e.t_us, format!("lost: {reason}"));
+                close(
+                    &mut open,
+                    &mut holds,
+                    e.pid,
+                    e.t_us,
+                    HoldEnd::Lost(reason.clone()),
+                );
             }
-            TraceKind::LockReleased { .. } => close(&mut open, &mut holds, e.pid, e.t_us, "released".into()),
+            TraceKind::LockReleased { .. } => close(&mut open, &mut holds, e.pid, e.t_us, HoldEnd::Released),
             TraceKind::GaveUp { .. } => {
                 gave_up.entry(e.pid).or_insert(e.t_us);
             }
@@ -219,7 +226,7 @@ pub fn check_with(trace: &[TraceEvent], names: &[String], rules: &Rules) -> Outc
                 if let Some((lock, _, _)) = open.get(&e.pid) {
                     crashes.push((e.pid, e.t_us, lock.clone()));
                 }
-                close(&mut open, &mut holds, e.pid, e.t_us, "crashed".into());
+                close(&mut open, &mut holds, e.pid, e.t_us, HoldEnd::Crashed);
             }
             TraceKind::WriteAccepted {
                 from,
@@ -241,7 +248,7 @@ pub fn check_with(trace: &[TraceEvent], names: &[String], rules: &Rules) -> Outc
                 });
                 if *lock_lapsed {
                     out.violations.push(Violation {
-                        kind: Property::StaleWrite.kind().into(),
+                        kind: Property::StaleWrite.kind(),
                         clients: vec![client.clone()],
                         from_ms: ms(e.t_us),
                         to_ms: ms(e.t_us),
@@ -251,7 +258,7 @@ pub fn check_with(trace: &[TraceEvent], names: &[String], rules: &Rules) -> Outc
                 }
                 if *lost_update {
                     out.violations.push(Violation {
-                        kind: Property::LostUpdate.kind().into(),
+                        kind: Property::LostUpdate.kind(),
                         clients: vec![client.clone()],
                         from_ms: ms(e.t_us),
                         to_ms: ms(e.t_us),
@@ -264,7 +271,7 @@ pub fn check_with(trace: &[TraceEvent], names: &[String], rules: &Rules) -> Outc
                 if rules.effects.contains(key) {
                     match effects.get(&(key.clone(), value.clone())) {
                         Some((first, at)) => out.violations.push(Violation {
-                            kind: Property::DoubleEffect.kind().into(),
+                            kind: Property::DoubleEffect.kind(),
                             clients: vec![name(*first), client.clone()],
                             from_ms: ms(*at),
                             to_ms: ms(e.t_us),
@@ -282,7 +289,7 @@ pub fn check_with(trace: &[TraceEvent], names: &[String], rules: &Rules) -> Outc
                 if let Some(t) = token {
                     match tokens.get(t) {
                         Some((other, at)) if other != from => out.violations.push(Violation {
-                            kind: Property::DuplicateToken.kind().into(),
+                            kind: Property::DuplicateToken.kind(),
                             clients: vec![name(*other), client.clone()],
                             from_ms: ms(*at),
                             to_ms: ms(e.t_us),
@@ -318,7 +325,7 @@ pub fn check_with(trace: &[TraceEvent], names: &[String], rules: &Rules) -> Outc
     }
     let still: Vec<u32> = open.keys().copied().collect();
     for pid in still {
-        close(&mut open, &mut holds, pid, end_us, "end of run".into());
+        close(&mut open, &mut holds, pid, end_us, HoldEnd::EndOfRun);
     }
     holds.sort_by_key(|h| (h.2, h.0));
     // Overlaps: every pair of different clients' holds of the same lock. Holds are
@@ -337,7 +344,7 @@ pub fn check_with(trace: &[TraceEvent], names: &[String], rules: &Rules) -> Outc
             if from < to {
                 let (first, second) = if a.2 <= b.2 { (a, b) } else { (b, a) };
                 out.violations.push(Violation {
-                    kind: Property::MutualExclusion.kind().into(),
+                    kind: Property::MutualExclusion.kind(),
                     clients: vec![name(first.0), name(second.0)],
                     from_ms: ms(from),
                     to_ms: ms(to),
@@ -352,8 +359,11 @@ pub fn check_with(trace: &[TraceEvent], names: &[String], rules: &Rules) -> Outc
             }
         }
     }
-    out.violations
-        .sort_by(|a, b| a.from_ms.total_cmp(&b.from_ms).then(a.kind.cmp(&b.kind)));
+    out.violations.sort_by(|a, b| {
+        a.from_ms
+            .total_cmp(&b.from_ms)
+            .then(a.kind.as_str().cmp(b.kind.as_str()))
+    });
     for (pid, s) in &started {
         let w = match waited.get(pid) {
             Some(w) => *w,
@@ -432,7 +442,7 @@ mod tests {
         let o = check(&t, &names);
         assert_eq!(o.violations.len(), 1);
         let v = &o.violations[0];
-        assert_eq!((v.kind.as_str(), v.from_ms, v.to_ms), ("overlap", 50.0, 80.0));
+        assert_eq!((v.kind, v.from_ms, v.to_ms), (ViolationKind::Overlap, 50.0, 80.0));
         assert_eq!(v.clients, vec!["A", "B"]);
     }
 
@@ -449,7 +459,7 @@ mod tests {
         assert!(o.is_safe(), "{:?}", o.violations);
         assert_eq!(o.holds.len(), 2);
         assert_eq!(o.holds[1].to_ms, 90.0);
-        assert_eq!(o.holds[1].ended, "end of run");
+        assert_eq!(o.holds[1].ended, HoldEnd::EndOfRun);
     }
 
     #[test]
@@ -471,8 +481,11 @@ mod tests {
         };
         let t = vec![acc(10, 0, Some(34), false), acc(20, 1, Some(34), true)];
         let o = check(&t, &names);
-        let kinds: Vec<&str> = o.violations.iter().map(|v| v.kind.as_str()).collect();
-        assert_eq!(kinds, vec!["duplicate_token", "stale_write"]);
+        let kinds: Vec<ViolationKind> = o.violations.iter().map(|v| v.kind).collect();
+        assert_eq!(
+            kinds,
+            vec![ViolationKind::DuplicateToken, ViolationKind::StaleWrite]
+        );
         assert_eq!(o.accepted_writes.len(), 2);
         assert_eq!(o.violations[0].clients, vec!["A", "B"]);
     }
@@ -522,7 +535,7 @@ mod tests {
         for p in Property::ALL {
             assert_eq!(Property::of_kind(p.kind()), Some(p));
         }
-        assert_eq!(Property::of_kind("nonsense"), None);
+        assert_eq!(Property::of_kind(ViolationKind::NotDone), None);
     }
 
     #[test]

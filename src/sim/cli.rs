@@ -202,7 +202,7 @@ pub fn outcome_text(o: &Outcome) -> String {
             w.client,
             w.key,
             w.at_ms,
-            w.reason.as_deref().unwrap_or("")
+            w.reason.as_ref().map(ToString::to_string).unwrap_or_default()
         );
     }
     let _ = writeln!(out, "Accepted writes: {}", o.accepted_writes.len());

@@ -6,6 +6,7 @@
 //! never sees true time except through `ClientCtx` to label trace events.
 
 use super::clock::Clock;
+use super::fact::{Reason, TimerName};
 use super::rng::SimRng;
 use super::scenario::{Algorithm, ReleaseKind};
 use super::scripts::Scripts;
@@ -122,7 +123,7 @@ pub enum ResOp {
 pub enum ResReply {
     Read { value: Option<String>, version: u64 },
     Accepted,
-    Rejected { reason: String },
+    Rejected { reason: Reason },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -138,16 +139,16 @@ pub enum Timer {
 }
 
 impl Timer {
-    pub fn name(&self) -> &'static str {
+    pub fn name(&self) -> TimerName {
         match self {
-            Timer::Start => "start",
-            Timer::Retry(_) => "retry",
-            Timer::ReqTimeout(_) => "request timeout",
-            Timer::Validity(_) => "validity ends",
-            Timer::Renew(_) => "renew",
-            Timer::Step(_) => "work step done",
-            Timer::LibRetry(_) => "library retry",
-            Timer::LibExtend(_) => "library extension",
+            Timer::Start => TimerName::Start,
+            Timer::Retry(_) => TimerName::Retry,
+            Timer::ReqTimeout(_) => TimerName::RequestTimeout,
+            Timer::Validity(_) => TimerName::ValidityEnds,
+            Timer::Renew(_) => TimerName::Renew,
+            Timer::Step(_) => TimerName::WorkStepDone,
+            Timer::LibRetry(_) => TimerName::LibraryRetry,
+            Timer::LibExtend(_) => TimerName::LibraryExtension,
         }
     }
 }
@@ -340,18 +341,18 @@ impl Client {
         self.next_id
     }
 
-    fn lock_lost(&mut self, reason: &str, out: &mut Vec<Action>) {
+    fn lock_lost(&mut self, reason: Reason, out: &mut Vec<Action>) {
         if self.hold.take().is_some() {
             out.push(Action::Trace(TraceKind::LockLost {
                 lock: self.cfg.lock.clone(),
-                reason: reason.to_string(),
+                reason,
             }));
         }
     }
 
     /// The process died: it believes nothing any more.
     pub fn crash(&mut self, out: &mut Vec<Action>) {
-        self.lock_lost("crashed", out);
+        self.lock_lost(Reason::Crashed, out);
         self.phase = Phase::Crashed;
     }
 
@@ -465,7 +466,7 @@ impl Client {
             }
             Timer::Validity(hold) => {
                 if self.hold.as_ref().map(|h| h.id) == Some(hold) {
-                    self.lock_lost("validity ended", out);
+                    self.lock_lost(Reason::ValidityEnded, out);
                     self.done(out);
                 }
             }
@@ -577,10 +578,12 @@ impl Client {
                     other => {
                         self.abandon(out);
                         let why = match other {
-                            Reply::Int(k) => format!("WAIT: {k} of {want} replicas acknowledged"),
-                            other => format!("WAIT: {}", reply_text(&other)),
+                            Reply::Int(acked) => Reason::WaitAcked { acked, want },
+                            other => Reason::WaitReply {
+                                reply: reply_text(&other),
+                            },
                         };
-                        self.attempt_failed(&why, out);
+                        self.attempt_failed(why, out);
                     }
                 }
             }
@@ -591,7 +594,7 @@ impl Client {
                 // Renewed, or the request failed: the next renewal is already
                 // scheduled (a failed one is only logged, as Redisson does).
                 if reply == Reply::Int(0) {
-                    self.lock_lost("renewal returned 0", out);
+                    self.lock_lost(Reason::RenewalReturned0, out);
                     self.done(out);
                 }
             }
@@ -617,7 +620,7 @@ impl Client {
         match cfg.algorithm {
             Algorithm::SetNx => {
                 if a.ok == 0 {
-                    self.attempt_failed("lock taken (or no reply)", out);
+                    self.attempt_failed(Reason::LockTaken, out);
                 } else if let (Some((want, timeout_ms)), Some(&dest)) = (cfg.wait, cfg.dests.first()) {
                     let args = vec![b("WAIT"), b(&want.to_string()), b(&timeout_ms.to_string())];
                     // WAIT blocks for its own timeout; do not let the request timeout
@@ -639,11 +642,17 @@ impl Client {
                 } else {
                     self.abandon(out);
                     let why = if quorum {
-                        format!("validity {validity_ms} ms ≤ 0 (elapsed {elapsed_ms} ms)")
+                        Reason::NoValidity {
+                            validity_ms,
+                            elapsed_ms,
+                        }
                     } else {
-                        format!("{} of {} nodes", a.ok, cfg.dests.len())
+                        Reason::Nodes {
+                            ok: a.ok,
+                            all: cfg.dests.len(),
+                        }
                     };
-                    self.attempt_failed(&why, out);
+                    self.attempt_failed(why, out);
                 }
             }
         }
@@ -668,10 +677,10 @@ impl Client {
         }
     }
 
-    fn attempt_failed(&mut self, why: &str, out: &mut Vec<Action>) {
+    fn attempt_failed(&mut self, why: Reason, out: &mut Vec<Action>) {
         out.push(Action::Trace(TraceKind::AcquireFailed {
             lock: self.cfg.lock.clone(),
-            reason: why.to_string(),
+            reason: why,
         }));
         if self.attempts >= self.cfg.max_attempts {
             out.push(Action::Trace(TraceKind::GaveUp {
@@ -695,7 +704,7 @@ impl Client {
             let end = a.start_local + cfg.validity_ms(0) * 1000;
             if end <= ctx.now_local_us {
                 self.abandon(out);
-                self.attempt_failed("validity already over", out);
+                self.attempt_failed(Reason::ValidityAlreadyOver, out);
                 return;
             }
             Some(end)
@@ -791,10 +800,11 @@ impl Client {
                     let seen = self.reads.get(&key).and_then(|r| r.0.clone());
                     if seen.as_deref() != Some(value.as_str()) {
                         out.push(Action::Trace(TraceKind::WorkSkipped {
-                            reason: format!(
-                                "{key} is {}, expected {value}",
-                                seen.as_deref().unwrap_or("(nil)")
-                            ),
+                            reason: Reason::Expected {
+                                key,
+                                seen,
+                                want: value,
+                            },
                         }));
                         self.end_work(ctx, out);
                         return;
@@ -1065,7 +1075,7 @@ impl Client {
                 }
                 out.push(Action::Trace(TraceKind::AcquireFailed {
                     lock: self.cfg.lock.clone(),
-                    reason: "no quorum during the retry window".to_string(),
+                    reason: Reason::NoQuorumInRetryWindow,
                 }));
                 out.push(Action::Trace(TraceKind::GaveUp {
                     lock: self.cfg.lock.clone(),
@@ -1098,7 +1108,7 @@ impl Client {
 
     fn lib_abort(&mut self, out: &mut Vec<Action>) {
         self.lib.aborted = true;
-        self.lock_lost("abort signal: extension failed", out);
+        self.lock_lost(Reason::ExtensionFailed, out);
     }
 
     fn lib_release(&mut self, ctx: &ClientCtx, out: &mut Vec<Action>) {

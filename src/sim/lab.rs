@@ -16,6 +16,7 @@
 use super::checker::{check_with, Outcome, Property, Violation};
 use super::client::ResOp;
 use super::client::ResReply;
+use super::fact::ViolationKind;
 use super::rng::{sub_seed, SimRng};
 use super::scenario::{Algorithm, Fencing, Scenario};
 use super::trace::{fmt_ms, TraceEvent, TraceKind, TraceLevel};
@@ -226,17 +227,17 @@ impl Check {
     }
 
     /// The violation kind this check writes.
-    pub fn violation_kind(self) -> &'static str {
+    pub fn violation_kind(self) -> ViolationKind {
         match self {
             Check::MutualExclusion => Property::MutualExclusion.kind(),
-            Check::UniqueTokens => "duplicate_lock_token",
-            Check::AllDone => "not_done",
-            Check::FreedAfterCrash => "lock_stuck",
-            Check::NoForeignDelete => "foreign_delete",
-            Check::ReleaseFrees => "lock_kept",
+            Check::UniqueTokens => ViolationKind::DuplicateLockToken,
+            Check::AllDone => ViolationKind::NotDone,
+            Check::FreedAfterCrash => ViolationKind::LockStuck,
+            Check::NoForeignDelete => ViolationKind::ForeignDelete,
+            Check::ReleaseFrees => ViolationKind::LockKept,
             Check::NoStaleWrite => Property::StaleWrite.kind(),
             Check::NoDoubleEffect => Property::DoubleEffect.kind(),
-            Check::EffectDone => "effect_missing",
+            Check::EffectDone => ViolationKind::EffectMissing,
         }
     }
 }
@@ -1063,7 +1064,11 @@ impl TrialResult {
     /// Every violation of every check, in time order.
     pub fn violations(&self) -> Vec<Violation> {
         let mut all: Vec<Violation> = self.verdicts.iter().flat_map(|v| v.violations.clone()).collect();
-        all.sort_by(|a, b| a.from_ms.total_cmp(&b.from_ms).then(a.kind.cmp(&b.kind)));
+        all.sort_by(|a, b| {
+            a.from_ms
+                .total_cmp(&b.from_ms)
+                .then(a.kind.as_str().cmp(b.kind.as_str()))
+        });
         all
     }
 }
@@ -1074,7 +1079,7 @@ fn ms(us: u64) -> f64 {
 
 fn violation(check: Check, clients: Vec<String>, from_us: u64, to_us: u64, detail: String) -> Violation {
     Violation {
-        kind: check.violation_kind().to_string(),
+        kind: check.violation_kind(),
         clients,
         from_ms: ms(from_us),
         to_ms: ms(to_us),

@@ -7,6 +7,8 @@
 //! - [`client`]: the lock algorithms and the work, as state machines.
 //! - [`scripts`]: the Lua scripts clients send (data a learner may replace).
 //! - [`trace`]: what a run recorded; [`checker`]: what went wrong, in true time.
+//! - [`fact`]: the typed facts the trace and the checker carry (reasons, messages, hold
+//!   ends, violation kinds, roles); `timeline::words` makes their words.
 //! - [`scenario`]: the TOML format and the built-in scenarios.
 //! - [`timeline`]: a run stepped forward event by event (for the UI's picture).
 //! - [`caption`]: a scenario's captions for its key moments, placed on a run.
@@ -40,6 +42,8 @@ pub mod cli;
 pub mod client;
 pub mod clock;
 pub mod explore;
+/// Typed facts (reasons, hold ends, violation kinds) carried to where they are shown.
+pub mod fact;
 pub mod lab;
 /// Lock arithmetic shared by the Redlock client and the quizzes (lead-owned).
 pub mod lockmath;
@@ -52,6 +56,7 @@ pub mod trace;
 pub mod world;
 
 pub use checker::{check, check_with, Outcome, Property, Rules, Violation};
+pub use fact::{HoldEnd, Reason, ViolationKind};
 pub use lockmath::{drift_ms, quorum, validity_ms};
 pub use scenario::{Scenario, ScenarioError};
 pub use trace::{trace_hash, TraceEvent, TraceKind, TraceLevel};
@@ -131,7 +136,7 @@ pub fn verify(expect: &scenario::Expect, run: &Run) -> Vec<String> {
     } else {
         for (v, e) in o.violations.iter().zip(&expect.violations) {
             let to_ok = e.to_ms.is_none_or(|t| near(v.to_ms, t));
-            if v.kind != e.kind || v.clients != e.clients || !near(v.from_ms, e.from_ms) || !to_ok {
+            if v.kind.as_str() != e.kind || v.clients != e.clients || !near(v.from_ms, e.from_ms) || !to_ok {
                 bad.push(format!(
                     "expected {} {:?} {}–{:?}, got {} {:?} {}–{}",
                     e.kind, e.clients, e.from_ms, e.to_ms, v.kind, v.clients, v.from_ms, v.to_ms
@@ -199,7 +204,7 @@ pub fn verify(expect: &scenario::Expect, run: &Run) -> Vec<String> {
         let lost = o
             .holds
             .iter()
-            .find(|h| &h.client == c && h.ended.starts_with("lost"))
+            .find(|h| &h.client == c && matches!(h.ended, HoldEnd::Lost(_)))
             .map(|h| h.to_ms);
         match lost {
             Some(l) if near(l, *t) => {}

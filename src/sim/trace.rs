@@ -4,6 +4,7 @@
 //! serde data. Processes are numbered (`pid`); [`crate::sim::World::process_names`]
 //! gives their names.
 
+use super::fact::{Comeback, Message, Reason, TimerName};
 use serde::{Deserialize, Serialize};
 use std::hash::{Hash, Hasher};
 
@@ -30,7 +31,7 @@ pub enum TraceKind {
     Send {
         msg: u64,
         to: u32,
-        what: String,
+        what: Message,
     },
     /// A message from `from` arrived at `pid`.
     Deliver {
@@ -42,7 +43,7 @@ pub enum TraceKind {
         msg: u64,
         from: u32,
         to: u32,
-        reason: String,
+        reason: Reason,
     },
     /// A node ran a command from `from` (a client, or `pid` itself for an operator
     /// command). EVAL/EVALSHA are script runs (`script` true).
@@ -60,14 +61,14 @@ pub enum TraceKind {
     },
     /// A client timer fired (retry, renewal, validity end, work step).
     Timer {
-        name: String,
+        name: TimerName,
     },
     Pause,
     Resume,
     Crash,
     /// The process came back; `keys` survived (from the AOF, or a resync).
     Restart {
-        persistence: String,
+        persistence: Comeback,
         keys: u32,
     },
     ClockJump {
@@ -104,7 +105,7 @@ pub enum TraceKind {
     /// The client stopped believing it holds `lock` without releasing it.
     LockLost {
         lock: String,
-        reason: String,
+        reason: Reason,
     },
     /// The client released `lock` (or started to); it no longer believes it holds it.
     LockReleased {
@@ -113,7 +114,7 @@ pub enum TraceKind {
     /// One acquisition attempt failed.
     AcquireFailed {
         lock: String,
-        reason: String,
+        reason: Reason,
     },
     /// The client gave up on acquiring.
     GaveUp {
@@ -127,7 +128,7 @@ pub enum TraceKind {
     },
     /// The work step `expect` did not hold: the client stops its work (nothing to do).
     WorkSkipped {
-        reason: String,
+        reason: Reason,
     },
     /// The client finished its work.
     WorkDone,
@@ -149,7 +150,7 @@ pub enum TraceKind {
         key: String,
         token: Option<i64>,
         highest_seen: Option<i64>,
-        reason: String,
+        reason: Reason,
     },
     /// The run stopped (end time reached, or nothing left to happen).
     End,

@@ -19,6 +19,7 @@ pub(crate) use plan::validate;
 
 use super::client::{Action, Client, ClientCtx, Dest, Input, ResOp, ResReply, Timer};
 use super::clock::Clock;
+use super::fact::{Comeback, Message, Reason, Role};
 use super::lab::{LabAction, LabAttack, LabAttackOp, LabEvent, LabInput};
 use super::rng::{sub_seed, SimRng};
 use super::scenario::{Algorithm, Fencing, Persistence, Scenario, MAX_TIME_MS};
@@ -534,6 +535,16 @@ impl World {
 
     pub fn is_node(&self, pid: Pid) -> bool {
         matches!(self.procs.get(pid).map(|p| &p.kind), Some(Kind::Node(_)))
+    }
+
+    /// What process `pid` is; `None` for no such process.
+    pub fn role(&self, pid: Pid) -> Option<Role> {
+        self.procs.get(pid).map(|p| match p.kind {
+            Kind::Node(_) => Role::Node,
+            Kind::Client(_) => Role::Client,
+            Kind::Lab(_) => Role::LabWorker,
+            Kind::Resource(_) => Role::Resource,
+        })
     }
 
     /// Local time of process `pid` now (µs).
@@ -1056,10 +1067,12 @@ impl World {
             LabAction::Lost { reason } => {
                 l.token = None;
                 let lock = l.lock.clone();
+                let reason = Reason::Said(reason);
                 self.emit(out, pid, TraceKind::LockLost { lock, reason });
             }
             LabAction::Failed { reason } => {
                 let lock = l.lock.clone();
+                let reason = Reason::Said(reason);
                 self.emit(out, pid, TraceKind::AcquireFailed { lock, reason });
             }
             LabAction::Log { text } => {
@@ -1193,7 +1206,7 @@ impl World {
     /// A timer fired at `pid` (recorded in full traces only).
     fn emit_timer(&self, out: &mut Vec<TraceEvent>, pid: Pid, timer: &Timer) {
         if self.full() {
-            let name = timer.name().to_string();
+            let name = timer.name();
             self.emit(out, pid, TraceKind::Timer { name });
         }
     }
@@ -1266,7 +1279,7 @@ impl World {
         }
     }
 
-    fn describe(payload: &Payload) -> String {
+    fn describe(payload: &Payload) -> Message {
         let arg = |a: &[u8]| {
             let s = String::from_utf8_lossy(a);
             if s.len() > 24 {
@@ -1276,28 +1289,36 @@ impl World {
             }
         };
         match payload {
-            Payload::Cmd { args, .. } => args.iter().map(|a| arg(a)).collect::<Vec<_>>().join(" "),
-            Payload::Reply { reply, .. } => super::client::reply_text(reply),
-            Payload::Repl { offset, effects } => format!("replicate #{offset} ({} writes)", effects.len()),
-            Payload::ReplAck { offset } => format!("ack #{offset}"),
+            Payload::Cmd { args, .. } => {
+                Message::Redis(args.iter().map(|a| arg(a)).collect::<Vec<_>>().join(" "))
+            }
+            Payload::Reply { reply, .. } => Message::Redis(super::client::reply_text(reply)),
+            Payload::Repl { offset, effects } => Message::Replicate {
+                offset: *offset,
+                writes: effects.len(),
+            },
+            Payload::ReplAck { offset } => Message::Ack { offset: *offset },
             Payload::Res { op, .. } => match op {
-                ResOp::Read { key } => format!("read {key}"),
-                ResOp::Claim { key, ttl_us } => {
-                    format!("write idem:{key}=in-progress PX {}", ttl_us / 1000)
-                }
+                ResOp::Read { key } => Message::Read { key: key.clone() },
+                ResOp::Claim { key, ttl_us } => Message::Claim {
+                    key: key.clone(),
+                    ttl_ms: ttl_us / 1000,
+                },
                 ResOp::Write {
                     key, value, token, ..
-                } => match token {
-                    Some(t) => format!("write {key}={value} token {t}"),
-                    None => format!("write {key}={value}"),
+                } => Message::Write {
+                    key: key.clone(),
+                    value: value.clone(),
+                    token: *token,
                 },
             },
             Payload::ResReply { reply, .. } => match reply {
-                ResReply::Read { value, version } => {
-                    format!("{} (v{version})", value.as_deref().unwrap_or("(nil)"))
-                }
-                ResReply::Accepted => "accepted".to_string(),
-                ResReply::Rejected { reason } => format!("rejected: {reason}"),
+                ResReply::Read { value, version } => Message::ReadReply {
+                    value: value.clone(),
+                    version: *version,
+                },
+                ResReply::Accepted => Message::Accepted,
+                ResReply::Rejected { reason } => Message::Rejected(reason.clone()),
             },
         }
     }
@@ -1326,7 +1347,7 @@ impl World {
                     msg,
                     from: from as u32,
                     to: to as u32,
-                    reason: "partitioned".into(),
+                    reason: Reason::Partitioned,
                 },
             );
             return;
@@ -1340,7 +1361,7 @@ impl World {
                     msg,
                     from: from as u32,
                     to: to as u32,
-                    reason: "lost".into(),
+                    reason: Reason::Lost,
                 },
             );
             return;
@@ -1372,7 +1393,7 @@ impl World {
                     msg,
                     from: from as u32,
                     to: to as u32,
-                    reason: "receiver down".into(),
+                    reason: Reason::ReceiverDown,
                 },
             );
             return;
@@ -1385,7 +1406,7 @@ impl World {
                     msg,
                     from: from as u32,
                     to: to as u32,
-                    reason: "partitioned".into(),
+                    reason: Reason::Partitioned,
                 },
             );
             return;
@@ -1673,18 +1694,22 @@ impl World {
                     return;
                 };
                 let fence_reject = match (r.fencing, token, r.highest) {
-                    (Fencing::Strict, Some(t), Some(h)) if t <= h => {
-                        Some(format!("token {t} ≤ highest seen {h}"))
-                    }
-                    (Fencing::AllowEqual, Some(t), Some(h)) if t < h => {
-                        Some(format!("token {t} < highest seen {h}"))
-                    }
-                    (Fencing::Strict | Fencing::AllowEqual, None, _) => Some("no fencing token".to_string()),
+                    (Fencing::Strict, Some(t), Some(h)) if t <= h => Some(Reason::StaleToken {
+                        token: t,
+                        highest: h,
+                        equal_allowed: false,
+                    }),
+                    (Fencing::AllowEqual, Some(t), Some(h)) if t < h => Some(Reason::StaleToken {
+                        token: t,
+                        highest: h,
+                        equal_allowed: true,
+                    }),
+                    (Fencing::Strict | Fencing::AllowEqual, None, _) => Some(Reason::NoFencingToken),
                     _ => None,
                 };
                 let idem_reject = match &idempotency_key {
                     Some(k) if r.idempotency && r.idem_seen.contains(k) => {
-                        Some(format!("idempotency key {k} already used"))
+                        Some(Reason::IdempotencyUsed { key: k.clone() })
                     }
                     _ => None,
                 };
@@ -1750,17 +1775,19 @@ impl World {
         let lapsed = self.lock_lapsed(from);
         let Kind::Resource(r) = &mut self.procs[res].kind else {
             return ResReply::Rejected {
-                reason: "not a resource".to_string(),
+                reason: Reason::NotAResource,
             };
         };
         let refused = if r.idem_seen.contains(&key) {
-            Some(format!("idempotency key {key} already used"))
+            Some(Reason::IdempotencyUsed { key: key.clone() })
         } else {
             match r.claims.get(&key) {
-                Some(&(owner, until)) if owner != from && until > now => Some(format!(
-                    "idempotency key {key} in progress until {} ms",
-                    until / 1000
-                )),
+                Some(&(owner, until)) if owner != from && until > now => {
+                    Some(Reason::IdempotencyInProgress {
+                        key: key.clone(),
+                        until_ms: until / 1000,
+                    })
+                }
                 _ => None,
             }
         };
@@ -1967,22 +1994,22 @@ impl World {
                             .filter(|k| k.expire_at_ms.is_none_or(|e| e > local_ms))
                             .count() as u32;
                         let label = if new_master.is_some() {
-                            "resync from new master"
+                            Comeback::Resync
                         } else {
-                            n.persistence.label()
+                            Comeback::Disk(n.persistence)
                         };
-                        (label.to_string(), keys)
+                        (label, keys)
                     }
                     Kind::Client(c) => {
                         let fresh = c.restarted(inc);
                         **c = fresh;
-                        ("fresh program".to_string(), 0)
+                        (Comeback::FreshProgram, 0)
                     }
                     Kind::Lab(l) => {
                         l.reset();
-                        ("fresh program".to_string(), 0)
+                        (Comeback::FreshProgram, 0)
                     }
-                    Kind::Resource(_) => ("".to_string(), 0),
+                    Kind::Resource(_) => (Comeback::AsItWas, 0),
                 };
                 self.emit(
                     out,

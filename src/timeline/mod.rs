@@ -4,8 +4,9 @@
 //! Plain Rust (no browser), so the drawing rules are tested natively. `ui::scenario`
 //! turns a [`Model`] into SVG and a [`Snapshot`] into the cluster view.
 //!
-//! - Lanes: clients first, then Redis nodes, then the resource (kinds inferred from what
-//!   each process did in the trace).
+//! - Lanes: clients first, then Redis nodes, then the resource (each process's kind is
+//!   its [`Role`] in the world; the resource's lane is the resource's once it answered a
+//!   write).
 //! - Bars: a client's "believes it holds the lock" spans, a node's key spans (coloured by
 //!   the token stored), pauses and crashes.
 //! - Arrows: every message, from send to delivery (or to where it was dropped).
@@ -28,6 +29,7 @@ pub use words::{band_sentence, describe};
 
 use crate::lesson::content::Lang;
 
+use crate::sim::fact::{Message, Reason, Role, ViolationKind};
 use crate::sim::scenario::Scenario;
 use crate::sim::timeline::Timeline;
 use crate::sim::trace::{TraceEvent, TraceKind};
@@ -83,7 +85,8 @@ pub struct Arrow {
     /// Delivery time, or the time the drop was noticed.
     pub at_us: u64,
     pub dropped: bool,
-    pub label: String,
+    /// What the message carries (`words::payload` says it).
+    pub label: Message,
     /// Index of the send event in the trace.
     pub index: usize,
 }
@@ -119,7 +122,7 @@ pub struct Band {
     pub lock: Option<String>,
     pub from_us: u64,
     pub to_us: u64,
-    pub kind: String,
+    pub kind: ViolationKind,
     pub clients: Vec<String>,
     pub detail: String,
     /// For an overlap: the client whose late write the resource rejected (fencing made
@@ -263,22 +266,11 @@ pub fn build_lab(
 fn build_from(mut tl: Timeline, scenario: &Scenario, seed: u64) -> Result<Model, String> {
     let names = tl.names().to_vec();
     let nodes: Vec<usize> = (0..names.len()).filter(|&p| tl.world().is_node(p)).collect();
-    // Every process gets its lane from what it is, not from what it did: a node no
-    // command ever reached (cut off from the only client) is still a node on the picture.
-    let kinds: Vec<LaneKind> = (0..names.len())
-        .map(|p| {
-            if tl.world().is_client(p) {
-                LaneKind::Client
-            } else if tl.world().is_node(p) {
-                LaneKind::Node
-            } else {
-                // The resource: a lane of its own once something writes to it (below).
-                LaneKind::Other
-            }
-        })
-        .collect();
+    // Every process gets its lane from what the world says it is, not from what it did:
+    // a node no command ever reached (cut off from the only client) is still a node.
+    let roles: Vec<Option<Role>> = (0..names.len()).map(|p| tl.world().role(p)).collect();
     let mut open: BTreeMap<usize, Sampled> = BTreeMap::new();
-    let mut key_bars: Vec<Bar> = Vec::new();
+    let mut key_bars = KeyBars::default();
     let mut pending: Vec<PendingStory> = Vec::new();
     // (node, key, value) → the client whose command set it.
     let mut creators: BTreeMap<(usize, String, String), u32> = BTreeMap::new();
@@ -392,7 +384,7 @@ fn build_from(mut tl: Timeline, scenario: &Scenario, seed: u64) -> Result<Model,
     // Keys still there at the end: their bars end at their expiry, or at the end.
     for (pid, keys) in std::mem::take(&mut open) {
         for (k, (v, exp)) in keys {
-            close_key(&mut key_bars, pid, &k, exp.unwrap_or(end_us).min(end_us));
+            key_bars.close(pid, &k, exp.unwrap_or(end_us).min(end_us));
             if let Some(at) = exp.filter(|e| *e <= end_us) {
                 pending.push(PendingStory::Expired(pid, k, v, at));
             }
@@ -412,10 +404,10 @@ fn build_from(mut tl: Timeline, scenario: &Scenario, seed: u64) -> Result<Model,
         scenario.name.clone(),
         seed,
         names,
-        kinds,
+        roles,
         trace,
         outcome,
-        key_bars,
+        key_bars.bars,
         end_us,
         truncated,
     );
@@ -509,14 +501,27 @@ fn key_bar(pid: usize, key: &str, value: &str, from_us: u64, to_us: u64) -> Bar 
 /// The end of a key bar that has not ended yet.
 const OPEN: u64 = u64::MAX;
 
-fn close_key(bars: &mut [Bar], pid: usize, key: &str, end: u64) {
-    let prefix = format!("{key} = ");
-    if let Some(bar) = bars
-        .iter_mut()
-        .rev()
-        .find(|b| b.pid == pid as u32 && b.to_us == OPEN && b.label.starts_with(&prefix))
-    {
-        bar.to_us = end.max(bar.from_us);
+/// The key bars, and which one is open for each (node, key): a bar is found by its key,
+/// never by reading its label.
+#[derive(Default)]
+struct KeyBars {
+    bars: Vec<Bar>,
+    open: BTreeMap<(usize, String), usize>,
+}
+
+impl KeyBars {
+    fn open(&mut self, pid: usize, key: &str, value: &str, from_us: u64) {
+        self.open.insert((pid, key.to_string()), self.bars.len());
+        self.bars.push(key_bar(pid, key, value, from_us, OPEN));
+    }
+
+    fn close(&mut self, pid: usize, key: &str, end: u64) {
+        let Some(i) = self.open.remove(&(pid, key.to_string())) else {
+            return;
+        };
+        if let Some(bar) = self.bars.get_mut(i) {
+            bar.to_us = end.max(bar.from_us);
+        }
     }
 }
 
@@ -536,7 +541,7 @@ fn sample(
     now: u64,
     keys: Sampled,
     open: &mut BTreeMap<usize, Sampled>,
-    bars: &mut Vec<Bar>,
+    bars: &mut KeyBars,
 ) -> Change {
     let mut change = Change::default();
     let before = open.remove(&pid).unwrap_or_default();
@@ -545,14 +550,14 @@ fn sample(
         if !same {
             // Gone (deleted, expired, crashed) or overwritten: the bar ends now, or at
             // its expiry if that came first.
-            close_key(bars, pid, k, exp.map_or(now, |e| e.min(now)));
+            bars.close(pid, k, exp.map_or(now, |e| e.min(now)));
             change.gone.push((k.clone(), v.clone(), *exp));
         }
     }
     for (k, (v, _)) in &keys {
         let continuing = before.get(k).is_some_and(|(v2, _)| v2 == v);
         if !continuing {
-            bars.push(key_bar(pid, k, v, now, OPEN));
+            bars.open(pid, k, v, now);
             change.added.push((k.clone(), v.clone()));
         }
     }
@@ -565,7 +570,7 @@ fn layout(
     scenario: String,
     seed: u64,
     names: Vec<String>,
-    kinds: Vec<LaneKind>,
+    roles: Vec<Option<Role>>,
     trace: Vec<TraceEvent>,
     outcome: Outcome,
     mut fixed: Vec<Bar>,
@@ -578,17 +583,23 @@ fn layout(
         }
     }
 
-    let mut kinds = kinds;
-    for e in &trace {
-        if let (
-            Some(k @ LaneKind::Other),
-            TraceKind::WriteAccepted { .. } | TraceKind::WriteRejected { .. },
-        ) = (kinds.get_mut(e.pid as usize), &e.kind)
-        {
-            *k = LaneKind::Resource;
-        }
-    }
-    let kind_of = |pid: usize| kinds.get(pid).copied().unwrap_or(LaneKind::Other);
+    // The resource's lane is drawn as the resource once it has answered a write: a
+    // scenario that never writes keeps it a plain lane (and no resource in the panel).
+    let answered_a_write = |pid: usize| {
+        trace.iter().any(|e| {
+            e.pid as usize == pid
+                && matches!(
+                    e.kind,
+                    TraceKind::WriteAccepted { .. } | TraceKind::WriteRejected { .. }
+                )
+        })
+    };
+    let kind_of = |pid: usize| match roles.get(pid).copied().flatten() {
+        Some(Role::Client | Role::LabWorker) => LaneKind::Client,
+        Some(Role::Node) => LaneKind::Node,
+        Some(Role::Resource) if answered_a_write(pid) => LaneKind::Resource,
+        Some(Role::Resource) | None => LaneKind::Other,
+    };
     let mut lanes: Vec<Lane> = names
         .iter()
         .enumerate()
@@ -603,8 +614,8 @@ fn layout(
     let mut bars = fixed;
     let mut arrows = Vec::new();
     let mut marks = Vec::new();
-    let mut sends: BTreeMap<u64, (usize, u32, u32, u64, String)> = BTreeMap::new();
-    let mut holding: BTreeMap<u32, (u64, String)> = BTreeMap::new();
+    let mut sends: BTreeMap<u64, (usize, u32, u32, u64, Message)> = BTreeMap::new();
+    let mut holding: BTreeMap<u32, Holding> = BTreeMap::new();
     let mut paused: BTreeMap<u32, u64> = BTreeMap::new();
     let mut down: BTreeMap<u32, u64> = BTreeMap::new();
     let mut tokens: Vec<String> = Vec::new();
@@ -653,7 +664,9 @@ fn layout(
                     Some(f) => format!("{token} (fence {f})"),
                     None => token.clone(),
                 };
-                holding.insert(e.pid, (e.t_us, label));
+                let from = e.t_us;
+                let token = token.clone();
+                holding.insert(e.pid, Holding { from, token, label });
             }
             TraceKind::LockLost { .. } => {
                 close_hold(&mut holding, &mut bars, e.pid, e.t_us);
@@ -707,15 +720,8 @@ fn layout(
             _ => {}
         }
     }
-    for (pid, (from, label)) in std::mem::take(&mut holding) {
-        bars.push(Bar {
-            pid,
-            kind: BarKind::Holding,
-            from_us: from,
-            to_us: end_us,
-            token: Some(token_of(&label)),
-            label,
-        });
+    for (pid, h) in std::mem::take(&mut holding) {
+        bars.push(h.bar(pid, end_us));
     }
     for (pid, from) in paused {
         bars.push(Bar {
@@ -760,14 +766,14 @@ fn layout(
                 .map(|h| h.lock.clone()),
             from_us: (v.from_ms * 1000.0).max(0.0) as u64,
             to_us: (v.to_ms * 1000.0).max(0.0) as u64,
-            kind: v.kind.clone(),
+            kind: v.kind,
             clients: v.clients.clone(),
             detail: v.detail.clone(),
             fenced_off: None,
             effect: v.effect.clone(),
         })
         .map(|mut b: Band| {
-            if b.kind == "overlap" {
+            if b.kind == ViolationKind::Overlap {
                 b.fenced_off = words::fenced_off(&trace, &names, &b);
             }
             b
@@ -794,20 +800,29 @@ fn layout(
     }
 }
 
-fn token_of(label: &str) -> String {
-    label.split(" (fence").next().unwrap_or(label).to_string()
+/// A client's hold that has not ended yet: since when, its token, its bar's label.
+struct Holding {
+    from: u64,
+    token: String,
+    label: String,
 }
 
-fn close_hold(holding: &mut BTreeMap<u32, (u64, String)>, bars: &mut Vec<Bar>, pid: u32, t: u64) {
-    if let Some((from, label)) = holding.remove(&pid) {
-        bars.push(Bar {
+impl Holding {
+    fn bar(self, pid: u32, to_us: u64) -> Bar {
+        Bar {
             pid,
             kind: BarKind::Holding,
-            from_us: from,
-            to_us: t,
-            token: Some(token_of(&label)),
-            label,
-        });
+            from_us: self.from,
+            to_us,
+            token: Some(self.token),
+            label: self.label,
+        }
+    }
+}
+
+fn close_hold(holding: &mut BTreeMap<u32, Holding>, bars: &mut Vec<Bar>, pid: u32, t: u64) {
+    if let Some(h) = holding.remove(&pid) {
+        bars.push(h.bar(pid, t));
     }
 }
 
@@ -855,8 +870,8 @@ pub struct WriteView {
     pub client: String,
     /// `key = value` if accepted; the key if rejected.
     pub text: String,
-    /// Why it was rejected (the simulator's words); `None` if accepted.
-    pub rejected: Option<String>,
+    /// Why it was rejected (`words::reason` says it); `None` if accepted.
+    pub rejected: Option<Reason>,
 }
 
 /// The cluster right after the event at `cursor` (an index into the trace).
@@ -1054,7 +1069,7 @@ mod tests {
         let m = model("unsafe-del");
         assert!(!m.bands.is_empty(), "the checker's violation becomes a band");
         let b = &m.bands[0];
-        assert_eq!(b.kind, "overlap");
+        assert_eq!(b.kind, ViolationKind::Overlap);
         assert!(
             band_sentence(b, Lang::En).contains("both believed they held"),
             "{}",
@@ -1189,7 +1204,7 @@ mod tests {
         let b = m
             .bands
             .iter()
-            .find(|b| b.kind == "double_effect")
+            .find(|b| b.kind == ViolationKind::DoubleEffect)
             .unwrap_or_else(|| panic!("no double effect in {:?}", m.bands));
         assert_eq!(
             band_sentence(b, Lang::En),

@@ -340,7 +340,7 @@ mod tests {
             let m = build(&v.apply(&s), 1).expect("runs");
             m.trace
                 .iter()
-                .find(|e| matches!(&e.kind, crate::sim::trace::TraceKind::LockLost { reason, .. } if reason.contains("abort")))
+                .find(|e| matches!(&e.kind, crate::sim::trace::TraceKind::LockLost { reason, .. } if *reason == crate::sim::Reason::ExtensionFailed))
                 .map(|e| e.t_us)
         };
         let default = aborted_at(&Variant::default()).expect("the abort fires");
@@ -382,7 +382,9 @@ mod tests {
             .expect("valid");
         let base = build(&s, 1).expect("runs");
         assert!(
-            base.bands.iter().any(|b| b.kind == "overlap"),
+            base.bands
+                .iter()
+                .any(|b| b.kind == crate::sim::ViolationKind::Overlap),
             "without persistence C restarts empty and C2 gets in"
         );
         let always = Variant {

@@ -2,12 +2,14 @@
 //! the bars' labels and the violation sentences.
 //!
 //! The texts live in `content/ui.toml` (`ev_*`, `mk_*`, `why_*`, `timer_*`, `band_*`),
-//! so every language has every one (a native test checks it). The simulator writes its
-//! reasons in English ("3 of 5 nodes"); [`reason`] reads the shapes it writes and says
-//! them in the reader's language. A reason it does not know stays as it is.
+//! so every language has every one (a native test checks it). The simulator hands over
+//! typed facts ([`Reason`], [`Message`], [`ViolationKind`]); this module is where they
+//! become words, in each language.
 
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
+use crate::sim::fact::{Comeback, Message, Reason, TimerName, ViolationKind};
+use crate::sim::scenario::Persistence;
 use crate::sim::trace::{TraceEvent, TraceKind};
 use crate::sim::world::Latency;
 use crate::sim::Fault;
@@ -78,14 +80,14 @@ pub fn describe(m: &Model, e: &TraceEvent, lang: Lang) -> String {
         TraceKind::Replicate { from, effects, .. } => {
             f("ev_replicate", &[("n", effects.to_string()), ("from", n(*from))])
         }
-        TraceKind::Timer { name } => f("ev_timer", &[("name", timer(name, lang))]),
+        TraceKind::Timer { name } => f("ev_timer", &[("name", timer(*name, lang))]),
         TraceKind::Pause => tx.t("ev_pause"),
         TraceKind::Resume => tx.t("ev_resume"),
         TraceKind::Crash => tx.t("ev_crash"),
         TraceKind::Restart { persistence, keys } => f(
             "ev_restart",
             &[
-                ("persistence", persistence_label(persistence, lang)),
+                ("persistence", comeback(*persistence, lang)),
                 ("n", keys.to_string()),
             ],
         ),
@@ -328,7 +330,7 @@ pub fn mark_label(names: &[String], e: &TraceEvent, lang: Lang) -> Option<String
         TraceKind::Restart { persistence, keys } => f(
             "mk_restart",
             &[
-                ("persistence", persistence_label(persistence, lang)),
+                ("persistence", comeback(*persistence, lang)),
                 ("n", keys.to_string()),
             ],
         ),
@@ -393,141 +395,117 @@ pub fn bar_label(b: &Bar, lang: Lang) -> String {
 }
 
 /// What a message carries (a command, a reply, a replication batch, a resource request),
-/// with the few words that are not Redis's own in the reader's language.
-pub fn payload(what: &str, lang: Lang) -> String {
-    if lang == Lang::En {
-        return what.to_string();
-    }
+/// in `lang`: Redis's own words (commands, replies) and the data written as they are.
+pub fn payload(what: &Message, lang: Lang) -> String {
     let tx = Texts::new(lang);
-    if let Some(rest) = what.strip_prefix("replicate #") {
-        if let Some((offset, n)) = rest.strip_suffix(" writes)").and_then(|r| r.split_once(" (")) {
-            return tx.fmt("msg_replicate", &[("offset", offset.into()), ("n", n.into())]);
+    match what {
+        Message::Redis(s) => s.clone(),
+        Message::Replicate { offset, writes } => tx.fmt(
+            "msg_replicate",
+            &[("offset", offset.to_string()), ("n", writes.to_string())],
+        ),
+        Message::Ack { offset } => tx.fmt("msg_ack", &[("offset", offset.to_string())]),
+        Message::Read { key } => tx.fmt("msg_read", &[("key", key.clone())]),
+        Message::Write { .. } | Message::Claim { .. } => {
+            tx.fmt("msg_write", &[("what", what.write_data().unwrap_or_default())])
         }
-    }
-    if let Some(offset) = what.strip_prefix("ack #") {
-        return tx.fmt("msg_ack", &[("offset", offset.into())]);
-    }
-    if let Some(key) = what.strip_prefix("read ") {
-        return tx.fmt("msg_read", &[("key", key.into())]);
-    }
-    if let Some(rest) = what.strip_prefix("write ") {
-        return tx.fmt("msg_write", &[("what", rest.into())]);
-    }
-    if let Some(why) = what.strip_prefix("rejected: ") {
-        return tx.fmt("msg_rejected", &[("reason", reason(why, lang))]);
-    }
-    what.to_string()
-}
-
-/// A client timer's name ("retry", "validity ends").
-pub fn timer(name: &str, lang: Lang) -> String {
-    let key = format!("timer_{}", name.replace(' ', "_"));
-    let text = Texts::new(lang).t(&key);
-    if text == key {
-        name.to_string()
-    } else {
-        text
+        Message::ReadReply { value, version } => {
+            format!("{} (v{version})", value.as_deref().unwrap_or("(nil)"))
+        }
+        Message::Accepted => tx.t("msg_accepted"),
+        Message::Rejected(r) => tx.fmt("msg_rejected", &[("reason", reason(r, lang))]),
     }
 }
 
-fn persistence_label(p: &str, lang: Lang) -> String {
-    if p == "none" {
-        Texts::new(lang).t("why_no_persistence")
-    } else {
-        p.to_string()
-    }
+/// A client timer's name ("retry", "validity ends"), in `lang`.
+pub fn timer(name: TimerName, lang: Lang) -> String {
+    Texts::new(lang).t(match name {
+        TimerName::Start => "timer_start",
+        TimerName::Retry => "timer_retry",
+        TimerName::RequestTimeout => "timer_request_timeout",
+        TimerName::ValidityEnds => "timer_validity_ends",
+        TimerName::Renew => "timer_renew",
+        TimerName::WorkStepDone => "timer_work_step_done",
+        TimerName::LibraryRetry => "timer_library_retry",
+        TimerName::LibraryExtension => "timer_library_extension",
+    })
 }
 
-/// A reason the simulator gave ("3 of 5 nodes", "token 33 ≤ highest seen 34"), in `lang`.
-pub fn reason(s: &str, lang: Lang) -> String {
-    if lang == Lang::En {
-        return s.to_string();
-    }
+/// What a restarted process came back with, in `lang`: the AOF modes by their Redis
+/// names.
+pub fn comeback(c: Comeback, lang: Lang) -> String {
     let tx = Texts::new(lang);
-    let fixed = match s {
-        "partitioned" => Some("why_partitioned"),
-        "lost" => Some("why_lost"),
-        "receiver down" => Some("why_receiver_down"),
-        "crashed" => Some("why_crashed"),
-        "validity ended" => Some("why_validity_ended"),
-        "renewal returned 0" => Some("why_renewal_0"),
-        "abort signal: extension failed" => Some("why_abort"),
-        "lock taken (or no reply)" => Some("why_taken"),
-        "validity already over" => Some("why_validity_over"),
-        "no quorum during the retry window" => Some("why_no_quorum"),
-        "no fencing token" => Some("why_no_token"),
-        _ => None,
-    };
-    if let Some(key) = fixed {
-        return tx.t(key);
+    match c {
+        Comeback::Disk(Persistence::None) => tx.t("why_no_persistence"),
+        Comeback::Disk(p @ (Persistence::Everysec | Persistence::Always)) => p.label().to_string(),
+        Comeback::Resync => tx.t("restart_resync"),
+        Comeback::FreshProgram => tx.t("restart_fresh"),
+        Comeback::AsItWas => String::new(),
     }
-    // "WAIT: 0 of 1 replicas acknowledged"
-    if let Some((k, want)) = s
-        .strip_prefix("WAIT: ")
-        .and_then(|r| r.strip_suffix(" replicas acknowledged"))
-        .and_then(|r| r.split_once(" of "))
-    {
-        return tx.fmt("why_wait", &[("k", k.into()), ("want", want.into())]);
-    }
-    // "validity -3 ms ≤ 0 (elapsed 12 ms)"
-    if let Some((v, elapsed)) = s
-        .strip_prefix("validity ")
-        .and_then(|r| r.strip_suffix(" ms)"))
-        .and_then(|r| r.split_once(" ms ≤ 0 (elapsed "))
-    {
-        return tx.fmt("why_validity", &[("v", v.into()), ("elapsed", elapsed.into())]);
-    }
-    // "2 of 5 nodes"
-    if let Some((ok, all)) = s.strip_suffix(" nodes").and_then(|r| r.split_once(" of ")) {
-        if ok.parse::<u32>().is_ok() && all.parse::<u32>().is_ok() {
-            return tx.fmt("why_nodes", &[("ok", ok.into()), ("all", all.into())]);
-        }
-    }
-    // "token 33 ≤ highest seen 34" / "token 33 < highest seen 34"
-    if let Some(rest) = s.strip_prefix("token ") {
-        for op in [" ≤ ", " < "] {
-            if let Some((t, h)) = rest.split_once(&format!("{op}highest seen ")) {
-                return tx.fmt(
-                    "why_token",
-                    &[("t", t.into()), ("op", op.trim().into()), ("h", h.into())],
-                );
-            }
-        }
-    }
-    // "idempotency key k-1 in progress until 201 ms"
-    if let Some((k, until)) = s
-        .strip_prefix("idempotency key ")
-        .and_then(|r| r.strip_suffix(" ms"))
-        .and_then(|r| r.split_once(" in progress until "))
-    {
-        return tx.fmt(
+}
+
+/// A reason the simulator gave (a [`Reason`]), in `lang`. Words someone else wrote (a
+/// lab driver's) stay as they are.
+pub fn reason(r: &Reason, lang: Lang) -> String {
+    let tx = Texts::new(lang);
+    let f = |key: &str, args: &[(&str, String)]| tx.fmt(key, args);
+    match r {
+        Reason::Partitioned => tx.t("why_partitioned"),
+        Reason::Lost => tx.t("why_lost"),
+        Reason::ReceiverDown => tx.t("why_receiver_down"),
+        Reason::Crashed => tx.t("why_crashed"),
+        Reason::ValidityEnded => tx.t("why_validity_ended"),
+        Reason::RenewalReturned0 => tx.t("why_renewal_0"),
+        Reason::ExtensionFailed => tx.t("why_abort"),
+        Reason::LockTaken => tx.t("why_taken"),
+        Reason::ValidityAlreadyOver => tx.t("why_validity_over"),
+        Reason::NoQuorumInRetryWindow => tx.t("why_no_quorum"),
+        Reason::WaitAcked { acked, want } => f(
+            "why_wait",
+            &[("k", acked.to_string()), ("want", want.to_string())],
+        ),
+        // Redis's reply, as redis-cli prints it.
+        Reason::WaitReply { reply } => format!("WAIT: {reply}"),
+        Reason::NoValidity {
+            validity_ms,
+            elapsed_ms,
+        } => f(
+            "why_validity",
+            &[
+                ("v", validity_ms.to_string()),
+                ("elapsed", elapsed_ms.to_string()),
+            ],
+        ),
+        Reason::Nodes { ok, all } => f("why_nodes", &[("ok", ok.to_string()), ("all", all.to_string())]),
+        Reason::StaleToken {
+            token,
+            highest,
+            equal_allowed,
+        } => f(
+            "why_token",
+            &[
+                ("t", token.to_string()),
+                ("op", if *equal_allowed { "<" } else { "≤" }.to_string()),
+                ("h", highest.to_string()),
+            ],
+        ),
+        Reason::NoFencingToken => tx.t("why_no_token"),
+        Reason::IdempotencyUsed { key } => f("why_idempotency", &[("k", key.clone())]),
+        Reason::IdempotencyInProgress { key, until_ms } => f(
             "why_idem_in_progress",
-            &[("k", k.into()), ("until", until.into())],
-        );
-    }
-    // "idempotency key k-1 already used"
-    if let Some(k) = s
-        .strip_prefix("idempotency key ")
-        .and_then(|r| r.strip_suffix(" already used"))
-    {
-        return tx.fmt("why_idempotency", &[("k", k.into())]);
-    }
-    // "balance is 90, expected 100"
-    if let Some((key, seen)) = s
-        .rsplit_once(", expected ")
-        .and_then(|(a, want)| a.split_once(" is ").map(|(k, seen)| ((k, want), seen)))
-    {
-        let seen = if seen == "(nil)" {
-            tx.t("ev_nothing")
-        } else {
-            seen.to_string()
-        };
-        return tx.fmt(
+            &[("k", key.clone()), ("until", until_ms.to_string())],
+        ),
+        Reason::NotAResource => tx.t("why_not_resource"),
+        Reason::Expected { key, seen, want } => f(
             "why_expected",
-            &[("key", key.0.into()), ("seen", seen), ("want", key.1.into())],
-        );
+            &[
+                ("key", key.clone()),
+                ("seen", seen.clone().unwrap_or_else(|| tx.t("ev_nothing"))),
+                ("want", want.clone()),
+            ],
+        ),
+        Reason::Said(s) => s.clone(),
     }
-    s.to_string()
 }
 
 /// One random fault of "Can this break?" (`sim::explore`'s units: a pause and its end,
@@ -610,8 +588,8 @@ pub fn band_sentence(b: &Band, lang: Lang) -> String {
     );
     let lock = b.lock.clone().unwrap_or_else(|| tx.t("band_the_lock"));
     let args = [("who", who), ("span", span), ("lock", lock)];
-    match b.kind.as_str() {
-        "overlap" => {
+    match b.kind {
+        ViolationKind::Overlap => {
             let key = if b.clients.len() > 2 {
                 "band_overlap_all"
             } else {
@@ -624,10 +602,10 @@ pub fn band_sentence(b: &Band, lang: Lang) -> String {
             }
             s
         }
-        "stale_write" => tx.fmt("band_stale_write", &args),
-        "lost_update" => tx.fmt("band_lost_update", &args),
-        "duplicate_token" => tx.fmt("band_duplicate_token", &args),
-        "double_effect" => match &b.effect {
+        ViolationKind::StaleWrite => tx.fmt("band_stale_write", &args),
+        ViolationKind::LostUpdate => tx.fmt("band_lost_update", &args),
+        ViolationKind::DuplicateToken => tx.fmt("band_duplicate_token", &args),
+        ViolationKind::DoubleEffect => match &b.effect {
             Some(e) => {
                 let [who, span, _] = args;
                 tx.fmt(
@@ -637,7 +615,16 @@ pub fn band_sentence(b: &Band, lang: Lang) -> String {
             }
             None => format!("double_effect: {} ({}). {}", args[0].1, args[1].1, b.detail),
         },
-        other => format!("{other}: {} ({}). {}", args[0].1, args[1].1, b.detail),
+        // The labs' own kinds: their lab page says them (`lab_v_*`); here the checker's
+        // detail.
+        ViolationKind::DuplicateLockToken
+        | ViolationKind::NotDone
+        | ViolationKind::LockStuck
+        | ViolationKind::ForeignDelete
+        | ViolationKind::LockKept
+        | ViolationKind::EffectMissing => {
+            format!("{}: {} ({}). {}", b.kind, args[0].1, args[1].1, b.detail)
+        }
     }
 }
 
@@ -665,6 +652,7 @@ pub(super) fn fenced_off(trace: &[TraceEvent], names: &[String], b: &Band) -> Op
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::fact::{every_message, every_reason};
     use crate::sim::scenario::{builtin, BUILTINS};
     use crate::timeline::build;
 
@@ -745,29 +733,168 @@ mod tests {
 
     #[test]
     fn reasons_in_norwegian() {
-        let nb = |s: &str| reason(s, Lang::Nb);
-        assert_eq!(nb("2 of 5 nodes"), "2 av 5 noder");
-        assert_eq!(nb("token 33 ≤ highest seen 34"), "token 33 ≤ høyeste hittil 34");
+        let nb = |r: Reason| reason(&r, Lang::Nb);
+        assert_eq!(nb(Reason::Nodes { ok: 2, all: 5 }), "2 av 5 noder");
         assert_eq!(
-            nb("WAIT: 0 of 1 replicas acknowledged"),
+            nb(Reason::StaleToken {
+                token: 33,
+                highest: 34,
+                equal_allowed: false
+            }),
+            "token 33 ≤ høyeste hittil 34"
+        );
+        assert_eq!(
+            nb(Reason::WaitAcked { acked: 0, want: 1 }),
             "WAIT: 0 av 1 replikaer bekreftet"
         );
         assert_eq!(
-            nb("validity -3 ms ≤ 0 (elapsed 12 ms)"),
+            nb(Reason::NoValidity {
+                validity_ms: -3,
+                elapsed_ms: 12
+            }),
             "gyldighet -3 ms ≤ 0 (brukt 12 ms)"
         );
         assert_eq!(
-            nb("idempotency key invoice-42 in progress until 306 ms"),
+            nb(Reason::IdempotencyInProgress {
+                key: "invoice-42".into(),
+                until_ms: 306
+            }),
             "idempotensnøkkelen invoice-42 er under arbeid (en annen klient har den) til 306 ms"
         );
         assert_eq!(
-            nb("balance is (nil), expected 100"),
+            nb(Reason::Expected {
+                key: "balance".into(),
+                seen: None,
+                want: "100".into()
+            }),
             "balance er (ingenting), ventet 100"
         );
-        // Unknown shapes and every English reason stay as they are.
-        assert_eq!(nb("something new"), "something new");
-        assert_eq!(reason("2 of 5 nodes", Lang::En), "2 of 5 nodes");
-        assert_eq!(nb("x of y nodes"), "x of y nodes");
+        // Words someone else wrote (a lab driver's) stay as they are, in every language.
+        assert_eq!(nb(Reason::Said("something new".into())), "something new");
+        assert_eq!(reason(&Reason::Nodes { ok: 2, all: 5 }, Lang::En), "2 of 5 nodes");
+        assert_eq!(nb(Reason::Said("x of y nodes".into())), "x of y nodes");
+    }
+
+    #[test]
+    fn every_reason_has_words_in_english_and_norwegian() {
+        for r in every_reason() {
+            let (en, nb) = (reason(&r, Lang::En), reason(&r, Lang::Nb));
+            assert!(!en.is_empty() && !en.contains('{'), "{r:?}: {en:?}");
+            assert!(!nb.is_empty() && !nb.contains('{'), "{r:?}: {nb:?}");
+            match &r {
+                // Redis's reply and a driver's words are not ours to translate.
+                Reason::WaitReply { .. } | Reason::Said(_) => assert_eq!(nb, en),
+                // The timeline says who holds the key; the CLI's words are shorter.
+                Reason::IdempotencyInProgress { .. } => {
+                    assert_eq!(
+                        en,
+                        "idempotency key k-1 in progress (claimed by another client) until 201 ms"
+                    );
+                    assert_ne!(nb, en);
+                }
+                _ => {
+                    // The timeline's English is the CLI's.
+                    assert_eq!(en, r.to_string(), "{r:?}");
+                    assert_ne!(nb, en, "{r:?} has no Norwegian words");
+                    for w in ENGLISH {
+                        assert!(!nb.contains(w), "{r:?}: {nb:?} has English {w:?}");
+                    }
+                }
+            }
+        }
+        // A value never seen says so in the reader's words (the CLI writes redis-cli's `(nil)`).
+        let nil = Reason::Expected {
+            key: "balance".into(),
+            seen: None,
+            want: "100".into(),
+        };
+        assert_eq!(nil.to_string(), "balance is (nil), expected 100");
+        assert_eq!(reason(&nil, Lang::En), "balance is (nothing), expected 100");
+    }
+
+    #[test]
+    fn every_message_has_words_in_english_and_norwegian() {
+        for m in &every_message() {
+            let (en, nb) = (payload(m, Lang::En), payload(m, Lang::Nb));
+            // The timeline's English is the CLI's.
+            assert_eq!(en, m.to_string(), "{m:?}");
+            match m {
+                // Redis's words and the data read are the same in every language.
+                Message::Redis(_) | Message::ReadReply { .. } => assert_eq!(nb, en),
+                _ => assert_ne!(nb, en, "{m:?} has no Norwegian words"),
+            }
+        }
+        let rejected = Message::Rejected(Reason::NoFencingToken);
+        assert_eq!(payload(&rejected, Lang::Nb), "avvist: mangler fencing-token");
+        let write = Message::Write {
+            key: "balance".into(),
+            value: "90".into(),
+            token: Some(34),
+        };
+        assert_eq!(payload(&write, Lang::Nb), "skriv balance=90 token 34");
+    }
+
+    #[test]
+    fn every_timer_and_restart_has_words_in_english_and_norwegian() {
+        for t in TimerName::ALL {
+            let (en, nb) = (timer(t, Lang::En), timer(t, Lang::Nb));
+            // The timeline's English is the CLI's.
+            assert_eq!(en, t.to_string());
+            assert!(!nb.is_empty() && !nb.starts_with("timer_"), "{t:?}: {nb}");
+        }
+        assert_eq!(timer(TimerName::ValidityEnds, Lang::Nb), "gyldigheten går ut");
+        for c in [
+            Comeback::Disk(Persistence::None),
+            Comeback::Disk(Persistence::Everysec),
+            Comeback::Disk(Persistence::Always),
+            Comeback::Resync,
+            Comeback::FreshProgram,
+            Comeback::AsItWas,
+        ] {
+            let (en, nb) = (comeback(c, Lang::En), comeback(c, Lang::Nb));
+            assert_eq!(en, c.to_string(), "{c:?}");
+            match c {
+                // Redis's names for its AOF modes, and nothing, are the same in both.
+                Comeback::Disk(Persistence::Everysec | Persistence::Always) | Comeback::AsItWas => {
+                    assert_eq!(nb, en)
+                }
+                _ => assert_ne!(nb, en, "{c:?} has no Norwegian words"),
+            }
+        }
+    }
+
+    #[test]
+    fn every_violation_kind_has_a_sentence_in_both_languages() {
+        for kind in ViolationKind::ALL {
+            let b = Band {
+                lock: Some("lock:x".into()),
+                from_us: 1_000,
+                to_us: 2_000,
+                kind,
+                clients: vec!["C1".into(), "C2".into()],
+                detail: "the detail".into(),
+                fenced_off: None,
+                effect: Some(crate::sim::checker::Effect {
+                    key: "charge".into(),
+                    value: "42".into(),
+                }),
+            };
+            let (en, nb) = (band_sentence(&b, Lang::En), band_sentence(&b, Lang::Nb));
+            assert!(en.contains("1–2 ms") && nb.contains("1–2 ms"), "{en} / {nb}");
+            if crate::sim::Property::of_kind(kind).is_some() {
+                // The checker's five have sentences of their own, in each language.
+                assert_ne!(en, nb, "{kind:?}");
+                for w in ENGLISH {
+                    assert!(!nb.contains(w), "{kind:?}: {nb:?} has English {w:?}");
+                }
+            } else {
+                // A lab's kind: its name and the checker's detail (its lab page says it).
+                assert!(
+                    en.starts_with(kind.as_str()) && en.ends_with("the detail"),
+                    "{en}"
+                );
+            }
+        }
     }
 
     #[test]
@@ -826,7 +953,7 @@ mod tests {
         let overlap = m
             .bands
             .iter()
-            .find(|b| b.kind == "overlap")
+            .find(|b| b.kind == ViolationKind::Overlap)
             .expect("the two clients overlap");
         let en = band_sentence(overlap, Lang::En);
         assert!(en.contains("rejected"), "{en}");
@@ -838,8 +965,9 @@ mod tests {
             .iter()
             .find(|w| w.client == "C1")
             .expect("C1's write");
-        let why = stale.rejected.as_deref().expect("rejected");
-        assert!(why.contains("33") && why.contains("34"), "{why}");
+        let why = stale.rejected.as_ref().expect("rejected");
+        let en = reason(why, Lang::En);
+        assert!(en.contains("33") && en.contains("34"), "{en}");
         assert!(reason(why, Lang::Nb).contains("høyeste hittil"));
         let s = builtin("unsafe-del").expect("built-in").expect("valid");
         let m = build(&s, 1).expect("runs");

@@ -127,7 +127,7 @@ pub fn explore_panel(props: &ExploreProps) -> Html {
                 if !p.by_property.is_empty() || p.absorbed > 0 {
                     <ul class="explore-properties">
                         { for p.by_property.iter().map(|(prop, n)| html! {
-                            <li data-property={prop.kind()}>{ tx.fmt("explore_property", &[("n", n.to_string()), ("what", tx.t(&format!("prop_{}", prop.kind())))]) }</li>
+                            <li data-property={prop.kind().as_str()}>{ tx.fmt("explore_property", &[("n", n.to_string()), ("what", tx.t(&format!("prop_{}", prop.kind())))]) }</li>
                         }) }
                         if p.absorbed > 0 {
                             <li data-property="absorbed">{ tx.fmt("explore_absorbed", &[("n", p.absorbed.to_string())]) }</li>
