@@ -912,3 +912,57 @@ async fn can_this_break_on_fencing_names_what_broke_and_absorbs_the_overlap() {
         assert!(result.contains("What broke: "), "{result}");
     }
 }
+
+#[wasm_bindgen_test]
+async fn a_caption_tells_each_key_moment_and_a_step_by_step_line_moves_the_cursor_there() {
+    let _x = Exclusive::acquire().await;
+    let (root, _app) = open("#/distributed-locks/3").await;
+    let p = panel(&root);
+    let Some(Ok(s)) = lockstep::sim::scenario::builtin("unsafe-del") else {
+        panic!("unsafe-del")
+    };
+    let caption = |p: &Element| text(p, ".caption").trim().to_string();
+    // A polite live region, empty before the first key moment (A taking the lock).
+    assert_eq!(
+        query(&p, ".caption")
+            .and_then(|c| c.get_attribute("aria-live"))
+            .as_deref(),
+        Some("polite")
+    );
+    assert_eq!(caption(&p), "", "at the start");
+    // Step forward until the first caption shows: it is A's, at the moment the
+    // cluster view first shows A holding the lock.
+    for _ in 0..12 {
+        if !caption(&p).is_empty() {
+            break;
+        }
+        let before = text(&p, ".cursor-time");
+        click(&p, "button[aria-label='Step forward']");
+        let pp = p.clone();
+        wait_until("a step", move || text(&pp, ".cursor-time") != before).await;
+    }
+    assert_eq!(caption(&p), s.captions[0].en);
+    assert!(
+        text(&p, ".cluster-clients").contains("A: holding"),
+        "{}",
+        text(&p, ".cluster-clients")
+    );
+    // The step-by-step list's line "At 10 500, B asks for the lock" is a link to that
+    // moment: following it moves the cursor there, and the caption is B's.
+    let link = query(&root, "a[href$='scenario=unsafe-del&seed=1&t=10500']").expect("the step's link");
+    link.dyn_ref::<web_sys::HtmlElement>().expect("a link").click();
+    let r = root.clone();
+    wait_until("the cursor at 10 500 ms", move || {
+        (cursor_ms(&panel(&r)) - 10_500.0).abs() < 1.0
+    })
+    .await;
+    let pp = panel(&root);
+    let want = s.captions[2].en.clone();
+    wait_until("B's caption", move || caption(&pp) == want).await;
+    assert!(text(&panel(&root), ".cluster-clients").contains("B: holding"));
+    // At the end the last moment's caption stays: C took the lock while B worked.
+    click(&panel(&root), "button[aria-label='Go to end']");
+    let pp = panel(&root);
+    let want = s.captions[4].en.clone();
+    wait_until("C's caption at the end", move || caption(&pp) == want).await;
+}

@@ -186,6 +186,32 @@ pub struct Model {
     /// Each node's keys each time they may have changed, in trace order: what the
     /// cluster view shows at a cursor.
     pub key_states: Vec<KeyState>,
+    /// The scenario's captions placed on this run, in trace order.
+    pub captions: Vec<CaptionView>,
+}
+
+/// A caption on its moment: shown from trace event `index` until the next caption.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CaptionView {
+    pub index: usize,
+    pub en: String,
+    pub nb: String,
+}
+
+impl CaptionView {
+    pub fn text(&self, lang: Lang) -> &str {
+        match lang {
+            Lang::Nb if !self.nb.trim().is_empty() => &self.nb,
+            _ => &self.en,
+        }
+    }
+}
+
+impl Model {
+    /// The caption of the latest moment at or before event `cursor`, if any.
+    pub fn caption_at(&self, cursor: usize) -> Option<&CaptionView> {
+        self.captions.iter().take_while(|c| c.index <= cursor).last()
+    }
 }
 
 /// A node's keys from the event at `index` on (until the node's next state), with its
@@ -393,6 +419,17 @@ fn build_from(mut tl: Timeline, scenario: &Scenario, seed: u64) -> Result<Model,
     let trace = tl.trace().to_vec();
     let outcome = tl.outcome();
     let stories = stories(pending, &creators, &trace);
+    let captions = crate::sim::caption::place(&scenario.captions, &trace, &names, &outcome.violations)
+        .into_iter()
+        .filter_map(|c| {
+            let spec = scenario.captions.get(c.spec)?;
+            Some(CaptionView {
+                index: c.index,
+                en: spec.en.clone(),
+                nb: spec.nb.clone(),
+            })
+        })
+        .collect();
     let lockless = scenario
         .clients
         .iter()
@@ -414,6 +451,7 @@ fn build_from(mut tl: Timeline, scenario: &Scenario, seed: u64) -> Result<Model,
     model.stories = stories;
     model.lockless = lockless;
     model.key_states = key_states;
+    model.captions = captions;
     Ok(model)
 }
 
@@ -797,6 +835,7 @@ fn layout(
         tokens,
         truncated,
         key_states: Vec::new(),
+        captions: Vec::new(),
     }
 }
 

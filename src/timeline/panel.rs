@@ -100,11 +100,35 @@ pub enum PanelAction {
     Console(String),
     ConsoleNode(Option<u32>),
     ToggleCompare,
+    /// A link to a moment was followed while the panel is open (a "step by step" line,
+    /// a link in the text): its scenario, seed, knobs and faults, and the cursor on the
+    /// moment it names (`t_ms`, and `event` where several share a millisecond).
+    FollowLink {
+        name: String,
+        base: Rc<Result<Scenario, String>>,
+        seed: u64,
+        variant: Variant,
+        injections: Vec<(u64, Fault)>,
+        t_ms: Option<u64>,
+        event: Option<usize>,
+    },
     /// The hold point changed; a released hold plays on, or (`reduced_motion`) shows the end.
     Hold {
         at_ms: Option<u64>,
         reduced_motion: bool,
     },
+}
+
+/// The event a link names in `m`: `event` if `m` has it at the link's time (a
+/// hand-edited `t` wins over a stale `e`), else the last event at or before `t_ms`.
+pub fn link_index(m: &Model, t_ms: Option<u64>, event: Option<usize>) -> Option<usize> {
+    event
+        .filter(|&e| {
+            m.trace
+                .get(e)
+                .is_some_and(|ev| t_ms.is_none_or(|t| ev.t_us / 1000 == t))
+        })
+        .or_else(|| t_ms.map(|t| m.index_at(t.saturating_mul(1000))))
 }
 
 impl PanelState {
@@ -301,6 +325,34 @@ impl PanelState {
             A::Console(line) => return self.console_line(line),
             A::ConsoleNode(n) => self.console_node = n,
             A::ToggleCompare => self.compare = !self.compare,
+            A::FollowLink {
+                name,
+                base,
+                seed,
+                variant,
+                injections,
+                t_ms,
+                event,
+            } => {
+                self.playing = false;
+                let same = (&name, seed, &variant, &injections)
+                    == (&self.name, self.seed, &self.variant, &self.injections);
+                if !same {
+                    if name != self.name {
+                        self.base = base;
+                        self.view = None;
+                    }
+                    self.name = name;
+                    self.seed = seed;
+                    self.variant = variant;
+                    self.injections = injections;
+                    self.rerun();
+                }
+                if let Some(i) = self.model().and_then(|m| link_index(m, t_ms, event)) {
+                    self.cursor = i;
+                }
+                return !same;
+            }
             A::Hold {
                 at_ms,
                 reduced_motion,
@@ -645,6 +697,48 @@ mod tests {
             s.view.is_none_or(|(a, b)| a <= t && t <= b),
             "{t} in {:?}",
             s.view
+        );
+    }
+
+    #[test]
+    fn a_followed_link_moves_the_cursor_and_reruns_only_for_another_run() {
+        let s = panel("unsafe-del").reduce(A::Play);
+        let follow = |s: &PanelState, seed: u64, t_ms: u64| A::FollowLink {
+            name: "unsafe-del".into(),
+            base: s.base.clone(),
+            seed,
+            variant: Variant::default(),
+            injections: Vec::new(),
+            t_ms: Some(t_ms),
+            event: None,
+        };
+        // The same run: the cursor goes to the moment (B takes the lock at 10 500 ms),
+        // playback stops, and nothing runs again.
+        let s = s.clone().reduce(follow(&s, 1, 10_500));
+        assert_eq!((s.runs, s.playing, s.t_us()), (1, false, 10_500_000));
+        assert!(matches!(
+            s.model().and_then(|m| m.trace.get(s.cursor)).map(|e| &e.kind),
+            Some(TraceKind::LockHeld { .. })
+        ));
+        // Another seed: one run, then the moment in it.
+        let s = s.clone().reduce(follow(&s, 7, 12_300));
+        assert_eq!((s.runs, s.seed, s.t_us()), (2, 7, 12_300_000));
+        // Another of the section's scenarios: its own base and run.
+        let other = builtin("safe-release")
+            .expect("built-in")
+            .map_err(|e| e.to_string());
+        let s = s.reduce(A::FollowLink {
+            name: "safe-release".into(),
+            base: Rc::new(other),
+            seed: 1,
+            variant: Variant::default(),
+            injections: Vec::new(),
+            t_ms: Some(10_500),
+            event: None,
+        });
+        assert_eq!(
+            (s.name.as_str(), s.runs, s.t_us()),
+            ("safe-release", 3, 10_500_000)
         );
     }
 }

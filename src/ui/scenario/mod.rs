@@ -29,7 +29,6 @@ use crate::lesson::content::Lang;
 use crate::lesson::embed::EmbedConfig;
 use crate::lesson::i18n::Texts;
 use crate::sim::scenario::builtin;
-use crate::timeline::band_sentence;
 use crate::timeline::panel::{PanelAction, PanelState};
 use crate::timeline::Variant;
 use std::rc::Rc;
@@ -116,6 +115,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     let embed_cfg = use_context::<Rc<EmbedConfig>>();
     // Opened from the URL if it names one of ours, else the first, seed 1; run once.
     let panel = use_reducer({
+        let pack = pack.clone();
         let (names, own_url, hold) = (props.names.clone(), props.url_state, props.hold_at_ms);
         move || {
             let open = url::opening(&names, own_url, hold);
@@ -137,6 +137,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     hooks::use_embed(&panel, autoplay);
     hooks::use_hold(&panel, props.hold_at_ms);
     hooks::use_url_sync(&panel, props.url_state);
+    use_follow_links(&panel, props.names.clone(), props.url_state, pack);
     let s = &panel.state;
     // §4's trade-off table reruns the scenario with the learner's knobs but each row's
     // TTL: built once per change, not on every frame of playback.
@@ -187,13 +188,6 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             }
             <controls::Controls panel={panel.clone()} step={shows("step")} play={shows("play")} speed={shows("speed")} zoom={shows("zoom")} scrub={shows("scrub")} {lang} />
             <plot::Plot panel={panel.clone()} {lang} />
-            if !m.bands.is_empty() {
-                <ul class="violations">{ for m.bands.iter().map(|b| html! { <li class="violation-text">{ format!("⚠ {}", band_sentence(b, lang)) }</li> }) }</ul>
-            } else if !m.truncated {
-                // Said, not left to an absent band: after a knob or script change the
-                // learner sees that this run is safe.
-                <ul class="violations"><li class="safe-text">{ tx.t("sc_no_violation") }</li></ul>
-            }
             if let Some(sweep) = sweep_base.as_ref() {
                 <tradeoff::TradeoffTable
                     scenario={sweep.clone()}
@@ -220,6 +214,37 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             }
         </section>
     }
+}
+
+/// A link to a moment followed while the panel is open (a "step by step" line, a
+/// link in the text): the panel goes there at once, as a fresh visit of the link would.
+/// Only the panel that owns the URL follows, and only to a scenario it offers.
+#[hook]
+fn use_follow_links(panel: &Handle, names: Vec<String>, own_url: bool, pack: Option<PackScenarios>) {
+    let dispatch = panel.dispatcher();
+    use_effect_with((names, own_url), move |(names, own_url)| {
+        let names = names.clone();
+        let listener = web_sys::window().filter(|_| *own_url).map(|w| {
+            gloo::events::EventListener::new(&w, "hashchange", move |_| {
+                let Some(open) = url::followed(&names) else {
+                    return;
+                };
+                let base = find(&open.name, &pack)
+                    .unwrap_or_else(|| Err(format!("unknown scenario `{}`", open.name)));
+                let (variant, injections) = open.changes;
+                dispatch.dispatch(PanelAction::FollowLink {
+                    name: open.name,
+                    base: Rc::new(base),
+                    seed: open.seed,
+                    variant,
+                    injections,
+                    t_ms: open.at.t_ms,
+                    event: open.at.event,
+                });
+            })
+        });
+        move || drop(listener)
+    });
 }
 
 /// A callback that dispatches what `f` makes of its value.

@@ -135,6 +135,7 @@ pub fn plot(props: &PlotProps) -> Html {
         let panel = panel.clone();
         Callback::from(move |_: Event| panel.dispatch(PanelAction::ToggleCompare))
     };
+    let cursor = s.cur();
     html! {
         <>
             if let Some(other_name) = pair_of(&s.name) {
@@ -143,21 +144,42 @@ pub fn plot(props: &PlotProps) -> Html {
                     { format!(" {}", tx.fmt("sc_side_by_side", &[("other", other_name.to_string())])) }
                 </label>
             }
+            if other.is_some() {
+                <h3 class="run-name">{ m.scenario.clone() }</h3>
+            }
             <div class="timeline-wrap" ref={wrap_ref} onwheel={on_wheel} onpointerdown={on_touch.clone()} onpointermove={on_touch.clone()} onpointerup={on_touch.clone()} onpointercancel={on_touch}>
                 <svg::TimelineSvg model={svg::Shared(m.clone())} {t_us} {view} {on_seek} lang={props.lang} />
             </div>
+            if !m.captions.is_empty() {
+                // Said politely as the cursor passes a key moment (play, step, a click).
+                <p class="caption" aria-live="polite" aria-atomic="true">
+                    { m.caption_at(cursor).map(|c| c.text(props.lang).to_string()).unwrap_or_default() }
+                </p>
+            }
+            { outcome(m, props.lang) }
             if let Some(o) = other.as_ref() {
                 <div class="compare">
-                    <h3>{ o.scenario.clone() }</h3>
+                    <h3 class="run-name">{ o.scenario.clone() }</h3>
                     <div class="timeline-wrap">
                         <svg::TimelineSvg model={svg::Shared(o.clone())} {t_us} {view} on_seek={Callback::noop()} lang={props.lang} />
                     </div>
-                    <ul class="violations">
-                        { for o.bands.iter().map(|b| html! { <li class="violation-text">{ format!("⚠ {}", band_sentence(b, props.lang)) }</li> }) }
-                        if o.bands.is_empty() { <li class="safe-text">{ tx.t("sc_no_violation") }</li> }
-                    </ul>
+                    { outcome(o, props.lang) }
                 </div>
             }
         </>
+    }
+}
+
+/// What broke in a run, under its own timeline; or that it is safe (said, not left to
+/// an absent band: after a knob or script change the learner sees that this run is
+/// safe). A run cut short says neither.
+fn outcome(m: &crate::timeline::Model, lang: Lang) -> Html {
+    let tx = Texts::new(lang);
+    if !m.bands.is_empty() {
+        html! { <ul class="violations" data-run={m.scenario.clone()}>{ for m.bands.iter().map(|b| html! { <li class="violation-text">{ format!("⚠ {}", band_sentence(b, lang)) }</li> }) }</ul> }
+    } else if !m.truncated {
+        html! { <ul class="violations" data-run={m.scenario.clone()}><li class="safe-text">{ tx.t("sc_no_violation") }</li></ul> }
+    } else {
+        Html::default()
     }
 }

@@ -20,13 +20,7 @@ impl UrlCursor {
     /// The cursor in `m`: the event the link names if `m` has it at the link's time (a
     /// hand-edited `t` wins over a stale `e`), else the last event at or before `t`.
     pub fn index_in(self, m: &Model) -> Option<usize> {
-        self.event
-            .filter(|&e| {
-                m.trace
-                    .get(e)
-                    .is_some_and(|ev| self.t_ms.is_none_or(|t| ev.t_us / 1000 == t))
-            })
-            .or_else(|| self.t_ms.map(|t| m.index_at(t.saturating_mul(1000))))
+        crate::timeline::panel::link_index(m, self.t_ms, self.event)
     }
 }
 
@@ -69,6 +63,19 @@ pub fn opening(names: &[String], own_url: bool, hold_at_ms: Option<u64>) -> Open
         },
         None => plain(none),
     }
+}
+
+/// A link followed while the page is open: the scenario it names, if it is one of
+/// `names`, with its seed, cursor, knobs and faults.
+pub fn followed(names: &[String]) -> Option<Opening> {
+    let (s, seed, at) = url_state();
+    let name = s.filter(|s| names.contains(s))?;
+    Some(Opening {
+        name,
+        seed: seed.unwrap_or(1),
+        at,
+        changes: url_changes(),
+    })
 }
 
 /// The part of the URL hash after `?`: `scenario=…&seed=…&t=…&e=…` (t in ms).
