@@ -580,7 +580,7 @@ impl Client {
                         let why = match other {
                             Reply::Int(acked) => Reason::WaitAcked { acked, want },
                             other => Reason::WaitReply {
-                                reply: reply_text(&other),
+                                reply: crate::store::render_line(&other),
                             },
                         };
                         self.attempt_failed(why, out);
@@ -1120,22 +1120,6 @@ impl Client {
         }
         self.phase = Phase::Releasing;
         self.lib_exec(ctx, LibOp::Release, out);
-    }
-}
-
-/// A reply the way redis-cli prints it (short form for the trace).
-pub fn reply_text(r: &Reply) -> String {
-    match r {
-        Reply::Status(s) => s.clone(),
-        Reply::Error(e) => format!("(error) {e}"),
-        Reply::Int(i) => format!("(integer) {i}"),
-        Reply::Bulk(v) => format!("\"{}\"", String::from_utf8_lossy(v)),
-        Reply::Nil => "(nil)".to_string(),
-        Reply::NilArray => "(nil)".to_string(),
-        Reply::Array(items) => {
-            let inner: Vec<String> = items.iter().map(reply_text).collect();
-            format!("[{}]", inner.join(", "))
-        }
     }
 }
 

@@ -1292,7 +1292,7 @@ impl World {
             Payload::Cmd { args, .. } => {
                 Message::Redis(args.iter().map(|a| arg(a)).collect::<Vec<_>>().join(" "))
             }
-            Payload::Reply { reply, .. } => Message::Redis(super::client::reply_text(reply)),
+            Payload::Reply { reply, .. } => Message::Redis(crate::store::render_line(reply)),
             Payload::Repl { offset, effects } => Message::Replicate {
                 offset: *offset,
                 writes: effects.len(),
@@ -1564,7 +1564,7 @@ impl World {
                         .iter()
                         .map(|a| String::from_utf8_lossy(a).into_owned())
                         .collect(),
-                    reply: super::client::reply_text(&reply),
+                    reply: crate::store::render_line(&reply),
                     script,
                 },
             );

@@ -43,7 +43,7 @@ use script::Scripting;
 use tx::Conn;
 
 pub use line::{parse_line, parse_line_bytes, ParseError};
-pub use reply::{render, Reply};
+pub use reply::{render, render_line, Reply};
 pub use script::ScriptLimits;
 
 /// One write, as the key's resulting state (Redis 7 effect replication with absolute TTLs).

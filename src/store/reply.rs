@@ -58,27 +58,50 @@ pub fn render(reply: &Reply) -> String {
     out
 }
 
-fn render_into(out: &mut String, reply: &Reply, prefix: &str) {
+/// A reply on one line, for a trace, a log or a message on the timeline: an array's
+/// elements in `[…, …]`, everything else as [`render`] prints it.
+pub fn render_line(reply: &Reply) -> String {
+    let mut out = String::new();
+    line_into(&mut out, reply);
+    out
+}
+
+fn line_into(out: &mut String, reply: &Reply) {
     match reply {
-        Reply::Status(s) => {
-            out.push_str(s);
-            out.push('\n');
+        Reply::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                line_into(out, item);
+            }
+            out.push(']');
         }
+        other => scalar_into(out, other),
+    }
+}
+
+/// Everything but an array, as redis-cli prints it (no newline).
+fn scalar_into(out: &mut String, reply: &Reply) {
+    match reply {
+        Reply::Status(s) => out.push_str(s),
         Reply::Error(s) => {
             out.push_str("(error) ");
             out.push_str(s);
-            out.push('\n');
         }
         Reply::Int(n) => {
             out.push_str("(integer) ");
             out.push_str(&n.to_string());
-            out.push('\n');
         }
-        Reply::Bulk(bytes) => {
-            quote_into(out, bytes);
-            out.push('\n');
-        }
-        Reply::Nil | Reply::NilArray => out.push_str("(nil)\n"),
+        Reply::Bulk(bytes) => quote_into(out, bytes),
+        Reply::Nil | Reply::NilArray => out.push_str("(nil)"),
+        Reply::Array(_) => line_into(out, reply),
+    }
+}
+
+fn render_into(out: &mut String, reply: &Reply, prefix: &str) {
+    match reply {
         Reply::Array(items) if items.is_empty() => out.push_str("(empty array)\n"),
         Reply::Array(items) => {
             let width = items.len().to_string().len();
@@ -90,6 +113,10 @@ fn render_into(out: &mut String, reply: &Reply, prefix: &str) {
                 out.push_str(&format!("{:>width$}) ", i + 1));
                 render_into(out, item, &child_prefix);
             }
+        }
+        other => {
+            scalar_into(out, other);
+            out.push('\n');
         }
     }
 }
@@ -129,6 +156,28 @@ mod tests {
         ]);
         let expected = "1) (integer) 1\n2) 1) (integer) 2\n   2) (integer) 3\n3) 1) \"a\"\n   2) 1) \"b\"\n      2) (empty array)";
         assert_eq!(render(&reply), expected);
+    }
+
+    #[test]
+    fn one_line_keeps_redis_clis_quoting_and_puts_arrays_in_brackets() {
+        let reply = Reply::Array(vec![
+            Reply::bulk("a\"b"),
+            Reply::Int(2),
+            Reply::Array(vec![Reply::Nil, Reply::Status("OK".into())]),
+            Reply::Error("ERR no".into()),
+        ]);
+        assert_eq!(
+            render_line(&reply),
+            r#"["a\"b", (integer) 2, [(nil), OK], (error) ERR no]"#
+        );
+        for r in [
+            Reply::bulk("x"),
+            Reply::Int(-1),
+            Reply::Nil,
+            Reply::Status("OK".into()),
+        ] {
+            assert_eq!(render_line(&r), render(&r), "a scalar reads the same on one line");
+        }
     }
 
     #[test]
