@@ -9,6 +9,7 @@ mod cjson;
 mod convert;
 mod lib;
 mod order;
+mod parse51;
 mod pattern;
 mod rewrite;
 mod syntax;
@@ -282,6 +283,11 @@ impl Vm {
             return Ok(sha);
         }
         if let Err(msg) = syntax::check_lua51_operators(source) {
+            return Err(Reply::Error(format!(
+                "ERR Error compiling script (new function): {msg}"
+            )));
+        }
+        if let Some(msg) = parse51::lua51_syntax_error(source) {
             return Err(Reply::Error(format!(
                 "ERR Error compiling script (new function): {msg}"
             )));
