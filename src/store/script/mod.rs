@@ -481,6 +481,7 @@ fn compile_error_text(e: &piccolo::PrototypeError) -> String {
 /// The text of an uncaught script error, as Redis 7.0 reports it:
 /// `<message> script: <sha>, on @user_script:<line>.`
 fn error_text<'gc>(ctx: Context<'gc>, error: &piccolo::Error<'gc>, host: &Host, sha: &str) -> String {
+    let mut line = host.line;
     let message = match error {
         piccolo::Error::Lua(lua) => match lua.0 {
             Value::Table(t) => match t.get(ctx, "err") {
@@ -499,10 +500,25 @@ fn error_text<'gc>(ctx: Context<'gc>, error: &piccolo::Error<'gc>, host: &Host, 
             },
         },
         piccolo::Error::Runtime(rt) => {
-            format!("ERR user_script:{}: {}", host.line, vm_message(&rt.to_string()))
+            let (at, text) = runtime_text(rt, host.line);
+            line = at;
+            format!("ERR user_script:{at}: {text}")
         }
     };
-    format!("{message} script: {sha}, on @user_script:{}.", host.line)
+    format!("{message} script: {sha}, on @user_script:{line}.")
+}
+
+/// A VM error's line and text: the failing instruction's line and Lua 5.1's wording with
+/// the culprit named, as the VM recorded them (`thread/lockstep_names.rs` in the vendored
+/// piccolo), else `line` and piccolo's text reworded.
+pub(crate) fn runtime_text(rt: &piccolo::RuntimeError, line: u64) -> (u64, String) {
+    match rt.0.downcast_ref::<piccolo::thread::LockstepVmError>() {
+        Some(site) => (
+            site.line,
+            site.message.clone().unwrap_or_else(|| vm_message(&site.original)),
+        ),
+        None => (line, vm_message(&rt.to_string())),
+    }
 }
 
 /// piccolo's runtime error texts, reworded as Lua 5.1 says them where the meaning is clear.

@@ -6,7 +6,9 @@ pub mod parser;
 mod register_allocator;
 
 pub use self::{
-    compiler::{compile_chunk, CompileError, CompileErrorKind, CompiledPrototype, FunctionRef},
+    compiler::{
+        compile_chunk, CompileError, CompileErrorKind, CompiledPrototype, DebugNames, FunctionRef,
+    },
     interning::StringInterner,
     lexer::LineNumber,
     parser::parse_chunk,
