@@ -5,6 +5,7 @@ mod operators;
 pub mod parser;
 mod register_allocator;
 
+// Lockstep patch: `DebugNames` exported (local and upvalue names for error messages).
 pub use self::{
     compiler::{
         compile_chunk, CompileError, CompileErrorKind, CompiledPrototype, DebugNames, FunctionRef,
