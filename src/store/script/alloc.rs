@@ -131,8 +131,21 @@ fn concat<'gc>(
         other => number_text(other).map(|t| t.len()),
     };
     let (Some(la), Some(lb)) = (len(a), len(b)) else {
-        let bad = if len(a).is_none() { a } else { b };
-        let msg = format!("attempt to concatenate a {} value", super::lib::type_name(bad));
+        // Lua 5.1 blames the left operand unless it is a string or a number; the rewrite
+        // passes each operand's name (`local 'v'`, `field 'x'`) after them, or nil.
+        let (bad, name) = if len(a).is_none() {
+            (a, stack.get(2))
+        } else {
+            (b, stack.get(3))
+        };
+        let type_name = super::lib::type_name(bad);
+        let msg = match name {
+            Value::String(n) => format!(
+                "attempt to concatenate {} (a {type_name} value)",
+                String::from_utf8_lossy(n.as_bytes())
+            ),
+            _ => format!("attempt to concatenate a {type_name} value"),
+        };
         return Err(Fail::Lua(positioned(ctx, exec, host, &msg)));
     };
     let total = la.saturating_add(lb);

@@ -650,6 +650,22 @@ mod tests {
                 "ERR user_script:1: attempt to compare number with nil",
             ),
             (
+                "local id return 'user:' .. id .. ':name'",
+                "ERR user_script:1: attempt to concatenate local 'id' (a nil value)",
+            ),
+            (
+                "local t = {} return 'k:' .. t.id",
+                "ERR user_script:1: attempt to concatenate field 'id' (a nil value)",
+            ),
+            (
+                "local v = 1 local function g() local v = {} return 'x' .. v end return g()",
+                "ERR user_script:1: attempt to concatenate local 'v' (a table value)",
+            ),
+            (
+                "local u local function f() return 'x' .. u end return f()",
+                "ERR user_script:1: attempt to concatenate upvalue 'u' (a nil value)",
+            ),
+            (
                 "local t = {} for i = 1, t.n do end",
                 "ERR user_script:1: 'for' limit must be a number",
             ),
@@ -670,6 +686,11 @@ mod tests {
         assert_eq!(
             error_of(&mut s, "local t = {} return (KEYS[1] and t.x or t.y).z"),
             "ERR user_script:1: attempt to index a nil value"
+        );
+        // A parenthesised operand of `..` is not followed.
+        assert_eq!(
+            error_of(&mut s, "local t = {} return (t.x) .. 'a'"),
+            "ERR user_script:1: attempt to concatenate a nil value"
         );
     }
 
