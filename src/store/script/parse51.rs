@@ -876,6 +876,31 @@ mod tests {
     }
 
     #[test]
+    fn any_bytes_get_a_positioned_verdict_or_none() {
+        let script =
+            b"local t = {a = [[x]], 'b\\n'} for i = 1, #t do t[i] = t[i] .. 0x1F end --[=[ c ]=] return t";
+        let mut seed: u32 = 7;
+        let mut inputs: Vec<Vec<u8>> = (0..=script.len()).map(|n| script[..n].to_vec()).collect();
+        for _ in 0..2000 {
+            let bytes = (0..40)
+                .map(|_| {
+                    seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                    script[(seed >> 16) as usize % script.len()]
+                })
+                .collect();
+            inputs.push(bytes);
+        }
+        for input in inputs {
+            if let Some(msg) = check(&input) {
+                assert!(
+                    msg.starts_with("user_script:") && msg.contains(" near '"),
+                    "{msg}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn deep_nesting_gives_no_verdict_and_does_not_overflow() {
         let src = format!("return {}1{}", "(".repeat(100_000), ")".repeat(100_000));
         assert_eq!(check(src.as_bytes()), None);
