@@ -290,8 +290,9 @@ pub(crate) fn install<'gc>(ctx: Context<'gc>, g: Table<'gc>, string: Table<'gc>,
     let _ = g.set(ctx, super::rewrite::METHOD, method_callback(ctx, string, host));
 }
 
-/// `METHOD(obj, name, args...)`: `obj:name(args...)`, where a string's methods are the
-/// string library's functions (Lua 5.1's string metatable).
+/// `METHOD(obj, name, objname, args...)`: `obj:name(args...)`, where a string's methods are
+/// the string library's functions (Lua 5.1's string metatable); `objname` (`local 't'`, or
+/// nil) names the object when it cannot be indexed.
 fn method_callback<'gc>(ctx: Context<'gc>, string: Table<'gc>, host: &Shared) -> Callback<'gc> {
     let host = host.clone();
     Callback::from_fn_with(&ctx, string, move |string, ctx, exec, mut stack| {
@@ -301,15 +302,19 @@ fn method_callback<'gc>(ctx: Context<'gc>, string: Table<'gc>, host: &Shared) ->
         let found = match obj {
             Value::String(_) => piccolo::meta_ops::MetaResult::Value(string.get(ctx, name)),
             other => piccolo::meta_ops::index(ctx, other, name).map_err(|_| {
-                positioned(
-                    ctx,
-                    &exec,
-                    &host,
-                    &format!("attempt to index a {} value", super::lib::type_name(other)),
-                )
+                let type_name = super::lib::type_name(other);
+                let msg = match stack.get(2) {
+                    Value::String(n) => format!(
+                        "attempt to index {} (a {type_name} value)",
+                        String::from_utf8_lossy(n.as_bytes())
+                    ),
+                    _ => format!("attempt to index a {type_name} value"),
+                };
+                positioned(ctx, &exec, &host, &msg)
             })?,
         };
-        // Drop the name: the stack becomes (obj, args...).
+        // Drop the names: the stack becomes (obj, args...).
+        let _ = stack.pop_front();
         let _ = stack.pop_front();
         let _ = stack.pop_front();
         stack.push_front(obj);

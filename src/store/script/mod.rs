@@ -662,6 +662,10 @@ mod tests {
                 "ERR user_script:1: attempt to concatenate local 'v' (a table value)",
             ),
             (
+                "local t return t:get()",
+                "ERR user_script:1: attempt to index local 't' (a nil value)",
+            ),
+            (
                 "local u local function f() return 'x' .. u end return f()",
                 "ERR user_script:1: attempt to concatenate upvalue 'u' (a nil value)",
             ),

@@ -4,7 +4,8 @@
 //! - every `a .. b` becomes a call of a hidden library function ([`CONCAT`]) that charges
 //!   the result's length against the script's memory cap *before* making it (piccolo's own
 //!   concat instruction allocates whatever its operands add up to, between two checks);
-//! - every method call `obj:name(args)` becomes `METHOD(obj, "name", args)`, so that
+//! - every method call `obj:name(args)` becomes `METHOD(obj, "name", objname, args)` (the
+//!   object's name as Lua 5.1 would give it in an error, or nil), so that
 //!   `("x"):rep(3)` and `ARGV[1]:upper()` find the string library as in Lua 5.1 (piccolo
 //!   0.3.3 has no metatable for strings and cannot index a string value).
 //!
@@ -119,6 +120,11 @@ impl<'gc> Rewriter<'gc> {
         if !e.tail.is_empty() {
             return None;
         }
+        self.suffixed_name(sx)
+    }
+
+    /// [`Self::operand_name`] of a suffixed expression.
+    fn suffixed_name(&self, sx: &SuffixedExpression<S<'gc>>) -> Option<String> {
         let text = |s: &S<'gc>| String::from_utf8_lossy(s.as_bytes()).into_owned();
         match (sx.suffixes.last(), &sx.primary) {
             (None, PrimaryExpression::Name(n)) => {
@@ -267,16 +273,19 @@ impl<'gc> Rewriter<'gc> {
         }
     }
 
-    /// `obj, "name", args...` for the method helper.
+    /// `obj, "name", obj's name or nil, args...` for the method helper.
     fn method_args(
         &self,
         obj: SuffixedExpression<S<'gc>>,
         name: S<'gc>,
         args: Vec<Expression<S<'gc>>>,
     ) -> Vec<Expression<S<'gc>>> {
-        let mut all = Vec::with_capacity(args.len() + 2);
+        let mut all = Vec::with_capacity(args.len() + 3);
+        // The object's name, for the error if it cannot be indexed (`local 't'`).
+        let obj_name = self.name_arg(self.suffixed_name(&obj));
         all.push(simple(SimpleExpression::Suffixed(obj)));
         all.push(simple(SimpleExpression::String(name)));
+        all.push(obj_name);
         all.extend(args);
         all
     }
