@@ -131,8 +131,21 @@ fn concat<'gc>(
         other => number_text(other).map(|t| t.len()),
     };
     let (Some(la), Some(lb)) = (len(a), len(b)) else {
-        let bad = if len(a).is_none() { a } else { b };
-        let msg = format!("attempt to concatenate a {} value", super::lib::type_name(bad));
+        // Lua 5.1 blames the left operand unless it is a string or a number; the rewrite
+        // passes each operand's name (`local 'v'`, `field 'x'`) after them, or nil.
+        let (bad, name) = if len(a).is_none() {
+            (a, stack.get(2))
+        } else {
+            (b, stack.get(3))
+        };
+        let type_name = super::lib::type_name(bad);
+        let msg = match name {
+            Value::String(n) => format!(
+                "attempt to concatenate {} (a {type_name} value)",
+                String::from_utf8_lossy(n.as_bytes())
+            ),
+            _ => format!("attempt to concatenate a {type_name} value"),
+        };
         return Err(Fail::Lua(positioned(ctx, exec, host, &msg)));
     };
     let total = la.saturating_add(lb);
@@ -277,8 +290,9 @@ pub(crate) fn install<'gc>(ctx: Context<'gc>, g: Table<'gc>, string: Table<'gc>,
     let _ = g.set(ctx, super::rewrite::METHOD, method_callback(ctx, string, host));
 }
 
-/// `METHOD(obj, name, args...)`: `obj:name(args...)`, where a string's methods are the
-/// string library's functions (Lua 5.1's string metatable).
+/// `METHOD(obj, name, objname, args...)`: `obj:name(args...)`, where a string's methods are
+/// the string library's functions (Lua 5.1's string metatable); `objname` (`local 't'`, or
+/// nil) names the object when it cannot be indexed.
 fn method_callback<'gc>(ctx: Context<'gc>, string: Table<'gc>, host: &Shared) -> Callback<'gc> {
     let host = host.clone();
     Callback::from_fn_with(&ctx, string, move |string, ctx, exec, mut stack| {
@@ -288,15 +302,19 @@ fn method_callback<'gc>(ctx: Context<'gc>, string: Table<'gc>, host: &Shared) ->
         let found = match obj {
             Value::String(_) => piccolo::meta_ops::MetaResult::Value(string.get(ctx, name)),
             other => piccolo::meta_ops::index(ctx, other, name).map_err(|_| {
-                positioned(
-                    ctx,
-                    &exec,
-                    &host,
-                    &format!("attempt to index a {} value", super::lib::type_name(other)),
-                )
+                let type_name = super::lib::type_name(other);
+                let msg = match stack.get(2) {
+                    Value::String(n) => format!(
+                        "attempt to index {} (a {type_name} value)",
+                        String::from_utf8_lossy(n.as_bytes())
+                    ),
+                    _ => format!("attempt to index a {type_name} value"),
+                };
+                positioned(ctx, &exec, &host, &msg)
             })?,
         };
-        // Drop the name: the stack becomes (obj, args...).
+        // Drop the names: the stack becomes (obj, args...).
+        let _ = stack.pop_front();
         let _ = stack.pop_front();
         let _ = stack.pop_front();
         stack.push_front(obj);

@@ -1767,7 +1767,7 @@ impl<'gc> Sequence<'gc> for PCall {
         let value = match &error {
             piccolo::Error::Runtime(rt) => {
                 let line = self.host.try_borrow().map(|h| h.line).unwrap_or(1);
-                let text = super::vm_message(&rt.to_string());
+                let (line, text) = super::runtime_text(rt, line);
                 lua_str(ctx, format!("user_script:{line}: {text}"))
             }
             piccolo::Error::Lua(_) => error.to_value(ctx),
@@ -1815,7 +1815,7 @@ impl<'gc> Sequence<'gc> for XPCall<'gc> {
         let value = match &error {
             piccolo::Error::Runtime(rt) => {
                 let line = self.host.try_borrow().map(|h| h.line).unwrap_or(1);
-                let text = super::vm_message(&rt.to_string());
+                let (line, text) = super::runtime_text(rt, line);
                 lua_str(ctx, format!("user_script:{line}: {text}"))
             }
             piccolo::Error::Lua(_) => error.to_value(ctx),

@@ -4,7 +4,8 @@
 //! - every `a .. b` becomes a call of a hidden library function ([`CONCAT`]) that charges
 //!   the result's length against the script's memory cap *before* making it (piccolo's own
 //!   concat instruction allocates whatever its operands add up to, between two checks);
-//! - every method call `obj:name(args)` becomes `METHOD(obj, "name", args)`, so that
+//! - every method call `obj:name(args)` becomes `METHOD(obj, "name", objname, args)` (the
+//!   object's name as Lua 5.1 would give it in an error, or nil), so that
 //!   `("x"):rep(3)` and `ARGV[1]:upper()` find the string library as in Lua 5.1 (piccolo
 //!   0.3.3 has no metatable for strings and cannot index a string value).
 //!
@@ -43,7 +44,10 @@ pub(crate) fn load<'gc>(
 ) -> Result<Closure<'gc>, PrototypeError> {
     let interner = Interner(ctx);
     let mut chunk = compiler::parse_chunk(source, interner)?;
-    let mut rw = Rewriter { ctx };
+    let mut rw = Rewriter {
+        ctx,
+        scopes: vec![Vec::new()],
+    };
     rw.chunk(&mut chunk);
     let compiled = compiler::compile_chunk(&chunk, interner)?;
     let proto = FunctionPrototype::from_compiled(&ctx, ctx.intern(b"@user_script"), &compiled);
@@ -60,6 +64,9 @@ type S<'gc> = piccolo::String<'gc>;
 
 struct Rewriter<'gc> {
     ctx: Context<'gc>,
+    /// The locals in scope, per function (innermost last), to name a `..` operand as Lua
+    /// 5.1 does: `local 'v'`, `upvalue 'v'` or `global 'v'`.
+    scopes: Vec<Vec<S<'gc>>>,
 }
 
 impl<'gc> Rewriter<'gc> {
@@ -72,11 +79,81 @@ impl<'gc> Rewriter<'gc> {
     }
 
     fn block(&mut self, b: &mut Block<S<'gc>>) {
+        let mark = self.locals_len();
+        self.block_in_scope(b);
+        self.truncate_locals(mark);
+    }
+
+    /// A block's statements, its locals left in scope (for `repeat ... until`).
+    fn block_in_scope(&mut self, b: &mut Block<S<'gc>>) {
         for st in &mut b.statements {
             self.statement(&mut st.inner);
         }
         if let Some(ret) = &mut b.return_statement {
             self.exprs(&mut ret.inner.returns);
+        }
+    }
+
+    fn locals_len(&self) -> usize {
+        self.scopes.last().map_or(0, Vec::len)
+    }
+
+    fn truncate_locals(&mut self, len: usize) {
+        if let Some(f) = self.scopes.last_mut() {
+            f.truncate(len);
+        }
+    }
+
+    fn declare(&mut self, names: &[S<'gc>]) {
+        if let Some(f) = self.scopes.last_mut() {
+            f.extend_from_slice(names);
+        }
+    }
+
+    /// What Lua 5.1 calls an operand of `..` in an error, when the expression alone says
+    /// it: a variable (`local 'v'`, `upvalue 'v'`, `global 'v'`) or a field (`field 'x'`,
+    /// `field '?'` for a key that is not a constant string).
+    fn operand_name(&self, e: &Expression<S<'gc>>) -> Option<String> {
+        let HeadExpression::Simple(SimpleExpression::Suffixed(sx)) = e.head.as_ref() else {
+            return None;
+        };
+        if !e.tail.is_empty() {
+            return None;
+        }
+        self.suffixed_name(sx)
+    }
+
+    /// [`Self::operand_name`] of a suffixed expression.
+    fn suffixed_name(&self, sx: &SuffixedExpression<S<'gc>>) -> Option<String> {
+        let text = |s: &S<'gc>| String::from_utf8_lossy(s.as_bytes()).into_owned();
+        match (sx.suffixes.last(), &sx.primary) {
+            (None, PrimaryExpression::Name(n)) => {
+                let mut scopes = self.scopes.iter().rev();
+                let kind = if scopes.next().is_some_and(|f| f.contains(n)) {
+                    "local"
+                } else if scopes.any(|f| f.contains(n)) {
+                    "upvalue"
+                } else {
+                    "global"
+                };
+                Some(format!("{kind} '{}'", text(n)))
+            }
+            (Some(SuffixPart::Field(FieldSuffix::Named(n))), _) => Some(format!("field '{}'", text(n))),
+            (Some(SuffixPart::Field(FieldSuffix::Indexed(k))), _) => {
+                let key = match (k.head.as_ref(), k.tail.is_empty()) {
+                    (HeadExpression::Simple(SimpleExpression::String(s)), true) => text(s),
+                    _ => "?".to_string(),
+                };
+                Some(format!("field '{key}'"))
+            }
+            _ => None,
+        }
+    }
+
+    fn name_arg(&self, name: Option<String>) -> Expression<S<'gc>> {
+        match name {
+            Some(n) => simple(SimpleExpression::String(self.name(&n))),
+            None => simple(SimpleExpression::Nil),
         }
     }
 
@@ -86,8 +163,15 @@ impl<'gc> Rewriter<'gc> {
         }
     }
 
-    fn function(&mut self, f: &mut FunctionDefinition<S<'gc>>) {
+    fn function(&mut self, f: &mut FunctionDefinition<S<'gc>>, method: bool) {
+        let mut params = Vec::new();
+        if method {
+            params.push(self.name("self"));
+        }
+        params.extend(f.parameters.iter().copied());
+        self.scopes.push(params);
         self.block(&mut f.body);
+        self.scopes.pop();
     }
 
     fn statement(&mut self, st: &mut Statement<S<'gc>>) {
@@ -109,30 +193,52 @@ impl<'gc> Rewriter<'gc> {
             }
             Statement::Do(b) => self.block(b),
             Statement::For(ForStatement::Numeric {
+                name,
                 initial,
                 limit,
                 step,
                 body,
-                ..
             }) => {
                 self.expr(initial);
                 self.expr(limit);
                 if let Some(step) = step {
                     self.expr(step);
                 }
+                let mark = self.locals_len();
+                self.declare(&[*name]);
                 self.block(body);
+                self.truncate_locals(mark);
             }
-            Statement::For(ForStatement::Generic { arguments, body, .. }) => {
+            Statement::For(ForStatement::Generic {
+                names,
+                arguments,
+                body,
+            }) => {
                 self.exprs(arguments);
+                let mark = self.locals_len();
+                self.declare(names);
                 self.block(body);
+                self.truncate_locals(mark);
             }
             Statement::Repeat(s) => {
-                self.block(&mut s.body);
+                // `until` sees the body's locals.
+                let mark = self.locals_len();
+                self.block_in_scope(&mut s.body);
                 self.expr(&mut s.until);
+                self.truncate_locals(mark);
             }
-            Statement::Function(s) => self.function(&mut s.definition),
-            Statement::LocalFunction(s) => self.function(&mut s.definition),
-            Statement::LocalStatement(s) => self.exprs(&mut s.values),
+            Statement::Function(s) => {
+                let method = s.method.is_some();
+                self.function(&mut s.definition, method)
+            }
+            Statement::LocalFunction(s) => {
+                self.declare(&[s.name]);
+                self.function(&mut s.definition, false)
+            }
+            Statement::LocalStatement(s) => {
+                self.exprs(&mut s.values);
+                self.declare(&s.names);
+            }
             Statement::Label(_) | Statement::Break | Statement::Goto(_) => {}
             Statement::FunctionCall(s) => {
                 self.suffixed(&mut s.head);
@@ -167,16 +273,19 @@ impl<'gc> Rewriter<'gc> {
         }
     }
 
-    /// `obj, "name", args...` for the method helper.
+    /// `obj, "name", obj's name or nil, args...` for the method helper.
     fn method_args(
         &self,
         obj: SuffixedExpression<S<'gc>>,
         name: S<'gc>,
         args: Vec<Expression<S<'gc>>>,
     ) -> Vec<Expression<S<'gc>>> {
-        let mut all = Vec::with_capacity(args.len() + 2);
+        let mut all = Vec::with_capacity(args.len() + 3);
+        // The object's name, for the error if it cannot be indexed (`local 't'`).
+        let obj_name = self.name_arg(self.suffixed_name(&obj));
         all.push(simple(SimpleExpression::Suffixed(obj)));
         all.push(simple(SimpleExpression::String(name)));
+        all.push(obj_name);
         all.extend(args);
         all
     }
@@ -240,9 +349,14 @@ impl<'gc> Rewriter<'gc> {
                     head: cur_head,
                     tail: std::mem::take(&mut cur_tail),
                 };
+                // The operands' names ride along, for the error a bad operand raises.
+                let names = [self.operand_name(&left), self.operand_name(&right)];
+                let [left_name, right_name] = names.map(|n| self.name_arg(n));
                 let call = SuffixedExpression {
                     primary: PrimaryExpression::Name(self.name(CONCAT)),
-                    suffixes: vec![SuffixPart::Call(CallSuffix::Function(vec![left, right]))],
+                    suffixes: vec![SuffixPart::Call(CallSuffix::Function(vec![
+                        left, right, left_name, right_name,
+                    ]))],
                 };
                 cur_head = Box::new(HeadExpression::Simple(SimpleExpression::Suffixed(call)));
             } else {
@@ -268,7 +382,7 @@ impl<'gc> Rewriter<'gc> {
                     }
                 }
             }
-            SimpleExpression::Function(f) => self.function(f),
+            SimpleExpression::Function(f) => self.function(f, false),
             SimpleExpression::Suffixed(sx) => self.suffixed(sx),
             _ => {}
         }

@@ -36,6 +36,8 @@ pub struct FunctionPrototype<'gc> {
     pub opcode_line_numbers: boxed::Box<[(usize, LineNumber)], MetricsAlloc<'gc>>,
     pub upvalues: boxed::Box<[UpValueDescriptor], MetricsAlloc<'gc>>,
     pub prototypes: boxed::Box<[Gc<'gc, FunctionPrototype<'gc>>], MetricsAlloc<'gc>>,
+    /// Lockstep patch: names of locals and upvalues, for error messages.
+    pub debug_names: crate::compiler::DebugNames,
 }
 
 impl<'gc> FunctionPrototype<'gc> {
@@ -98,6 +100,7 @@ impl<'gc> FunctionPrototype<'gc> {
                 opcodes: opcodes.into_boxed_slice(),
                 opcode_line_numbers: opcode_line_numbers.into_boxed_slice(),
                 upvalues: upvalues.into_boxed_slice(),
+                debug_names: compiled_function.debug_names.clone(),
                 prototypes: prototypes.into_boxed_slice(),
             }
         }

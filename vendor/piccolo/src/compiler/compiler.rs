@@ -116,6 +116,19 @@ pub struct CompiledPrototype<S> {
     pub opcode_line_numbers: Vec<(usize, LineNumber)>,
     pub upvalues: Vec<UpValueDescriptor>,
     pub prototypes: Vec<Box<CompiledPrototype<S>>>,
+    /// Lockstep patch: names of locals and upvalues, for error messages.
+    pub debug_names: DebugNames,
+}
+
+/// Lockstep patch: what Lua 5.1 keeps as debug information to name a variable in an error
+/// message (`attempt to index local 'x'`).
+#[derive(Debug, Clone, Default, gc_arena::Collect)]
+#[collect(require_static)]
+pub struct DebugNames {
+    /// (name, register, first operation in scope, first operation out of scope).
+    pub locals: Vec<(Box<[u8]>, u8, usize, usize)>,
+    /// Upvalue names, by upvalue index.
+    pub upvalues: Vec<Box<[u8]>>,
 }
 
 impl<S> CompiledPrototype<S> {
@@ -142,6 +155,7 @@ impl<S> CompiledPrototype<S> {
                     .into_iter()
                     .map(|p| Box::new(do_map(*p, f)))
                     .collect(),
+                debug_names: this.debug_names,
             }
         }
         do_map(self, &f)
@@ -198,6 +212,8 @@ struct CompilerFunction<S> {
     operations: Vec<Operation>,
 
     current_line_number: LineNumber,
+    // Lockstep patch: local and upvalue names for error messages.
+    debug_names: DebugNames,
     operation_lines: Vec<(usize, LineNumber)>,
 }
 
@@ -349,7 +365,8 @@ impl<S: StringInterner> Compiler<S> {
         while let Some((_, last)) = self.current_function.locals.last() {
             if last.0 as u16 >= last_block.stack_bottom {
                 self.current_function.register_allocator.free(*last);
-                self.current_function.locals.pop();
+                // Lockstep patch: the local's name stays in the debug names until here.
+                self.current_function.end_local();
             } else {
                 break;
             }
@@ -576,7 +593,7 @@ impl<S: StringInterner> Compiler<S> {
                     .register_allocator
                     .push(1)
                     .ok_or(CompileErrorKind::Registers)?;
-                self.current_function.locals.push((name.clone(), loop_var));
+                self.current_function.push_local((name.clone(), loop_var));
 
                 self.block_statements(body)?;
                 self.exit_block()?;
@@ -658,8 +675,7 @@ impl<S: StringInterner> Compiler<S> {
                     .ok_or(CompileErrorKind::Registers)?;
                 for i in 0..name_count {
                     self.current_function
-                        .locals
-                        .push((names[i as usize].clone(), RegisterIndex(names_reg.0 + i)));
+                        .push_local((names[i as usize].clone(), RegisterIndex(names_reg.0 + i)));
                 }
 
                 self.jump(loop_label.clone())?;
@@ -853,7 +869,7 @@ impl<S: StringInterner> Compiler<S> {
                 .operations
                 .push(Operation::LoadNil { dest, count });
             for i in 0..name_len {
-                self.current_function.locals.push((
+                self.current_function.push_local((
                     local_statement.names[i].clone(),
                     RegisterIndex(dest.0 + i as u8),
                 ));
@@ -872,7 +888,7 @@ impl<S: StringInterner> Compiler<S> {
                     let dest = self.expr_push_count(expr, names_left)?;
 
                     for j in 0..names_left {
-                        self.current_function.locals.push((
+                        self.current_function.push_local((
                             local_statement.names[val_len - 1 + j as usize].clone(),
                             RegisterIndex(dest.0 + j),
                         ));
@@ -880,8 +896,7 @@ impl<S: StringInterner> Compiler<S> {
                 } else {
                     let reg = self.expr_discharge(expr, ExprDestination::PushNew)?;
                     self.current_function
-                        .locals
-                        .push((local_statement.names[i].clone(), reg));
+                        .push_local((local_statement.names[i].clone(), reg));
                 }
             }
         }
@@ -1016,8 +1031,7 @@ impl<S: StringInterner> Compiler<S> {
             .push(1)
             .ok_or(CompileErrorKind::Registers)?;
         self.current_function
-            .locals
-            .push((local_function.name.clone(), dest));
+            .push_local((local_function.name.clone(), dest));
 
         let proto = self.new_prototype(
             FunctionRef::Named(
@@ -2391,7 +2405,7 @@ impl<S: StringInterner> Compiler<S> {
     }
 }
 
-impl<S: Clone> CompilerFunction<S> {
+impl<S: Clone + AsRef<[u8]>> CompilerFunction<S> {
     fn start(
         reference: FunctionRef<S>,
         parameters: &[S],
@@ -2420,6 +2434,7 @@ impl<S: Clone> CompilerFunction<S> {
             operations: Vec::new(),
             operation_lines: Vec::new(),
             current_line_number,
+            debug_names: DebugNames::default(),
         };
 
         let fixed_params: u8 = parameters
@@ -2433,8 +2448,7 @@ impl<S: Clone> CompilerFunction<S> {
         function.fixed_params = fixed_params;
         for i in 0..fixed_params {
             function
-                .locals
-                .push((parameters[i as usize].clone(), RegisterIndex(i)));
+                .push_local((parameters[i as usize].clone(), RegisterIndex(i)));
         }
         Ok(function)
     }
@@ -2445,6 +2459,11 @@ impl<S: Clone> CompilerFunction<S> {
             count: VarCount::constant(0),
         });
         assert!(self.locals.len() == self.fixed_params as usize);
+        // Lockstep patch: parameters' names end with the function.
+        let end = self.operations.len();
+        for span in self.debug_names.locals.iter_mut().filter(|s| s.3 == usize::MAX) {
+            span.3 = end;
+        }
         for (_, r) in self.locals.drain(..) {
             self.register_allocator.free(r);
         }
@@ -2485,7 +2504,42 @@ impl<S: Clone> CompilerFunction<S> {
             opcode_line_numbers: operation_lines,
             upvalues: self.upvalues.iter().map(|(_, d)| *d).collect(),
             prototypes: self.functions.into_iter().map(|f| Box::new(f)).collect(),
+            debug_names: DebugNames {
+                locals: self.debug_names.locals,
+                upvalues: self
+                    .upvalues
+                    .iter()
+                    .map(|(n, _)| n.as_ref().to_vec().into_boxed_slice())
+                    .collect(),
+            },
         })
+    }
+
+    // Lockstep patch: a local comes into scope at the next operation.
+    fn push_local(&mut self, (name, reg): (S, RegisterIndex)) {
+        self.debug_names.locals.push((
+            name.as_ref().to_vec().into_boxed_slice(),
+            reg.0,
+            self.operations.len(),
+            usize::MAX,
+        ));
+        self.locals.push((name, reg));
+    }
+
+    // Lockstep patch: the innermost local goes out of scope at the next operation.
+    fn end_local(&mut self) {
+        if let Some((_, reg)) = self.locals.pop() {
+            let end = self.operations.len();
+            if let Some(span) = self
+                .debug_names
+                .locals
+                .iter_mut()
+                .rev()
+                .find(|s| s.1 == reg.0 && s.3 == usize::MAX)
+            {
+                span.3 = end;
+            }
+        }
     }
 
     pub fn set_line_number(&mut self, line_number: LineNumber) {

@@ -143,15 +143,18 @@ pub fn comparison_binop_operation(
             left,
             right,
         },
-        ComparisonBinOp::GreaterThan => Operation::LessEq {
-            skip_if: !skip_if,
-            left,
-            right,
+        // Lockstep patch: `a > b` is `b < a` and `a >= b` is `b <= a`, as in Lua 5.1 (it was
+        // `not (a <= b)`, true for a NaN operand, with the operands in the other order in
+        // an error: "attempt to compare nil with number" for `nil > 1`).
+        ComparisonBinOp::GreaterThan => Operation::Less {
+            skip_if,
+            left: right,
+            right: left,
         },
-        ComparisonBinOp::GreaterEqual => Operation::Less {
-            skip_if: !skip_if,
-            left,
-            right,
+        ComparisonBinOp::GreaterEqual => Operation::LessEq {
+            skip_if,
+            left: right,
+            right: left,
         },
     }
 }

@@ -405,6 +405,24 @@ impl<'gc> Executor<'gc> {
                         };
                         match run_vm(ctx, lua_frame, VM_GRANULARITY) {
                             Err(err) => {
+                                // Lockstep patch: the failing instruction's line and Lua
+                                // 5.1's wording, read while its frame is still there.
+                                let err = match top_state.frames.last() {
+                                    Some(Frame::Lua {
+                                        bottom, base, pc, ..
+                                    }) => match top_state.stack.get(*bottom) {
+                                        Some(Value::Function(Function::Closure(c))) => {
+                                            super::lockstep_names::annotate(
+                                                *c,
+                                                *pc,
+                                                top_state.stack.get(*base..).unwrap_or(&[]),
+                                                err,
+                                            )
+                                        }
+                                        _ => err,
+                                    },
+                                    _ => err,
+                                };
                                 top_state.frames.push(Frame::Error(err.into()));
                             }
                             Ok(instructions_run) => {

@@ -1,4 +1,5 @@
 mod executor;
+mod lockstep_names; // Lockstep patch
 mod thread;
 mod vm;
 
@@ -14,6 +15,9 @@ pub use self::{
     thread::{BadThreadMode, OpenUpValue, Thread, ThreadInner, ThreadMode},
     vm::BinaryOperatorError,
 };
+
+// Lockstep patch: runtime errors with their line and Lua 5.1's wording.
+pub use self::lockstep_names::LockstepVmError;
 
 #[derive(Debug, Copy, Clone, Error)]
 pub enum VMError {
