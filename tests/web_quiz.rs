@@ -296,7 +296,8 @@ async fn export_reset_and_import_restore_progress() {
 #[wasm_bindgen_test]
 async fn a_predict_question_holds_the_timeline_then_plays_on() {
     let _x = Exclusive::acquire().await;
-    let (q, order) = find(|q| matches!(&q.kind, Kind::Predict { scenario, .. } if scenario == "fencing"));
+    // unsafe-del, held at 12 250 ms: A and B have overlapped; B and C will at 12 300.
+    let (q, order) = find(|q| matches!(&q.kind, Kind::Predict { scenario, .. } if scenario == "unsafe-del"));
     let Kind::Predict {
         scenario,
         pause_at_ms,
@@ -327,6 +328,25 @@ async fn a_predict_question_holds_the_timeline_then_plays_on() {
     click(&el, "section.scenario button[aria-label='Go to end']");
     TimeoutFuture::new(100).await;
     assert!(cursor_ms(&el) <= *pause_at_ms as f64, "{}", cursor_ms(&el));
+    // Held, the panel says only what broke up to the hold point, and not whether the
+    // rest is safe: that is the prediction asked for.
+    let s = lockstep::sim::scenario::builtin(scenario)
+        .expect("built-in")
+        .expect("parses");
+    let bands = lockstep::timeline::build(&s, 1).expect("runs").bands;
+    let before = bands.iter().filter(|b| b.from_us <= *pause_at_ms * 1000).count();
+    assert!(before < bands.len(), "the run breaks after the hold point");
+    let listed = |el: &Element| query_all(el, "section.scenario li.violation-text").len();
+    assert!(
+        listed(&el) <= before,
+        "held, it lists {} of {} violations",
+        listed(&el),
+        bands.len()
+    );
+    assert!(
+        query(&el, "section.scenario .safe-text").is_none(),
+        "held, it does not say safe"
+    );
     // Answer right: the run continues by itself and the answer shows on the timeline.
     query_all(&el, "input[type=radio]")[correct]
         .clone()
@@ -339,6 +359,10 @@ async fn a_predict_question_holds_the_timeline_then_plays_on() {
     let e = el.clone();
     let pause = *pause_at_ms as f64;
     wait_until("the run plays past the hold point", move || cursor_ms(&e) > pause).await;
+    // Answered, the whole outcome is said.
+    let e = el.clone();
+    let all = bands.len();
+    wait_until("every violation listed", move || listed(&e) == all).await;
 }
 
 /// Lets queued microtasks run (yew renders in one), but no timer.

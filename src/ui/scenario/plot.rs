@@ -136,6 +136,9 @@ pub fn plot(props: &PlotProps) -> Html {
         Callback::from(move |_: Event| panel.dispatch(PanelAction::ToggleCompare))
     };
     let cursor = s.cur();
+    // A held run ("what happens next?") says only what broke up to the hold point, and
+    // not yet whether the rest is safe: that is the learner's prediction to make.
+    let held_until = s.hold_at_ms.map(|_| m.trace.get(s.last()).map_or(0, |e| e.t_us));
     html! {
         <>
             if let Some(other_name) = pair_of(&s.name) {
@@ -156,14 +159,14 @@ pub fn plot(props: &PlotProps) -> Html {
                     { m.caption_at(cursor).map(|c| c.text(props.lang).to_string()).unwrap_or_default() }
                 </p>
             }
-            { outcome(m, props.lang) }
+            { outcome(m, props.lang, held_until) }
             if let Some(o) = other.as_ref() {
                 <div class="compare">
                     <h3 class="run-name">{ o.scenario.clone() }</h3>
                     <div class="timeline-wrap">
                         <svg::TimelineSvg model={svg::Shared(o.clone())} {t_us} {view} on_seek={Callback::noop()} lang={props.lang} />
                     </div>
-                    { outcome(o, props.lang) }
+                    { outcome(o, props.lang, held_until) }
                 </div>
             }
         </>
@@ -172,11 +175,19 @@ pub fn plot(props: &PlotProps) -> Html {
 
 /// What broke in a run, under its own timeline; or that it is safe (said, not left to
 /// an absent band: after a knob or script change the learner sees that this run is
-/// safe). A run cut short says neither.
-fn outcome(m: &crate::timeline::Model, lang: Lang) -> Html {
+/// safe). A run cut short says neither; a run held at `held_until` (µs) lists only what
+/// began by then, and never says "safe".
+fn outcome(m: &crate::timeline::Model, lang: Lang, held_until: Option<u64>) -> Html {
     let tx = Texts::new(lang);
-    if !m.bands.is_empty() {
-        html! { <ul class="violations" data-run={m.scenario.clone()}>{ for m.bands.iter().map(|b| html! { <li class="violation-text">{ format!("⚠ {}", band_sentence(b, lang)) }</li> }) }</ul> }
+    let shown: Vec<_> = m
+        .bands
+        .iter()
+        .filter(|b| held_until.is_none_or(|t| b.from_us <= t))
+        .collect();
+    if !shown.is_empty() {
+        html! { <ul class="violations" data-run={m.scenario.clone()}>{ for shown.iter().map(|b| html! { <li class="violation-text">{ format!("⚠ {}", band_sentence(b, lang)) }</li> }) }</ul> }
+    } else if held_until.is_some() {
+        Html::default()
     } else if !m.truncated {
         html! { <ul class="violations" data-run={m.scenario.clone()}><li class="safe-text">{ tx.t("sc_no_violation") }</li></ul> }
     } else {
