@@ -75,6 +75,43 @@ pub enum Reason {
     Said(String),
 }
 
+/// A fact that travels as its words (its `Display`): hashed as them, so a trace hashes
+/// as it did when the facts were strings and the recorded determinism hashes hold;
+/// written as them in the JSON; and read back from them by `$read` (`None`: not one of
+/// its words, an error naming `$what`).
+macro_rules! as_words {
+    ($t:ty, $what:literal, $read:expr) => {
+        impl Hash for $t {
+            fn hash<H: Hasher>(&self, state: &mut H) {
+                self.to_string().hash(state);
+            }
+        }
+
+        impl Serialize for $t {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = String::deserialize(d)?;
+                let read: fn(&str) -> Option<$t> = $read;
+                read(&s).ok_or_else(|| serde::de::Error::custom(format!("unknown {} `{s}`", $what)))
+            }
+        }
+    };
+}
+
+as_words!(Reason, "reason", |s| Some(Reason::from_json_text(s)));
+as_words!(Message, "message", |s| Some(Message::from_json_text(s)));
+as_words!(TimerName, "timer", |s| TimerName::ALL
+    .into_iter()
+    .find(|t| t.as_str() == s));
+as_words!(Comeback, "restart", |s| Comeback::ALL
+    .into_iter()
+    .find(|c| c.as_str() == s));
+
 impl fmt::Display for Reason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -116,26 +153,6 @@ impl fmt::Display for Reason {
             ),
             Reason::Said(s) => f.write_str(s),
         }
-    }
-}
-
-/// Hashed as its words, so a trace hashes as it did when reasons were strings (the
-/// recorded determinism hashes stay valid).
-impl Hash for Reason {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.to_string().hash(state);
-    }
-}
-
-impl Serialize for Reason {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for Reason {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        String::deserialize(d).map(|s| Reason::from_json_text(&s))
     }
 }
 
@@ -372,25 +389,6 @@ impl Message {
     }
 }
 
-/// Hashed as its words, as the string it replaced was.
-impl Hash for Message {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.to_string().hash(state);
-    }
-}
-
-impl Serialize for Message {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for Message {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        String::deserialize(d).map(|s| Message::from_json_text(&s))
-    }
-}
-
 /// Which client timer fired (a trace's `Timer`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TimerName {
@@ -437,29 +435,6 @@ impl fmt::Display for TimerName {
     }
 }
 
-/// Hashed as its name, as the string it replaced was.
-impl Hash for TimerName {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.as_str().hash(state);
-    }
-}
-
-impl Serialize for TimerName {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for TimerName {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        TimerName::ALL
-            .into_iter()
-            .find(|t| t.as_str() == s)
-            .ok_or_else(|| serde::de::Error::custom(format!("unknown timer `{s}`")))
-    }
-}
-
 /// What a restarted process came back with (a trace's `Restart`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Comeback {
@@ -497,29 +472,6 @@ impl Comeback {
 impl fmt::Display for Comeback {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
-    }
-}
-
-/// Hashed as its words, as the string it replaced was.
-impl Hash for Comeback {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.as_str().hash(state);
-    }
-}
-
-impl Serialize for Comeback {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for Comeback {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        Comeback::ALL
-            .into_iter()
-            .find(|c| c.as_str() == s)
-            .ok_or_else(|| serde::de::Error::custom(format!("unknown restart `{s}`")))
     }
 }
 

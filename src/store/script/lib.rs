@@ -1740,6 +1740,19 @@ pub(crate) fn protect_libraries<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Sh
     }
 }
 
+/// What `pcall` and `xpcall` hand the script for an error: a runtime error as
+/// `user_script:LINE: message` in Lua 5.1's words, a value raised with `error` as it was.
+fn caught<'gc>(ctx: Context<'gc>, host: &Shared, error: &piccolo::Error<'gc>) -> Value<'gc> {
+    match error {
+        piccolo::Error::Runtime(rt) => {
+            let line = host.try_borrow().map(|h| h.line).unwrap_or(1);
+            let (line, text) = super::runtime_text(rt, line);
+            lua_str(ctx, format!("user_script:{line}: {text}"))
+        }
+        piccolo::Error::Lua(_) => error.to_value(ctx),
+    }
+}
+
 #[derive(Collect)]
 #[collect(require_static)]
 struct PCall {
@@ -1764,14 +1777,7 @@ impl<'gc> Sequence<'gc> for PCall {
         error: piccolo::Error<'gc>,
         mut stack: Stack<'gc, '_>,
     ) -> Result<SequencePoll<'gc>, piccolo::Error<'gc>> {
-        let value = match &error {
-            piccolo::Error::Runtime(rt) => {
-                let line = self.host.try_borrow().map(|h| h.line).unwrap_or(1);
-                let (line, text) = super::runtime_text(rt, line);
-                lua_str(ctx, format!("user_script:{line}: {text}"))
-            }
-            piccolo::Error::Lua(_) => error.to_value(ctx),
-        };
+        let value = caught(ctx, &self.host, &error);
         stack.clear();
         stack.extend([Value::Boolean(false), value]);
         Ok(SequencePoll::Return)
@@ -1812,14 +1818,7 @@ impl<'gc> Sequence<'gc> for XPCall<'gc> {
         error: piccolo::Error<'gc>,
         mut stack: Stack<'gc, '_>,
     ) -> Result<SequencePoll<'gc>, piccolo::Error<'gc>> {
-        let value = match &error {
-            piccolo::Error::Runtime(rt) => {
-                let line = self.host.try_borrow().map(|h| h.line).unwrap_or(1);
-                let (line, text) = super::runtime_text(rt, line);
-                lua_str(ctx, format!("user_script:{line}: {text}"))
-            }
-            piccolo::Error::Lua(_) => error.to_value(ctx),
-        };
+        let value = caught(ctx, &self.host, &error);
         stack.clear();
         stack.push_back(value);
         self.handling = true;
