@@ -966,3 +966,64 @@ async fn a_caption_tells_each_key_moment_and_a_step_by_step_line_moves_the_curso
     let want = s.captions[4].en.clone();
     wait_until("C's caption at the end", move || caption(&pp) == want).await;
 }
+
+#[wasm_bindgen_test]
+async fn the_timeline_is_drawn_one_to_one_so_its_smallest_type_is_12px() {
+    let _x = Exclusive::acquire().await;
+    // The app's own stylesheet, so computed sizes are the ones a learner gets.
+    let doc = document();
+    let style = doc.create_element("style").expect("style");
+    style.set_text_content(Some(include_str!("../static/style.css")));
+    doc.head().expect("head").append_child(&style).expect("append");
+    let (root, _app) = open("#/distributed-locks/7").await;
+    let p = panel(&root);
+    let window = web_sys::window().expect("window");
+    // A desktop's wide panel, then a phone's 360 px: the drawing is laid out at the
+    // panel's width (at least 640 px, scrolled sideways on a phone), one viewBox unit
+    // per CSS pixel.
+    for panel_px in [1100.0, 360.0] {
+        p.set_attribute("style", &format!("width: {panel_px}px; margin: 0"))
+            .expect("style");
+        let pp = p.clone();
+        wait_until("the drawing laid out at its box's width", move || {
+            let boxed = query(&pp, ".timeline-box").map_or(0.0, |b| f64::from(b.client_width()));
+            let drawn = query(&pp, "svg.timeline")
+                .and_then(|s| s.get_attribute("width"))
+                .and_then(|w| w.parse::<f64>().ok());
+            boxed > panel_px - 40.0 && boxed <= panel_px && drawn == Some(boxed.max(640.0))
+        })
+        .await;
+        let svg = query(&p, "svg.timeline").expect("svg");
+        let view_w: f64 = svg
+            .get_attribute("viewBox")
+            .and_then(|v| v.split(' ').nth(2).and_then(|w| w.parse().ok()))
+            .expect("viewBox");
+        let shown = svg.get_bounding_client_rect().width();
+        assert!(
+            (shown - view_w).abs() < 0.5,
+            "drawn {view_w} units across {shown} px"
+        );
+        let mut smallest = f64::MAX;
+        for t in query_all(&svg, "text") {
+            // getComputedStyle(t).fontSize, through js_sys (web-sys's needs a feature).
+            let computed = js_sys::Reflect::get(&window, &"getComputedStyle".into())
+                .ok()
+                .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+                .and_then(|f| f.call1(&window, &t).ok())
+                .expect("a computed style");
+            let size = js_sys::Reflect::get(&computed, &"fontSize".into())
+                .ok()
+                .and_then(|v| v.as_string())
+                .and_then(|s| s.trim_end_matches("px").parse::<f64>().ok())
+                .expect("a font size");
+            smallest = smallest.min(size);
+        }
+        assert!(
+            smallest >= 12.0,
+            "at {panel_px} px the smallest type is {smallest} px"
+        );
+        // The lane labels, names of all five masters and both clients, are all there.
+        assert!(query_all(&svg, "text.lane-label").len() >= 7);
+    }
+    style.remove();
+}

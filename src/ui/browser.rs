@@ -218,3 +218,31 @@ pub fn scrolled_to_end_of(selector: &str) -> bool {
         .map(|el| el.get_bounding_client_rect().bottom());
     scrolled && bottom.is_some_and(|b| b <= height + 1.0)
 }
+
+/// Calls `on` with an element's width in CSS pixels whenever it changes; stops when
+/// dropped.
+pub struct WidthWatcher {
+    observer: web_sys::ResizeObserver,
+    _callback: wasm_bindgen::closure::Closure<dyn FnMut(js_sys::Array)>,
+}
+
+impl Drop for WidthWatcher {
+    fn drop(&mut self) {
+        self.observer.disconnect();
+    }
+}
+
+pub fn watch_width(el: &web_sys::Element, on: impl Fn(f64) + 'static) -> Option<WidthWatcher> {
+    use wasm_bindgen::JsCast;
+    let target = el.clone();
+    let callback =
+        wasm_bindgen::closure::Closure::<dyn FnMut(js_sys::Array)>::new(move |_: js_sys::Array| {
+            on(f64::from(target.client_width()));
+        });
+    let observer = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()).ok()?;
+    observer.observe(el);
+    Some(WidthWatcher {
+        observer,
+        _callback: callback,
+    })
+}

@@ -75,7 +75,11 @@ pub fn plot(props: &PlotProps) -> Html {
             if e.pointer_type() != "touch" {
                 return;
             }
-            let Some(el) = wrap.cast::<web_sys::Element>() else {
+            // The drawing itself, which may be wider than its scrolling wrap (a phone).
+            let Some(el) = wrap
+                .cast::<web_sys::Element>()
+                .and_then(|w| w.query_selector("svg.timeline").ok().flatten())
+            else {
                 return;
             };
             let r = el.get_bounding_client_rect();

@@ -8,12 +8,15 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-const W: f64 = 1000.0;
-const LABEL_W: f64 = 84.0;
-const PLOT_W: f64 = W - LABEL_W - 8.0;
-const TOP: f64 = 18.0;
-const LANE_H: f64 = 34.0;
-const AXIS_H: f64 = 22.0;
+/// The drawing is laid out in CSS pixels at the width it is shown (one unit of the
+/// viewBox is one pixel, so a 12 px label is 12 px on screen), never narrower than
+/// `MIN_W`: a phone scrolls it sideways at that readable scale instead of shrinking it.
+const DEFAULT_W: f64 = 1000.0;
+const MIN_W: f64 = 640.0;
+const LABEL_W: f64 = 96.0;
+const TOP: f64 = 22.0;
+const LANE_H: f64 = 40.0;
+const AXIS_H: f64 = 26.0;
 /// Okabe–Ito: distinguishable with the common colour-vision deficiencies.
 /// Most messages drawn at once (see the level-of-detail note in `layers`).
 const MAX_ARROWS: usize = 400;
@@ -60,13 +63,27 @@ fn focus_mark(layer: &NodeRef, pos: usize) {
     }
 }
 
+/// The width of the plot (right of the lane labels) in a drawing `w` pixels wide.
+fn plot_w(w: f64) -> f64 {
+    (w - LABEL_W - 8.0).max(1.0)
+}
+
+/// The drawing's width for a box `px` CSS pixels wide.
+pub fn drawing_width(px: f64) -> f64 {
+    if px.is_finite() && px > 0.0 {
+        px.max(MIN_W)
+    } else {
+        DEFAULT_W
+    }
+}
+
 /// Where a point `x` pixels from the drawing's left edge falls across the plot (the part
-/// right of the lane labels), 0..1, for a drawing `width` pixels wide.
+/// right of the lane labels), 0..1, for a drawing `width` pixels wide (drawn 1:1).
 pub fn plot_fraction(x: f64, width: f64) -> f64 {
     if width <= 0.0 || !x.is_finite() {
         return 0.5;
     }
-    ((x / width * W - LABEL_W) / PLOT_W).clamp(0.0, 1.0)
+    ((x - LABEL_W) / plot_w(width)).clamp(0.0, 1.0)
 }
 
 fn nice_step(span_ms: f64) -> f64 {
@@ -85,6 +102,8 @@ fn nice_step(span_ms: f64) -> f64 {
 struct LayersProps {
     model: Shared,
     view: (u64, u64),
+    /// The drawing's width in CSS pixels.
+    w: f64,
     on_seek: Callback<usize>,
     lang: Lang,
 }
@@ -93,7 +112,7 @@ impl PartialEq for LayersProps {
     /// `on_seek` is left out: the panel makes a new callback each render, but it always
     /// does the same thing (seek this panel's cursor).
     fn eq(&self, o: &Self) -> bool {
-        self.model == o.model && self.view == o.view && self.lang == o.lang
+        self.model == o.model && self.view == o.view && self.w == o.w && self.lang == o.lang
     }
 }
 
@@ -105,18 +124,35 @@ fn geometry(m: &Model, view: (u64, u64)) -> (u64, u64, f64, f64) {
 
 #[function_component(TimelineSvg)]
 pub fn timeline_svg(props: &TimelineSvgProps) -> Html {
+    // The box the drawing fills, measured as it resizes: the drawing is laid out at that
+    // width, so it is drawn 1:1.
+    let box_ref = use_node_ref();
+    let width = use_state_eq(|| DEFAULT_W);
+    {
+        let (box_ref, width) = (box_ref.clone(), width.clone());
+        use_effect_with((), move |_| {
+            let watcher = box_ref.cast::<web_sys::Element>().and_then(|el| {
+                width.set(drawing_width(f64::from(el.client_width())));
+                crate::ui::browser::watch_width(&el, move |px| width.set(drawing_width(px)))
+            });
+            move || drop(watcher)
+        });
+    }
+    let w = *width;
     let m = &props.model.0;
     let (v0, v1, axis_y, height) = geometry(m, props.view);
-    let x = |t: u64| LABEL_W + (t.saturating_sub(v0)) as f64 / (v1 - v0) as f64 * PLOT_W;
+    let x = |t: u64| LABEL_W + (t.saturating_sub(v0)) as f64 / (v1 - v0) as f64 * plot_w(w);
     let cx = x(props.t_us.clamp(v0, v1));
     let span_ms = (v1 - v0) as f64 / 1000.0;
     html! {
-        <svg class="timeline" viewBox={format!("0 0 {W} {height}")} role="group"
-             aria-label={Texts::new(props.lang).fmt("sc_timeline_label", &[("scenario", m.scenario.clone()), ("lanes", m.lanes.len().to_string()), ("ms", format!("{span_ms:.0}"))])}
-             preserveAspectRatio="xMinYMin meet">
-            <Layers model={props.model.clone()} view={props.view} on_seek={props.on_seek.clone()} lang={props.lang} />
-            <line class="cursor" aria-hidden="true" x1={cx.to_string()} x2={cx.to_string()} y1="0" y2={axis_y.to_string()} />
-        </svg>
+        <div class="timeline-box" ref={box_ref}>
+            <svg class="timeline" width={w.to_string()} height={height.to_string()} viewBox={format!("0 0 {w} {height}")} role="group"
+                 aria-label={Texts::new(props.lang).fmt("sc_timeline_label", &[("scenario", m.scenario.clone()), ("lanes", m.lanes.len().to_string()), ("ms", format!("{span_ms:.0}"))])}
+                 preserveAspectRatio="xMinYMin meet">
+                <Layers model={props.model.clone()} view={props.view} {w} on_seek={props.on_seek.clone()} lang={props.lang} />
+                <line class="cursor" aria-hidden="true" x1={cx.to_string()} x2={cx.to_string()} y1="0" y2={axis_y.to_string()} />
+            </svg>
+        </div>
     }
 }
 
@@ -128,7 +164,8 @@ fn layers(props: &LayersProps) -> Html {
     let m = &props.model.0;
     let lost = Texts::new(props.lang).t("sc_arrow_lost");
     let (v0, v1, _, _) = geometry(m, props.view);
-    let x = |t: u64| LABEL_W + (t.saturating_sub(v0)) as f64 / (v1 - v0) as f64 * PLOT_W;
+    let w = props.w;
+    let x = |t: u64| LABEL_W + (t.saturating_sub(v0)) as f64 / (v1 - v0) as f64 * plot_w(w);
     let visible = |a: u64, b: u64| b >= v0 && a <= v1;
     let row: std::collections::BTreeMap<u32, usize> =
         m.lanes.iter().enumerate().map(|(i, l)| (l.pid, i)).collect();
@@ -151,13 +188,13 @@ fn layers(props: &LayersProps) -> Html {
         };
         html! {
             <g class={format!("lane lane-{kind}")} aria-hidden="true">
-                <rect x="0" y={y.to_string()} width={W.to_string()} height={LANE_H.to_string()} class={if i % 2 == 0 { "lane-bg even" } else { "lane-bg odd" }} />
+                <rect x="0" y={y.to_string()} width={w.to_string()} height={LANE_H.to_string()} class={if i % 2 == 0 { "lane-bg even" } else { "lane-bg odd" }} />
                 <text x="6" y={(y + LANE_H / 2.0 + 4.0).to_string()} class="lane-label">{ words::process_name(&l.name, props.lang) }</text>
             </g>
         }
     });
     // Two pixels of time: bars closer than that merge when there are too many to draw.
-    let gap_us = ((v1 - v0) as f64 / PLOT_W * 2.0) as u64;
+    let gap_us = ((v1 - v0) as f64 / plot_w(w) * 2.0) as u64;
     let bars = crate::timeline::lod::thin_bars(&m.bars, v0, v1, MAX_BARS, gap_us).into_iter().map(|shown| {
         let b = match shown {
             crate::timeline::lod::ShownBar::One(b) => b,
@@ -194,7 +231,7 @@ fn layers(props: &LayersProps) -> Html {
         };
         let y = lane_y(b.pid);
         let (x0, x1) = (clampx(b.from_us), clampx(b.to_us));
-        let w = (x1 - x0).max(1.5);
+        let bw = (x1 - x0).max(1.5);
         let (dy, h, class, fill) = match b.kind {
             BarKind::Holding => (8.0, LANE_H - 16.0, "bar bar-holding", colour(&b.token).to_string()),
             BarKind::Key => (5.0, LANE_H - 10.0, "bar bar-key", colour(&b.token).to_string()),
@@ -212,10 +249,11 @@ fn layers(props: &LayersProps) -> Html {
             BarKind::Holding | BarKind::Key => b.token.clone().unwrap_or_default(),
             BarKind::Paused | BarKind::Down => words::bar_label(b, props.lang),
         };
-        let show_text = w > text.len() as f64 * 6.5 + 6.0;
+        // About 7.5 px a character at the bars' 12 px.
+        let show_text = bw > text.len() as f64 * 7.5 + 6.0;
         html! {
             <g class={class} aria-hidden="true">
-                <rect x={x0.to_string()} y={(y + dy).to_string()} width={w.to_string()} height={h.to_string()} fill={fill} rx="3"><title>{ title }</title></rect>
+                <rect x={x0.to_string()} y={(y + dy).to_string()} width={bw.to_string()} height={h.to_string()} fill={fill} rx="3"><title>{ title }</title></rect>
                 if show_text {
                     <text x={(x0 + 4.0).to_string()} y={(y + LANE_H / 2.0 + 4.0).to_string()} class="bar-text">{ text }</text>
                 }
@@ -327,7 +365,7 @@ fn layers(props: &LayersProps) -> Html {
             <g class="tick" aria-hidden="true">
                 <line x1={xx.to_string()} x2={xx.to_string()} y1={TOP.to_string()} y2={axis_y.to_string()} />
                 // A label at the right edge ends there instead of being cut off.
-                <text x={xx.to_string()} y={(axis_y + 15.0).to_string()} text-anchor={if xx > W - 24.0 { "end" } else { "middle" }}>{ format!("{t_ms}") }</text>
+                <text x={xx.to_string()} y={(axis_y + 15.0).to_string()} text-anchor={if xx > w - 24.0 { "end" } else { "middle" }}>{ format!("{t_ms}") }</text>
             </g>
         }
     });
