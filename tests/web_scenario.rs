@@ -1025,5 +1025,23 @@ async fn the_timeline_is_drawn_one_to_one_so_its_smallest_type_is_12px() {
         // The lane labels, names of all five masters and both clients, are all there.
         assert!(query_all(&svg, "text.lane-label").len() >= 7);
     }
+    // On the phone the drawing scrolls sideways, and it keeps the cursor in sight.
+    click(&p, "button[aria-label='Go to end']");
+    let pp = p.clone();
+    wait_until("the cursor in sight at the end", move || {
+        let (Some(wrap), Some(cursor)) = (
+            query(&pp, ".timeline-wrap"),
+            query(&pp, "svg.timeline line.cursor"),
+        ) else {
+            return false;
+        };
+        let x: f64 = cursor
+            .get_attribute("x1")
+            .and_then(|x| x.parse().ok())
+            .unwrap_or(-1.0);
+        let left = f64::from(wrap.scroll_left());
+        left > 0.0 && x >= left && x <= left + f64::from(wrap.client_width())
+    })
+    .await;
     style.remove();
 }
