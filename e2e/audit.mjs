@@ -12,6 +12,7 @@
 import { chromium } from 'playwright-core';
 import axe from 'axe-core';
 import { ROOT, LESSON, sections } from './lesson.mjs';
+import { join } from 'node:path';
 
 const BASE = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
