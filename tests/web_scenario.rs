@@ -1045,3 +1045,49 @@ async fn the_timeline_is_drawn_one_to_one_so_its_smallest_type_is_12px() {
     .await;
     style.remove();
 }
+
+#[wasm_bindgen_test]
+async fn with_three_of_five_masters_crashed_the_tally_reads_2_of_5_and_every_node_is_listed() {
+    let _x = Exclusive::acquire().await;
+    use lockstep::sim::Fault;
+    let s = lockstep::sim::scenario::builtin("redlock-baseline")
+        .expect("built-in")
+        .expect("parses");
+    let names: Vec<String> = s.nodes.iter().map(|n| n.name.clone()).collect();
+    assert_eq!(names, ["A", "B", "C", "D", "E"]);
+    // Masters A, B and C crash before C1's SETs arrive (pids follow the file's order).
+    let crashes: Vec<(u64, Fault)> = (0..3).map(|pid| (0, Fault::Crash(pid))).collect();
+    let faults = lockstep::timeline::link::encode_faults(&crashes);
+    let (root, _app) = open(&format!(
+        "#/distributed-locks/7?scenario=redlock-baseline&seed=1&faults={faults}"
+    ))
+    .await;
+    let p = panel(&root);
+    click(&p, "button[aria-label='Go to end']");
+    let pp = p.clone();
+    wait_until("C1's tally in the cluster view", move || {
+        text(&pp, ".cluster-clients").contains("2/5 OK")
+    })
+    .await;
+    let clients = text(&p, ".cluster-clients");
+    assert!(clients.contains("2/5 OK: no majority → failed"), "{clients}");
+    // On the picture too, over C1's lane.
+    let on_picture: Vec<String> = query_all(&p, "svg .tally.failed text")
+        .iter()
+        .filter_map(|t| t.text_content())
+        .collect();
+    assert!(on_picture.iter().any(|t| t.starts_with("2/5")), "{on_picture:?}");
+    // Every master is listed, the crashed ones as down.
+    let nodes: Vec<String> = query_all(&p, ".cluster-nodes li")
+        .iter()
+        .filter_map(|li| li.text_content())
+        .collect();
+    assert_eq!(nodes.len(), 5, "{nodes:?}");
+    for (i, n) in names.iter().enumerate() {
+        let line = nodes
+            .iter()
+            .find(|l| l.starts_with(&format!("{n}:")))
+            .unwrap_or_else(|| panic!("{n} in {nodes:?}"));
+        assert_eq!(line.contains("down"), i < 3, "{line}");
+    }
+}

@@ -20,6 +20,7 @@ pub mod link;
 pub mod lod;
 pub mod pace;
 pub mod panel;
+pub mod tally;
 pub mod variant;
 pub mod view;
 pub mod words;
@@ -188,6 +189,8 @@ pub struct Model {
     pub key_states: Vec<KeyState>,
     /// The scenario's captions placed on this run, in trace order.
     pub captions: Vec<CaptionView>,
+    /// Each quorum-lock attempt's tally, in trace order (`tally.rs`).
+    pub tallies: Vec<tally::Tally>,
 }
 
 /// A caption on its moment: shown from trace event `index` until the next caption.
@@ -208,6 +211,16 @@ impl CaptionView {
 }
 
 impl Model {
+    /// The latest attempt's tally of the client named `name` at or before event `cursor`.
+    pub fn tally_at(&self, name: &str, cursor: usize) -> Option<&tally::Tally> {
+        let pid = self.names.iter().position(|n| n == name)? as u32;
+        self.tallies
+            .iter()
+            .take_while(|t| t.index <= cursor)
+            .filter(|t| t.pid == pid)
+            .last()
+    }
+
     /// The caption of the latest moment at or before event `cursor`, if any.
     pub fn caption_at(&self, cursor: usize) -> Option<&CaptionView> {
         self.captions.iter().take_while(|c| c.index <= cursor).last()
@@ -452,6 +465,22 @@ fn build_from(mut tl: Timeline, scenario: &Scenario, seed: u64) -> Result<Model,
     model.lockless = lockless;
     model.key_states = key_states;
     model.captions = captions;
+    // Clients of a quorum lock, and how many masters each asks.
+    let masters: BTreeMap<u32, usize> = scenario
+        .clients
+        .iter()
+        .filter(|c| {
+            use crate::sim::scenario::Algorithm as A;
+            matches!(c.algorithm, A::Redlock | A::RedlockUnchecked | A::Library)
+        })
+        .filter_map(|c| {
+            Some((
+                model.names.iter().position(|n| *n == c.name)? as u32,
+                c.nodes.len(),
+            ))
+        })
+        .collect();
+    model.tallies = tally::tallies(&model.trace, &masters);
     Ok(model)
 }
 
@@ -836,6 +865,7 @@ fn layout(
         truncated,
         key_states: Vec::new(),
         captions: Vec::new(),
+        tallies: Vec::new(),
     }
 }
 

@@ -649,6 +649,43 @@ pub(super) fn fenced_off(trace: &[TraceEvent], names: &[String], b: &Band) -> Op
     rejected
 }
 
+/// A quorum lock attempt's tally in words (`3/5 OK · elapsed 5 ms · validity 9 893 ms →
+/// held`), and its short form for the picture (`3/5 ✓`).
+pub fn tally(t: &super::tally::Tally, lang: Lang) -> (String, String) {
+    let tx = Texts::new(lang);
+    let ok = t.ok.map_or_else(|| "?".to_string(), |n| n.to_string());
+    let of = t.of.to_string();
+    let ms = |v: f64| format!("{v:.0}");
+    let long = match (t.held, t.ok, t.validity_ms) {
+        (true, _, _) => tx.fmt(
+            "tally_held",
+            &[
+                ("ok", ok.clone()),
+                ("of", of.clone()),
+                ("elapsed", t.elapsed_ms.map_or_else(|| "?".into(), ms)),
+                (
+                    "validity",
+                    t.validity_ms.map_or_else(|| "?".into(), |v| v.to_string()),
+                ),
+            ],
+        ),
+        (false, _, Some(v)) => tx.fmt(
+            "tally_late",
+            &[
+                ("elapsed", t.elapsed_ms.map_or_else(|| "?".into(), ms)),
+                ("validity", v.to_string()),
+            ],
+        ),
+        (false, _, None) => tx.fmt("tally_nodes", &[("ok", ok.clone()), ("of", of.clone())]),
+    };
+    let short = match (t.held, t.ok) {
+        (true, _) => tx.fmt("tally_short_held", &[("ok", ok), ("of", of)]),
+        (false, Some(_)) => tx.fmt("tally_short_failed", &[("ok", ok), ("of", of)]),
+        (false, None) => tx.t("tally_short_late"),
+    };
+    (long, short)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,6 +33,9 @@ pub fn cluster(props: &ClusterProps) -> Html {
                         <strong>{ c.name.clone() }</strong>{": "}{ tx.t(&format!("sc_status_{}", c.status)) }
                         if let Some(t) = &c.token { { format!(", token {t}") } }
                         if let Some(v) = c.validity_left_ms { { tx.fmt("sc_validity", &[("v", v.to_string())]) } }
+                        if let Some(t) = m.tally_at(&c.name, s.cur()) {
+                            <span class="tally-text">{ tx.fmt("sc_last_attempt", &[("tally", crate::timeline::words::tally(t, props.lang).0)]) }</span>
+                        }
                     </li>
                 }) }
             </ul>

@@ -385,6 +385,17 @@ fn layers(props: &LayersProps) -> Html {
             </g>
         }
     });
+    // Each quorum attempt's tally at its verdict, over the client's lane (`3/5 ✓`); the
+    // whole sentence is its title, and the cluster view says it for screen readers.
+    let tallies = m.tallies.iter().filter(|t| visible(t.t_us, t.t_us)).take(MAX_MARKS).map(|t| {
+        let (long, short) = words::tally(t, props.lang);
+        let class = if t.held { "tally held" } else { "tally failed" };
+        html! {
+            <g class={class} aria-hidden="true">
+                <text x={(x(t.t_us) + 3.0).to_string()} y={(lane_y(t.pid) + 13.0).to_string()}>{ short }<title>{ long }</title></text>
+            </g>
+        }
+    });
     html! {
         <g class="layers" ref={layer.clone()}>
             <defs>
@@ -404,6 +415,7 @@ fn layers(props: &LayersProps) -> Html {
             { for bars }
             { for arrows }
             { for marks }
+            { for tallies }
             // The unit sits in the label column, where no tick label can run into it.
             <text x={(LABEL_W - 12.0).to_string()} y={(axis_y + 15.0).to_string()} text-anchor="end" class="axis-unit" aria-hidden="true">{"ms"}</text>
         </g>
