@@ -449,7 +449,7 @@ pub enum Comeback {
 }
 
 impl Comeback {
-    const ALL: [Comeback; 6] = [
+    pub(crate) const ALL: [Comeback; 6] = [
         Comeback::Disk(Persistence::None),
         Comeback::Disk(Persistence::Everysec),
         Comeback::Disk(Persistence::Always),

@@ -880,14 +880,7 @@ mod tests {
             assert!(!nb.is_empty() && !nb.starts_with("timer_"), "{t:?}: {nb}");
         }
         assert_eq!(timer(TimerName::ValidityEnds, Lang::Nb), "gyldigheten går ut");
-        for c in [
-            Comeback::Disk(Persistence::None),
-            Comeback::Disk(Persistence::Everysec),
-            Comeback::Disk(Persistence::Always),
-            Comeback::Resync,
-            Comeback::FreshProgram,
-            Comeback::AsItWas,
-        ] {
+        for c in Comeback::ALL {
             let (en, nb) = (comeback(c, Lang::En), comeback(c, Lang::Nb));
             assert_eq!(en, c.to_string(), "{c:?}");
             match c {
