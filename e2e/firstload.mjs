@@ -181,7 +181,7 @@ if (appBytes > MAX) fail(`the app is ${appBytes} bytes gzip, over the ${MAX}-byt
     loads.push([...seen.values()]);
     await page.close();
   }
-  const app = (v) => v.filter((f) => /\.(wasm|js)$/.test(name(f.url ?? 'http://x/')) && /-[0-9a-f]{16}/.test(f.url ?? ''));
+  const app = (v) => v.filter((f) => /\.(wasm|js)$/.test(name(f.url ?? 'http://x/')) && /-[0-9a-f]{1,16}(_bg)?\.(js|wasm)$/.test(name(f.url ?? 'http://x/')));
   const [first, again] = loads.map(app);
   const fromNet = again.filter((f) => !f.cached);
   if (!first.length || first.some((f) => f.cached)) fail(`a first visit's app files did not come from the network: ${JSON.stringify(first)}`);
@@ -290,6 +290,30 @@ for (const search of ['', '?lang=nb']) {
   if (page.url() !== url) fail(`Enter in the console before the app loaded left the page for ${page.url()}`);
   else if (!replies.includes('OK')) fail(`the console command typed before the app loaded got ${JSON.stringify(replies)}, not OK`);
   else console.log('  a console command typed and entered while the app loaded ran once it had: OK');
+  await context.close();
+}
+
+// §3's lab, typed into before the app has loaded, and Run pressed the moment the app is
+// up (while the quiz below still draws): the Run runs what was typed, not the starter.
+{
+  const { page, context, release } = await heldVisit(`${BASE}#/${LESSON}/3`);
+  const lab = page.locator('section.lab[data-lab="safe-release"]');
+  await lab.locator('textarea').fill(`export async function acquire(redis, key, ttlMs) {
+  const token = crypto.randomUUID();
+  return (await redis.set(key, token, { NX: true, PX: ttlMs })) === 'OK' ? token : null;
+}
+export async function release(redis, key, token) {
+  await redis.del(key);
+}
+`);
+  release();
+  await ready(page);
+  await lab.getByRole('button', { name: 'Run', exact: true }).click();
+  await lab.locator('.lab-verdict').waitFor({ timeout: 30000 }).catch(() => {});
+  const broken = await lab.locator('.lab-checks li.broken').allInnerTexts();
+  if (!broken.some((t) => /deleted another worker/.test(t))) {
+    fail(`a lab Run pressed as the app started did not run the typed DEL release: broken ${JSON.stringify(broken)}`);
+  } else console.log('  a lab\'s code typed while the app loaded is what its first Run ran: OK');
   await context.close();
 }
 

@@ -1,6 +1,6 @@
 // A learner's walk through the safe-release lab, in a real browser (Debian's Chromium):
 // paste the lesson's naive DEL release, Run, see it broken on the timeline with the
-// trial in the URL, fix it, Try to break it and see every check hold. Also: an infinite
+// trial in the URL, Run it again and see the same, fix it, Try to break it and see every check hold. Also: an infinite
 // loop is stopped and the page keeps answering; a main-thread task during the trials is
 // measured (PerformanceObserver "longtask"). Screenshots at desktop and phone width go
 // to $SHOTS (default /tmp).
@@ -63,6 +63,18 @@ try {
     if (await lab.locator('svg.timeline').count() !== 1) problems.push(`${name}: no timeline for the broken run`);
     const now = await lab.locator('.lab-now').innerText();
     say(name, 'cursor at:', now);
+    // One seed, one run: Run again and the same checks break at the same moment.
+    await lab.locator('.lab-verdict').evaluate((el) => { el.__seen = true; });
+    await lab.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.waitForFunction(() => {
+      const v = document.querySelector('section.lab[data-lab="safe-release"] .lab-verdict');
+      return v && !v.__seen;
+    }, null, { timeout: 30000 });
+    const again = await lab.locator('.lab-checks li.broken').allInnerTexts();
+    const nowAgain = await lab.locator('.lab-now').innerText();
+    if (JSON.stringify(again) !== JSON.stringify(broken) || nowAgain !== now) {
+      problems.push(`${name}: a second Run of seed 1 differs: ${again} at ${nowAgain}, first ${broken} at ${now}`);
+    }
     await page.screenshot({ path: `${SHOTS}/lab-${name}-broken.png`, fullPage: false });
     await lab.locator('.lab-broken').screenshot({ path: `${SHOTS}/lab-${name}-broken-timeline.png` });
 

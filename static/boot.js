@@ -55,8 +55,11 @@ function identityOf(el) {
   if (!el) return null;
   const data = [...el.attributes].filter((a) => a.name.startsWith('data-')).map((a) => `${a.name}=${a.value}`).sort();
   const value = el.matches('input[type=checkbox], input[type=radio], button') ? el.getAttribute('value') : null;
+  // A text area's text is its starting value (the snapshot writes it as text, the app
+  // sets the value), not what it is: the lab's editor must be found by its id.
+  const text = el.tagName === 'TEXTAREA' ? '' : (el.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 80);
   return JSON.stringify([el.tagName, el.id, data, el.getAttribute('href'), el.getAttribute('name'), value,
-    el.getAttribute('aria-label'), (el.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 80)]);
+    el.getAttribute('aria-label'), text]);
 }
 // Where an element is: its path under #app and its identity.
 function placeOf(el) {
@@ -116,16 +119,18 @@ async function handOver(scrollY) {
   // At once: the app has just replaced the element that had the focus.
   const lost = () => !document.activeElement || document.activeElement === document.body;
   if (focusEl && lost()) focusEl.focus({ preventScroll: true });
-  for (let i = 0; i < 100 && app.querySelector('.deferred[aria-busy="true"]'); i++) {
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  window.scrollTo(window.scrollX, scrollY);
+  // Typed text at once too: the app already answers clicks, and a Run pressed while the
+  // quiz's placeholders fill in must read what the learner typed, not the starter code.
   for (const [el, value] of inputs) {
     if (el && 'value' in el) {
       el.value = value;
       el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertReplacementText', data: value }));
     }
   }
+  for (let i = 0; i < 100 && app.querySelector('.deferred[aria-busy="true"]'); i++) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  window.scrollTo(window.scrollX, scrollY);
   if (focusEl?.isConnected && lost()) focusEl.focus({ preventScroll: true });
   // Let the app draw what the restored text changed before the click reads it.
   if (inputs.length) await new Promise((r) => setTimeout(r, 0));

@@ -457,6 +457,7 @@ struct Handles {
     store: Option<LabStore>,
     replay: UseStateHandle<Option<u64>>,
     verdict_ref: NodeRef,
+    editor: NodeRef,
     lab: Lab,
     id: String,
 }
@@ -465,12 +466,22 @@ struct Handles {
 fn start_session(h: &Handles, break_it: bool) {
     let flag = Rc::new(Cell::new(false));
     *h.cancel.borrow_mut() = flag.clone();
+    // What the editor shows now: this callback's `code` is the state of the last render,
+    // which is not yet the text typed (or handed over by the first page's loader) in the
+    // same task as the click.
+    let code = match h.editor.cast::<web_sys::HtmlTextAreaElement>() {
+        Some(t) => t.value(),
+        None => (*h.code).clone(),
+    };
+    if code != *h.code {
+        h.code.set(code.clone());
+    }
     if let Some(s) = &h.store {
-        s.on_code.emit((h.id.clone(), (*h.code).clone()));
+        s.on_code.emit((h.id.clone(), code.clone()));
     }
     let session = Session {
         lab: h.lab.clone(),
-        code: (*h.code).clone(),
+        code,
         seed: if break_it {
             browser::random_u64()
         } else {
@@ -618,6 +629,7 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
             store: store.clone(),
             replay: replay.clone(),
             verdict_ref: verdict_ref.clone(),
+            editor: editor.clone(),
             lab: lab.clone(),
             id: props.id.clone(),
         };
