@@ -5,7 +5,7 @@
 // so the types are spelled out here. A client that accepts gzip gets it (the wasm is
 // 2.4 MB raw, under 1 MB gzip), as any real static host would send it. Loopback only.
 // Caching, as a static host should set it (docs/hosting.md): a file whose name carries
-// Trunk's content hash (`app-<16 hex>.js`, `…_bg.wasm`, `style-<hash>.css`) never
+// Trunk's content hash (`app-<hash>.js`, `…_bg.wasm`, `style-<hash>.css`) never
 // changes, so a returning visitor's browser keeps it for a year without asking;
 // everything else (index.html, boot.js, the snapshots under pre/, the labs' files) is
 // asked for again each time, with an ETag so an unchanged file costs a 304 and no body.
@@ -40,9 +40,10 @@ const TYPES = {
 const COMPRESS = new Set(['.html', '.js', '.mjs', '.css', '.wasm', '.json', '.toml', '.md', '.svg']);
 const gzipAsync = promisify(gzip);
 
-// Trunk's content-hashed names: `<name>-<16 hex digits>` before the extension, and the
-// wasm beside its JS (`<name>-<hash>_bg.wasm`).
-const HASHED = /-[0-9a-f]{16}(_bg)?\.[a-z0-9]+$/;
+// Trunk's content-hashed names: `<name>-<hash>` before the extension, and the wasm beside
+// its JS (`<name>-<hash>_bg.wasm`). The hash is a u64 in hex without leading zeros: 1 to 16
+// digits (one build in 16 has 15; `app-3254efae2811b6c.js` was served uncached).
+const HASHED = /-[0-9a-f]{1,16}(_bg)?\.(js|wasm|css)$/;
 function cacheControl(file) {
   return HASHED.test(file) ? 'public, max-age=31536000, immutable' : 'no-cache';
 }
