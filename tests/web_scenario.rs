@@ -1091,3 +1091,151 @@ async fn with_three_of_five_masters_crashed_the_tally_reads_2_of_5_and_every_nod
         assert_eq!(line.contains("down"), i < 3, "{line}");
     }
 }
+
+/// The lens's current row (the newest up to the cursor): its words.
+fn lens_now(p: &Element) -> String {
+    query(p, ".lens .lens-row.current .lens-text")
+        .and_then(|e| e.text_content())
+        .unwrap_or_default()
+}
+
+#[wasm_bindgen_test]
+async fn the_lens_in_section_2_shows_each_set_as_an_arrow_with_its_command_then_its_reply() {
+    let _x = Exclusive::acquire().await;
+    let (root, _app) = open("#/distributed-locks/2?scenario=double-charge-redis-lock&seed=1").await;
+    let p = panel(&root);
+    assert_eq!(
+        p.get_attribute("data-scenario").as_deref(),
+        Some("double-charge-redis-lock")
+    );
+    // Before anything is sent the lens says so.
+    assert!(
+        text(&p, ".lens").contains("No message has been sent yet"),
+        "{}",
+        text(&p, ".lens")
+    );
+    // Step until A's SET is on its way: the lens's newest row is that command, drawn as
+    // an arrow from A's column to redis's, with no reply yet.
+    let step = |p: &Element| click(p, "button[aria-label='Step forward']");
+    let mut seen_request = false;
+    for _ in 0..40 {
+        let now = lens_now(&p);
+        if now.contains("A → redis: SET lock") && !seen_request {
+            seen_request = true;
+            assert!(now.contains("NX PX 10000"), "{now}");
+            assert!(!now.contains("→ OK"), "the reply is not sent yet: {now}");
+            let arrows = query_all(&p, ".lens .lens-row.current svg line.req");
+            assert_eq!(arrows.len(), 1, "one request arrow");
+            let (x1, x2) = (
+                arrows[0].get_attribute("x1").unwrap(),
+                arrows[0].get_attribute("x2").unwrap(),
+            );
+            assert_ne!(x1, x2, "the arrow goes from A's column to redis's");
+        }
+        // Once the node has answered, the same row carries the reply and its arrow back.
+        if seen_request && now.contains("A → redis: SET lock") && now.contains("→ OK") {
+            assert_eq!(query_all(&p, ".lens .lens-row.current svg line.rep").len(), 1);
+            // What the lens says the node answered is what the node ran, per the log.
+            assert!(
+                text(&p, "[role=log]").contains("NX PX 10000 for A → OK")
+                    || text(&p, ".event-log").contains("→ OK")
+            );
+            break;
+        }
+        let before = text(&p, ".cursor-time");
+        step(&p);
+        let pp = p.clone();
+        wait_until("a step", move || text(&pp, ".cursor-time") != before).await;
+    }
+    assert!(seen_request, "A's SET never showed in the lens");
+    assert!(
+        lens_now(&p).contains("→ OK"),
+        "A's SET never showed its OK: {}",
+        lens_now(&p)
+    );
+    // Then B's SET, answered (nil): B does not get the lock.
+    for _ in 0..40 {
+        if lens_now(&p).contains("B → redis: SET lock") && lens_now(&p).contains("(nil)") {
+            break;
+        }
+        let before = text(&p, ".cursor-time");
+        step(&p);
+        let pp = p.clone();
+        wait_until("a step", move || text(&pp, ".cursor-time") != before).await;
+    }
+    assert!(lens_now(&p).contains("B → redis: SET lock"), "{}", lens_now(&p));
+    assert!(lens_now(&p).contains("→ (nil)"), "{}", lens_now(&p));
+    // The lens never runs ahead of the cursor: at the start again it is empty.
+    click(&p, "button[aria-label='Go to start']");
+    let pp = p.clone();
+    wait_until("the lens back at the start", move || lens_now(&pp).is_empty()).await;
+}
+
+#[wasm_bindgen_test]
+async fn the_picture_says_who_deleted_whose_key_and_which_write_was_refused() {
+    let _x = Exclusive::acquire().await;
+    // §3: A's late DEL removes B's key: said on redis's lane, in red.
+    let (root, _app) = open("#/distributed-locks/3?scenario=unsafe-del&seed=1").await;
+    let p = panel(&root);
+    let tags: Vec<String> = query_all(&p, "svg .tag-removed text")
+        .iter()
+        .filter_map(|t| t.text_content())
+        .collect();
+    assert!(
+        tags.iter().any(|t| t.starts_with("A's DEL removes B's key")),
+        "{tags:?}"
+    );
+    drop(_app);
+    // §9: the resource refuses C1's write with token 33 after C2's 34: on its lane.
+    let (root, _app) = open("#/distributed-locks/9?scenario=fencing&seed=1").await;
+    let p = panel(&root);
+    let refused: Vec<String> = query_all(&p, "svg .tag-refused text")
+        .iter()
+        .filter_map(|t| t.text_content())
+        .collect();
+    assert!(
+        refused.iter().any(|t| t.starts_with("C1: 33 ≤ 34 ✗")),
+        "{refused:?}"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_cut_off_node_is_a_state_on_its_lane_and_in_the_cluster_view() {
+    let _x = Exclusive::acquire().await;
+    use lockstep::sim::Fault;
+    let s = lockstep::sim::scenario::builtin("redlock-baseline")
+        .expect("built-in")
+        .expect("parses");
+    let names = lockstep::timeline::build(&s, 1).expect("builds").names;
+    let pid = |n: &str| names.iter().position(|x| x == n).expect("a process");
+    // C1 is cut off from A, B and C from the start.
+    let cuts = vec![(
+        0,
+        Fault::Partition {
+            a: pid("C1"),
+            b: vec![pid("A"), pid("B"), pid("C")],
+            oneway: false,
+        },
+    )];
+    let faults = lockstep::timeline::link::encode_faults(&cuts);
+    let (root, _app) = open(&format!(
+        "#/distributed-locks/7?scenario=redlock-baseline&seed=1&faults={faults}"
+    ))
+    .await;
+    let p = panel(&root);
+    let states: Vec<String> = query_all(&p, "svg .state-cut text")
+        .iter()
+        .filter_map(|t| t.text_content())
+        .collect();
+    assert!(states.iter().any(|t| t == "cut off from A, B, C"), "{states:?}");
+    click(&p, "button[aria-label='Go to end']");
+    let pp = p.clone();
+    wait_until("the cluster view at the end", move || {
+        text(&pp, ".cluster-clients").contains("C1:")
+    })
+    .await;
+    let clients = text(&p, ".cluster-clients");
+    assert!(clients.contains("cut off from A, B, C"), "{clients}");
+    let nodes = text(&p, ".cluster-nodes");
+    assert!(nodes.contains("cut off from C1"), "{nodes}");
+}

@@ -16,10 +16,12 @@
 //!   expiring on a node, a client's command removing another client's key.
 
 pub mod fork;
+pub mod lens;
 pub mod link;
 pub mod lod;
 pub mod pace;
 pub mod panel;
+pub mod states;
 pub mod tally;
 pub mod variant;
 pub mod view;
@@ -30,7 +32,7 @@ pub use words::{band_sentence, describe};
 
 use crate::lesson::content::Lang;
 
-use crate::sim::fact::{Message, Reason, Role, ViolationKind};
+use crate::sim::fact::{Message, Reason, Role, TimerName, ViolationKind};
 use crate::sim::scenario::Scenario;
 use crate::sim::timeline::Timeline;
 use crate::sim::trace::{TraceEvent, TraceKind};
@@ -191,6 +193,68 @@ pub struct Model {
     pub captions: Vec<CaptionView>,
     /// Each quorum-lock attempt's tally, in trace order (`tally.rs`).
     pub tallies: Vec<tally::Tally>,
+    /// Faults as states across time: cut-off links, slowed links, shifted clocks
+    /// (`states.rs`).
+    pub faults: Vec<states::FaultSpan>,
+    /// Each lock extension (watchdog renewal, library extension) a node answered.
+    pub extensions: Vec<Extension>,
+}
+
+/// A client's lock extension as one node ran it: the answer says whether the lock was
+/// extended (`1`, `OK`) or was no longer the client's (`0`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Extension {
+    pub client: u32,
+    pub node: u32,
+    /// When the node ran it (true µs), and that trace event.
+    pub t_us: u64,
+    pub index: usize,
+    pub reply: String,
+    pub ok: bool,
+}
+
+/// The extensions of a run: the commands a client sent when its renewal (or the
+/// library's extension) timer fired, as the nodes ran them.
+fn extensions(trace: &[TraceEvent]) -> Vec<Extension> {
+    // Per client: the time its renewal timer fired and how many commands it sent then
+    // that no node has run yet.
+    let mut renewing: BTreeMap<u32, (u64, usize)> = BTreeMap::new();
+    let mut out = Vec::new();
+    for (i, e) in trace.iter().enumerate() {
+        match &e.kind {
+            TraceKind::Timer {
+                name: TimerName::Renew | TimerName::LibraryExtension,
+            } => {
+                renewing.insert(e.pid, (e.t_us, 0));
+            }
+            TraceKind::Send { .. } => {
+                if let Some((t, n)) = renewing.get_mut(&e.pid) {
+                    if *t == e.t_us {
+                        *n += 1;
+                    }
+                }
+            }
+            TraceKind::Command { from, reply, .. } if *from != e.pid => {
+                let Some((_, n)) = renewing.get_mut(from) else {
+                    continue;
+                };
+                if *n == 0 {
+                    continue;
+                }
+                *n -= 1;
+                out.push(Extension {
+                    client: *from,
+                    node: e.pid,
+                    t_us: e.t_us,
+                    index: i,
+                    reply: reply.clone(),
+                    ok: reply == "OK" || reply == "(integer) 1",
+                });
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// A caption on its moment: shown from trace event `index` until the next caption.
@@ -481,6 +545,16 @@ fn build_from(mut tl: Timeline, scenario: &Scenario, seed: u64) -> Result<Model,
         })
         .collect();
     model.tallies = tally::tallies(&model.trace, &masters);
+    for t in &mut model.tallies {
+        let name = model.names.get(t.pid as usize);
+        t.ttl_ms = scenario
+            .clients
+            .iter()
+            .find(|c| Some(&c.name) == name)
+            .map(|c| c.ttl_ms);
+    }
+    model.faults = states::spans(&model.trace, model.end_us);
+    model.extensions = extensions(&model.trace);
     Ok(model)
 }
 
@@ -847,6 +921,8 @@ fn layout(
         })
         .collect();
     bars.sort_by_key(|b| (b.from_us, b.pid));
+    // In send order: the lens finds the messages up to a cursor by bisection.
+    arrows.sort_by_key(|a| a.index);
     Model {
         scenario,
         seed,
@@ -866,6 +942,8 @@ fn layout(
         key_states: Vec::new(),
         captions: Vec::new(),
         tallies: Vec::new(),
+        faults: Vec::new(),
+        extensions: Vec::new(),
     }
 }
 

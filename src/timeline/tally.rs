@@ -25,6 +25,11 @@ pub struct Tally {
     /// Validity left at the verdict (ms): TTL − elapsed − drift allowance.
     pub validity_ms: Option<i64>,
     pub held: bool,
+    /// The lock's TTL (ms), counted from the attempt's start: what is left after the
+    /// elapsed time and the validity is the drift allowance.
+    pub ttl_ms: Option<f64>,
+    /// The attempt's start (true µs).
+    pub start_us: u64,
 }
 
 /// Every attempt's tally, in trace order, for the clients in `masters` (client pid →
@@ -65,6 +70,8 @@ pub fn tallies(trace: &[TraceEvent], masters: &BTreeMap<u32, usize>) -> Vec<Tall
                     elapsed_ms: Some(e.t_us.saturating_sub(t0) as f64 / 1000.0),
                     validity_ms: valid_until_us.map(|v| (v as i64 - e.t_us as i64) / 1000),
                     held: true,
+                    ttl_ms: None,
+                    start_us: t0,
                 });
             }
             TraceKind::AcquireFailed { reason, .. } => {
@@ -85,6 +92,8 @@ pub fn tallies(trace: &[TraceEvent], masters: &BTreeMap<u32, usize>) -> Vec<Tall
                     elapsed_ms,
                     validity_ms,
                     held: false,
+                    ttl_ms: None,
+                    start_us: start.get(&e.pid).map_or(0, |s| s.1),
                 });
             }
             _ => {}

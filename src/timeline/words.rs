@@ -686,6 +686,131 @@ pub fn tally(t: &super::tally::Tally, lang: Lang) -> (String, String) {
     (long, short)
 }
 
+/// A fault state on a lane, short enough to sit on it: "cut off from A, B, C", "slow
+/// link to redis: 40ms", "clock +500 ms, runs +2 %".
+pub fn fault_state(m: &Model, s: &super::states::FaultState, lang: Lang) -> String {
+    use super::states::FaultState;
+    let tx = Texts::new(lang);
+    let n = |pid: u32| process_name(&name(&m.names, pid), lang);
+    match s {
+        FaultState::CutOff { from } => tx.fmt(
+            "state_cut_off",
+            &[("peers", from.iter().map(|p| n(*p)).collect::<Vec<_>>().join(", "))],
+        ),
+        FaultState::Slowed { to, latency } => {
+            tx.fmt("state_slowed", &[("to", n(*to)), ("latency", latency.clone())])
+        }
+        FaultState::Clock { offset_us, rate_ppm } => {
+            let mut parts = Vec::new();
+            if *offset_us != 0 {
+                parts.push(tx.fmt(
+                    "state_clock_offset",
+                    &[("offset", format!("{:+}", *offset_us as f64 / 1000.0))],
+                ));
+            }
+            if *rate_ppm != 0 {
+                parts.push(tx.fmt(
+                    "state_clock_rate",
+                    &[("rate", format!("{:+}", *rate_ppm as f64 / 10_000.0))],
+                ));
+            }
+            parts.join(", ")
+        }
+    }
+}
+
+/// A key's story as a tag on the node's lane: "A's DEL removes B's key".
+pub fn story_tag(m: &Model, s: &StoryKind, lang: Lang) -> String {
+    let tx = Texts::new(lang);
+    let n = |pid: u32| process_name(&name(&m.names, pid), lang);
+    match s {
+        StoryKind::Expired {
+            owner: Some(owner), ..
+        } => tx.fmt("tag_expired", &[("owner", n(*owner))]),
+        StoryKind::Expired { owner: None, .. } => tx.t("tag_expired_anon"),
+        StoryKind::Removed { owner, by, cmd, .. } => tx.fmt(
+            "tag_removed",
+            &[("by", n(*by)), ("cmd", cmd.clone()), ("owner", n(*owner))],
+        ),
+    }
+}
+
+/// A write the resource answered, as a tag on its lane: "C2 token 34 ✓", "C1 token 33
+/// ✗ (34 seen)". None for any other event.
+pub fn write_tag(m: &Model, e: &TraceEvent, lang: Lang) -> Option<String> {
+    let tx = Texts::new(lang);
+    let n = |pid: u32| process_name(&name(&m.names, pid), lang);
+    Some(match &e.kind {
+        TraceKind::WriteAccepted {
+            from, token: Some(t), ..
+        } => tx.fmt("tag_write_ok", &[("who", n(*from)), ("token", t.to_string())]),
+        TraceKind::WriteAccepted {
+            from, token: None, ..
+        } => tx.fmt("tag_write_ok_plain", &[("who", n(*from))]),
+        TraceKind::WriteRejected {
+            from,
+            token,
+            highest_seen,
+            ..
+        } => tx.fmt(
+            "tag_write_refused",
+            &[
+                ("who", n(*from)),
+                ("token", token.map_or_else(|| tx.t("sc_none"), |t| t.to_string())),
+                (
+                    "highest",
+                    highest_seen.map_or_else(|| tx.t("sc_none"), |h| h.to_string()),
+                ),
+            ],
+        ),
+        _ => return None,
+    })
+}
+
+/// A lock extension and the node's answer, as a tag on the client's lane: "↻ redis: 1".
+pub fn extension_tag(m: &Model, x: &super::Extension, lang: Lang) -> (String, String) {
+    let tx = Texts::new(lang);
+    let node = process_name(&name(&m.names, x.node), lang);
+    let key = if x.ok { "tag_extended" } else { "tag_not_extended" };
+    let short = x.reply.strip_prefix("(integer) ").unwrap_or(&x.reply).to_string();
+    (
+        tx.fmt(key, &[("node", node.clone()), ("reply", short)]),
+        tx.fmt(
+            "ext_title",
+            &[
+                ("who", process_name(&name(&m.names, x.client), lang)),
+                ("node", node),
+                ("reply", x.reply.clone()),
+                ("t", format!("{:.1}", x.t_us as f64 / 1000.0)),
+            ],
+        ),
+    )
+}
+
+/// A quorum attempt's lock as a bracket: its short label and its whole sentence
+/// ("TTL 10000 ms = elapsed 5 ms + validity 9893 ms + drift allowance 102 ms").
+pub fn validity_bracket(t: &super::tally::Tally, lang: Lang) -> Option<(String, String, String)> {
+    let tx = Texts::new(lang);
+    let (ttl, elapsed, validity) = (t.ttl_ms?, t.elapsed_ms?, t.validity_ms?);
+    if !t.held {
+        return None;
+    }
+    let drift = (ttl - elapsed - validity as f64).max(0.0);
+    Some((
+        tx.fmt("bracket_validity", &[("v", validity.to_string())]),
+        tx.fmt("bracket_drift", &[("d", format!("{drift:.0}"))]),
+        tx.fmt(
+            "bracket_title",
+            &[
+                ("ttl", format!("{ttl:.0}")),
+                ("e", format!("{elapsed:.0}")),
+                ("v", validity.to_string()),
+                ("d", format!("{drift:.0}")),
+            ],
+        ),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

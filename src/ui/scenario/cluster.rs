@@ -22,6 +22,15 @@ pub fn cluster(props: &ClusterProps) -> Html {
         return Html::default();
     };
     let snap = snapshot(m, s.cur());
+    // The fault states on a process at the cursor ("cut off from A, B, C"), by name.
+    let states = |name: &str| -> String {
+        let Some(pid) = m.names.iter().position(|n| n == name) else {
+            return String::new();
+        };
+        crate::timeline::states::at(&m.faults, pid as u32, snap.t_us)
+            .map(|f| format!(" · {}", words::fault_state(m, &f.state, props.lang)))
+            .collect()
+    };
     let cluster_id = format!("cluster-{}-{}", s.name, props.panel_id);
     html! {
         // A `<div>` may not carry a name (aria-label); the group takes its heading's.
@@ -31,6 +40,7 @@ pub fn cluster(props: &ClusterProps) -> Html {
                 { for snap.clients.iter().map(|c| html! {
                     <li data-status={c.status}>
                         <strong>{ c.name.clone() }</strong>{": "}{ tx.t(&format!("sc_status_{}", c.status)) }
+                        <span class="fault-state">{ states(&c.name) }</span>
                         if let Some(t) = &c.token { { format!(", token {t}") } }
                         if let Some(v) = c.validity_left_ms { { tx.fmt("sc_validity", &[("v", v.to_string())]) } }
                         if let Some(t) = m.tally_at(&c.name, s.cur()) {
@@ -44,6 +54,7 @@ pub fn cluster(props: &ClusterProps) -> Html {
                     <li>
                         <strong>{ n.name.clone() }</strong>{": "}{ tx.t(if n.up { "sc_up" } else { "sc_down" }) }
                         if n.clock_offset_ms != 0 { { tx.fmt("sc_clock", &[("offset", format!("{:+}", n.clock_offset_ms))]) } }
+                        <span class="fault-state">{ states(&n.name) }</span>
                         if n.keys.is_empty() { { tx.t("sc_no_keys") } }
                         { for n.keys.iter().map(|(k, v, left)| html! {
                             <span class="key">{ format!(" · {k} = {v}{}", left.map(|l| format!(" (PTTL ≈ {l})")).unwrap_or_default()) }</span>

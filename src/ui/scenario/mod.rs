@@ -14,6 +14,7 @@ mod explore;
 mod faults;
 mod head;
 mod hooks;
+mod lens;
 mod logs;
 mod plot;
 mod svg;

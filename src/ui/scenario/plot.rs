@@ -154,6 +154,8 @@ pub fn plot(props: &PlotProps) -> Html {
             if other.is_some() {
                 <h3 class="run-name">{ m.scenario.clone() }</h3>
             }
+            // The moment at the cursor, close up: each message readable, above the run.
+            <super::lens::Lens model={svg::Shared(m.clone())} {cursor} lang={props.lang} />
             <div class="timeline-wrap" ref={wrap_ref} onwheel={on_wheel} onpointerdown={on_touch.clone()} onpointermove={on_touch.clone()} onpointerup={on_touch.clone()} onpointercancel={on_touch}>
                 <svg::TimelineSvg model={svg::Shared(m.clone())} {t_us} {view} {on_seek} lang={props.lang} />
             </div>

@@ -15,7 +15,16 @@ const DEFAULT_W: f64 = 1000.0;
 const MIN_W: f64 = 640.0;
 const LABEL_W: f64 = 96.0;
 const TOP: f64 = 22.0;
+/// The part of a lane that holds its bars and marks.
 const LANE_H: f64 = 40.0;
+/// Below the bars, each lane's strip for what lasts or what is told in words: a fault
+/// state ("cut off from A, B"), a Redlock validity bracket, a key's story ("A's DEL
+/// removes B's key"), a fenced write ("C1: token 33 ✗"), an extension ("↻ redis: 1").
+const STRIP_H: f64 = 16.0;
+/// One lane's height: its bars, then its strip.
+const PITCH: f64 = LANE_H + STRIP_H;
+/// About how wide a character of the 12 px labels is, to keep tags from overlapping.
+const CHAR_W: f64 = 7.0;
 const AXIS_H: f64 = 26.0;
 /// Okabe–Ito: distinguishable with the common colour-vision deficiencies.
 /// Most messages drawn at once (see the level-of-detail note in `layers`).
@@ -118,7 +127,7 @@ impl PartialEq for LayersProps {
 
 fn geometry(m: &Model, view: (u64, u64)) -> (u64, u64, f64, f64) {
     let (v0, v1) = (view.0, view.1.max(view.0 + 1));
-    let axis_y = TOP + m.lanes.len() as f64 * LANE_H;
+    let axis_y = TOP + m.lanes.len() as f64 * PITCH;
     (v0, v1, axis_y, axis_y + AXIS_H)
 }
 
@@ -185,7 +194,7 @@ fn layers(props: &LayersProps) -> Html {
     let visible = |a: u64, b: u64| b >= v0 && a <= v1;
     let row: std::collections::BTreeMap<u32, usize> =
         m.lanes.iter().enumerate().map(|(i, l)| (l.pid, i)).collect();
-    let lane_y = |pid: u32| TOP + row.get(&pid).copied().unwrap_or(0) as f64 * LANE_H;
+    let lane_y = |pid: u32| TOP + row.get(&pid).copied().unwrap_or(0) as f64 * PITCH;
     let colour = |token: &Option<String>| {
         token
             .as_ref()
@@ -195,7 +204,7 @@ fn layers(props: &LayersProps) -> Html {
     let clampx = |t: u64| x(t.clamp(v0, v1));
 
     let lanes = m.lanes.iter().enumerate().map(|(i, l)| {
-        let y = TOP + i as f64 * LANE_H;
+        let y = TOP + i as f64 * PITCH;
         let kind = match l.kind {
             LaneKind::Client => "client",
             LaneKind::Node => "node",
@@ -204,7 +213,7 @@ fn layers(props: &LayersProps) -> Html {
         };
         html! {
             <g class={format!("lane lane-{kind}")} aria-hidden="true">
-                <rect x="0" y={y.to_string()} width={w.to_string()} height={LANE_H.to_string()} class={if i % 2 == 0 { "lane-bg even" } else { "lane-bg odd" }} />
+                <rect x="0" y={y.to_string()} width={w.to_string()} height={PITCH.to_string()} class={if i % 2 == 0 { "lane-bg even" } else { "lane-bg odd" }} />
                 <text x="6" y={(y + LANE_H / 2.0 + 4.0).to_string()} class="lane-label">{ words::process_name(&l.name, props.lang) }</text>
             </g>
         }
@@ -358,14 +367,24 @@ fn layers(props: &LayersProps) -> Html {
             </g>
         }
     });
+    // A band's label is left out where it would run into the one before (its title and
+    // the list under the picture still say it).
+    let mut label_end = f64::MIN;
     let bands = m.bands.iter().filter(|b| visible(b.from_us, b.to_us)).map(|b| {
         let (x0, x1) = (clampx(b.from_us), clampx(b.to_us));
+        let label = format!("⚠ {}", b.clients.join(" + "));
+        let show_label = x0 + 3.0 >= label_end;
+        if show_label {
+            label_end = x0 + 3.0 + label.chars().count() as f64 * CHAR_W + 6.0;
+        }
         html! {
             <g class="band" aria-hidden="true">
-                <rect x={x0.to_string()} y={TOP.to_string()} width={(x1 - x0).max(2.0).to_string()} height={(m.lanes.len() as f64 * LANE_H).to_string()}>
+                <rect x={x0.to_string()} y={TOP.to_string()} width={(x1 - x0).max(2.0).to_string()} height={(m.lanes.len() as f64 * PITCH).to_string()}>
                     <title>{ words::band_sentence(b, props.lang) }</title>
                 </rect>
-                <text x={(x0 + 3.0).to_string()} y="13" class="band-label">{ format!("⚠ {}", b.clients.join(" + ")) }</text>
+                if show_label {
+                    <text x={(x0 + 3.0).to_string()} y="13" class="band-label">{ label }</text>
+                }
             </g>
         }
     });
@@ -373,7 +392,7 @@ fn layers(props: &LayersProps) -> Html {
     let step = nice_step(span_ms);
     let first = ((v0 as f64 / 1000.0) / step).ceil() as i64;
     let last = ((v1 as f64 / 1000.0) / step).floor() as i64;
-    let axis_y = TOP + m.lanes.len() as f64 * LANE_H;
+    let axis_y = TOP + m.lanes.len() as f64 * PITCH;
     let ticks = (first..=last).take(40).map(|i| {
         let t_ms = i as f64 * step;
         let xx = x((t_ms * 1000.0) as u64);
@@ -416,8 +435,201 @@ fn layers(props: &LayersProps) -> Html {
             { for arrows }
             { for marks }
             { for tallies }
+            { strips(m, props.view, w, props.lang) }
             // The unit sits in the label column, where no tick label can run into it.
             <text x={(LABEL_W - 12.0).to_string()} y={(axis_y + 15.0).to_string()} text-anchor="end" class="axis-unit" aria-hidden="true">{"ms"}</text>
+        </g>
+    }
+}
+
+/// Where text already sits on each lane's strip, so that no label covers another.
+struct Room {
+    taken: std::collections::BTreeMap<u32, Vec<(f64, f64)>>,
+    w: f64,
+}
+
+impl Room {
+    fn free(&self, pid: u32, l: f64, r: f64) -> bool {
+        l >= LABEL_W
+            && r <= self.w - 2.0
+            && self
+                .taken
+                .get(&pid)
+                .is_none_or(|v| v.iter().all(|(a, b)| r + 6.0 <= *a || l >= *b + 6.0))
+    }
+
+    /// Places `text` on `pid`'s strip at the first of `spots` (x, anchor) where it fits.
+    fn place(&mut self, pid: u32, text: &str, spots: &[(f64, &'static str)]) -> Option<(f64, &'static str)> {
+        let width = text.chars().count() as f64 * CHAR_W;
+        let (x, anchor) = spots.iter().copied().find(|(x, anchor)| {
+            let l = if *anchor == "end" { x - width } else { *x };
+            self.free(pid, l, l + width)
+        })?;
+        let l = if anchor == "end" { x - width } else { x };
+        self.taken.entry(pid).or_default().push((l, l + width));
+        Some((x, anchor))
+    }
+}
+
+/// Each lane's strip: fault states across the time they last, validity brackets, and
+/// the tags that say in words what happened to a key, a write or an extension. Text
+/// goes where there is room: the brackets' first, then the states', then the tags'
+/// (the ones that answer a section's question first); what does not fit is left out
+/// (its title, its mark and the lens still say it).
+fn strips(m: &Model, view: (u64, u64), w: f64, lang: Lang) -> Html {
+    use crate::timeline::states::FaultState;
+    use crate::timeline::StoryKind;
+    let (v0, v1, _, _) = geometry(m, view);
+    let x = |t: u64| LABEL_W + (t.clamp(v0, v1) - v0) as f64 / (v1 - v0) as f64 * plot_w(w);
+    let visible = |a: u64, b: u64| b >= v0 && a <= v1;
+    let row: std::collections::BTreeMap<u32, usize> =
+        m.lanes.iter().enumerate().map(|(i, l)| (l.pid, i)).collect();
+    let strip_y = |pid: u32| TOP + row.get(&pid).copied().unwrap_or(0) as f64 * PITCH + LANE_H;
+    let mut room = Room {
+        taken: Default::default(),
+        w,
+    };
+    // The validity window of each quorum attempt that took the lock: from the verdict,
+    // valid for `validity`; after it, the drift allowance the client keeps in reserve.
+    let mut brackets: Vec<Html> = Vec::new();
+    for t in m.tallies.iter().filter(|t| t.held).take(MAX_MARKS) {
+        let Some((valid, drift, title)) = words::validity_bracket(t, lang) else {
+            continue;
+        };
+        let (Some(validity), Some(ttl)) = (t.validity_ms, t.ttl_ms) else {
+            continue;
+        };
+        let v_end = t.t_us + validity.max(0) as u64 * 1000;
+        let d_end = t.start_us + (ttl * 1000.0) as u64;
+        // A lock released (or lost) early ends its window there: no drift is left to show.
+        let held_until = m
+            .bars
+            .iter()
+            .find(|b| b.pid == t.pid && b.kind == BarKind::Holding && b.from_us == t.t_us)
+            .map_or(u64::MAX, |b| b.to_us);
+        let (v_end, d_end) = if held_until < v_end {
+            (held_until, held_until)
+        } else {
+            (v_end, d_end.min(held_until).max(v_end))
+        };
+        if !visible(t.start_us, d_end.max(v_end)) {
+            continue;
+        }
+        let y = strip_y(t.pid);
+        let (xa, xb, xc) = (x(t.t_us), x(v_end), x(d_end.max(v_end)));
+        let width = valid.chars().count() as f64 * CHAR_W;
+        let valid_at = (xb - xa > width + 8.0)
+            .then(|| room.place(t.pid, &valid, &[(xa + 4.0, "start")]))
+            .flatten();
+        let drift_at = (xc - xb > 1.0)
+            .then(|| room.place(t.pid, &drift, &[(xc + 3.0, "start")]))
+            .flatten();
+        brackets.push(html! {
+            <g class="bracket" aria-hidden="true">
+                <title>{ title }</title>
+                <path class="bracket-valid" d={format!("M{xa} {a}V{b}H{xb}V{a}", a = y + 3.0, b = y + 13.0)} />
+                if xc > xb + 1.0 {
+                    <rect class="bracket-drift" x={xb.to_string()} y={(y + 3.0).to_string()} width={(xc - xb).to_string()} height="10" />
+                }
+                if let Some((tx, _)) = valid_at {
+                    <text x={tx.to_string()} y={(y + 12.0).to_string()}>{ valid }</text>
+                }
+                if let Some((tx, _)) = drift_at {
+                    <text class="drift-text" x={tx.to_string()} y={(y + 12.0).to_string()}>{ drift }</text>
+                }
+            </g>
+        });
+    }
+    let mut states: Vec<Html> = Vec::new();
+    for f in m
+        .faults
+        .iter()
+        .filter(|f| visible(f.from_us, f.to_us))
+        .take(MAX_MARKS)
+    {
+        let (x0, x1) = (x(f.from_us), x(f.to_us));
+        let class = match f.state {
+            FaultState::CutOff { .. } => "state state-cut",
+            FaultState::Slowed { .. } => "state state-slow",
+            FaultState::Clock { .. } => "state state-clock",
+        };
+        let text = words::fault_state(m, &f.state, lang);
+        let width = text.chars().count() as f64 * CHAR_W;
+        // Inside its span: at its start, else at its end.
+        let at = (x1 - x0 > width + 6.0)
+            .then(|| room.place(f.pid, &text, &[(x0 + 3.0, "start"), (x1 - 3.0, "end")]))
+            .flatten();
+        let y = strip_y(f.pid);
+        states.push(html! {
+            <g class={class} aria-hidden="true">
+                <rect x={x0.to_string()} y={(y + 1.0).to_string()} width={(x1 - x0).max(2.0).to_string()} height={(STRIP_H - 2.0).to_string()} rx="2">
+                    <title>{ format!("{}: {text} ({:.1}–{:.1} ms)", words::process_name(m.name(f.pid), lang), f.from_us as f64 / 1000.0, f.to_us as f64 / 1000.0) }</title>
+                </rect>
+                if let Some((tx, anchor)) = at {
+                    <text x={tx.to_string()} y={(y + 12.0).to_string()} text-anchor={anchor}>{ text }</text>
+                }
+            </g>
+        });
+    }
+    // Tags: (priority, pid, true µs, text, title, class).
+    let mut tags: Vec<(u8, u32, u64, String, String, &'static str)> = Vec::new();
+    for s in m.stories.iter().filter(|s| visible(s.t_us, s.t_us)) {
+        let node = match &s.kind {
+            StoryKind::Expired { node, .. } | StoryKind::Removed { node, .. } => *node,
+        };
+        let (p, class) = match s.kind {
+            StoryKind::Removed { .. } => (0, "tag tag-removed"),
+            StoryKind::Expired { .. } => (3, "tag tag-expired"),
+        };
+        tags.push((
+            p,
+            node,
+            s.t_us,
+            words::story_tag(m, &s.kind, lang),
+            words::story_text(m, s, lang),
+            class,
+        ));
+    }
+    for k in m.marks.iter().filter(|k| {
+        matches!(k.kind, MarkKind::WriteAccepted | MarkKind::WriteRejected) && visible(k.t_us, k.t_us)
+    }) {
+        if let Some(text) = m.trace.get(k.index).and_then(|e| words::write_tag(m, e, lang)) {
+            let (p, class) = if k.kind == MarkKind::WriteRejected {
+                (0, "tag tag-refused")
+            } else {
+                (1, "tag tag-write")
+            };
+            tags.push((p, k.pid, k.t_us, text, words::mark_text(m, k, lang), class));
+        }
+    }
+    for e in m.extensions.iter().filter(|e| visible(e.t_us, e.t_us)) {
+        let (text, title) = words::extension_tag(m, e, lang);
+        let (p, class) = if e.ok {
+            (2, "tag tag-extended")
+        } else {
+            (0, "tag tag-refused")
+        };
+        tags.push((p, e.client, e.t_us, text, title, class));
+    }
+    tags.sort_by_key(|t| (t.0, t.2, t.1));
+    let tags: Vec<Html> = tags.into_iter().take(MAX_MARKS).map(|(_, pid, t, text, title, class)| {
+        let at = x(t);
+        let place = room.place(pid, &text, &[(at + 2.0, "start"), (at - 2.0, "end")]);
+        let y = strip_y(pid);
+        html! {
+            <g class={class} aria-hidden="true">
+                <line x1={at.to_string()} x2={at.to_string()} y1={(y - 4.0).to_string()} y2={(y + STRIP_H - 2.0).to_string()} />
+                if let Some((tx, anchor)) = place {
+                    <text x={tx.to_string()} y={(y + 12.0).to_string()} text-anchor={anchor}>{ text }<title>{ title }</title></text>
+                }
+            </g>
+        }
+    }).collect();
+    html! {
+        <g class="strips">
+            { for states }
+            { for brackets }
+            { for tags }
         </g>
     }
 }
