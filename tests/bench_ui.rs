@@ -6,7 +6,7 @@
 use gloo::timers::future::TimeoutFuture;
 use lockstep::sim::scenario::parse;
 use lockstep::timeline::{build, Model};
-use lockstep::ui::scenario::{Shared, TimelineSvg};
+use lockstep::ui::scenario::{Lens, Shared, TimelineSvg};
 use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::rc::Rc;
@@ -37,7 +37,15 @@ fn bench(props: &BenchProps) -> Html {
         let state = state.clone();
         SETTER.with(|s| *s.borrow_mut() = Some(Callback::from(move |v| state.set(v))));
     }
-    html! { <TimelineSvg model={props.model.clone()} t_us={state.0} view={state.1} on_seek={Callback::noop()} lang={lockstep::lesson::content::Lang::En} /> }
+    // As the panel draws a step: the lens at the cursor's event, then the timeline.
+    let cursor = props.model.0.index_at(state.0);
+    let lang = lockstep::lesson::content::Lang::En;
+    html! {
+        <>
+            <Lens model={props.model.clone()} {cursor} {lang} />
+            <TimelineSvg model={props.model.clone()} t_us={state.0} view={state.1} on_seek={Callback::noop()} {lang} />
+        </>
+    }
 }
 
 fn big_model() -> Model {

@@ -545,6 +545,13 @@ fn build_from(mut tl: Timeline, scenario: &Scenario, seed: u64) -> Result<Model,
         })
         .collect();
     model.tallies = tally::tallies(&model.trace, &masters);
+    // Each hold's end, by (client, start): a held attempt's bracket ends there.
+    let holds: BTreeMap<(u32, u64), u64> = model
+        .bars
+        .iter()
+        .filter(|b| b.kind == BarKind::Holding)
+        .map(|b| ((b.pid, b.from_us), b.to_us))
+        .collect();
     for t in &mut model.tallies {
         let name = model.names.get(t.pid as usize);
         t.ttl_ms = scenario
@@ -552,6 +559,12 @@ fn build_from(mut tl: Timeline, scenario: &Scenario, seed: u64) -> Result<Model,
             .iter()
             .find(|c| Some(&c.name) == name)
             .map(|c| c.ttl_ms);
+        if t.held {
+            t.held_until_us = holds
+                .get(&(t.pid, t.t_us))
+                .copied()
+                .filter(|&end| end < model.end_us);
+        }
     }
     model.faults = states::spans(&model.trace, model.end_us);
     model.extensions = extensions(&model.trace);

@@ -30,6 +30,8 @@ pub struct Tally {
     pub ttl_ms: Option<f64>,
     /// The attempt's start (true µs).
     pub start_us: u64,
+    /// When the lock it took was released or lost (true µs), if it was.
+    pub held_until_us: Option<u64>,
 }
 
 /// Every attempt's tally, in trace order, for the clients in `masters` (client pid →
@@ -72,6 +74,7 @@ pub fn tallies(trace: &[TraceEvent], masters: &BTreeMap<u32, usize>) -> Vec<Tall
                     held: true,
                     ttl_ms: None,
                     start_us: t0,
+                    held_until_us: None,
                 });
             }
             TraceKind::AcquireFailed { reason, .. } => {
@@ -94,6 +97,7 @@ pub fn tallies(trace: &[TraceEvent], masters: &BTreeMap<u32, usize>) -> Vec<Tall
                     held: false,
                     ttl_ms: None,
                     start_us: start.get(&e.pid).map_or(0, |s| s.1),
+                    held_until_us: None,
                 });
             }
             _ => {}

@@ -23,6 +23,7 @@ mod tradeoff;
 mod url;
 
 pub use console::ConsoleExercise;
+pub use lens::Lens;
 pub use svg::{Shared, TimelineSvg};
 pub use ScenarioPanel as Panel;
 

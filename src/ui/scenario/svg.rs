@@ -23,6 +23,9 @@ const LANE_H: f64 = 40.0;
 const STRIP_H: f64 = 16.0;
 /// One lane's height: its bars, then its strip.
 const PITCH: f64 = LANE_H + STRIP_H;
+/// Most tags, brackets and fault states drawn at once on the strips (the most telling
+/// first: a refused write or a removed key before an expiry).
+const MAX_TAGS: usize = 40;
 /// About how wide a character of the 12 px labels is, to keep tags from overlapping.
 const CHAR_W: f64 = 7.0;
 const AXIS_H: f64 = 26.0;
@@ -406,7 +409,10 @@ fn layers(props: &LayersProps) -> Html {
     });
     // Each quorum attempt's tally at its verdict, over the client's lane (`3/5 ✓`); the
     // whole sentence is its title, and the cluster view says it for screen readers.
-    let tallies = m.tallies.iter().filter(|t| visible(t.t_us, t.t_us)).take(MAX_MARKS).map(|t| {
+    // Level of detail: past MAX_TAGS attempts in view they would only cover each other
+    // (the cluster view still says the last one); they appear as the view narrows.
+    let tallies_in_view = m.tallies.iter().filter(|t| visible(t.t_us, t.t_us)).count();
+    let tallies = m.tallies.iter().filter(|t| tallies_in_view <= MAX_TAGS && visible(t.t_us, t.t_us)).map(|t| {
         let (long, short) = words::tally(t, props.lang);
         let class = if t.held { "tally held" } else { "tally failed" };
         html! {
@@ -492,7 +498,12 @@ fn strips(m: &Model, view: (u64, u64), w: f64, lang: Lang) -> Html {
     // The validity window of each quorum attempt that took the lock: from the verdict,
     // valid for `validity`; after it, the drift allowance the client keeps in reserve.
     let mut brackets: Vec<Html> = Vec::new();
-    for t in m.tallies.iter().filter(|t| t.held).take(MAX_MARKS) {
+    let window = |t: &crate::timeline::tally::Tally| {
+        let end = t.start_us + (t.ttl_ms.unwrap_or(0.0) * 1000.0) as u64;
+        t.held && visible(t.start_us, end.max(t.t_us))
+    };
+    let in_view = m.tallies.iter().filter(|t| window(t)).count();
+    for t in m.tallies.iter().filter(|t| in_view <= MAX_TAGS && window(t)) {
         let Some((valid, drift, title)) = words::validity_bracket(t, lang) else {
             continue;
         };
@@ -502,19 +513,12 @@ fn strips(m: &Model, view: (u64, u64), w: f64, lang: Lang) -> Html {
         let v_end = t.t_us + validity.max(0) as u64 * 1000;
         let d_end = t.start_us + (ttl * 1000.0) as u64;
         // A lock released (or lost) early ends its window there: no drift is left to show.
-        let held_until = m
-            .bars
-            .iter()
-            .find(|b| b.pid == t.pid && b.kind == BarKind::Holding && b.from_us == t.t_us)
-            .map_or(u64::MAX, |b| b.to_us);
+        let held_until = t.held_until_us.unwrap_or(u64::MAX);
         let (v_end, d_end) = if held_until < v_end {
             (held_until, held_until)
         } else {
             (v_end, d_end.min(held_until).max(v_end))
         };
-        if !visible(t.start_us, d_end.max(v_end)) {
-            continue;
-        }
         let y = strip_y(t.pid);
         let (xa, xb, xc) = (x(t.t_us), x(v_end), x(d_end.max(v_end)));
         let width = valid.chars().count() as f64 * CHAR_W;
@@ -571,59 +575,60 @@ fn strips(m: &Model, view: (u64, u64), w: f64, lang: Lang) -> Html {
             </g>
         });
     }
-    // Tags: (priority, pid, true µs, text, title, class).
-    let mut tags: Vec<(u8, u32, u64, String, String, &'static str)> = Vec::new();
+    // Tags: what each says is made only for the ones drawn (a dense run zoomed out has
+    // thousands of key expiries): (priority, pid, true µs, what).
+    enum Tag<'a> {
+        Story(&'a crate::timeline::Story),
+        Write(&'a crate::timeline::Mark),
+        Extension(&'a crate::timeline::Extension),
+    }
+    let mut tags: Vec<(u8, u32, u64, Tag)> = Vec::new();
     for s in m.stories.iter().filter(|s| visible(s.t_us, s.t_us)) {
-        let node = match &s.kind {
-            StoryKind::Expired { node, .. } | StoryKind::Removed { node, .. } => *node,
+        let (p, node) = match &s.kind {
+            StoryKind::Removed { node, .. } => (0, *node),
+            StoryKind::Expired { node, .. } => (3, *node),
         };
-        let (p, class) = match s.kind {
-            StoryKind::Removed { .. } => (0, "tag tag-removed"),
-            StoryKind::Expired { .. } => (3, "tag tag-expired"),
-        };
-        tags.push((
-            p,
-            node,
-            s.t_us,
-            words::story_tag(m, &s.kind, lang),
-            words::story_text(m, s, lang),
-            class,
-        ));
+        tags.push((p, node, s.t_us, Tag::Story(s)));
     }
     for k in m.marks.iter().filter(|k| {
         matches!(k.kind, MarkKind::WriteAccepted | MarkKind::WriteRejected) && visible(k.t_us, k.t_us)
     }) {
-        if let Some(text) = m.trace.get(k.index).and_then(|e| words::write_tag(m, e, lang)) {
-            let (p, class) = if k.kind == MarkKind::WriteRejected {
-                (0, "tag tag-refused")
-            } else {
-                (1, "tag tag-write")
-            };
-            tags.push((p, k.pid, k.t_us, text, words::mark_text(m, k, lang), class));
-        }
+        let p = if k.kind == MarkKind::WriteRejected { 0 } else { 1 };
+        tags.push((p, k.pid, k.t_us, Tag::Write(k)));
     }
     for e in m.extensions.iter().filter(|e| visible(e.t_us, e.t_us)) {
-        let (text, title) = words::extension_tag(m, e, lang);
-        let (p, class) = if e.ok {
-            (2, "tag tag-extended")
-        } else {
-            (0, "tag tag-refused")
-        };
-        tags.push((p, e.client, e.t_us, text, title, class));
+        tags.push((if e.ok { 2 } else { 0 }, e.client, e.t_us, Tag::Extension(e)));
     }
     tags.sort_by_key(|t| (t.0, t.2, t.1));
-    let tags: Vec<Html> = tags.into_iter().take(MAX_MARKS).map(|(_, pid, t, text, title, class)| {
+    tags.truncate(MAX_TAGS);
+    let tags: Vec<Html> = tags.into_iter().filter_map(|(_, pid, t, tag)| {
+        let (text, title, class) = match tag {
+            Tag::Story(s) => (
+                words::story_tag(m, &s.kind, lang),
+                words::story_text(m, s, lang),
+                if matches!(s.kind, StoryKind::Removed { .. }) { "tag tag-removed" } else { "tag tag-expired" },
+            ),
+            Tag::Write(k) => (
+                m.trace.get(k.index).and_then(|e| words::write_tag(m, e, lang))?,
+                words::mark_text(m, k, lang),
+                if k.kind == MarkKind::WriteRejected { "tag tag-refused" } else { "tag tag-write" },
+            ),
+            Tag::Extension(e) => {
+                let (text, title) = words::extension_tag(m, e, lang);
+                (text, title, if e.ok { "tag tag-extended" } else { "tag tag-refused" })
+            }
+        };
         let at = x(t);
         let place = room.place(pid, &text, &[(at + 2.0, "start"), (at - 2.0, "end")]);
         let y = strip_y(pid);
-        html! {
+        Some(html! {
             <g class={class} aria-hidden="true">
                 <line x1={at.to_string()} x2={at.to_string()} y1={(y - 4.0).to_string()} y2={(y + STRIP_H - 2.0).to_string()} />
                 if let Some((tx, anchor)) = place {
                     <text x={tx.to_string()} y={(y + 12.0).to_string()} text-anchor={anchor}>{ text }<title>{ title }</title></text>
                 }
             </g>
-        }
+        })
     }).collect();
     html! {
         <g class="strips">
