@@ -678,12 +678,19 @@ pub fn tally(t: &super::tally::Tally, lang: Lang) -> (String, String) {
         ),
         (false, _, None) => tx.fmt("tally_nodes", &[("ok", ok.clone()), ("of", of.clone())]),
     };
-    let short = match (t.held, t.ok) {
+    (long, tally_short(t, lang))
+}
+
+/// A tally as the picture writes it over the client's lane: `3/5 ✓`, `2/5 ✗`.
+pub fn tally_short(t: &super::tally::Tally, lang: Lang) -> String {
+    let tx = Texts::new(lang);
+    let ok = t.ok.map_or_else(|| "?".to_string(), |n| n.to_string());
+    let of = t.of.to_string();
+    match (t.held, t.ok) {
         (true, _) => tx.fmt("tally_short_held", &[("ok", ok), ("of", of)]),
         (false, Some(_)) => tx.fmt("tally_short_failed", &[("ok", ok), ("of", of)]),
         (false, None) => tx.t("tally_short_late"),
-    };
-    (long, short)
+    }
 }
 
 /// A fault state on a lane, short enough to sit on it: "cut off from A, B, C", "slow

@@ -23,9 +23,9 @@ const LANE_H: f64 = 40.0;
 const STRIP_H: f64 = 16.0;
 /// One lane's height: its bars, then its strip.
 const PITCH: f64 = LANE_H + STRIP_H;
-/// Most tags, brackets and fault states drawn at once on the strips (the most telling
+/// Most tags and fault states put into words at once on the strips (the most telling
 /// first: a refused write or a removed key before an expiry).
-const MAX_TAGS: usize = 40;
+const MAX_TAGS: usize = 24;
 /// About how wide a character of the 12 px labels is, to keep tags from overlapping.
 const CHAR_W: f64 = 7.0;
 const AXIS_H: f64 = 26.0;
@@ -139,18 +139,23 @@ pub fn timeline_svg(props: &TimelineSvgProps) -> Html {
     // The box the drawing fills, measured as it resizes: the drawing is laid out at that
     // width, so it is drawn 1:1.
     let box_ref = use_node_ref();
+    // The box's own width in CSS pixels, as measured.
     let width = use_state_eq(|| DEFAULT_W);
     {
         let (box_ref, width) = (box_ref.clone(), width.clone());
         use_effect_with((), move |_| {
             let watcher = box_ref.cast::<web_sys::Element>().and_then(|el| {
-                width.set(drawing_width(f64::from(el.client_width())));
-                crate::ui::browser::watch_width(&el, move |px| width.set(drawing_width(px)))
+                width.set(f64::from(el.client_width()));
+                crate::ui::browser::watch_width(&el, move |px| width.set(px))
             });
             move || drop(watcher)
         });
     }
-    let w = *width;
+    let w = drawing_width(*width);
+    // Narrower than the drawing (a phone): it scrolls sideways, and the lanes' names stay
+    // at the left edge as it does, so a learner scrolled to the cursor knows whose lane
+    // is whose.
+    let scrolls = *width > 0.0 && *width < w;
     let m = &props.model.0;
     let (v0, v1, axis_y, height) = geometry(m, props.view);
     let x = |t: u64| LABEL_W + (t.saturating_sub(v0)) as f64 / (v1 - v0) as f64 * plot_w(w);
@@ -174,12 +179,24 @@ pub fn timeline_svg(props: &TimelineSvgProps) -> Html {
     let span_ms = (v1 - v0) as f64 / 1000.0;
     html! {
         <div class="timeline-box" ref={box_ref}>
+            <div class="timeline-inner">
+            if scrolls {
+                <div class="lane-names" aria-hidden="true">
+                    { for m.lanes.iter().enumerate().map(|(i, l)| html! {
+                        <span class={if i % 2 == 0 { "even" } else { "odd" }}
+                              style={format!("top: {}px; height: {LANE_H}px", TOP + i as f64 * PITCH)}>
+                            { words::process_name(&l.name, props.lang) }
+                        </span>
+                    }) }
+                </div>
+            }
             <svg class="timeline" width={w.to_string()} height={height.to_string()} viewBox={format!("0 0 {w} {height}")} role="group"
                  aria-label={Texts::new(props.lang).fmt("sc_timeline_label", &[("scenario", m.scenario.clone()), ("lanes", m.lanes.len().to_string()), ("ms", format!("{span_ms:.0}"))])}
                  preserveAspectRatio="xMinYMin meet">
                 <Layers model={props.model.clone()} view={props.view} {w} on_seek={props.on_seek.clone()} lang={props.lang} />
                 <line class="cursor" aria-hidden="true" x1={cx.to_string()} x2={cx.to_string()} y1="0" y2={axis_y.to_string()} />
             </svg>
+            </div>
         </div>
     }
 }
@@ -408,19 +425,34 @@ fn layers(props: &LayersProps) -> Html {
         }
     });
     // Each quorum attempt's tally at its verdict, over the client's lane (`3/5 ✓`); the
-    // whole sentence is its title, and the cluster view says it for screen readers.
-    // Level of detail: past MAX_TAGS attempts in view they would only cover each other
-    // (the cluster view still says the last one); they appear as the view narrows.
-    let tallies_in_view = m.tallies.iter().filter(|t| visible(t.t_us, t.t_us)).count();
-    let tallies = m.tallies.iter().filter(|t| tallies_in_view <= MAX_TAGS && visible(t.t_us, t.t_us)).map(|t| {
-        let (long, short) = words::tally(t, props.lang);
-        let class = if t.held { "tally held" } else { "tally failed" };
-        html! {
-            <g class={class} aria-hidden="true">
-                <text x={(x(t.t_us) + 3.0).to_string()} y={(lane_y(t.pid) + 13.0).to_string()}>{ short }<title>{ long }</title></text>
-            </g>
-        }
-    });
+    // whole sentence is its title, and the cluster view says it for screen readers. A
+    // tally is drawn 96 px or more after the one before on its lane: a dense run zoomed
+    // out shows some, never a pile, and only those are put into words; the rest fill in
+    // as the view narrows.
+    let mut last_x: std::collections::BTreeMap<u32, f64> = std::collections::BTreeMap::new();
+    let tallies: Vec<Html> = m
+        .tallies
+        .iter()
+        .filter(|t| visible(t.t_us, t.t_us))
+        .filter(|t| {
+            let at = x(t.t_us);
+            let room = last_x.get(&t.pid).is_none_or(|l| at >= l + 96.0);
+            if room {
+                last_x.insert(t.pid, at);
+            }
+            room
+        })
+        .take(MAX_MARKS)
+        .map(|t| {
+            let (long, short) = words::tally(t, props.lang);
+            let class = if t.held { "tally held" } else { "tally failed" };
+            html! {
+                <g class={class} aria-hidden="true">
+                    <text x={(x(t.t_us) + 3.0).to_string()} y={(lane_y(t.pid) + 13.0).to_string()}>{ short }<title>{ long }</title></text>
+                </g>
+            }
+        })
+        .collect();
     html! {
         <g class="layers" ref={layer.clone()}>
             <defs>
@@ -502,8 +534,13 @@ fn strips(m: &Model, view: (u64, u64), w: f64, lang: Lang) -> Html {
         let end = t.start_us + (t.ttl_ms.unwrap_or(0.0) * 1000.0) as u64;
         t.held && visible(t.start_us, end.max(t.t_us))
     };
-    let in_view = m.tallies.iter().filter(|t| window(t)).count();
-    for t in m.tallies.iter().filter(|t| in_view <= MAX_TAGS && window(t)) {
+    // A bracket starts only where the one before it on its lane ended (they would cover
+    // each other), so a dense run zoomed out draws a few, cheaply.
+    let mut bracket_end: std::collections::BTreeMap<u32, f64> = std::collections::BTreeMap::new();
+    for t in m.tallies.iter().filter(|t| window(t)).take(MAX_MARKS * 4) {
+        if bracket_end.get(&t.pid).is_some_and(|e| x(t.t_us) < *e) {
+            continue;
+        }
         let Some((valid, drift, title)) = words::validity_bracket(t, lang) else {
             continue;
         };
@@ -521,6 +558,7 @@ fn strips(m: &Model, view: (u64, u64), w: f64, lang: Lang) -> Html {
         };
         let y = strip_y(t.pid);
         let (xa, xb, xc) = (x(t.t_us), x(v_end), x(d_end.max(v_end)));
+        bracket_end.insert(t.pid, xc.max(xa + 4.0));
         let width = valid.chars().count() as f64 * CHAR_W;
         let valid_at = (xb - xa > width + 8.0)
             .then(|| room.place(t.pid, &valid, &[(xa + 4.0, "start")]))
@@ -598,6 +636,11 @@ fn strips(m: &Model, view: (u64, u64), w: f64, lang: Lang) -> Html {
     }
     for e in m.extensions.iter().filter(|e| visible(e.t_us, e.t_us)) {
         tags.push((if e.ok { 2 } else { 0 }, e.client, e.t_us, Tag::Extension(e)));
+    }
+    // Level of detail: a dense run zoomed out keeps only what answers a section's
+    // question (a removed key, a refused write or extension); the rest come with zoom.
+    if tags.len() > 4 * MAX_TAGS {
+        tags.retain(|t| t.0 == 0);
     }
     tags.sort_by_key(|t| (t.0, t.2, t.1));
     tags.truncate(MAX_TAGS);
