@@ -424,35 +424,7 @@ fn layers(props: &LayersProps) -> Html {
             </g>
         }
     });
-    // Each quorum attempt's tally at its verdict, over the client's lane (`3/5 ✓`); the
-    // whole sentence is its title, and the cluster view says it for screen readers. A
-    // tally is drawn 96 px or more after the one before on its lane: a dense run zoomed
-    // out shows some, never a pile, and only those are put into words; the rest fill in
-    // as the view narrows.
-    let mut last_x: std::collections::BTreeMap<u32, f64> = std::collections::BTreeMap::new();
-    let tallies: Vec<Html> = m
-        .tallies
-        .iter()
-        .filter(|t| visible(t.t_us, t.t_us))
-        .filter(|t| {
-            let at = x(t.t_us);
-            let room = last_x.get(&t.pid).is_none_or(|l| at >= l + 96.0);
-            if room {
-                last_x.insert(t.pid, at);
-            }
-            room
-        })
-        .take(MAX_MARKS)
-        .map(|t| {
-            let (long, short) = words::tally(t, props.lang);
-            let class = if t.held { "tally held" } else { "tally failed" };
-            html! {
-                <g class={class} aria-hidden="true">
-                    <text x={(x(t.t_us) + 3.0).to_string()} y={(lane_y(t.pid) + 13.0).to_string()}>{ short }<title>{ long }</title></text>
-                </g>
-            }
-        })
-        .collect();
+    let tallies = tallies(m, props.view, w, props.lang);
     html! {
         <g class="layers" ref={layer.clone()}>
             <defs>
@@ -478,6 +450,43 @@ fn layers(props: &LayersProps) -> Html {
             <text x={(LABEL_W - 12.0).to_string()} y={(axis_y + 15.0).to_string()} text-anchor="end" class="axis-unit" aria-hidden="true">{"ms"}</text>
         </g>
     }
+}
+
+/// Each quorum attempt's tally at its verdict, over the client's lane (`3/5 ✓`); the
+/// whole sentence is its title, and the cluster view says it for screen readers. A
+/// tally is drawn 96 px or more after the one before on its lane: a dense run zoomed out
+/// shows some, never a pile, and only those are put into words; the rest fill in as the
+/// view narrows.
+fn tallies(m: &Model, view: (u64, u64), w: f64, lang: Lang) -> Vec<Html> {
+    let (v0, v1, _, _) = geometry(m, view);
+    let x = |t: u64| LABEL_W + (t.saturating_sub(v0)) as f64 / (v1 - v0) as f64 * plot_w(w);
+    let visible = |a: u64, b: u64| b >= v0 && a <= v1;
+    let row: std::collections::BTreeMap<u32, usize> =
+        m.lanes.iter().enumerate().map(|(i, l)| (l.pid, i)).collect();
+    let lane_y = |pid: u32| TOP + row.get(&pid).copied().unwrap_or(0) as f64 * PITCH;
+    let mut last_x: std::collections::BTreeMap<u32, f64> = std::collections::BTreeMap::new();
+    m.tallies
+        .iter()
+        .filter(|t| visible(t.t_us, t.t_us))
+        .filter(|t| {
+            let at = x(t.t_us);
+            let room = last_x.get(&t.pid).is_none_or(|l| at >= l + 96.0);
+            if room {
+                last_x.insert(t.pid, at);
+            }
+            room
+        })
+        .take(MAX_MARKS)
+        .map(|t| {
+            let (long, short) = words::tally(t, lang);
+            let class = if t.held { "tally held" } else { "tally failed" };
+            html! {
+                <g class={class} aria-hidden="true">
+                    <text x={(x(t.t_us) + 3.0).to_string()} y={(lane_y(t.pid) + 13.0).to_string()}>{ short }<title>{ long }</title></text>
+                </g>
+            }
+        })
+        .collect()
 }
 
 /// Where text already sits on each lane's strip, so that no label covers another.
