@@ -27,7 +27,7 @@ const BASE = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
 const HELLO = process.env.HELLO_URL;
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const TARGET = Number(process.env.BUNDLE_TARGET_BYTES ?? 358400);
-const MAX = Number(process.env.BUNDLE_MAX_BYTES ?? 1170000); // scripts/bundle-size.sh says why
+const MAX = Number(process.env.BUNDLE_MAX_BYTES ?? 1180000); // scripts/bundle-size.sh says why
 const RUNS = Number(process.env.FIRSTLOAD_RUNS ?? 5);
 
 const browser = await chromium.launch({ executablePath: CHROMIUM });
@@ -279,7 +279,8 @@ for (const search of ['', '?lang=nb']) {
 // §2's console, typed into before the app has loaded: the command and its Enter survive.
 {
   const { page, context, release } = await heldVisit(`${BASE}#/${LESSON}/2`);
-  const input = page.getByLabel('Redis command').first();
+  // The section's console exercise (its scenario panel has a console of its own, on a node).
+  const input = page.locator('section.console-exercise').getByLabel('Redis command');
   await input.click();
   await input.pressSequentially('SET lock:x t NX PX 1000');
   await input.press('Enter');
@@ -288,7 +289,9 @@ for (const search of ['', '?lang=nb']) {
   await ready(page);
   await page.waitForFunction(() => [...document.querySelectorAll('.console-reply')].some((r) => r.textContent === 'OK'), null, { timeout: 5000 }).catch(() => {});
   const replies = await page.$$eval('.console-reply', (rs) => rs.map((r) => r.textContent));
-  if (page.url() !== url) fail(`Enter in the console before the app loaded left the page for ${page.url()}`);
+  // The page and its route, not the scenario panel's state kept after the route.
+  const route = (u) => { const x = new URL(u); return `${x.origin}${x.pathname}${x.search}${x.hash.split('?')[0]}`; };
+  if (route(page.url()) !== route(url)) fail(`Enter in the console before the app loaded left the page for ${page.url()}`);
   else if (!replies.includes('OK')) fail(`the console command typed before the app loaded got ${JSON.stringify(replies)}, not OK`);
   else console.log('  a console command typed and entered while the app loaded ran once it had: OK');
   await context.close();
