@@ -128,6 +128,35 @@ impl PartialEq for LayersProps {
     }
 }
 
+/// The visible window laid out across a drawing `w` pixels wide: where a time falls,
+/// whether a span shows, and where each process's lane starts.
+struct Frame {
+    v0: u64,
+    v1: u64,
+    w: f64,
+    row: std::collections::BTreeMap<u32, usize>,
+}
+
+impl Frame {
+    fn new(m: &Model, view: (u64, u64), w: f64) -> Frame {
+        let (v0, v1, _, _) = geometry(m, view);
+        let row = m.lanes.iter().enumerate().map(|(i, l)| (l.pid, i)).collect();
+        Frame { v0, v1, w, row }
+    }
+
+    fn x(&self, t: u64) -> f64 {
+        LABEL_W + t.saturating_sub(self.v0) as f64 / (self.v1 - self.v0) as f64 * plot_w(self.w)
+    }
+
+    fn visible(&self, a: u64, b: u64) -> bool {
+        b >= self.v0 && a <= self.v1
+    }
+
+    fn lane_y(&self, pid: u32) -> f64 {
+        TOP + self.row.get(&pid).copied().unwrap_or(0) as f64 * PITCH
+    }
+}
+
 fn geometry(m: &Model, view: (u64, u64)) -> (u64, u64, f64, f64) {
     let (v0, v1) = (view.0, view.1.max(view.0 + 1));
     let axis_y = TOP + m.lanes.len() as f64 * PITCH;
@@ -208,13 +237,12 @@ fn layers(props: &LayersProps) -> Html {
     let layer = use_node_ref();
     let m = &props.model.0;
     let lost = Texts::new(props.lang).t("sc_arrow_lost");
-    let (v0, v1, _, _) = geometry(m, props.view);
     let w = props.w;
-    let x = |t: u64| LABEL_W + (t.saturating_sub(v0)) as f64 / (v1 - v0) as f64 * plot_w(w);
-    let visible = |a: u64, b: u64| b >= v0 && a <= v1;
-    let row: std::collections::BTreeMap<u32, usize> =
-        m.lanes.iter().enumerate().map(|(i, l)| (l.pid, i)).collect();
-    let lane_y = |pid: u32| TOP + row.get(&pid).copied().unwrap_or(0) as f64 * PITCH;
+    let frame = Frame::new(m, props.view, w);
+    let (v0, v1) = (frame.v0, frame.v1);
+    let x = |t: u64| frame.x(t);
+    let visible = |a: u64, b: u64| frame.visible(a, b);
+    let lane_y = |pid: u32| frame.lane_y(pid);
     let colour = |token: &Option<String>| {
         token
             .as_ref()
@@ -458,12 +486,12 @@ fn layers(props: &LayersProps) -> Html {
 /// shows some, never a pile, and only those are put into words; the rest fill in as the
 /// view narrows.
 fn tallies(m: &Model, view: (u64, u64), w: f64, lang: Lang) -> Vec<Html> {
-    let (v0, v1, _, _) = geometry(m, view);
-    let x = |t: u64| LABEL_W + (t.saturating_sub(v0)) as f64 / (v1 - v0) as f64 * plot_w(w);
-    let visible = |a: u64, b: u64| b >= v0 && a <= v1;
-    let row: std::collections::BTreeMap<u32, usize> =
-        m.lanes.iter().enumerate().map(|(i, l)| (l.pid, i)).collect();
-    let lane_y = |pid: u32| TOP + row.get(&pid).copied().unwrap_or(0) as f64 * PITCH;
+    let f = Frame::new(m, view, w);
+    let (x, visible, lane_y) = (
+        |t: u64| f.x(t),
+        |a: u64, b: u64| f.visible(a, b),
+        |pid: u32| f.lane_y(pid),
+    );
     let mut last_x: std::collections::BTreeMap<u32, f64> = std::collections::BTreeMap::new();
     m.tallies
         .iter()
@@ -526,12 +554,10 @@ impl Room {
 fn strips(m: &Model, view: (u64, u64), w: f64, lang: Lang) -> Html {
     use crate::timeline::states::FaultState;
     use crate::timeline::StoryKind;
-    let (v0, v1, _, _) = geometry(m, view);
-    let x = |t: u64| LABEL_W + (t.clamp(v0, v1) - v0) as f64 / (v1 - v0) as f64 * plot_w(w);
-    let visible = |a: u64, b: u64| b >= v0 && a <= v1;
-    let row: std::collections::BTreeMap<u32, usize> =
-        m.lanes.iter().enumerate().map(|(i, l)| (l.pid, i)).collect();
-    let strip_y = |pid: u32| TOP + row.get(&pid).copied().unwrap_or(0) as f64 * PITCH + LANE_H;
+    let f = Frame::new(m, view, w);
+    let x = |t: u64| f.x(t.clamp(f.v0, f.v1));
+    let visible = |a: u64, b: u64| f.visible(a, b);
+    let strip_y = |pid: u32| f.lane_y(pid) + LANE_H;
     let mut room = Room {
         taken: Default::default(),
         w,
