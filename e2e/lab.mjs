@@ -91,9 +91,37 @@ try {
     say(name, `200 trials in ${ms} ms: ${(200000 / ms).toFixed(0)} trials/s (a measurement, not a check)`);
     say(name, 'fixed, Try to break it:', v2);
     if (!/Every check held in all 200/.test(v2)) problems.push(`${name}: the fixed code did not pass 200 trials: ${v2}`);
+    // The trials ran in the sandbox's worker, beside the engine's module, not on the page.
+    const ranIn = await lab.locator('.lab-checks').getAttribute('data-ran-in');
+    if (ranIn !== 'worker') problems.push(`${name}: Try to break it ran in the ${ranIn}, not in the engine's worker`);
     const longs = await page.evaluate(() => window.__long);
     say(name, `long tasks during the trials: ${longs.length}, longest ${Math.max(0, ...longs).toFixed(0)} ms`);
     await lab.screenshot({ path: `${SHOTS}/lab-${name}-passed.png` });
+
+    if (name === 'desktop') {
+      // Try to break it, in the worker, on the naive release: broken at a trial, drawn.
+      await lab.locator('textarea').fill(NAIVE);
+      await lab.locator('.lab-verdict').evaluate((el) => { el.__seen = true; });
+      await lab.getByRole('button', { name: /Try to break it/ }).click();
+      await page.waitForFunction(() => {
+        const v = document.querySelector('section.lab[data-lab="safe-release"] .lab-verdict');
+        return v && !v.__seen && /Broken|failed/.test(v.innerText);
+      }, null, { timeout: 60000 });
+      const v4 = await lab.locator('.lab-verdict').innerText();
+      say(name, 'naive, Try to break it:', v4.split('\n')[0]);
+      if (!/Broken in trial \d+/.test(v4)) problems.push(`${name}: the naive release was not broken in a trial: ${v4}`);
+      if (await lab.locator('svg.timeline').count() !== 1) problems.push(`${name}: no timeline for the broken trial`);
+      if (await lab.locator('.lab-checks').getAttribute('data-ran-in') !== 'worker') problems.push(`${name}: the broken session did not run in the worker`);
+      // An infinite loop inside the worker's trials is stopped too.
+      await lab.locator('textarea').fill(LOOP);
+      await lab.locator('.lab-verdict').evaluate((el) => { el.__seen = true; });
+      await lab.getByRole('button', { name: /Try to break it/ }).click();
+      await page.waitForFunction(() => {
+        const v = document.querySelector('section.lab[data-lab="safe-release"] .lab-verdict');
+        return v && !v.__seen && /infinite loop/.test(v.innerText);
+      }, null, { timeout: 30000 });
+      say(name, 'infinite loop in Try to break it:', (await lab.locator('.lab-verdict').innerText()).split('\n')[0]);
+    }
 
     // An infinite loop is stopped and the page still answers.
     await lab.locator('textarea').fill(LOOP);

@@ -215,6 +215,17 @@ async function main() {
   check('an error reply rejects with the Redis text; console.log(err) shows it without a stack',
     a.actions[0].a === 'log' && a.actions[0].text === 'Error: ERR value is not an integer or out of range', a.actions);
 
+  // 9b. An error reply nobody catches is an error at the line that sent the command
+  // (the harness keeps only the nearest stack frames where a command is sent).
+  for (const [what, call] of [['incr', 'await redis.incr(key);'], ['eval', "await redis.eval('return 1', { keys: [key], arguments: [] });"]]) {
+    const uncaught = ['export async function acquire(redis, key) {', '  const x = 1;', `  ${call}`, '  return null;', '}',
+      'export async function release() {}'].join('\n');
+    a = await firstAnswer(host, uncaught);
+    a = await host.ask({ type: 'input', pid: 1, worker: 0, inc: 0, now_ms: 1001, ev: { kind: 'reply', id: a.actions[0].id, error: 'ERR boom' } });
+    check(`an uncaught error reply to ${what} is an error action on the learner's line 3`,
+      a.actions.length === 1 && a.actions[0].a === 'error' && /ERR boom/.test(a.actions[0].message) && a.actions[0].line === 3, a.actions);
+  }
+
   // 10. A crash: no actions, and the dead incarnation's events are ignored.
   a = await firstAnswer(host, setNxSolution);
   const crashed = await host.ask({ type: 'input', pid: 1, worker: 0, inc: 0, now_ms: 1001, ev: { kind: 'crash' } });

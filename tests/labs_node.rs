@@ -260,14 +260,20 @@ impl Lanes {
 
 /// The first failing trial of a session, as (trial index, violations, code error):
 /// sequentially with full traces, as `lockstep lab run` does...
-fn first_failure_in_order(lab: &Lab, source: &str, seed: u64, trials: u32) -> Option<(u32, String)> {
+/// The first failing trial in order, with both keys: violations and error (as the pool
+/// compares), and the error or else the violations (as the engine's groups compare).
+fn first_failures_in_order(lab: &Lab, source: &str, seed: u64, trials: u32) -> Option<(u32, String, String)> {
     let mut host = NodeHost::start().unwrap_or_else(|e| panic!("{e}"));
     lab::init(lab, &mut host, source).unwrap_or_else(|e| panic!("{e}"));
     (0..trials).find_map(|i| {
         let s = lab::trial_seed(seed, i + 1);
         let t = lab::run_once(lab, &mut host as &mut dyn Host, s, lab.trial_attacks(s))
             .unwrap_or_else(|e| panic!("{e}"));
-        (!t.passed()).then(|| (i, format!("{:?} {:?}", t.violations(), t.code_error)))
+        let keyed = match &t.code_error {
+            Some(e) => format!("{e:?}"),
+            None => format!("{:?}", t.violations()),
+        };
+        (!t.passed()).then(|| (i, format!("{:?} {:?}", t.violations(), t.code_error), keyed))
     })
 }
 
@@ -320,7 +326,7 @@ fn first_failure_in_pool(
 }
 
 #[test]
-fn a_pool_of_lanes_finds_the_same_first_failure_as_trials_in_order() {
+fn a_pool_of_lanes_and_the_engines_groups_find_the_same_first_failure_as_trials_in_order() {
     for lab in labs_list() {
         let mut sources = vec![("solution.js".to_string(), lab.solution.clone())];
         for f in files(&lab.id, "fail") {
@@ -339,13 +345,78 @@ fn a_pool_of_lanes_finds_the_same_first_failure_as_trials_in_order() {
             {
                 continue; // code that does not compile never reaches a trial
             }
-            let in_order = first_failure_in_order(&lab, &src, 99, 12);
+            let both = first_failures_in_order(&lab, &src, 99, 12);
+            let in_order = both.clone().map(|(i, a, _)| (i, a));
             let (pooled, per_batch) = first_failure_in_pool(&lab, &src, 99, 12, (2, 2));
             assert_eq!(pooled, in_order, "{} {name}", lab.id);
+            // Three groups: trials 0, 3, 6, 9 in the first, and limits between them.
+            let grouped = first_failure_in_groups(&lab, &src, 99, 12, 3);
+            assert_eq!(
+                grouped,
+                both.map(|(i, _, k)| (i, k)),
+                "{} {name}, in the engine's groups",
+                lab.id
+            );
             if in_order.is_none() {
                 // Round trips carry inputs for several lanes (fewer at the tail).
                 assert!(per_batch > 1.5, "{} {name}: {per_batch} inputs per batch", lab.id);
             }
         }
     }
+}
+
+/// ...and as the engine's worker does (`sim::lab_seq`): each group runs its trials one
+/// after another beside its own harness; a group's failure limits the groups after it.
+/// Its report goes through JSON, as it does from the worker to the page, and the page's
+/// verdicts come from replaying the failing trial's tape. A trial whose code failed is
+/// compared by its error (the checks are not shown for it), the others by violations.
+fn first_failure_in_groups(
+    lab: &Lab,
+    source: &str,
+    seed: u64,
+    trials: u32,
+    groups: u32,
+) -> Option<(u32, String)> {
+    use lockstep::sim::lab_seq::{violations, FailedTrial, GroupReport, TrialSeq};
+    let mut lowest: Option<FailedTrial> = None;
+    let mut finished = 0;
+    for g in 0..groups {
+        let mut host = NodeHost::start().unwrap_or_else(|e| panic!("{e}"));
+        lab::init(lab, &mut host, source).unwrap_or_else(|e| panic!("{e}"));
+        let t = &lab.texts;
+        let mut seq = TrialSeq::new(&t.dir, &t.lab_toml, &t.scenario_toml, seed, trials, g, groups)
+            .unwrap_or_else(|e| panic!("{e}"));
+        if let Some(f) = &lowest {
+            seq.limit(f.trial);
+        }
+        while let Some(m) = seq.next_message() {
+            match host.exchange(&m) {
+                Ok(a) => seq.answer(&a),
+                Err(e) => seq.host_failed(e),
+            }
+        }
+        let v: serde_json::Value = serde_json::from_str(&seq.report_json()).unwrap_or_else(|e| panic!("{e}"));
+        let report = GroupReport::read(&v).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(report, seq.report(), "the report survives JSON");
+        finished += report.finished;
+        if let Some(f) = report.failure {
+            assert!(f.trial % groups == g, "group {g} ran trial {}", f.trial);
+            if lowest.as_ref().is_none_or(|l| f.trial < l.trial) {
+                lowest = Some(f);
+            }
+        }
+    }
+    if lowest.is_none() {
+        assert_eq!(finished, trials, "every trial ran once");
+    }
+    lowest.map(|f| {
+        let key = match &f.code_error {
+            Some(e) => format!("{e:?}"),
+            None => format!(
+                "{:?}",
+                violations(&f.regrade(lab).unwrap_or_else(|e| panic!("{e}")).1)
+            ),
+        };
+        (f.trial, key)
+    })
 }

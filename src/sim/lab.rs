@@ -328,6 +328,18 @@ pub struct Lab {
     node_down_us: (u64, u64),
     workers: u32,
     nodes: u32,
+    /// The files it was read from: the engine's worker reads the lab again from them
+    /// (`sim::lab_seq`), so the page sends text, not a parsed lab.
+    pub texts: LabTexts,
+}
+
+/// A lab's own files (the driver, starter and solution are JavaScript the engine never
+/// needs).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LabTexts {
+    pub dir: String,
+    pub lab_toml: String,
+    pub scenario_toml: String,
 }
 
 /// A lab file with a mistake: the file, line and field, and what is wrong.
@@ -558,6 +570,11 @@ impl Lab {
             node_down_us,
             workers,
             nodes,
+            texts: LabTexts {
+                dir: src.dir.to_string(),
+                lab_toml: text.to_string(),
+                scenario_toml: src.scenario_toml.to_string(),
+            },
         })
     }
 

@@ -14,6 +14,7 @@
 //! - [`caption`]: a scenario's captions for its key moments, placed on a run.
 //! - [`explore`]: random faults around a scenario, shrinking counterexamples.
 //! - [`sweep`]: one scenario at several TTLs, for §4's trade-off table.
+//! - [`lab_seq`]: a lab's trials run one after another, for the engine's worker.
 //! - [`cli`]: `lockstep scenarios | run | explore`.
 //!
 //! Invariants: nothing here reads the wall clock or OS entropy (one seed drives every
@@ -45,6 +46,7 @@ pub mod explore;
 /// Typed facts (reasons, hold ends, violation kinds) carried to where they are shown.
 pub mod fact;
 pub mod lab;
+pub mod lab_seq;
 /// Lock arithmetic shared by the Redlock client and the quizzes (lead-owned).
 pub mod lockmath;
 pub mod rng;

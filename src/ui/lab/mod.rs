@@ -7,6 +7,7 @@
 //! Run or Try to break it. The simulator runs here, between the sandbox's answers; the
 //! page stays responsive because every answer is awaited.
 
+mod engine;
 mod sandbox;
 
 use crate::lesson::content::Lang;
@@ -20,7 +21,7 @@ use crate::timeline::{self, Model};
 use crate::ui::browser;
 use crate::ui::components::render;
 use crate::ui::components::CodeBlock;
-use sandbox::Sandbox;
+use sandbox::{EngineFiles, Sandbox};
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -78,6 +79,8 @@ struct Shown {
     checks: Vec<(String, bool)>,
     code_error: Option<CodeError>,
     broken: Option<Broken>,
+    /// Where the trials ran: `worker` (the engine beside the learner's code) or `page`.
+    ran_in: &'static str,
 }
 
 /// The run that broke (or whose code failed), drawn.
@@ -116,7 +119,7 @@ pub async fn run_once_in_sandbox(lab_id: &str, code: &str, seed: u64) -> Result<
     let mut lab = crate::labs::shown(lab_id).ok_or("no such lab")??;
     lab.driver = lab_file(&format!("{lab_id}/driver.js")).await?.to_string();
     let (harness, html) = (lab_file("harness.js").await?, lab_file("sandbox.html").await?);
-    let sandbox = open_sandbox(&lab, code, &html, &harness)
+    let sandbox = open_sandbox(&lab, code, &html, &harness, None)
         .await?
         .map_err(|e| e.to_string())?;
     let pool = RefCell::new(lab::TrialPool::new(&lab, 1, 1, 1, |_| {
@@ -283,12 +286,35 @@ async fn open_sandbox(
     code: &str,
     html: &str,
     harness: &str,
+    engine: Option<&EngineFiles>,
 ) -> Result<Result<Sandbox, CodeError>, String> {
-    let sandbox = Sandbox::open(html, harness).await.map_err(|e| e.to_string())?;
+    let sandbox = Sandbox::open(html, harness, engine)
+        .await
+        .map_err(|e| e.to_string())?;
     Ok(match sandbox.exchange(&lab.init_message(code)).await {
         Ok(a) => lab::parse_ready(&a).map(|()| sandbox),
         Err(e) => Err(e),
     })
+}
+
+/// Opens `groups` sandboxes side by side (each loads a frame, a worker and the code):
+/// the sandboxes, or the code's error.
+async fn open_all(
+    lab: &Lab,
+    code: &str,
+    (html, harness): (&str, &str),
+    groups: usize,
+    engine: Option<&EngineFiles>,
+) -> Result<Result<Vec<Sandbox>, CodeError>, String> {
+    let opening = (0..groups).map(|_| open_sandbox(lab, code, html, harness, engine));
+    let mut sandboxes = Vec::new();
+    for opened in futures_util::future::join_all(opening).await {
+        match opened? {
+            Ok(sandbox) => sandboxes.push(sandbox),
+            Err(e) => return Ok(Err(e)),
+        }
+    }
+    Ok(Ok(sandboxes))
 }
 
 /// Runs group `group`'s batches through its sandbox until the group is done or the
@@ -339,19 +365,68 @@ async fn run_session(s: Session, progress: Callback<(u32, u32)>) -> Result<Shown
         checks: lab.checks.iter().map(|c| (c.name().to_string(), true)).collect(),
         code_error: None,
         broken: None,
+        ran_in: "page",
     };
     let groups = if break_it { SANDBOXES } else { 1 };
-    // The sandboxes start side by side (each loads a frame, a worker and the code).
-    let opening = (0..groups).map(|_| open_sandbox(&lab, &s.code, &html, &harness));
-    let mut sandboxes = Vec::new();
-    for opened in futures_util::future::join_all(opening).await {
-        match opened? {
-            Ok(sandbox) => sandboxes.push(sandbox),
+    // "Try to break it" runs in the sandboxes' workers when the engine's module is served.
+    let engine = match break_it && s.replay.is_none() {
+        true => engine::files().await,
+        false => None,
+    };
+    let mut sandboxes = match open_all(&lab, &s.code, (&html, &harness), groups, engine.as_deref()).await? {
+        Ok(v) => v,
+        Err(e) => {
+            shown.code_error = Some(e);
+            return Ok(shown);
+        }
+    };
+    // `None`: no engine; `Some(Err)`: the engine failed.
+    let in_worker = match engine.is_some() {
+        true => Some(engine::run(&lab, s.seed, s.trials, &sandboxes, &s.cancel, &progress).await),
+        false => None,
+    };
+    if let Some(Err(why)) = &in_worker {
+        // The engine failed, not the learner's code (a browser that will not start it
+        // in the sandbox, say): the page runs the trials itself, as without the engine.
+        web_sys::console::warn_1(&format!("lab engine: {why}; the page runs the trials").into());
+        drop(sandboxes);
+        sandboxes = match open_all(&lab, &s.code, (&html, &harness), groups, None).await? {
+            Ok(v) => v,
             Err(e) => {
                 shown.code_error = Some(e);
                 return Ok(shown);
             }
+        };
+    }
+    if let Some(Ok(out)) = in_worker {
+        drop(sandboxes);
+        shown.ran_in = "worker";
+        shown.trials = out.finished;
+        progress.emit((shown.trials, s.trials));
+        if s.cancel.get() {
+            shown.cancelled = true;
+            return Ok(shown);
         }
+        if let Some(f) = out.failure {
+            shown.trials = f.trial + 1;
+            // A trial that never returned (an infinite loop) has no run to draw.
+            if f.tape.is_empty() && f.code_error.is_some() {
+                show_failure(&mut shown, &[], f.code_error);
+            } else {
+                // The worker sends the tape; replaying it here gives what it graded.
+                let (attacks, verdicts) = f.regrade(&lab)?;
+                show_failure(&mut shown, &verdicts, f.code_error.clone());
+                let model = timeline::build_lab(&lab, f.seed, &attacks, f.tape)?;
+                shown.broken = Some(Broken {
+                    seed: f.seed,
+                    trial: f.trial + 1,
+                    attacks,
+                    violations: crate::sim::lab_seq::violations(&verdicts),
+                    model: Rc::new(model),
+                });
+            }
+        }
+        return Ok(shown);
     }
     let draw = |i: u32| match s.replay {
         Some(t) => (t, lab.trial_attacks(t)),
@@ -380,14 +455,7 @@ async fn run_session(s: Session, progress: Callback<(u32, u32)>) -> Result<Shown
     }
     if let Some((i, t)) = pool.into_failure() {
         shown.trials = i + 1;
-        for (name, ok) in shown.checks.iter_mut() {
-            *ok = t
-                .verdicts
-                .iter()
-                .find(|v| v.check.name() == name)
-                .is_none_or(|v| v.violations.is_empty());
-        }
-        shown.code_error = t.code_error.clone();
+        show_failure(&mut shown, &t.verdicts, t.code_error.clone());
         let model = timeline::build_lab(&lab, t.seed, &t.attacks, t.tape.clone())?;
         shown.broken = Some(Broken {
             seed: t.seed,
@@ -398,6 +466,17 @@ async fn run_session(s: Session, progress: Callback<(u32, u32)>) -> Result<Shown
         });
     }
     Ok(shown)
+}
+
+/// Which checks a failing trial broke, and its code error.
+fn show_failure(shown: &mut Shown, verdicts: &[lab::Verdict], code_error: Option<CodeError>) {
+    for (name, ok) in shown.checks.iter_mut() {
+        *ok = verdicts
+            .iter()
+            .find(|v| v.check.name() == name)
+            .is_none_or(|v| v.violations.is_empty());
+    }
+    shown.code_error = code_error;
 }
 
 /// The solution button's action: show the lab's reference solution (a pack's lab has it;
@@ -810,7 +889,7 @@ fn result_view(
     };
     let checks = (s.code_error.is_none() && !s.cancelled).then(|| {
         html! {
-            <ul class="lab-checks" aria-label={t.t("lab_checks")}>
+            <ul class="lab-checks" aria-label={t.t("lab_checks")} data-ran-in={s.ran_in}>
                 { for s.checks.iter().map(|(name, ok)| html! {
                     <li class={if *ok { "held" } else { "broken" }}>
                         <span aria-hidden="true">{ if *ok { "✓ " } else { "✗ " } }</span>

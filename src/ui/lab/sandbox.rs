@@ -17,10 +17,19 @@ pub const ANSWER_LIMIT_MS: i32 = 5_000;
 
 /// Resolves the pending answer's promise.
 type Waiter = Rc<RefCell<Option<js_sys::Function>>>;
+/// Answers that came while nobody waited (a group of trials reports as it goes).
+type Inbox = Rc<RefCell<std::collections::VecDeque<JsValue>>>;
+
+/// The engine's module for the sandbox's worker: its wasm-bindgen glue and its wasm.
+pub struct EngineFiles {
+    pub glue: Rc<str>,
+    pub wasm: js_sys::ArrayBuffer,
+}
 
 pub struct Sandbox {
     frame: web_sys::HtmlIFrameElement,
     waiter: Waiter,
+    inbox: Inbox,
     /// The worker's end of a direct line, once the frame has handed it over.
     port: Rc<RefCell<Option<web_sys::MessagePort>>>,
     _listener: EventListener,
@@ -54,7 +63,9 @@ fn clear_timer(id: i32) {
 
 impl Sandbox {
     /// A fresh sandbox with the harness loaded. `html` is `labs/sandbox.html`.
-    pub async fn open(html: &str, harness: &str) -> Result<Sandbox, CodeError> {
+    /// With `engine`, its worker can also run "Try to break it" by itself
+    /// ([`Sandbox::receive`]).
+    pub async fn open(html: &str, harness: &str, engine: Option<&EngineFiles>) -> Result<Sandbox, CodeError> {
         let doc = web_sys::window()
             .and_then(|w| w.document())
             .ok_or_else(|| err("no document"))?;
@@ -81,10 +92,11 @@ impl Sandbox {
         clear_timer(timer);
         frame.set_onload(None);
         let waiter: Waiter = Rc::new(RefCell::new(None));
+        let inbox: Inbox = Rc::new(RefCell::new(Default::default()));
         let port: Rc<RefCell<Option<web_sys::MessagePort>>> = Rc::new(RefCell::new(None));
         let port_listener: Rc<RefCell<Option<EventListener>>> = Rc::new(RefCell::new(None));
         let listener = {
-            let waiter = waiter.clone();
+            let (waiter, inbox) = (waiter.clone(), inbox.clone());
             let (port, port_listener) = (port.clone(), port_listener.clone());
             let source = frame.content_window();
             let window = web_sys::window().ok_or_else(|| err("no window"))?;
@@ -107,14 +119,12 @@ impl Sandbox {
                     .is_some_and(|t| t == "port");
                 if is_port {
                     if let Ok(p) = m.ports().get(0).dyn_into::<web_sys::MessagePort>() {
-                        let waiter = waiter.clone();
+                        let (waiter, inbox) = (waiter.clone(), inbox.clone());
                         let l = EventListener::new(&p, "message", move |e| {
                             let Some(m) = e.dyn_ref::<web_sys::MessageEvent>() else {
                                 return;
                             };
-                            if let Some(resolve) = waiter.borrow_mut().take() {
-                                let _ = resolve.call1(&JsValue::NULL, &m.data());
-                            }
+                            deliver(&waiter, &inbox, m.data());
                         });
                         p.start();
                         *port_listener.borrow_mut() = Some(l);
@@ -122,14 +132,13 @@ impl Sandbox {
                     }
                     return;
                 }
-                if let Some(resolve) = waiter.borrow_mut().take() {
-                    let _ = resolve.call1(&JsValue::NULL, &data);
-                }
+                deliver(&waiter, &inbox, data);
             })
         };
         let sandbox = Sandbox {
             frame,
             waiter,
+            inbox,
             port,
             _listener: listener,
             _port_listener: port_listener,
@@ -138,7 +147,62 @@ impl Sandbox {
         let _ = js_sys::Reflect::set(&msg, &"type".into(), &"harness".into());
         let _ = js_sys::Reflect::set(&msg, &"source".into(), &harness.into());
         sandbox.post(&msg)?;
+        if let Some(e) = engine {
+            let msg = js_sys::Object::new();
+            let _ = js_sys::Reflect::set(&msg, &"type".into(), &"engine".into());
+            let _ = js_sys::Reflect::set(&msg, &"glue".into(), &(*e.glue).into());
+            let _ = js_sys::Reflect::set(&msg, &"wasm".into(), &e.wasm);
+            sandbox.post(&msg)?;
+        }
         Ok(sandbox)
+    }
+
+    /// Post a message (JSON text) without waiting for an answer.
+    pub fn send(&self, message: &str) -> Result<(), CodeError> {
+        self.post(&JsValue::from_str(message))
+    }
+
+    /// The next message from the worker (JSON text), or the infinite-loop error when
+    /// none comes within [`ANSWER_LIMIT_MS`].
+    pub async fn receive(&self) -> Result<String, CodeError> {
+        let queued = self.inbox.borrow_mut().pop_front();
+        let v = match queued {
+            Some(v) => v,
+            None => {
+                let waiter = self.waiter.clone();
+                let answer = js_sys::Promise::new(&mut |resolve, _| {
+                    *waiter.borrow_mut() = Some(resolve);
+                });
+                self.wait(answer).await
+            }
+        };
+        self.text_of(v)
+    }
+
+    /// `answer` or, after [`ANSWER_LIMIT_MS`], `undefined`.
+    async fn wait(&self, answer: js_sys::Promise) -> JsValue {
+        let (limit, timer) = sleep_promise(ANSWER_LIMIT_MS);
+        let raced = js_sys::Promise::race(&js_sys::Array::of2(&answer, &limit));
+        let v = JsFuture::from(raced).await.unwrap_or(JsValue::UNDEFINED);
+        clear_timer(timer);
+        v
+    }
+
+    fn text_of(&self, v: JsValue) -> Result<String, CodeError> {
+        if v.is_undefined() {
+            self.waiter.borrow_mut().take();
+            return Err(err(format!(
+                "your code did not return within {} s: an infinite loop?",
+                ANSWER_LIMIT_MS / 1000
+            )));
+        }
+        if let Some(text) = v.as_string() {
+            return Ok(text);
+        }
+        js_sys::JSON::stringify(&v)
+            .ok()
+            .and_then(|s| s.as_string())
+            .ok_or_else(|| err("the sandbox's answer is not JSON"))
     }
 
     fn post(&self, msg: &JsValue) -> Result<(), CodeError> {
@@ -169,29 +233,24 @@ impl Sandbox {
         } else {
             js_sys::JSON::parse(message).map_err(|_| err("not JSON"))?
         };
+        self.inbox.borrow_mut().clear();
         let waiter = self.waiter.clone();
         let answer = js_sys::Promise::new(&mut |resolve, _| {
             *waiter.borrow_mut() = Some(resolve);
         });
         self.post(&msg)?;
-        let (limit, timer) = sleep_promise(ANSWER_LIMIT_MS);
-        let raced = js_sys::Promise::race(&js_sys::Array::of2(&answer, &limit));
-        let v = JsFuture::from(raced).await.unwrap_or(JsValue::UNDEFINED);
-        clear_timer(timer);
-        if v.is_undefined() {
-            self.waiter.borrow_mut().take();
-            return Err(err(format!(
-                "your code did not return within {} s: an infinite loop?",
-                ANSWER_LIMIT_MS / 1000
-            )));
+        let v = self.wait(answer).await;
+        self.text_of(v)
+    }
+}
+
+/// A message from the frame or the worker: to whoever waits, or into the inbox.
+fn deliver(waiter: &Waiter, inbox: &Inbox, data: JsValue) {
+    match waiter.borrow_mut().take() {
+        Some(resolve) => {
+            let _ = resolve.call1(&JsValue::NULL, &data);
         }
-        if let Some(text) = v.as_string() {
-            return Ok(text);
-        }
-        js_sys::JSON::stringify(&v)
-            .ok()
-            .and_then(|s| s.as_string())
-            .ok_or_else(|| err("the sandbox's answer is not JSON"))
+        None => inbox.borrow_mut().push_back(data),
     }
 }
 

@@ -2420,7 +2420,8 @@ impl<S: Clone + AsRef<[u8]>> CompilerFunction<S> {
         let mut function = CompilerFunction {
             reference,
             constants: Vec::new(),
-            constant_table: HashMap::default(),
+            // Lockstep patch: ahash without `runtime-rng` has no `Default` (no entropy).
+            constant_table: HashMap::with_hasher(ahash::RandomState::new()),
             upvalues: Vec::new(),
             functions: Vec::new(),
             register_allocator: RegisterAllocator::default(),

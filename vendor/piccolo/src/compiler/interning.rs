@@ -16,8 +16,14 @@ impl<'a, S: StringInterner> StringInterner for &'a mut S {
     }
 }
 
-#[derive(Default)]
 pub struct BasicInterner(HashSet<Rc<[u8]>>);
+
+// Lockstep patch: ahash without `runtime-rng` has no `Default` (no entropy).
+impl Default for BasicInterner {
+    fn default() -> Self {
+        BasicInterner(HashSet::with_hasher(ahash::RandomState::new()))
+    }
+}
 
 impl StringInterner for BasicInterner {
     type String = Rc<[u8]>;

@@ -1,0 +1,290 @@
+//! "Try to break it" where the harness answers in the same thread: the engine's worker
+//! (`src/bin/engine.rs`), which holds this runner and the learner's harness side by
+//! side, so an exchange is a function call rather than a message between threads.
+//!
+//! A session's trials are split into `groups` (one worker each): group `g` runs trials
+//! `g, g + groups, g + 2·groups, …` in order, and stops at its first failure or at a
+//! limit the page sets when another group has failed earlier. The page keeps the lowest
+//! failing trial over all groups, which is the one a single sequential run finds.
+//! Trial `i` has the seed [`trial_seed`]`(seed, i + 1)` and the attacks drawn from it,
+//! exactly as the page's own pool draws them.
+
+use super::checker::Violation;
+use super::lab::{
+    grade, parse_ready, replay_world, trial_seed, CodeError, Lab, LabAttack, LabRun, LabSources, TrialResult,
+    Verdict,
+};
+use super::trace::TraceLevel;
+use serde_json::{json, Value};
+
+/// The first trial a group found broken, as the page needs it to show it: its index,
+/// seed and tape (the harness's answers) and the code's error, if any. The attacks come
+/// from the seed, and the verdicts from replaying the tape ([`FailedTrial::regrade`]), so
+/// the page reads a few numbers and strings: no derived deserializer for the verdicts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FailedTrial {
+    /// The trial's index in the session (0-based).
+    pub trial: u32,
+    pub seed: u64,
+    pub code_error: Option<CodeError>,
+    pub tape: Vec<String>,
+}
+
+/// A group's report, when it is done.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GroupReport {
+    /// Trials this group finished.
+    pub finished: u32,
+    pub failure: Option<FailedTrial>,
+}
+
+impl GroupReport {
+    /// As JSON: `{"finished":F,"failure":null | {"trial","seed" (text: a u64 does not
+    /// survive a JavaScript number),"code_error","tape"}}`.
+    pub fn json(&self) -> String {
+        let failure = self.failure.as_ref().map(|f| {
+            json!({
+                "trial": f.trial,
+                "seed": f.seed.to_string(),
+                "code_error": f.code_error.as_ref().map(|e| json!({
+                    "message": e.message, "line": e.line, "col": e.col, "worker": e.worker,
+                })),
+                "tape": f.tape,
+            })
+        });
+        json!({ "finished": self.finished, "failure": failure }).to_string()
+    }
+
+    /// Reads [`GroupReport::json`]'s form (as the page gets it inside `done`).
+    pub fn read(v: &Value) -> Result<GroupReport, String> {
+        let bad = || "the engine's report cannot be read".to_string();
+        let finished = v.get("finished").and_then(Value::as_u64).ok_or_else(bad)?;
+        let failure = match v.get("failure") {
+            None | Some(Value::Null) => None,
+            Some(f) => {
+                let n = |k: &str| {
+                    f.get(k)
+                        .and_then(Value::as_u64)
+                        .and_then(|x| u32::try_from(x).ok())
+                };
+                let code_error = f.get("code_error").filter(|e| !e.is_null()).map(|e| CodeError {
+                    message: e
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .unwrap_or("error")
+                        .to_string(),
+                    line: e
+                        .get("line")
+                        .and_then(Value::as_u64)
+                        .and_then(|x| u32::try_from(x).ok()),
+                    col: e
+                        .get("col")
+                        .and_then(Value::as_u64)
+                        .and_then(|x| u32::try_from(x).ok()),
+                    worker: e.get("worker").and_then(Value::as_str).map(str::to_string),
+                });
+                Some(FailedTrial {
+                    trial: n("trial").ok_or_else(bad)?,
+                    seed: f
+                        .get("seed")
+                        .and_then(Value::as_str)
+                        .and_then(|t| t.parse().ok())
+                        .ok_or_else(bad)?,
+                    code_error,
+                    tape: f
+                        .get("tape")
+                        .and_then(Value::as_array)
+                        .ok_or_else(bad)?
+                        .iter()
+                        .map(|a| a.as_str().map(str::to_string).ok_or_else(bad))
+                        .collect::<Result<_, _>>()?,
+                })
+            }
+        };
+        Ok(GroupReport {
+            finished: u32::try_from(finished).map_err(|_| bad())?,
+            failure,
+        })
+    }
+}
+
+impl FailedTrial {
+    fn of(trial: u32, t: TrialResult) -> FailedTrial {
+        FailedTrial {
+            trial,
+            seed: t.seed,
+            code_error: t.code_error,
+            tape: t.tape,
+        }
+    }
+
+    /// The trial's attacks (drawn from its seed, as the worker drew them) and its
+    /// verdicts, from replaying its tape: what the worker graded.
+    pub fn regrade(&self, lab: &Lab) -> Result<(Vec<LabAttack>, Vec<Verdict>), String> {
+        let attacks = lab.trial_attacks(self.seed);
+        let mut world = replay_world(lab, self.seed, &attacks, self.tape.clone())?;
+        let mut trace = Vec::new();
+        while world.step(&mut trace) {}
+        let (_, verdicts) = grade(lab, &trace, &world.process_names());
+        Ok((attacks, verdicts))
+    }
+}
+
+/// Every violation of these verdicts, in time order (as [`TrialResult::violations`]).
+pub fn violations(verdicts: &[Verdict]) -> Vec<Violation> {
+    let mut all: Vec<Violation> = verdicts.iter().flat_map(|v| v.violations.clone()).collect();
+    all.sort_by(|a, b| {
+        a.from_ms
+            .total_cmp(&b.from_ms)
+            .then(a.kind.as_str().cmp(b.kind.as_str()))
+    });
+    all
+}
+
+struct Current {
+    trial: u32,
+    run: LabRun,
+    started: bool,
+}
+
+/// One group's trials, run one after another.
+pub struct TrialSeq {
+    lab: Lab,
+    seed: u64,
+    total: u32,
+    groups: u32,
+    /// The next trial index to start.
+    next: u32,
+    /// No trial at or above this index is started (another group failed below it).
+    limit: u32,
+    current: Option<Current>,
+    finished: u32,
+    failure: Option<FailedTrial>,
+}
+
+impl TrialSeq {
+    /// Group `group` of `groups` of a session of `total` trials from `seed`, for the lab
+    /// read from `texts` (the page sends the files it read the lab from).
+    pub fn new(
+        dir: &str,
+        lab_toml: &str,
+        scenario_toml: &str,
+        seed: u64,
+        total: u32,
+        group: u32,
+        groups: u32,
+    ) -> Result<TrialSeq, String> {
+        let lab = Lab::parse(&LabSources {
+            dir,
+            lab_toml,
+            scenario_toml,
+            driver: "",
+            starter: "",
+            solution: "",
+        })
+        .map_err(|e| e.to_string())?;
+        let groups = groups.max(1);
+        Ok(TrialSeq {
+            lab,
+            seed,
+            total: total.min(super::lab::MAX_TRIALS),
+            groups,
+            next: group.min(groups - 1),
+            limit: u32::MAX,
+            current: None,
+            finished: 0,
+            failure: None,
+        })
+    }
+
+    /// The next message for the harness (JSON text), or `None` when the group is done.
+    /// A trial starts with `{"type":"run"}` (the harness forgets the last trial's
+    /// processes), then takes the run's inputs.
+    pub fn next_message(&mut self) -> Option<String> {
+        loop {
+            if self.current.is_none() {
+                let i = self.next;
+                if self.failure.is_some() || i >= self.total || i >= self.limit {
+                    return None;
+                }
+                self.next = i.saturating_add(self.groups);
+                let seed = trial_seed(self.seed, i.saturating_add(1));
+                let attacks = self.lab.trial_attacks(seed);
+                match LabRun::traced(&self.lab, seed, attacks, TraceLevel::Semantic) {
+                    Ok(run) => {
+                        self.current = Some(Current {
+                            trial: i,
+                            run,
+                            started: false,
+                        })
+                    }
+                    Err(_) => return None,
+                }
+            }
+            let cur = self.current.as_mut()?;
+            if !cur.started {
+                return Some(r#"{"type":"run"}"#.to_string());
+            }
+            if let Some(m) = cur.run.next_message() {
+                return Some(m);
+            }
+            if let Some(done) = self.current.take() {
+                let t = done.run.finish(&self.lab);
+                self.finished += 1;
+                if !t.passed() {
+                    self.failure = Some(FailedTrial::of(done.trial, t));
+                }
+            }
+        }
+    }
+
+    /// The harness's answer to the last message.
+    pub fn answer(&mut self, answer: &str) {
+        let Some(cur) = self.current.as_mut() else {
+            return;
+        };
+        if cur.started {
+            cur.run.answer(answer);
+        } else {
+            cur.started = true;
+            if let Err(e) = parse_ready(answer) {
+                cur.run.host_failed(e);
+            }
+        }
+    }
+
+    /// The host could not answer: the trial in flight ends with this error.
+    pub fn host_failed(&mut self, e: CodeError) {
+        if let Some(cur) = self.current.as_mut() {
+            cur.started = true;
+            cur.run.host_failed(e);
+        }
+    }
+
+    /// Start no trial at or above `trial` (a lower one failed in another group).
+    pub fn limit(&mut self, trial: u32) {
+        self.limit = self.limit.min(trial);
+    }
+
+    /// The trial in flight, if any.
+    pub fn trial(&self) -> Option<u32> {
+        self.current.as_ref().map(|c| c.trial)
+    }
+
+    /// Trials finished so far.
+    pub fn finished(&self) -> u32 {
+        self.finished
+    }
+
+    /// The group's report so far (final once [`TrialSeq::next_message`] gave `None`).
+    pub fn report(&self) -> GroupReport {
+        GroupReport {
+            finished: self.finished,
+            failure: self.failure.clone(),
+        }
+    }
+
+    pub fn report_json(&self) -> String {
+        self.report().json()
+    }
+}
