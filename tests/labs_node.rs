@@ -377,7 +377,8 @@ fn first_failure_in_groups(
     trials: u32,
     groups: u32,
 ) -> Option<(u32, String)> {
-    use lockstep::sim::lab_seq::{violations, FailedTrial, GroupReport, TrialSeq};
+    use lockstep::sim::lab::violations_of as violations;
+    use lockstep::sim::lab_seq::{FailedTrial, GroupReport, TrialSeq};
     let mut lowest: Option<FailedTrial> = None;
     let mut finished = 0;
     for g in 0..groups {

@@ -1052,6 +1052,17 @@ fn first_code_error(trace: &[TraceEvent], names: &[String]) -> Option<CodeError>
     })
 }
 
+/// Every violation of these verdicts, in time order.
+pub fn violations_of(verdicts: &[Verdict]) -> Vec<Violation> {
+    let mut all: Vec<Violation> = verdicts.iter().flat_map(|v| v.violations.clone()).collect();
+    all.sort_by(|a, b| {
+        a.from_ms
+            .total_cmp(&b.from_ms)
+            .then(a.kind.as_str().cmp(b.kind.as_str()))
+    });
+    all
+}
+
 /// One check's result in one run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
@@ -1080,13 +1091,7 @@ impl TrialResult {
 
     /// Every violation of every check, in time order.
     pub fn violations(&self) -> Vec<Violation> {
-        let mut all: Vec<Violation> = self.verdicts.iter().flat_map(|v| v.violations.clone()).collect();
-        all.sort_by(|a, b| {
-            a.from_ms
-                .total_cmp(&b.from_ms)
-                .then(a.kind.as_str().cmp(b.kind.as_str()))
-        });
-        all
+        violations_of(&self.verdicts)
     }
 }
 

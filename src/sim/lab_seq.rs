@@ -9,7 +9,6 @@
 //! Trial `i` has the seed [`trial_seed`]`(seed, i + 1)` and the attacks drawn from it,
 //! exactly as the page's own pool draws them.
 
-use super::checker::Violation;
 use super::lab::{
     grade, parse_ready, replay_world, trial_seed, CodeError, Lab, LabAttack, LabRun, LabSources, TrialResult,
     Verdict,
@@ -128,17 +127,6 @@ impl FailedTrial {
         let (_, verdicts) = grade(lab, &trace, &world.process_names());
         Ok((attacks, verdicts))
     }
-}
-
-/// Every violation of these verdicts, in time order (as [`TrialResult::violations`]).
-pub fn violations(verdicts: &[Verdict]) -> Vec<Violation> {
-    let mut all: Vec<Violation> = verdicts.iter().flat_map(|v| v.violations.clone()).collect();
-    all.sort_by(|a, b| {
-        a.from_ms
-            .total_cmp(&b.from_ms)
-            .then(a.kind.as_str().cmp(b.kind.as_str()))
-    });
-    all
 }
 
 struct Current {

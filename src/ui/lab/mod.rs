@@ -421,7 +421,7 @@ async fn run_session(s: Session, progress: Callback<(u32, u32)>) -> Result<Shown
                     seed: f.seed,
                     trial: f.trial + 1,
                     attacks,
-                    violations: crate::sim::lab_seq::violations(&verdicts),
+                    violations: lab::violations_of(&verdicts),
                     model: Rc::new(model),
                 });
             }
