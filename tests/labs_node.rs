@@ -384,9 +384,7 @@ fn first_failure_in_groups(
     for g in 0..groups {
         let mut host = NodeHost::start().unwrap_or_else(|e| panic!("{e}"));
         lab::init(lab, &mut host, source).unwrap_or_else(|e| panic!("{e}"));
-        let t = &lab.texts;
-        let mut seq = TrialSeq::new(&t.dir, &t.lab_toml, &t.scenario_toml, seed, trials, g, groups)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let mut seq = TrialSeq::new(&lab.texts, seed, trials, g, groups).unwrap_or_else(|e| panic!("{e}"));
         if let Some(f) = &lowest {
             seq.limit(f.trial);
         }

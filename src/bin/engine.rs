@@ -8,7 +8,7 @@
 
 #[cfg(target_arch = "wasm32")]
 mod web {
-    use lockstep::sim::lab::CodeError;
+    use lockstep::sim::lab::LabTexts;
     use lockstep::sim::lab_seq::TrialSeq;
     use wasm_bindgen::prelude::*;
 
@@ -32,7 +32,12 @@ mod web {
             let seed: u64 = seed
                 .parse()
                 .map_err(|_| JsError::new("the seed is not a number"))?;
-            TrialSeq::new(dir, lab_toml, scenario_toml, seed, total, group, groups)
+            let texts = LabTexts {
+                dir: dir.to_string(),
+                lab_toml: lab_toml.to_string(),
+                scenario_toml: scenario_toml.to_string(),
+            };
+            TrialSeq::new(&texts, seed, total, group, groups)
                 .map(Trials)
                 .map_err(|e| JsError::new(&e))
         }
@@ -44,11 +49,6 @@ mod web {
 
         pub fn answer(&mut self, answer: &str) {
             self.0.answer(answer)
-        }
-
-        /// The harness failed to answer (its own error): the trial ends with it.
-        pub fn fail(&mut self, message: &str) {
-            self.0.host_failed(CodeError::new(message))
         }
 
         pub fn limit(&mut self, trial: u32) {

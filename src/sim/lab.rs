@@ -706,6 +706,19 @@ pub struct CodeError {
 }
 
 impl CodeError {
+    /// Read by hand from `{"message","line","col","worker"}` (an `error` answer, or the
+    /// engine's report): a derived deserializer costs the page far more code.
+    pub fn read(v: &Value) -> CodeError {
+        let o = v.as_object().map(Obj);
+        let o = o.as_ref();
+        CodeError {
+            message: o.and_then(|o| o.str("message")).unwrap_or("error").to_string(),
+            line: o.and_then(|o| o.u32("line")),
+            col: o.and_then(|o| o.u32("col")),
+            worker: o.and_then(|o| o.str("worker")).map(str::to_string),
+        }
+    }
+
     pub fn new(message: impl Into<String>) -> CodeError {
         CodeError {
             message: message.into(),
@@ -765,17 +778,7 @@ fn answer_of(answer: &str) -> Result<(String, Value), CodeError> {
         .map_err(|e| CodeError::new(format!("the harness's answer is not valid: {e}")))?;
     let ty = v.get("type").and_then(Value::as_str).unwrap_or("").to_string();
     if ty == "error" {
-        let o = v.as_object().map(Obj);
-        return Err(CodeError {
-            message: o
-                .as_ref()
-                .and_then(|o| o.str("message"))
-                .unwrap_or("error")
-                .to_string(),
-            line: o.as_ref().and_then(|o| o.u32("line")),
-            col: o.as_ref().and_then(|o| o.u32("col")),
-            worker: None,
-        });
+        return Err(CodeError::read(&v));
     }
     Ok((ty, v))
 }

@@ -10,8 +10,8 @@
 //! exactly as the page's own pool draws them.
 
 use super::lab::{
-    grade, parse_ready, replay_world, trial_seed, CodeError, Lab, LabAttack, LabRun, LabSources, TrialResult,
-    Verdict,
+    grade, parse_ready, replay_world, trial_seed, CodeError, Lab, LabAttack, LabRun, LabSources, LabTexts,
+    TrialResult, Verdict,
 };
 use super::trace::TraceLevel;
 use serde_json::{json, Value};
@@ -45,9 +45,7 @@ impl GroupReport {
             json!({
                 "trial": f.trial,
                 "seed": f.seed.to_string(),
-                "code_error": f.code_error.as_ref().map(|e| json!({
-                    "message": e.message, "line": e.line, "col": e.col, "worker": e.worker,
-                })),
+                "code_error": f.code_error,
                 "tape": f.tape,
             })
         });
@@ -57,51 +55,33 @@ impl GroupReport {
     /// Reads [`GroupReport::json`]'s form (as the page gets it inside `done`).
     pub fn read(v: &Value) -> Result<GroupReport, String> {
         let bad = || "the engine's report cannot be read".to_string();
-        let finished = v.get("finished").and_then(Value::as_u64).ok_or_else(bad)?;
+        let u32_at = |v: &Value, k: &str| {
+            v.get(k)
+                .and_then(Value::as_u64)
+                .and_then(|x| u32::try_from(x).ok())
+                .ok_or_else(bad)
+        };
         let failure = match v.get("failure") {
             None | Some(Value::Null) => None,
-            Some(f) => {
-                let n = |k: &str| {
-                    f.get(k)
-                        .and_then(Value::as_u64)
-                        .and_then(|x| u32::try_from(x).ok())
-                };
-                let code_error = f.get("code_error").filter(|e| !e.is_null()).map(|e| CodeError {
-                    message: e
-                        .get("message")
-                        .and_then(Value::as_str)
-                        .unwrap_or("error")
-                        .to_string(),
-                    line: e
-                        .get("line")
-                        .and_then(Value::as_u64)
-                        .and_then(|x| u32::try_from(x).ok()),
-                    col: e
-                        .get("col")
-                        .and_then(Value::as_u64)
-                        .and_then(|x| u32::try_from(x).ok()),
-                    worker: e.get("worker").and_then(Value::as_str).map(str::to_string),
-                });
-                Some(FailedTrial {
-                    trial: n("trial").ok_or_else(bad)?,
-                    seed: f
-                        .get("seed")
-                        .and_then(Value::as_str)
-                        .and_then(|t| t.parse().ok())
-                        .ok_or_else(bad)?,
-                    code_error,
-                    tape: f
-                        .get("tape")
-                        .and_then(Value::as_array)
-                        .ok_or_else(bad)?
-                        .iter()
-                        .map(|a| a.as_str().map(str::to_string).ok_or_else(bad))
-                        .collect::<Result<_, _>>()?,
-                })
-            }
+            Some(f) => Some(FailedTrial {
+                trial: u32_at(f, "trial")?,
+                seed: f
+                    .get("seed")
+                    .and_then(Value::as_str)
+                    .and_then(|t| t.parse().ok())
+                    .ok_or_else(bad)?,
+                code_error: f.get("code_error").filter(|e| !e.is_null()).map(CodeError::read),
+                tape: f
+                    .get("tape")
+                    .and_then(Value::as_array)
+                    .ok_or_else(bad)?
+                    .iter()
+                    .map(|a| a.as_str().map(str::to_string).ok_or_else(bad))
+                    .collect::<Result<_, _>>()?,
+            }),
         };
         Ok(GroupReport {
-            finished: u32::try_from(finished).map_err(|_| bad())?,
+            finished: u32_at(v, "finished")?,
             failure,
         })
     }
@@ -152,20 +132,12 @@ pub struct TrialSeq {
 
 impl TrialSeq {
     /// Group `group` of `groups` of a session of `total` trials from `seed`, for the lab
-    /// read from `texts` (the page sends the files it read the lab from).
-    pub fn new(
-        dir: &str,
-        lab_toml: &str,
-        scenario_toml: &str,
-        seed: u64,
-        total: u32,
-        group: u32,
-        groups: u32,
-    ) -> Result<TrialSeq, String> {
+    /// read again from its files (the page sends the texts it read the lab from).
+    pub fn new(texts: &LabTexts, seed: u64, total: u32, group: u32, groups: u32) -> Result<TrialSeq, String> {
         let lab = Lab::parse(&LabSources {
-            dir,
-            lab_toml,
-            scenario_toml,
+            dir: &texts.dir,
+            lab_toml: &texts.lab_toml,
+            scenario_toml: &texts.scenario_toml,
             driver: "",
             starter: "",
             solution: "",

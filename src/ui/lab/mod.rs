@@ -4,8 +4,9 @@
 //! timeline at the moment it broke, with the trial's seed in the URL.
 //!
 //! The learner's code only runs in the sandbox ([`sandbox`]) and only when they press
-//! Run or Try to break it. The simulator runs here, between the sandbox's answers; the
-//! page stays responsive because every answer is awaited.
+//! Run or Try to break it. For Run the simulator runs here, between the sandbox's
+//! answers, each awaited. Try to break it runs in the sandboxes' workers beside the
+//! engine's module ([`engine`]); where that module is not served, here as Run does.
 
 mod engine;
 mod sandbox;
@@ -16,6 +17,7 @@ use crate::lesson::markdown::parse;
 use crate::lesson::progress::LabProgress;
 use crate::lesson::route::{hash_with_state, query_param};
 use crate::sim::lab::{self, CodeError, Lab, LabAttack, LabAttackOp, TrialResult};
+use crate::sim::lab_seq;
 use crate::sim::Violation;
 use crate::timeline::{self, Model};
 use crate::ui::browser;
@@ -403,28 +405,9 @@ async fn run_session(s: Session, progress: Callback<(u32, u32)>) -> Result<Shown
         shown.ran_in = "worker";
         shown.trials = out.finished;
         progress.emit((shown.trials, s.trials));
-        if s.cancel.get() {
-            shown.cancelled = true;
-            return Ok(shown);
-        }
-        if let Some(f) = out.failure {
-            shown.trials = f.trial + 1;
-            // A trial that never returned (an infinite loop) has no run to draw.
-            if f.tape.is_empty() && f.code_error.is_some() {
-                show_failure(&mut shown, &[], f.code_error);
-            } else {
-                // The worker sends the tape; replaying it here gives what it graded.
-                let (attacks, verdicts) = f.regrade(&lab)?;
-                show_failure(&mut shown, &verdicts, f.code_error.clone());
-                let model = timeline::build_lab(&lab, f.seed, &attacks, f.tape)?;
-                shown.broken = Some(Broken {
-                    seed: f.seed,
-                    trial: f.trial + 1,
-                    attacks,
-                    violations: lab::violations_of(&verdicts),
-                    model: Rc::new(model),
-                });
-            }
+        shown.cancelled = s.cancel.get();
+        if let Some(f) = out.failure.filter(|_| !shown.cancelled) {
+            show_engine_failure(&lab, &mut shown, f)?;
         }
         return Ok(shown);
     }
@@ -466,6 +449,28 @@ async fn run_session(s: Session, progress: Callback<(u32, u32)>) -> Result<Shown
         });
     }
     Ok(shown)
+}
+
+/// The lowest failing trial the engine's groups found: the worker sends its tape, and
+/// replaying it here gives what the worker graded and the run to draw. A trial that
+/// never returned (an infinite loop) has no run to draw.
+fn show_engine_failure(lab: &Lab, shown: &mut Shown, f: lab_seq::FailedTrial) -> Result<(), String> {
+    shown.trials = f.trial + 1;
+    if f.tape.is_empty() && f.code_error.is_some() {
+        show_failure(shown, &[], f.code_error);
+        return Ok(());
+    }
+    let (attacks, verdicts) = f.regrade(lab)?;
+    show_failure(shown, &verdicts, f.code_error.clone());
+    let model = timeline::build_lab(lab, f.seed, &attacks, f.tape)?;
+    shown.broken = Some(Broken {
+        seed: f.seed,
+        trial: f.trial + 1,
+        attacks,
+        violations: lab::violations_of(&verdicts),
+        model: Rc::new(model),
+    });
+    Ok(())
 }
 
 /// Which checks a failing trial broke, and its code error.

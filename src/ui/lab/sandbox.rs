@@ -166,26 +166,27 @@ impl Sandbox {
     /// none comes within [`ANSWER_LIMIT_MS`].
     pub async fn receive(&self) -> Result<String, CodeError> {
         let queued = self.inbox.borrow_mut().pop_front();
-        let v = match queued {
-            Some(v) => v,
-            None => {
-                let waiter = self.waiter.clone();
-                let answer = js_sys::Promise::new(&mut |resolve, _| {
-                    *waiter.borrow_mut() = Some(resolve);
-                });
-                self.wait(answer).await
-            }
-        };
-        self.text_of(v)
+        match queued {
+            Some(v) => self.text_of(v),
+            None => self.answer(self.next_message()).await,
+        }
     }
 
-    /// `answer` or, after [`ANSWER_LIMIT_MS`], `undefined`.
-    async fn wait(&self, answer: js_sys::Promise) -> JsValue {
+    /// A promise of the next message; the listener resolves it.
+    fn next_message(&self) -> js_sys::Promise {
+        let waiter = self.waiter.clone();
+        js_sys::Promise::new(&mut |resolve, _| {
+            *waiter.borrow_mut() = Some(resolve);
+        })
+    }
+
+    /// The text of `message`, or the infinite-loop error after [`ANSWER_LIMIT_MS`].
+    async fn answer(&self, message: js_sys::Promise) -> Result<String, CodeError> {
         let (limit, timer) = sleep_promise(ANSWER_LIMIT_MS);
-        let raced = js_sys::Promise::race(&js_sys::Array::of2(&answer, &limit));
+        let raced = js_sys::Promise::race(&js_sys::Array::of2(&message, &limit));
         let v = JsFuture::from(raced).await.unwrap_or(JsValue::UNDEFINED);
         clear_timer(timer);
-        v
+        self.text_of(v)
     }
 
     fn text_of(&self, v: JsValue) -> Result<String, CodeError> {
@@ -234,13 +235,9 @@ impl Sandbox {
             js_sys::JSON::parse(message).map_err(|_| err("not JSON"))?
         };
         self.inbox.borrow_mut().clear();
-        let waiter = self.waiter.clone();
-        let answer = js_sys::Promise::new(&mut |resolve, _| {
-            *waiter.borrow_mut() = Some(resolve);
-        });
+        let answer = self.next_message();
         self.post(&msg)?;
-        let v = self.wait(answer).await;
-        self.text_of(v)
+        self.answer(answer).await
     }
 }
 
