@@ -52,8 +52,23 @@ try {
     await lab.locator('textarea').waitFor();
     await page.waitForFunction(() => !!document.querySelector('section.lab textarea:not([readonly])'));
     await lab.locator('textarea').fill(NAIVE);
+    // Timed in the page, from the click to the broken run's timeline in the DOM.
+    await page.evaluate(() => {
+      window.__drawnAt = 0;
+      window.__runAt = 0;
+      document.addEventListener('click', () => { window.__runAt = performance.now(); }, { capture: true, once: true });
+      const seen = new MutationObserver(() => {
+        if (window.__runAt && document.querySelector('section.lab[data-lab="safe-release"] svg.timeline')) {
+          window.__drawnAt = performance.now();
+          seen.disconnect();
+        }
+      });
+      seen.observe(document.body, { subtree: true, childList: true });
+    });
     await lab.getByRole('button', { name: 'Run', exact: true }).click();
     await lab.locator('.lab-verdict').waitFor({ timeout: 30000 });
+    await page.waitForFunction(() => window.__drawnAt > 0, null, { timeout: 30000 });
+    say(name, `Run to its timeline in ${Math.round(await page.evaluate(() => window.__drawnAt - window.__runAt))} ms (a measurement, not a check)`);
     const verdict = await lab.locator('.lab-verdict').innerText();
     say(name, 'naive Run:', verdict.split('\n')[0]);
     if (!/Broken/.test(verdict)) problems.push(`${name}: the naive DEL release was not broken in the Run: ${verdict}`);
@@ -81,12 +96,26 @@ try {
     // The fix, then many attacked trials.
     await lab.locator('textarea').fill(FIXED);
     await page.evaluate(() => { window.__long = []; });
-    const t0 = Date.now();
+    // Timed in the page, from the click event to the verdict's text (Playwright's own
+    // click, which first waits for the button to be stable, and its polling add ~300 ms).
+    await page.evaluate(() => {
+      window.__verdictAt = 0;
+      window.__clickAt = 0;
+      document.addEventListener('click', () => { window.__clickAt = performance.now(); }, { capture: true, once: true });
+      const seen = new MutationObserver(() => {
+        const v = document.querySelector('section.lab[data-lab="safe-release"] .lab-verdict');
+        // Not the last Run's verdict ("Broken in this run"): this session's.
+        if (window.__clickAt && v && /Every check held in all|Broken in trial|failed/.test(v.innerText)) {
+          window.__verdictAt = performance.now();
+          seen.disconnect();
+        }
+      });
+      seen.observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
     await lab.getByRole('button', { name: /Try to break it/ }).click();
     await lab.locator('.lab-verdict').waitFor({ timeout: 120000 });
-    await page.waitForFunction(() => /Every check held in all|Broken|failed/.test(
-      document.querySelector('section.lab[data-lab="safe-release"] .lab-verdict')?.innerText ?? ''), null, { timeout: 180000 });
-    const ms = Date.now() - t0;
+    await page.waitForFunction(() => window.__verdictAt > 0, null, { timeout: 180000 });
+    const ms = Math.round(await page.evaluate(() => window.__verdictAt - window.__clickAt));
     const v2 = await lab.locator('.lab-verdict').innerText();
     say(name, `200 trials in ${ms} ms: ${(200000 / ms).toFixed(0)} trials/s (a measurement, not a check)`);
     say(name, 'fixed, Try to break it:', v2);
@@ -94,6 +123,10 @@ try {
     // The trials ran in the sandbox's worker, beside the engine's module, not on the page.
     const ranIn = await lab.locator('.lab-checks').getAttribute('data-ran-in');
     if (ranIn !== 'worker') problems.push(`${name}: Try to break it ran in the ${ranIn}, not in the engine's worker`);
+    // The next session's sandboxes are opened ahead of the click (idle, no code in them).
+    const spares = await page.waitForFunction(() => document.querySelectorAll('iframe.lab-spare').length === 2,
+      null, { timeout: 10000 }).then(() => true, () => false);
+    if (!spares) problems.push(`${name}: the next session's two sandboxes were not opened ahead of the click`);
     const longs = await page.evaluate(() => window.__long);
     say(name, `long tasks during the trials: ${longs.length}, longest ${Math.max(0, ...longs).toFixed(0)} ms`);
     await lab.screenshot({ path: `${SHOTS}/lab-${name}-passed.png` });

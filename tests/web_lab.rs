@@ -174,10 +174,18 @@ async fn an_infinite_loop_is_stopped_and_the_page_keeps_answering() {
     TimeoutFuture::new(10).await;
     let verdict = run_code(&p, &fixed(), "Run").await;
     assert!(verdict.contains("Every check held"), "{verdict}");
-    // No sandbox is left behind: each run removes its frame.
+    // No sandbox is left behind: each run removes its frame. The spares opened for the
+    // next session hold no code, and there are never more than a session takes.
     assert!(
         document()
-            .query_selector_all("iframe.lab-sandbox")
+            .query_selector_all("iframe.lab-spare")
+            .unwrap()
+            .length()
+            <= 2
+    );
+    assert!(
+        document()
+            .query_selector_all("iframe.lab-sandbox:not(.lab-spare)")
             .unwrap()
             .length()
             == 0
@@ -248,12 +256,12 @@ async fn a_link_with_code_puts_it_in_the_editor_without_running_it() {
         "{}",
         text(&p, ".lab-note")
     );
-    // Nothing ran: no verdict, no sandbox.
+    // Nothing ran: no verdict, no sandbox but the idle spares (no code in them).
     TimeoutFuture::new(300).await;
     assert!(query(&p, ".lab-verdict").is_none());
     assert_eq!(
         document()
-            .query_selector_all("iframe.lab-sandbox")
+            .query_selector_all("iframe.lab-sandbox:not(.lab-spare)")
             .unwrap()
             .length(),
         0

@@ -107,6 +107,71 @@ enum Phase {
 thread_local! {
     /// Files fetched from `labs/`, by path: fetched once per page.
     static FILES: RefCell<BTreeMap<String, Rc<str>>> = const { RefCell::new(BTreeMap::new()) };
+    /// Sandboxes opened ahead of the learner's click ([`warm`]): frame loaded, harness
+    /// and engine sent, no code yet.
+    static SPARES: RefCell<Vec<Spare>> = const { RefCell::new(Vec::new()) };
+    static WARMING: Cell<bool> = const { Cell::new(false) };
+    /// Who waits for the sandboxes being opened ([`warmed`]).
+    static WARM_WAITERS: RefCell<Vec<js_sys::Function>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A sandbox opened ahead of time, and whether its worker will hold the engine.
+struct Spare {
+    sandbox: Sandbox,
+    engine: bool,
+}
+
+/// Opens the sandboxes the next session takes ([`SANDBOXES`] of them, with the engine's
+/// module when it is served), in the background: the frames load, the harness and the
+/// engine's files are fetched and sent, and the engine is compiled in each frame before
+/// the learner clicks. Called when a lab is shown and after each session.
+pub fn warm() {
+    if WARMING.with(Cell::get) || SPARES.with(|s| s.borrow().len()) >= SANDBOXES {
+        return;
+    }
+    WARMING.with(|w| w.set(true));
+    wasm_bindgen_futures::spawn_local(async {
+        if let (Ok(harness), Ok(html)) = (lab_file("harness.js").await, lab_file("sandbox.html").await) {
+            let engine = engine::files().await;
+            while SPARES.with(|s| s.borrow().len()) < SANDBOXES {
+                match Sandbox::open(&html, &harness, engine.as_deref(), true).await {
+                    Ok(sandbox) => SPARES.with(|s| {
+                        s.borrow_mut().push(Spare {
+                            sandbox,
+                            engine: engine.is_some(),
+                        })
+                    }),
+                    Err(_) => break,
+                }
+            }
+        }
+        WARMING.with(|w| w.set(false));
+        for resolve in WARM_WAITERS.with(|w| std::mem::take(&mut *w.borrow_mut())) {
+            let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
+        }
+    });
+}
+
+/// Waits until the sandboxes [`warm`] is opening are ready: a session that starts
+/// meanwhile takes them rather than opening more beside them.
+async fn warmed() {
+    if !WARMING.with(Cell::get) {
+        return;
+    }
+    let p = js_sys::Promise::new(&mut |resolve, _| WARM_WAITERS.with(|w| w.borrow_mut().push(resolve)));
+    let _ = wasm_bindgen_futures::JsFuture::from(p).await;
+}
+
+/// A spare sandbox: one holding the engine when `engine`; any otherwise (a worker that
+/// holds the engine and is never asked to run it is the same as one without).
+fn take_spare(engine: bool) -> Option<Sandbox> {
+    SPARES.with(|s| {
+        let mut s = s.borrow_mut();
+        let i = s.iter().position(|x| x.engine || !engine)?;
+        let sandbox = s.swap_remove(i).sandbox;
+        sandbox.set_spare(false);
+        Some(sandbox)
+    })
 }
 
 /// Puts a lab file in the page's cache, as if fetched from `labs/<path>` (for the browser
@@ -290,9 +355,12 @@ async fn open_sandbox(
     harness: &str,
     engine: Option<&EngineFiles>,
 ) -> Result<Result<Sandbox, CodeError>, String> {
-    let sandbox = Sandbox::open(html, harness, engine)
-        .await
-        .map_err(|e| e.to_string())?;
+    let sandbox = match take_spare(engine.is_some()) {
+        Some(s) => s,
+        None => Sandbox::open(html, harness, engine, false)
+            .await
+            .map_err(|e| e.to_string())?,
+    };
     Ok(match sandbox.exchange(&lab.init_message(code)).await {
         Ok(a) => lab::parse_ready(&a).map(|()| sandbox),
         Err(e) => Err(e),
@@ -370,6 +438,7 @@ async fn run_session(s: Session, progress: Callback<(u32, u32)>) -> Result<Shown
         ran_in: "page",
     };
     let groups = if break_it { SANDBOXES } else { 1 };
+    warmed().await;
     // "Try to break it" runs in the sandboxes' workers when the engine's module is served.
     let engine = match break_it && s.replay.is_none() {
         true => engine::files().await,
@@ -582,7 +651,10 @@ fn start_session(h: &Handles, break_it: bool) {
             let phase = h.phase.clone();
             Callback::from(move |(done, total)| phase.set(Phase::Running { done, total }))
         };
-        match run_session(session, progress).await {
+        let result = run_session(session, progress).await;
+        // The next session's sandboxes, ready before the next click.
+        warm();
+        match result {
             Ok(shown) => {
                 if let Some(b) = &shown.broken {
                     h.cursor.set(broke_index(b));
@@ -662,6 +734,8 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
     };
     let editor = use_node_ref();
     let verdict_ref = use_node_ref();
+    // The sandboxes and the engine load while the learner reads the lab and writes code.
+    use_effect_with((), |_| warm());
     let Some(Ok(lab)) = (*lab).clone() else {
         let why = match &*lab {
             Some(Err(e)) => e.clone(),

@@ -65,7 +65,13 @@ impl Sandbox {
     /// A fresh sandbox with the harness loaded. `html` is `labs/sandbox.html`.
     /// With `engine`, its worker can also run "Try to break it" by itself
     /// ([`Sandbox::receive`]).
-    pub async fn open(html: &str, harness: &str, engine: Option<&EngineFiles>) -> Result<Sandbox, CodeError> {
+    /// A `spare` is opened ahead of a session and marked so until it is taken.
+    pub async fn open(
+        html: &str,
+        harness: &str,
+        engine: Option<&EngineFiles>,
+        spare: bool,
+    ) -> Result<Sandbox, CodeError> {
         let doc = web_sys::window()
             .and_then(|w| w.document())
             .ok_or_else(|| err("no document"))?;
@@ -78,7 +84,7 @@ impl Sandbox {
         let _ = frame.set_attribute("title", "lab sandbox");
         let _ = frame.set_attribute("aria-hidden", "true");
         let _ = frame.set_attribute("tabindex", "-1");
-        let _ = frame.set_attribute("class", "lab-sandbox");
+        let _ = frame.set_attribute("class", Sandbox::class(spare));
         frame.set_srcdoc(html);
         let loaded = js_sys::Promise::new(&mut |resolve, _| {
             frame.set_onload(Some(&resolve));
@@ -155,6 +161,18 @@ impl Sandbox {
             sandbox.post(&msg)?;
         }
         Ok(sandbox)
+    }
+
+    /// Marks the frame as a spare (opened ahead of a session, no code in it yet) or not.
+    pub fn set_spare(&self, spare: bool) {
+        let _ = self.frame.set_attribute("class", Sandbox::class(spare));
+    }
+
+    fn class(spare: bool) -> &'static str {
+        match spare {
+            true => "lab-sandbox lab-spare",
+            false => "lab-sandbox",
+        }
     }
 
     /// Post a message (JSON text) without waiting for an answer.
