@@ -124,7 +124,9 @@ struct Spare {
 /// Opens the sandboxes the next session takes ([`SANDBOXES`] of them, with the engine's
 /// module when it is served), in the background: the frames load, the harness and the
 /// engine's files are fetched and sent, and the engine is compiled in each frame before
-/// the learner clicks. Called when a lab is shown and after each session.
+/// the learner clicks. Called when the learner starts editing a lab's code (not merely
+/// when the section is shown: a reader who never opens a lab downloads no engine) and
+/// after each session.
 pub fn warm() {
     if WARMING.with(Cell::get) || SPARES.with(|s| s.borrow().len()) >= SANDBOXES {
         return;
@@ -734,8 +736,6 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
     };
     let editor = use_node_ref();
     let verdict_ref = use_node_ref();
-    // The sandboxes and the engine load while the learner reads the lab and writes code.
-    use_effect_with((), |_| warm());
     let Some(Ok(lab)) = (*lab).clone() else {
         let why = match &*lab {
             Some(Err(e)) => e.clone(),
@@ -880,7 +880,7 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
             <label for={editor_id.clone()} class="lab-editor-label">{ t.t("lab_editor") }</label>
             <textarea id={editor_id} class="lab-editor" ref={editor} spellcheck="false" autocapitalize="off"
                       rows={code.lines().count().clamp(12, 40).to_string()} value={(*code).clone()}
-                      {oninput} {onchange} {onkeydown} readonly={running} aria-describedby={format!("lab-keys-{}", props.id)} />
+                      {oninput} {onchange} {onkeydown} onfocus={Callback::from(|_: FocusEvent| warm())} readonly={running} aria-describedby={format!("lab-keys-{}", props.id)} />
             <p class="lab-keys" id={format!("lab-keys-{}", props.id)}>{ t.t("lab_keys") }</p>
             <div class="lab-actions">
                 <button type="button" class="primary" onclick={on_run} disabled={running}>
