@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end accessibility audit of the release build in Debian's Chromium:
 # axe-core (WCAG 2.0/2.1 A and AA) on every page, a keyboard-only walk, reduced motion,
-# and docs/timeline.png. Builds nothing: run `trunk build --release` first.
+# and docs/timeline.png; `--lab` and `--explore` run e2e/lab.mjs and e2e/explore.mjs instead. Builds nothing: run `trunk build --release` first.
 # Needs node + npm (Debian: `apt-get install nodejs npm`) and /usr/bin/chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +19,11 @@ log "serving dist/ on http://127.0.0.1:$port/"
 if [ "${1:-}" = "--lab" ]; then
   # e2e/lab.mjs: the safe-release lab used as a learner would, at desktop and phone width.
   BASE_URL="http://127.0.0.1:$port/" SHOTS="${SHOTS:-$(mktemp -d)}" node e2e/lab.mjs
+  exit
+fi
+if [ "${1:-}" = "--explore" ]; then
+  # e2e/explore.mjs: "Can this break?" in the engine's worker, no long task, Cancel.
+  BASE_URL="http://127.0.0.1:$port/" node e2e/explore.mjs
   exit
 fi
 BASE_URL="http://127.0.0.1:$port/" node e2e/audit.mjs "$@"

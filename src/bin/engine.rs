@@ -4,13 +4,33 @@
 //! exchange between the simulator and the learner's code is a function call, not a
 //! message between threads (ARCHITECTURE.md, "The engine, off the page").
 //!
-//! It imports no browser API: only `wasm-bindgen` to export [`Trials`].
+//! The page runs the same module in a plain Worker of its own (`static/engine-worker.js`)
+//! for "Can this break?" (`explore_batch`), so the explorer never blocks the page.
+//!
+//! It imports no browser API: only `wasm-bindgen` to export [`Trials`] and
+//! `explore_batch`.
 
 #[cfg(target_arch = "wasm32")]
 mod web {
     use lockstep::sim::lab::LabTexts;
     use lockstep::sim::lab_seq::TrialSeq;
+    use lockstep::sim::scenario::Scenario;
     use wasm_bindgen::prelude::*;
+
+    /// One batch of the page's "Can this break?" (`sim::explore::explore_batch`), run in
+    /// the page's engine worker (`static/engine-worker.js`): the scenario as the page
+    /// serializes it (JSON), the seed as decimal text; the batch's summary as JSON.
+    #[wasm_bindgen]
+    pub fn explore_batch(scenario: &str, seed: &str, batch: u32) -> Result<String, JsError> {
+        let scenario: Scenario =
+            serde_json::from_str(scenario).map_err(|e| JsError::new(&format!("the scenario: {e}")))?;
+        let seed: u64 = seed
+            .parse()
+            .map_err(|_| JsError::new("the seed is not a number"))?;
+        let summary = lockstep::sim::explore::explore_batch(&scenario, seed, u64::from(batch))
+            .map_err(|e| JsError::new(&e))?;
+        serde_json::to_string(&summary).map_err(|e| JsError::new(&e.to_string()))
+    }
 
     /// One group of a "Try to break it" session (`sim::lab_seq::TrialSeq`).
     #[wasm_bindgen]

@@ -31,7 +31,7 @@ pub struct ExploreConfig {
 }
 
 /// One random fault, as one or two scheduled operations (e.g. pause, then resume).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FaultUnit {
     pub ops: Vec<(u64, Fault)>,
     pub label: String,
@@ -406,9 +406,107 @@ pub fn explore(scenario: &Scenario, cfg: &ExploreConfig) -> Result<ExploreReport
     })
 }
 
+/// Trials per batch of the app's "Can this break?": it runs a session as batches, so
+/// that it can show progress and stop between two.
+pub const BATCH_TRIALS: u64 = 10;
+
+/// The explorer's seed for batch `batch` of a session from `seed`.
+pub fn batch_seed(seed: u64, batch: u64) -> u64 {
+    seed.wrapping_add(batch.wrapping_mul(0x9E37_79B9))
+}
+
+/// One batch of "Can this break?" as the page shows it: what the engine's worker sends
+/// back (JSON), without the counterexample's trace.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BatchSummary {
+    pub trials: u64,
+    pub violating: u64,
+    pub absorbed: u64,
+    pub by_property: Vec<(Property, u64)>,
+    pub smallest: Option<Smallest>,
+}
+
+/// A batch's smallest counterexample: enough to name it and to load it on the timeline.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Smallest {
+    pub seed: u64,
+    pub faults: Vec<FaultUnit>,
+    pub fault_labels: Vec<String>,
+    pub names: Vec<String>,
+    pub broken: Vec<Property>,
+}
+
+/// Batch `batch` of a "Can this break?" session of `scenario` from `seed`.
+pub fn explore_batch(scenario: &Scenario, seed: u64, batch: u64) -> Result<BatchSummary, String> {
+    let r = explore(
+        scenario,
+        &ExploreConfig {
+            trials: BATCH_TRIALS,
+            seed: batch_seed(seed, batch),
+        },
+    )?;
+    Ok(BatchSummary {
+        trials: r.trials,
+        violating: r.violating,
+        absorbed: r.absorbed,
+        by_property: r.by_property.into_iter().collect(),
+        smallest: r.smallest.map(|c| Smallest {
+            seed: c.seed,
+            faults: c.faults,
+            fault_labels: c.fault_labels,
+            names: c.names,
+            broken: c.broken,
+        }),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The engine's worker gets the scenario as JSON and sends the batch back as JSON:
+    /// for every built-in scenario, what crosses is what the page would have computed.
+    #[test]
+    fn a_batch_crosses_the_worker_unchanged() {
+        let mut broke = 0;
+        for b in crate::sim::scenario::BUILTINS {
+            let sc = crate::sim::scenario::builtin(b.name).unwrap().unwrap();
+            let text = serde_json::to_string(&sc).unwrap();
+            let back: Scenario = serde_json::from_str(&text).unwrap();
+            assert_eq!(back, sc, "{}", b.name);
+            let here = explore_batch(&sc, 7, 3).unwrap();
+            let json = serde_json::to_string(&explore_batch(&back, 7, 3).unwrap()).unwrap();
+            let there: BatchSummary = serde_json::from_str(&json).unwrap();
+            assert_eq!(there, here, "{}", b.name);
+            assert_eq!(here.trials, BATCH_TRIALS);
+            // The batch is the explorer's own run under the batch's seed.
+            let r = explore(
+                &sc,
+                &ExploreConfig {
+                    trials: BATCH_TRIALS,
+                    seed: batch_seed(7, 3),
+                },
+            )
+            .unwrap();
+            assert_eq!(
+                (here.violating, here.absorbed),
+                (r.violating, r.absorbed),
+                "{}",
+                b.name
+            );
+            assert_eq!(
+                here.smallest.as_ref().map(|c| c.seed),
+                r.smallest.as_ref().map(|c| c.seed)
+            );
+            if let Some(c) = &here.smallest {
+                broke += 1;
+                assert_eq!(c.fault_labels.len(), c.faults.len());
+                assert!(!c.broken.is_empty(), "{}", b.name);
+            }
+        }
+        // Enough scenarios break within one batch for the counterexample's path to count.
+        assert!(broke >= 5, "only {broke} scenarios broke in a batch");
+    }
 
     #[test]
     fn wilson_interval_brackets_the_rate() {

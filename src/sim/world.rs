@@ -44,7 +44,7 @@ pub const MAX_EVENTS: u64 = 5_000_000;
 pub const MAX_TRACE_DETAIL: usize = 1_000_000;
 
 /// A network latency in µs: fixed, or uniform in `[lo, hi)` per message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Latency {
     Fixed(u64),
     Uniform(u64, u64),
@@ -68,8 +68,9 @@ struct Link {
 }
 
 /// A fault, with processes resolved to pids: what the schedule, the explorer and
-/// `fork` inject.
-#[derive(Clone, Debug, PartialEq)]
+/// `fork` inject. Serialized only to cross from the engine's worker to the page (a
+/// counterexample of "Can this break?").
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Fault {
     Pause(Pid),
     Resume(Pid),

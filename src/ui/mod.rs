@@ -5,6 +5,7 @@ mod app;
 mod browser;
 mod components;
 pub mod embed;
+mod engine_worker;
 pub mod lab;
 pub mod pack_loader;
 mod panic;

@@ -2,19 +2,19 @@
 //! the page stays responsive, with a progress bar and a cancel button. The smallest
 //! counterexample found can be loaded into the timeline.
 
-use crate::sim::explore::{explore, wilson, Counterexample, ExploreConfig};
+use crate::sim::explore::{explore_batch, wilson, BatchSummary, Smallest, BATCH_TRIALS};
 use crate::sim::scenario::Scenario;
 use crate::sim::Fault;
 use crate::sim::Property;
+use crate::ui::engine_worker::EngineWorker;
 use gloo::timers::callback::Timeout;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::prelude::*;
 
-/// Trials per batch (one batch runs between two frames).
-const BATCH: u64 = 10;
 const TRIALS: u64 = 200;
+const BATCHES: u64 = TRIALS / BATCH_TRIALS;
 
 #[derive(Properties, PartialEq)]
 pub struct ExploreProps {
@@ -34,8 +34,10 @@ struct Progress {
     /// Trials with violations the resource absorbed (not broken).
     absorbed: u64,
     running: bool,
-    smallest: Option<Rc<Counterexample>>,
+    smallest: Option<Rc<Smallest>>,
     error: Option<String>,
+    /// Where the batches ran: "worker" (the engine's worker), "page", or "" before any.
+    ran_in: &'static str,
 }
 
 impl PartialEq for Progress {
@@ -46,6 +48,7 @@ impl PartialEq for Progress {
             && self.absorbed == o.absorbed
             && self.running == o.running
             && self.error == o.error
+            && self.ran_in == o.ran_in
     }
 }
 
@@ -55,9 +58,24 @@ pub fn explore_panel(props: &ExploreProps) -> Html {
     let progress = use_state(Progress::default);
     let cancel = use_mut_ref(|| false);
     let timer = use_mut_ref(|| None::<Timeout>);
+    let worker = use_mut_ref(|| None::<EngineWorker>);
+    // The session in flight: the worker's messages go to it.
+    let slot = use_mut_ref(|| None::<Session>);
+    // The worker starts (and loads the engine) when the pointer or the keyboard reaches
+    // the button, so it is usually ready by the click; it then serves later runs too.
+    let warm = {
+        let (worker, slot) = (worker.clone(), slot.clone());
+        Callback::from(move |_: ()| ensure_worker(&worker, &slot))
+    };
 
     let on_start = {
-        let (progress, cancel, timer) = (progress.clone(), cancel.clone(), timer.clone());
+        let (progress, cancel, timer, worker, slot) = (
+            progress.clone(),
+            cancel.clone(),
+            timer.clone(),
+            worker.clone(),
+            slot.clone(),
+        );
         let (scenario, seed) = (props.scenario.clone(), props.seed);
         Callback::from(move |_| {
             *cancel.borrow_mut() = false;
@@ -66,22 +84,29 @@ pub fn explore_panel(props: &ExploreProps) -> Html {
                 ..Progress::default()
             }));
             progress.set(state.borrow().clone());
-            schedule(
-                0,
+            let session = Session {
                 state,
-                scenario.clone(),
+                scenario: Rc::new(scenario.clone()),
                 seed,
-                progress.clone(),
-                cancel.clone(),
-                timer.clone(),
-            );
+                view: progress.clone(),
+                cancel: cancel.clone(),
+                timer: timer.clone(),
+                worker: worker.clone(),
+                batches_done: Rc::new(Cell::new(0)),
+            };
+            *slot.borrow_mut() = Some(session.clone());
+            ensure_worker(&worker, &slot);
+            session.start();
         })
     };
     let on_cancel = {
-        let (cancel, timer, progress) = (cancel.clone(), timer.clone(), progress.clone());
+        let (cancel, timer, progress, worker) =
+            (cancel.clone(), timer.clone(), progress.clone(), worker.clone());
         Callback::from(move |_| {
             *cancel.borrow_mut() = true;
             timer.borrow_mut().take();
+            // Terminates the engine's worker, however busy it is.
+            worker.borrow_mut().take();
             progress.set(Progress {
                 running: false,
                 ..(*progress).clone()
@@ -101,14 +126,15 @@ pub fn explore_panel(props: &ExploreProps) -> Html {
         })
     };
     html! {
-        <div class="explore">
+        <div class="explore" data-ran-in={p.ran_in}>
             <h3>{ tx.t("explore_title") }</h3>
             <p class="hint">{ tx.fmt("explore_hint", &[("trials", TRIALS.to_string())]) }</p>
             if p.running {
                 <progress max={TRIALS.to_string()} value={p.done.to_string()} aria-label={tx.t("explore_trials_run")}></progress>
                 <button type="button" class="explore-cancel" onclick={on_cancel}>{ tx.t("explore_cancel") }</button>
             } else {
-                <button type="button" class="explore-start" onclick={on_start}>{ tx.t(if p.done == 0 { "explore_title" } else { "explore_again" }) }</button>
+                <button type="button" class="explore-start" onclick={on_start}
+                    onpointerenter={warm.reform(|_: PointerEvent| ())} onfocus={warm.reform(|_: FocusEvent| ())}>{ tx.t(if p.done == 0 { "explore_title" } else { "explore_again" }) }</button>
             }
             if p.done > 0 {
                 <p class="explore-result" role="status">
@@ -143,72 +169,168 @@ pub fn explore_panel(props: &ExploreProps) -> Html {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn schedule(
-    batch: u64,
+/// One "Can this break?" session: [`BATCHES`] batches of the explorer, in the engine's
+/// worker when it runs, on the page (a batch between two frames) when it does not.
+/// Either way batch `b` is `sim::explore::explore_batch(scenario, seed, b)`, so the
+/// result does not depend on where it ran.
+#[derive(Clone)]
+struct Session {
     state: Rc<RefCell<Progress>>,
-    scenario: Scenario,
+    scenario: Rc<Scenario>,
     seed: u64,
     view: UseStateHandle<Progress>,
     cancel: Rc<RefCell<bool>>,
     timer: Rc<RefCell<Option<Timeout>>>,
-) {
-    let t2 = timer.clone();
-    *timer.borrow_mut() = Some(Timeout::new(0, move || {
-        if *cancel.borrow() {
+    worker: Rc<RefCell<Option<EngineWorker>>>,
+    /// Batches absorbed so far (the page goes on from there if the worker fails).
+    batches_done: Rc<Cell<u64>>,
+}
+
+impl Session {
+    fn start(self) {
+        let Ok(scenario) = serde_json::to_string(&*self.scenario) else {
+            return self.on_page(0);
+        };
+        let msg = serde_json::json!({
+            "type": "explore",
+            "scenario": scenario,
+            "seed": self.seed.to_string(),
+            "batches": BATCHES,
+        });
+        let posted = self
+            .worker
+            .borrow()
+            .as_ref()
+            .is_some_and(|w| w.post(&msg.to_string()));
+        if !posted {
+            self.worker.borrow_mut().take();
+            self.on_page(0);
+        }
+    }
+
+    /// A message from the engine's worker.
+    fn heard(&self, text: &str) {
+        if *self.cancel.borrow() {
             return;
         }
-        let cfg = ExploreConfig {
-            trials: BATCH,
-            seed: seed.wrapping_add(batch.wrapping_mul(0x9E37_79B9)),
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(text) else {
+            return self.worker_failed();
         };
-        match explore(&scenario, &cfg) {
-            Ok(r) => {
-                let mut s = state.borrow_mut();
-                s.done += r.trials;
-                s.violating += r.violating;
-                s.absorbed += r.absorbed;
-                for (p, n) in r.by_property {
-                    *s.by_property.entry(p).or_insert(0) += n;
-                }
-                if let Some(c) = r.smallest {
-                    let better = s
-                        .smallest
-                        .as_ref()
-                        .is_none_or(|b| c.faults.len() < b.faults.len());
-                    if better {
-                        s.smallest = Some(Rc::new(c));
-                    }
+        match v.get("type").and_then(serde_json::Value::as_str) {
+            Some("batch") => {
+                let report = v.get("report").cloned().unwrap_or_default();
+                match serde_json::from_value::<BatchSummary>(report) {
+                    Ok(r) => self.absorb(Ok(r), "worker"),
+                    Err(_) => self.worker_failed(),
                 }
             }
-            Err(e) => {
-                let mut s = state.borrow_mut();
-                s.error = Some(e);
+            // The worker stays, for the next run.
+            Some("done") => {}
+            // The explorer's own error (the scenario cannot run): shown, as on the page.
+            Some("error") => {
+                let why = v.get("message").and_then(serde_json::Value::as_str).unwrap_or("");
+                self.worker.borrow_mut().take();
+                self.absorb(Err(why.to_string()), "worker");
+            }
+            _ => self.worker_failed(),
+        }
+    }
+
+    /// The worker did not start or broke: the page runs the batches left itself.
+    fn worker_failed(&self) {
+        self.worker.borrow_mut().take();
+        if *self.cancel.borrow() || !self.state.borrow().running {
+            return;
+        }
+        web_sys::console::warn_1(&"engine worker: unavailable; Can this break? runs on the page".into());
+        self.clone().on_page(self.batches_done.get());
+    }
+
+    /// Add one batch's result (or the explorer's error) and show it.
+    fn absorb(&self, r: Result<BatchSummary, String>, ran_in: &'static str) {
+        {
+            let mut s = self.state.borrow_mut();
+            // A session the worker began and the page finished ran on both: "page".
+            if s.ran_in != "page" {
+                s.ran_in = ran_in;
+            }
+            match r {
+                Ok(r) => {
+                    s.done += r.trials;
+                    s.violating += r.violating;
+                    s.absorbed += r.absorbed;
+                    for (p, n) in r.by_property {
+                        *s.by_property.entry(p).or_insert(0) += n;
+                    }
+                    if let Some(c) = r.smallest {
+                        let better = s
+                            .smallest
+                            .as_ref()
+                            .is_none_or(|b| c.faults.len() < b.faults.len());
+                        if better {
+                            s.smallest = Some(Rc::new(c));
+                        }
+                    }
+                }
+                Err(e) => {
+                    s.error = Some(e);
+                    s.running = false;
+                }
+            }
+            self.batches_done.set(self.batches_done.get() + 1);
+            if s.done >= TRIALS || s.error.is_some() {
                 s.running = false;
             }
         }
-        let finished = state.borrow().done >= TRIALS || state.borrow().error.is_some();
-        if finished {
-            state.borrow_mut().running = false;
+        self.view.set(self.state.borrow().clone());
+    }
+
+    /// Batch `batch` and the ones after it, on the page, one between two frames.
+    fn on_page(self, batch: u64) {
+        let timer = self.timer.clone();
+        *timer.borrow_mut() = Some(Timeout::new(0, move || {
+            if *self.cancel.borrow() {
+                return;
+            }
+            self.absorb(explore_batch(&self.scenario, self.seed, batch), "page");
+            if self.state.borrow().running {
+                self.on_page(batch + 1);
+            }
+        }));
+    }
+}
+
+/// Starts the engine's worker if it is not running; its messages go to the session in
+/// `slot`, and its failure makes that session go on on the page.
+fn ensure_worker(worker: &Rc<RefCell<Option<EngineWorker>>>, slot: &Rc<RefCell<Option<Session>>>) {
+    if worker.borrow().is_some() {
+        return;
+    }
+    let on_message = {
+        let slot = slot.clone();
+        move |text: String| {
+            let session = slot.borrow().clone();
+            if let Some(s) = session {
+                s.heard(&text);
+            }
         }
-        view.set(state.borrow().clone());
-        if !finished {
-            schedule(
-                batch + 1,
-                state.clone(),
-                scenario.clone(),
-                seed,
-                view.clone(),
-                cancel.clone(),
-                t2.clone(),
-            );
+    };
+    let on_error = {
+        let (slot, worker) = (slot.clone(), worker.clone());
+        move || {
+            let session = slot.borrow().clone();
+            match session {
+                Some(s) => s.worker_failed(),
+                None => drop(worker.borrow_mut().take()),
+            }
         }
-    }));
+    };
+    *worker.borrow_mut() = EngineWorker::start(on_message, on_error);
 }
 
 /// The counterexample's faults in the reader's language (the explorer's English labels
 /// for English, and for any shape `words` does not know).
-fn fault_list(c: &crate::sim::explore::Counterexample, lang: crate::lesson::content::Lang) -> String {
+fn fault_list(c: &Smallest, lang: crate::lesson::content::Lang) -> String {
     c.faults
         .iter()
         .zip(&c.fault_labels)
