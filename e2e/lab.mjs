@@ -32,6 +32,35 @@ const FIXED = NAIVE.replace(
 );
 const LOOP = NAIVE.replace('  await redis.del(key);', '  for (;;) {}');
 
+/**
+ * Arms a clock in the page: it starts at the next click event and stops at the first
+ * change of the DOM after which `selector` matches (and its text matches `pattern`, if
+ * given). Timing inside the page leaves out Playwright's own click, which first waits
+ * for the button to be stable, and its polling: about 300 ms together.
+ */
+async function startClock(page, selector, pattern = null) {
+  await page.evaluate(([sel, pat]) => {
+    const clock = { from: 0, to: 0 };
+    window.__clock = clock;
+    document.addEventListener('click', () => { clock.from = performance.now(); }, { capture: true, once: true });
+    const re = pat === null ? null : new RegExp(pat);
+    const seen = new MutationObserver(() => {
+      const el = document.querySelector(sel);
+      if (clock.from && el && (!re || re.test(el.innerText))) {
+        clock.to = performance.now();
+        seen.disconnect();
+      }
+    });
+    seen.observe(document.body, { subtree: true, childList: true, characterData: true });
+  }, [selector, pattern]);
+}
+
+/** The armed clock's reading in whole ms, once it has stopped. */
+async function readClock(page) {
+  await page.waitForFunction(() => window.__clock.to > 0, null, { timeout: 180000 });
+  return Math.round(await page.evaluate(() => window.__clock.to - window.__clock.from));
+}
+
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
@@ -53,22 +82,10 @@ try {
     await page.waitForFunction(() => !!document.querySelector('section.lab textarea:not([readonly])'));
     await lab.locator('textarea').fill(NAIVE);
     // Timed in the page, from the click to the broken run's timeline in the DOM.
-    await page.evaluate(() => {
-      window.__drawnAt = 0;
-      window.__runAt = 0;
-      document.addEventListener('click', () => { window.__runAt = performance.now(); }, { capture: true, once: true });
-      const seen = new MutationObserver(() => {
-        if (window.__runAt && document.querySelector('section.lab[data-lab="safe-release"] svg.timeline')) {
-          window.__drawnAt = performance.now();
-          seen.disconnect();
-        }
-      });
-      seen.observe(document.body, { subtree: true, childList: true });
-    });
+    await startClock(page, 'section.lab[data-lab="safe-release"] svg.timeline');
     await lab.getByRole('button', { name: 'Run', exact: true }).click();
     await lab.locator('.lab-verdict').waitFor({ timeout: 30000 });
-    await page.waitForFunction(() => window.__drawnAt > 0, null, { timeout: 30000 });
-    say(name, `Run to its timeline in ${Math.round(await page.evaluate(() => window.__drawnAt - window.__runAt))} ms (a measurement, not a check)`);
+    say(name, `Run to its timeline in ${await readClock(page)} ms (a measurement, not a check)`);
     const verdict = await lab.locator('.lab-verdict').innerText();
     say(name, 'naive Run:', verdict.split('\n')[0]);
     if (!/Broken/.test(verdict)) problems.push(`${name}: the naive DEL release was not broken in the Run: ${verdict}`);
@@ -98,24 +115,12 @@ try {
     await page.evaluate(() => { window.__long = []; });
     // Timed in the page, from the click event to the verdict's text (Playwright's own
     // click, which first waits for the button to be stable, and its polling add ~300 ms).
-    await page.evaluate(() => {
-      window.__verdictAt = 0;
-      window.__clickAt = 0;
-      document.addEventListener('click', () => { window.__clickAt = performance.now(); }, { capture: true, once: true });
-      const seen = new MutationObserver(() => {
-        const v = document.querySelector('section.lab[data-lab="safe-release"] .lab-verdict');
-        // Not the last Run's verdict ("Broken in this run"): this session's.
-        if (window.__clickAt && v && /Every check held in all|Broken in trial|failed/.test(v.innerText)) {
-          window.__verdictAt = performance.now();
-          seen.disconnect();
-        }
-      });
-      seen.observe(document.body, { subtree: true, childList: true, characterData: true });
-    });
+    // Not the last Run's verdict ("Broken in this run"): this session's.
+    await startClock(page, 'section.lab[data-lab="safe-release"] .lab-verdict',
+      'Every check held in all|Broken in trial|failed');
     await lab.getByRole('button', { name: /Try to break it/ }).click();
     await lab.locator('.lab-verdict').waitFor({ timeout: 120000 });
-    await page.waitForFunction(() => window.__verdictAt > 0, null, { timeout: 180000 });
-    const ms = Math.round(await page.evaluate(() => window.__verdictAt - window.__clickAt));
+    const ms = await readClock(page);
     const v2 = await lab.locator('.lab-verdict').innerText();
     say(name, `200 trials in ${ms} ms: ${(200000 / ms).toFixed(0)} trials/s (a measurement, not a check)`);
     say(name, 'fixed, Try to break it:', v2);

@@ -8,7 +8,7 @@ use crate::sim::Fault;
 use crate::sim::Property;
 use crate::ui::engine_worker::EngineWorker;
 use gloo::timers::callback::Timeout;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -92,7 +92,6 @@ pub fn explore_panel(props: &ExploreProps) -> Html {
                 cancel: cancel.clone(),
                 timer: timer.clone(),
                 worker: worker.clone(),
-                batches_done: Rc::new(Cell::new(0)),
             };
             *slot.borrow_mut() = Some(session.clone());
             ensure_worker(&worker, &slot);
@@ -126,7 +125,7 @@ pub fn explore_panel(props: &ExploreProps) -> Html {
         })
     };
     html! {
-        <div class="explore" data-ran-in={p.ran_in}>
+        <div class="explore" data-ran-in={(!p.ran_in.is_empty()).then_some(p.ran_in)}>
             <h3>{ tx.t("explore_title") }</h3>
             <p class="hint">{ tx.fmt("explore_hint", &[("trials", TRIALS.to_string())]) }</p>
             if p.running {
@@ -182,8 +181,6 @@ struct Session {
     cancel: Rc<RefCell<bool>>,
     timer: Rc<RefCell<Option<Timeout>>>,
     worker: Rc<RefCell<Option<EngineWorker>>>,
-    /// Batches absorbed so far (the page goes on from there if the worker fails).
-    batches_done: Rc<Cell<u64>>,
 }
 
 impl Session {
@@ -213,12 +210,15 @@ impl Session {
         if *self.cancel.borrow() {
             return;
         }
-        let Ok(v) = serde_json::from_str::<serde_json::Value>(text) else {
+        let Ok(mut v) = serde_json::from_str::<serde_json::Value>(text) else {
             return self.worker_failed();
         };
         match v.get("type").and_then(serde_json::Value::as_str) {
             Some("batch") => {
-                let report = v.get("report").cloned().unwrap_or_default();
+                let report = v
+                    .get_mut("report")
+                    .map(serde_json::Value::take)
+                    .unwrap_or_default();
                 match serde_json::from_value::<BatchSummary>(report) {
                     Ok(r) => self.absorb(Ok(r), "worker"),
                     Err(_) => self.worker_failed(),
@@ -243,7 +243,9 @@ impl Session {
             return;
         }
         web_sys::console::warn_1(&"engine worker: unavailable; Can this break? runs on the page".into());
-        self.clone().on_page(self.batches_done.get());
+        // Every batch absorbed so far holds BATCH_TRIALS trials: the page goes on after them.
+        let next = self.state.borrow().done / BATCH_TRIALS;
+        self.clone().on_page(next);
     }
 
     /// Add one batch's result (or the explorer's error) and show it.
@@ -277,7 +279,6 @@ impl Session {
                     s.running = false;
                 }
             }
-            self.batches_done.set(self.batches_done.get() + 1);
             if s.done >= TRIALS || s.error.is_some() {
                 s.running = false;
             }
@@ -333,12 +334,11 @@ fn ensure_worker(worker: &Rc<RefCell<Option<EngineWorker>>>, slot: &Rc<RefCell<O
 fn fault_list(c: &Smallest, lang: crate::lesson::content::Lang) -> String {
     c.faults
         .iter()
-        .zip(&c.fault_labels)
-        .map(|(u, label)| {
+        .map(|u| {
             if lang == crate::lesson::content::Lang::En {
-                label.clone()
+                u.label.clone()
             } else {
-                crate::timeline::words::fault_unit(&c.names, &u.ops, lang).unwrap_or_else(|| label.clone())
+                crate::timeline::words::fault_unit(&c.names, &u.ops, lang).unwrap_or_else(|| u.label.clone())
             }
         })
         .collect::<Vec<_>>()
