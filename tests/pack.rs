@@ -359,6 +359,25 @@ fn the_builtin_lesson_loads_as_a_pack() {
 }
 
 #[test]
+fn the_compiled_builtin_lesson_is_what_the_loader_makes_of_its_files() {
+    // The app starts from `builtin_compiled` (build.rs's output) and validates nothing:
+    // it must be, value for value, the pack the full loader reads from content/.
+    let loaded = pack::builtin().unwrap_or_else(|e| panic!("{}", show(&e)));
+    let compiled = pack::builtin_compiled();
+    for lang in [Lang::En, Lang::Nb] {
+        let (a, b) = (&loaded.lessons[&lang], &compiled.lessons[&lang]);
+        assert_eq!(a.sections.len(), b.sections.len(), "{lang:?}");
+        for (x, y) in a.sections.iter().zip(&b.sections) {
+            assert_eq!(x, y, "{lang:?} section {}", x.order);
+        }
+    }
+    for (x, y) in loaded.questions.iter().zip(&compiled.questions) {
+        assert_eq!(x, y, "question {}", x.id);
+    }
+    assert_eq!(loaded, compiled);
+}
+
+#[test]
 fn unreadable_and_garbage_input_is_an_error_never_a_panic() {
     let errors = pack::load_dir("/no/such/pack").unwrap_err();
     assert_eq!(errors.len(), 1);

@@ -1,17 +1,17 @@
-//! The app's own texts (buttons, labels, notices) in every language, from `content/ui.toml`.
+//! The app's own texts (buttons, labels, notices) in every language, from `content/ui.toml`,
+//! which `build.rs` compiles into a static table (a broken file fails the build).
 
 use super::content::Lang;
-use std::collections::BTreeMap;
-use std::sync::OnceLock;
 
-const UI_TOML: &str = include_str!("../../content/ui.toml");
+mod compiled {
+    include!(concat!(env!("OUT_DIR"), "/ui_texts.rs"));
+}
 
-type Table = BTreeMap<String, BTreeMap<String, String>>;
-
-fn table() -> &'static Table {
-    static TABLE: OnceLock<Table> = OnceLock::new();
-    // A broken ui.toml is caught by the native tests; at run time it degrades to keys.
-    TABLE.get_or_init(|| toml::from_str(UI_TOML).unwrap_or_default())
+/// The text of `key` in `lang`'s table, if it has one.
+fn lookup(lang: Lang, key: &str) -> Option<&'static str> {
+    let (_, texts) = compiled::UI.iter().find(|(code, _)| *code == lang.code())?;
+    let i = texts.binary_search_by(|(k, _)| (*k).cmp(key)).ok()?;
+    Some(texts[i].1)
 }
 
 /// The texts of one language.
@@ -28,12 +28,9 @@ impl Texts {
     /// The text for `key`; the English one if this language lacks it; the key itself as
     /// a last resort, so a missing text is visible but never a crash.
     pub fn t(&self, key: &str) -> String {
-        let t = table();
-        t.get(self.lang.code())
-            .and_then(|m| m.get(key))
-            .or_else(|| t.get(Lang::En.code()).and_then(|m| m.get(key)))
-            .cloned()
-            .unwrap_or_else(|| key.to_string())
+        lookup(self.lang, key)
+            .or_else(|| lookup(Lang::En, key))
+            .map_or_else(|| key.to_string(), str::to_string)
     }
 
     /// `t(key)` with `{name}` placeholders replaced.
@@ -47,6 +44,27 @@ impl Texts {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
+
+    const UI_TOML: &str = include_str!("../../content/ui.toml");
+    type Table = BTreeMap<String, BTreeMap<String, String>>;
+
+    #[test]
+    fn the_compiled_table_is_ui_toml() {
+        let parsed: Table = toml::from_str(UI_TOML).expect("content/ui.toml is valid TOML");
+        let compiled: Table = compiled::UI
+            .iter()
+            .map(|(lang, texts)| {
+                let texts = texts.iter().map(|(k, v)| (k.to_string(), v.to_string()));
+                (lang.to_string(), texts.collect())
+            })
+            .collect();
+        assert_eq!(compiled, parsed);
+        // Every language's keys are sorted, as `lookup`'s binary search needs.
+        for (_, texts) in compiled::UI {
+            assert!(texts.windows(2).all(|w| w[0].0 < w[1].0));
+        }
+    }
 
     #[test]
     fn ui_toml_parses_and_every_language_has_every_key() {

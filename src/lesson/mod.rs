@@ -18,6 +18,7 @@ pub mod pack_cli;
 pub mod progress;
 pub mod quiz;
 pub mod route;
+pub mod section;
 pub mod state;
 
 pub use content::{Lang, Lesson, Section};
