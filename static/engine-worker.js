@@ -1,11 +1,14 @@
 // The engine's module (src/bin/engine.rs) in a plain Worker of the page, for the page's
-// own long runs: "Can this break?" (ARCHITECTURE.md, "The engine, off the page").
-// The page posts JSON text; the worker answers JSON text, one message per batch:
+// own long runs: "Can this break?" and §4's trade-off table (ARCHITECTURE.md, "The
+// engine, off the page"). The page posts JSON text; the worker answers JSON text, one
+// message per batch or row:
 //   {"type":"explore","scenario":"<the scenario's JSON, as text>","seed":"123","batches":20}
 //     (text, so no number of the scenario passes through a JavaScript number)
 //     → {"type":"batch","batch":B,"report":{…sim::explore::BatchSummary}} … {"type":"done"}
-//     or {"type":"error","message":M}
-// The page cancels by terminating the worker; batches run back to back in between.
+//   {"type":"sweep","scenario":"<JSON text>","seed":"123","ttls":[300,500,…]}
+//     → {"type":"row","index":I,"row":{…sim::sweep::TtlPoint}} … {"type":"done"}
+//   or, for either, {"type":"error","message":M}
+// The page cancels by terminating the worker; batches and rows run back to back.
 'use strict';
 importScripts('engine.js');
 const started = wasm_bindgen({ module_or_path: 'engine_bg.wasm' });
@@ -24,6 +27,21 @@ onmessage = async (event) => {
     await started;
   } catch (err) {
     say({ type: 'error', message: `engine worker: the engine did not start: ${err && err.message}` });
+    return;
+  }
+  if (msg && msg.type === 'sweep') {
+    const ttls = Array.isArray(msg.ttls) ? msg.ttls.slice(0, 100).map(Number) : [];
+    for (let i = 0; i < ttls.length; i++) {
+      let row;
+      try {
+        row = wasm_bindgen.sweep_point(String(msg.scenario), String(msg.seed), ttls[i]);
+      } catch (err) {
+        say({ type: 'error', message: String(err && err.message) });
+        return;
+      }
+      postMessage(`{"type":"row","index":${i},"row":${row}}`);
+    }
+    say({ type: 'done' });
     return;
   }
   if (!msg || msg.type !== 'explore') {

@@ -5,10 +5,11 @@
 //! message between threads (ARCHITECTURE.md, "The engine, off the page").
 //!
 //! The page runs the same module in a plain Worker of its own (`static/engine-worker.js`)
-//! for "Can this break?" (`explore_batch`), so the explorer never blocks the page.
+//! for "Can this break?" (`explore_batch`) and §4's trade-off table (`sweep_point`), so
+//! neither blocks the page.
 //!
-//! It imports no browser API: only `wasm-bindgen` to export [`Trials`] and
-//! `explore_batch`.
+//! It imports no browser API: only `wasm-bindgen` to export [`Trials`],
+//! `explore_batch` and `sweep_point`.
 
 #[cfg(target_arch = "wasm32")]
 mod web {
@@ -30,6 +31,20 @@ mod web {
         let summary = lockstep::sim::explore::explore_batch(&scenario, seed, u64::from(batch))
             .map_err(|e| JsError::new(&e))?;
         serde_json::to_string(&summary).map_err(|e| JsError::new(&e.to_string()))
+    }
+
+    /// One row of §4's trade-off table (`sim::sweep::ttl_point`), run in the page's engine
+    /// worker: the scenario as JSON, the seed as decimal text, the TTL in ms; the row as
+    /// JSON.
+    #[wasm_bindgen]
+    pub fn sweep_point(scenario: &str, seed: &str, ttl_ms: f64) -> Result<String, JsError> {
+        let scenario: Scenario =
+            serde_json::from_str(scenario).map_err(|e| JsError::new(&format!("the scenario: {e}")))?;
+        let seed: u64 = seed
+            .parse()
+            .map_err(|_| JsError::new("the seed is not a number"))?;
+        let point = lockstep::sim::sweep::ttl_point(&scenario, seed, ttl_ms).map_err(|e| JsError::new(&e))?;
+        serde_json::to_string(&point).map_err(|e| JsError::new(&e.to_string()))
     }
 
     /// One group of a "Try to break it" session (`sim::lab_seq::TrialSeq`).

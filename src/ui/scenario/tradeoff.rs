@@ -2,13 +2,23 @@
 //! the overlaps, the stale writes, the jobs done and how long the lock stayed stuck
 //! after the crash.
 //! A slider (and a button per row) picks the TTL the timeline above shows.
+//!
+//! The rows are computed in the engine's worker (`static/engine-worker.js`), so the page
+//! never waits for them; where that worker is not served, on the page, one row per task.
+//! Row `i` is `sim::sweep::ttl_point(scenario, seed, ttls[i])` either way.
 
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
 use crate::sim::scenario::Scenario;
-use crate::sim::sweep::{ttl_tradeoff, TtlPoint};
-use std::rc::Rc;
+use crate::sim::sweep::{ttl_point, TtlPoint};
+use crate::ui::engine_worker::EngineWorker;
+use gloo::timers::callback::Timeout;
+use std::cell::{Cell, RefCell};
+use std::rc::{Rc, Weak};
 use yew::prelude::*;
+
+/// The table once computed (or the simulator's error), and where: "worker" or "page".
+type Rows = Option<(Result<Vec<TtlPoint>, String>, &'static str)>;
 
 #[derive(Properties, PartialEq)]
 pub struct TradeoffProps {
@@ -25,19 +35,16 @@ pub struct TradeoffProps {
 #[function_component(TradeoffTable)]
 pub fn tradeoff_table(props: &TradeoffProps) -> Html {
     let ttls = props.scenario.sweep_ttl_ms.clone();
-    // Seven runs of twenty workers: computed after the first paint, not during it.
-    let rows = use_state(|| None::<Result<Vec<TtlPoint>, String>>);
+    // Seven runs of twenty workers: computed off the page (or after the first paint, a
+    // row per task), never during a render. A new scenario or seed drops the old sweep.
+    let rows = use_state(|| None as Rows);
     {
         let rows = rows.clone();
         let (scenario, seed) = (props.scenario.clone(), props.seed);
         use_effect_with((scenario, seed), move |(scenario, seed)| {
             rows.set(None);
-            let (scenario, seed) = (scenario.clone(), *seed);
-            let t = gloo::timers::callback::Timeout::new(0, move || {
-                let ttls = scenario.sweep_ttl_ms.clone();
-                rows.set(Some(ttl_tradeoff(&scenario, seed, &ttls)));
-            });
-            move || drop(t)
+            let sweep = Sweep::start(scenario.clone(), *seed, rows);
+            move || drop(sweep)
         });
     }
     let at = ttls
@@ -56,13 +63,14 @@ pub fn tradeoff_table(props: &TradeoffProps) -> Html {
     let slider_text = format!("TTL {} ms", fmt(props.ttl_ms));
     let tx = Texts::new(props.lang);
     let caption = tx.fmt("tt_caption", &[("seed", props.seed.to_string())]);
+    let ran_in = rows.as_ref().map(|(_, at)| *at);
     html! {
-        <div class="tradeoff">
+        <div class="tradeoff" data-ran-in={ran_in}>
             <label class="ttl-slider">{ format!("{slider_text} ") }
                 <input type="range" min="0" max={ttls.len().saturating_sub(1).to_string()} step="1"
                     value={at.to_string()} aria-valuetext={slider_text.clone()} oninput={on_slide} />
             </label>
-            { match &*rows {
+            { match rows.as_ref().map(|(r, _)| r) {
                 None => html! { <p class="hint" role="status">{ tx.t("tt_comparing") }</p> },
                 Some(Err(e)) => html! { <p class="hint" role="alert">{ tx.fmt("tt_failed", &[("error", e.to_string())]) }</p> },
                 Some(Ok(rows)) => html! {
@@ -101,6 +109,130 @@ pub fn tradeoff_table(props: &TradeoffProps) -> Html {
                 },
             } }
         </div>
+    }
+}
+
+/// One computation of the table: the rows come from the engine's worker, or, where it
+/// does not run, from the page, one row per task. Dropping it stops both (the worker is
+/// terminated).
+struct Sweep {
+    scenario: Rc<Scenario>,
+    seed: u64,
+    done: RefCell<Vec<TtlPoint>>,
+    rows: UseStateHandle<Rows>,
+    worker: RefCell<Option<EngineWorker>>,
+    timer: RefCell<Option<Timeout>>,
+    /// The page computed at least one row.
+    on_page: Cell<bool>,
+}
+
+impl Sweep {
+    fn start(scenario: Rc<Scenario>, seed: u64, rows: UseStateHandle<Rows>) -> Rc<Sweep> {
+        let sweep = Rc::new(Sweep {
+            scenario,
+            seed,
+            done: RefCell::new(Vec::new()),
+            rows,
+            worker: RefCell::new(None),
+            timer: RefCell::new(None),
+            on_page: Cell::new(false),
+        });
+        let (heard, failed) = (Rc::downgrade(&sweep), Rc::downgrade(&sweep));
+        let worker = EngineWorker::start(
+            move |text| {
+                if let Some(s) = heard.upgrade() {
+                    s.heard(&text);
+                }
+            },
+            move || {
+                if let Some(s) = failed.upgrade() {
+                    s.worker_failed();
+                }
+            },
+        );
+        let msg = serde_json::to_string(&*sweep.scenario).map(|scenario| {
+            serde_json::json!({
+                "type": "sweep",
+                "scenario": scenario,
+                "seed": seed.to_string(),
+                "ttls": sweep.scenario.sweep_ttl_ms,
+            })
+            .to_string()
+        });
+        match (worker, msg) {
+            (Some(w), Ok(msg)) if w.post(&msg) => *sweep.worker.borrow_mut() = Some(w),
+            _ => Sweep::next_on_page(&sweep),
+        }
+        sweep
+    }
+
+    /// A message from the worker: a row, the end, or the simulator's error.
+    fn heard(self: &Rc<Self>, text: &str) {
+        let Ok(mut v) = serde_json::from_str::<serde_json::Value>(text) else {
+            return self.worker_failed();
+        };
+        match v.get("type").and_then(serde_json::Value::as_str) {
+            Some("row") => {
+                let index = v.get("index").and_then(serde_json::Value::as_u64);
+                let row = v.get_mut("row").map(serde_json::Value::take).unwrap_or_default();
+                match (index, serde_json::from_value::<TtlPoint>(row)) {
+                    (Some(i), Ok(row)) if i as usize == self.done.borrow().len() => self.add(row),
+                    _ => self.worker_failed(),
+                }
+            }
+            Some("done") => {}
+            Some("error") => {
+                let why = v.get("message").and_then(serde_json::Value::as_str).unwrap_or("");
+                self.finish(Err(why.to_string()));
+            }
+            _ => self.worker_failed(),
+        }
+    }
+
+    /// The worker did not start or broke: the page computes the rows left.
+    fn worker_failed(self: &Rc<Self>) {
+        if self.worker.borrow_mut().take().is_some() {
+            web_sys::console::warn_1(
+                &"engine worker: unavailable; the trade-off table runs on the page".into(),
+            );
+            Sweep::next_on_page(self);
+        }
+    }
+
+    fn add(self: &Rc<Self>, row: TtlPoint) {
+        self.done.borrow_mut().push(row);
+        if self.done.borrow().len() == self.scenario.sweep_ttl_ms.len() {
+            let rows = self.done.borrow().clone();
+            self.finish(Ok(rows));
+        }
+    }
+
+    /// The worker, idle now, stays until the sweep is dropped.
+    fn finish(&self, r: Result<Vec<TtlPoint>, String>) {
+        let at = if self.on_page.get() { "page" } else { "worker" };
+        self.rows.set(Some((r, at)));
+    }
+
+    /// The next row, on the page, after the frames in between.
+    fn next_on_page(this: &Rc<Self>) {
+        let weak: Weak<Sweep> = Rc::downgrade(this);
+        *this.timer.borrow_mut() = Some(Timeout::new(0, move || {
+            let Some(s) = weak.upgrade() else { return };
+            s.on_page.set(true);
+            let i = s.done.borrow().len();
+            let Some(&ttl) = s.scenario.sweep_ttl_ms.get(i) else {
+                return;
+            };
+            match ttl_point(&s.scenario, s.seed, ttl) {
+                Ok(row) => {
+                    s.add(row);
+                    if s.done.borrow().len() < s.scenario.sweep_ttl_ms.len() {
+                        Sweep::next_on_page(&s);
+                    }
+                }
+                Err(e) => s.finish(Err(e)),
+            }
+        }));
     }
 }
 
