@@ -48,6 +48,19 @@ try {
     say(`§4's table (${rows.split('\n').length} rows) ran in the ${ranIn}${where === 'page' ? ' (the worker\'s script blocked)' : ''}; long tasks: ${longs.length}, longest ${Math.max(0, ...longs).toFixed(0)} ms`);
     if (ranIn !== where) problems.push(`§4's table ran in the ${ranIn}, not in the ${where}`);
     if (where === 'worker' && longs.some((d) => d > LONG_MS)) problems.push(`§4: a main-thread task of ${Math.max(...longs).toFixed(0)} ms while the table computed`);
+    if (where === 'worker') {
+      // A new seed: the same worker, already running, computes the next table.
+      const seed = await page.locator('section.scenario .seed').first().innerText();
+      await page.locator('section.scenario').first().getByRole('button', { name: 'New seed' }).click();
+      await page.waitForFunction((was) => document.querySelector('section.scenario .seed')?.innerText !== was, seed, { timeout: 10000 });
+      // The table of that seed (its caption names it).
+      const now = await page.locator('section.scenario .seed').first().innerText();
+      const digits = now.match(/\d+/)[0];
+      await page.waitForFunction((d) => document.querySelector('.tradeoff[data-ran-in] caption')?.innerText.includes(d), digits, { timeout: 30000 });
+      const again = await page.evaluate(() => document.querySelector('.tradeoff').dataset.ranIn);
+      say(`§4's table for a new seed (${now}) ran in the ${again}`);
+      if (again !== 'worker') problems.push(`§4's table for a new seed ran in the ${again}, not in the worker`);
+    }
     await page.close();
   }
   if (!tables.worker || tables.worker !== tables.page) problems.push(`§4's table from the worker differs from the page's:\n${tables.worker}\n---\n${tables.page}`);

@@ -1,8 +1,8 @@
 // A learner's walk through the safe-release lab, in a real browser (Debian's Chromium):
 // paste the lesson's naive DEL release, Run, see it broken on the timeline with the
 // trial in the URL, Run it again and see the same, fix it, Try to break it and see every check hold. Also: an infinite
-// loop is stopped and the page keeps answering; a main-thread task during the trials is
-// measured (PerformanceObserver "longtask"). Screenshots at desktop and phone width go
+// loop is stopped and the page keeps answering; no main-thread task over 50 ms during the
+// trials (PerformanceObserver "longtask"). Screenshots at desktop and phone width go
 // to $SHOTS (default /tmp).
 //   BASE_URL=http://127.0.0.1:PORT/ node e2e/lab.mjs
 // Exits 1 with the reasons when a step does not do what a learner expects.
@@ -134,6 +134,8 @@ try {
     if (!spares) problems.push(`${name}: the next session's two sandboxes were not opened ahead of the click`);
     const longs = await page.evaluate(() => window.__long);
     say(name, `long tasks during the trials: ${longs.length}, longest ${Math.max(0, ...longs).toFixed(0)} ms`);
+    // The trials run in the sandboxes' workers: the page only hears progress (#16).
+    if (longs.some((d) => d > 50)) problems.push(`${name}: a main-thread task of ${Math.max(...longs).toFixed(0)} ms during Try to break it`);
     await lab.screenshot({ path: `${SHOTS}/lab-${name}-passed.png` });
 
     if (name === 'desktop') {

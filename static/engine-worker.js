@@ -5,8 +5,9 @@
 //   {"type":"explore","scenario":"<the scenario's JSON, as text>","seed":"123","batches":20}
 //     (text, so no number of the scenario passes through a JavaScript number)
 //     → {"type":"batch","batch":B,"report":{…sim::explore::BatchSummary}} … {"type":"done"}
-//   {"type":"sweep","scenario":"<JSON text>","seed":"123","ttls":[300,500,…]}
-//     → {"type":"row","index":I,"row":{…sim::sweep::TtlPoint}} … {"type":"done"}
+//   {"type":"sweep","id":N,"scenario":"<JSON text>","seed":"123","ttls":[300,500,…]}
+//     → {"type":"row","id":N,"index":I,"row":{…sim::sweep::TtlPoint}} … {"type":"done","id":N}
+//     (the page keeps this worker for every table: `id` tells a stale answer)
 //   or, for either, {"type":"error","message":M}
 // The page cancels by terminating the worker; batches and rows run back to back.
 'use strict';
@@ -30,18 +31,19 @@ onmessage = async (event) => {
     return;
   }
   if (msg && msg.type === 'sweep') {
+    const id = Number(msg.id) || 0;
     const ttls = Array.isArray(msg.ttls) ? msg.ttls.slice(0, 100).map(Number) : [];
     for (let i = 0; i < ttls.length; i++) {
       let row;
       try {
         row = wasm_bindgen.sweep_point(String(msg.scenario), String(msg.seed), ttls[i]);
       } catch (err) {
-        say({ type: 'error', message: String(err && err.message) });
+        say({ type: 'error', id, message: String(err && err.message) });
         return;
       }
-      postMessage(`{"type":"row","index":${i},"row":${row}}`);
+      postMessage(`{"type":"row","id":${id},"index":${i},"row":${row}}`);
     }
-    say({ type: 'done' });
+    say({ type: 'done', id });
     return;
   }
   if (!msg || msg.type !== 'explore') {

@@ -3,8 +3,9 @@
 //! after the crash.
 //! A slider (and a button per row) picks the TTL the timeline above shows.
 //!
-//! The rows are computed in the engine's worker (`static/engine-worker.js`), so the page
-//! never waits for them; where that worker is not served, on the page, one row per task.
+//! The rows are computed in the page's engine worker (`static/engine-worker.js`, one for
+//! every table, kept once started), so the page never waits for them; where that worker is
+//! not served, on the page, one row per task.
 //! Row `i` is `sim::sweep::ttl_point(scenario, seed, ttls[i])` either way.
 
 use crate::lesson::content::Lang;
@@ -112,15 +113,26 @@ pub fn tradeoff_table(props: &TradeoffProps) -> Html {
     }
 }
 
-/// One computation of the table: the rows come from the engine's worker, or, where it
-/// does not run, from the page, one row per task. Dropping it stops both (the worker is
-/// terminated).
+thread_local! {
+    /// The page's engine worker for §4's tables, started by the first table shown and
+    /// kept: a later table (a new seed, other knobs) does not wait for the engine to load.
+    static WORKER: RefCell<Option<EngineWorker>> = const { RefCell::new(None) };
+    /// The table being computed; the worker's answers go to it (others are stale).
+    static CURRENT: RefCell<Weak<Sweep>> = const { RefCell::new(Weak::new()) };
+    static NEXT_ID: Cell<u64> = const { Cell::new(0) };
+}
+
+/// One computation of the table: the rows come from the page's engine worker, or, where
+/// it does not run, from the page, one row per task. Dropped, it stops the page's rows;
+/// the worker's answers to it are then ignored.
 struct Sweep {
+    id: u64,
     scenario: Rc<Scenario>,
     seed: u64,
     done: RefCell<Vec<TtlPoint>>,
     rows: UseStateHandle<Rows>,
-    worker: RefCell<Option<EngineWorker>>,
+    /// The worker has the request (and has not failed).
+    in_worker: Cell<bool>,
     timer: RefCell<Option<Timeout>>,
     /// The page computed at least one row.
     on_page: Cell<bool>,
@@ -128,40 +140,48 @@ struct Sweep {
 
 impl Sweep {
     fn start(scenario: Rc<Scenario>, seed: u64, rows: UseStateHandle<Rows>) -> Rc<Sweep> {
+        let id = NEXT_ID.with(|n| n.replace(n.get() + 1));
         let sweep = Rc::new(Sweep {
+            id,
             scenario,
             seed,
             done: RefCell::new(Vec::new()),
             rows,
-            worker: RefCell::new(None),
+            in_worker: Cell::new(false),
             timer: RefCell::new(None),
             on_page: Cell::new(false),
         });
-        let (heard, failed) = (Rc::downgrade(&sweep), Rc::downgrade(&sweep));
-        let worker = EngineWorker::start(
-            move |text| {
-                if let Some(s) = heard.upgrade() {
-                    s.heard(&text);
-                }
-            },
-            move || {
-                if let Some(s) = failed.upgrade() {
-                    s.worker_failed();
-                }
-            },
-        );
+        CURRENT.with(|c| *c.borrow_mut() = Rc::downgrade(&sweep));
         let msg = serde_json::to_string(&*sweep.scenario).map(|scenario| {
             serde_json::json!({
                 "type": "sweep",
+                "id": id,
                 "scenario": scenario,
                 "seed": seed.to_string(),
                 "ttls": sweep.scenario.sweep_ttl_ms,
             })
             .to_string()
         });
-        match (worker, msg) {
-            (Some(w), Ok(msg)) if w.post(&msg) => *sweep.worker.borrow_mut() = Some(w),
-            _ => Sweep::next_on_page(&sweep),
+        let posted = msg.is_ok_and(|msg| {
+            WORKER.with(|w| {
+                let mut w = w.borrow_mut();
+                if w.is_none() {
+                    *w = EngineWorker::start(
+                        |text| {
+                            if let Some(s) = current() {
+                                s.heard(&text);
+                            }
+                        },
+                        worker_broke,
+                    );
+                }
+                w.as_ref().is_some_and(|w| w.post(&msg))
+            })
+        });
+        if posted {
+            sweep.in_worker.set(true);
+        } else {
+            Sweep::next_on_page(&sweep);
         }
         sweep
     }
@@ -169,8 +189,16 @@ impl Sweep {
     /// A message from the worker: a row, the end, or the simulator's error.
     fn heard(self: &Rc<Self>, text: &str) {
         let Ok(mut v) = serde_json::from_str::<serde_json::Value>(text) else {
-            return self.worker_failed();
+            return worker_broke();
         };
+        let id = v.get("id").and_then(serde_json::Value::as_u64);
+        if id.is_none() {
+            // Not an answer: the worker itself failed (its engine did not start).
+            return worker_broke();
+        }
+        if id != Some(self.id) || !self.in_worker.get() {
+            return; // an earlier table's answer
+        }
         match v.get("type").and_then(serde_json::Value::as_str) {
             Some("row") => {
                 let index = v.get("index").and_then(serde_json::Value::as_u64);
@@ -191,7 +219,7 @@ impl Sweep {
 
     /// The worker did not start or broke: the page computes the rows left.
     fn worker_failed(self: &Rc<Self>) {
-        if self.worker.borrow_mut().take().is_some() {
+        if self.in_worker.replace(false) {
             web_sys::console::warn_1(
                 &"engine worker: unavailable; the trade-off table runs on the page".into(),
             );
@@ -207,8 +235,8 @@ impl Sweep {
         }
     }
 
-    /// The worker, idle now, stays until the sweep is dropped.
     fn finish(&self, r: Result<Vec<TtlPoint>, String>) {
+        self.in_worker.set(false);
         let at = if self.on_page.get() { "page" } else { "worker" };
         self.rows.set(Some((r, at)));
     }
@@ -234,6 +262,19 @@ impl Sweep {
             }
         }));
     }
+}
+
+/// The worker failed: it goes, and the table being computed goes on on the page.
+fn worker_broke() {
+    WORKER.with(|w| w.borrow_mut().take());
+    if let Some(s) = current() {
+        s.worker_failed();
+    }
+}
+
+/// The table being computed, if it is still shown.
+fn current() -> Option<Rc<Sweep>> {
+    CURRENT.with(|c| c.borrow().upgrade())
 }
 
 fn nearest(ttls: &[f64], ttl: f64) -> usize {
