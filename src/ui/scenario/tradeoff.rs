@@ -15,6 +15,7 @@ use crate::sim::sweep::{ttl_point, TtlPoint};
 use crate::ui::engine_worker::EngineWorker;
 use gloo::timers::callback::Timeout;
 use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 use std::rc::{Rc, Weak};
 use yew::prelude::*;
 
@@ -117,8 +118,9 @@ thread_local! {
     /// The page's engine worker for §4's tables, started by the first table shown and
     /// kept: a later table (a new seed, other knobs) does not wait for the engine to load.
     static WORKER: RefCell<Option<EngineWorker>> = const { RefCell::new(None) };
-    /// The table being computed; the worker's answers go to it (others are stale).
-    static CURRENT: RefCell<Weak<Sweep>> = const { RefCell::new(Weak::new()) };
+    /// The tables being computed, by request id (a pack's section may show two): the
+    /// worker's answers go to theirs; an answer to a table no longer shown is dropped.
+    static SWEEPS: RefCell<BTreeMap<u64, Weak<Sweep>>> = const { RefCell::new(BTreeMap::new()) };
     static NEXT_ID: Cell<u64> = const { Cell::new(0) };
 }
 
@@ -151,7 +153,7 @@ impl Sweep {
             timer: RefCell::new(None),
             on_page: Cell::new(false),
         });
-        CURRENT.with(|c| *c.borrow_mut() = Rc::downgrade(&sweep));
+        SWEEPS.with(|m| m.borrow_mut().insert(id, Rc::downgrade(&sweep)));
         let msg = serde_json::to_string(&*sweep.scenario).map(|scenario| {
             serde_json::json!({
                 "type": "sweep",
@@ -166,14 +168,7 @@ impl Sweep {
             WORKER.with(|w| {
                 let mut w = w.borrow_mut();
                 if w.is_none() {
-                    *w = EngineWorker::start(
-                        |text| {
-                            if let Some(s) = current() {
-                                s.heard(&text);
-                            }
-                        },
-                        worker_broke,
-                    );
+                    *w = EngineWorker::start(|text| route(&text), worker_broke);
                 }
                 w.as_ref().is_some_and(|w| w.post(&msg))
             })
@@ -186,18 +181,10 @@ impl Sweep {
         sweep
     }
 
-    /// A message from the worker: a row, the end, or the simulator's error.
-    fn heard(self: &Rc<Self>, text: &str) {
-        let Ok(mut v) = serde_json::from_str::<serde_json::Value>(text) else {
-            return worker_broke();
-        };
-        let id = v.get("id").and_then(serde_json::Value::as_u64);
-        if id.is_none() {
-            // Not an answer: the worker itself failed (its engine did not start).
-            return worker_broke();
-        }
-        if id != Some(self.id) || !self.in_worker.get() {
-            return; // an earlier table's answer
+    /// The worker's answer to this table: a row, the end, or the simulator's error.
+    fn heard(self: &Rc<Self>, mut v: serde_json::Value) {
+        if !self.in_worker.get() {
+            return;
         }
         match v.get("type").and_then(serde_json::Value::as_str) {
             Some("row") => {
@@ -264,17 +251,34 @@ impl Sweep {
     }
 }
 
-/// The worker failed: it goes, and the table being computed goes on on the page.
-fn worker_broke() {
-    WORKER.with(|w| w.borrow_mut().take());
-    if let Some(s) = current() {
-        s.worker_failed();
+impl Drop for Sweep {
+    fn drop(&mut self) {
+        let _ = SWEEPS.try_with(|m| m.try_borrow_mut().map(|mut m| m.remove(&self.id)));
     }
 }
 
-/// The table being computed, if it is still shown.
-fn current() -> Option<Rc<Sweep>> {
-    CURRENT.with(|c| c.borrow().upgrade())
+/// A message from the worker, to the table it answers (by its `id`).
+fn route(text: &str) {
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(text) else {
+        return worker_broke();
+    };
+    let Some(id) = v.get("id").and_then(serde_json::Value::as_u64) else {
+        // Not an answer: the worker itself failed (its engine did not start).
+        return worker_broke();
+    };
+    let sweep = SWEEPS.with(|m| m.borrow().get(&id).and_then(Weak::upgrade));
+    if let Some(s) = sweep {
+        s.heard(v);
+    }
+}
+
+/// The worker failed: it goes, and every table it was computing goes on on the page.
+fn worker_broke() {
+    WORKER.with(|w| w.borrow_mut().take());
+    let live: Vec<Rc<Sweep>> = SWEEPS.with(|m| m.borrow().values().filter_map(Weak::upgrade).collect());
+    for s in live {
+        s.worker_failed();
+    }
 }
 
 fn nearest(ttls: &[f64], ttl: f64) -> usize {
