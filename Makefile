@@ -25,6 +25,7 @@ serve: build
 build: setup
 	trunk build --release
 	bash scripts/prerender.sh dist
+	node scripts/precompress.mjs dist
 
 fmt:
 	cargo fmt --all -- --check

@@ -7,7 +7,8 @@
 //     the click, that leaves "Starting the simulator…" on screen once the app has taken
 //     over, or that changes the query the visitor opened (the scenario's state goes in
 //     the hash); an app (JS + wasm) over BUNDLE_MAX_BYTES gzip (regression guard), or
-//     not sent gzip by the server (e2e/serve.mjs) though the browser accepts it;
+//     not sent brotli by the server (e2e/serve.mjs, the build's precompressed .br) though
+//     the browser accepts it;
 //   - a request for a snapshot that does not exist (a 404 under pre/), e.g. when the
 //     hash changes to a section the lesson lacks before the app has started;
 //   - a returning visitor (the same browser, a new tab) whose app files (content-hashed
@@ -44,7 +45,8 @@ async function visit(url, { lang = 'en', until, beforeLoad } = {}) {
   page.on('response', async (r) => {
     try {
       const body = await r.body();
-      files.push({ url: r.url(), raw: body.length, gz: gzipSync(body, { level: 9 }).length, encoding: r.headers()['content-encoding'] });
+      const sizes = await r.request().sizes().catch(() => ({}));
+      files.push({ url: r.url(), raw: body.length, gz: gzipSync(body, { level: 9 }).length, encoding: r.headers()['content-encoding'], wire: sizes.responseBodySize });
     } catch { /* a redirect or an aborted request has no body */ }
   });
   page.errors = [];
@@ -166,25 +168,28 @@ const CLICK_RUNS = Number(process.env.CLICK_RUNS ?? 20);
 const THROTTLED_RUNS = Number(process.env.THROTTLED_RUNS ?? 0);
 const useMs = [];
 let appBytes = 0;
+let appWire = 0;
 let appFiles = [];
 for (let i = 0; i < CLICK_RUNS; i++) {
   const r = await firstClick();
   useMs.push(r.ms);
   appBytes = sum(r.appFiles);
+  appWire = r.appFiles.reduce((n, f) => n + (f.wire ?? 0), 0);
   appFiles = r.appFiles.map((f) => name(f.url));
 }
 const throttledMs = [];
 for (let i = 0; i < THROTTLED_RUNS; i++) throttledMs.push((await firstClick({ throttled: true })).ms);
-console.log(`  downloaded on first use: ${appBytes} bytes gzip (guard ${MAX}): ${appFiles.join(', ')}`);
+console.log(`  downloaded on first use: ${appBytes} bytes gzip (guard ${MAX}), ${appWire} bytes on the wire: ${appFiles.join(', ')}`);
 {
   const wasm = appFiles.filter((f) => f.endsWith('.wasm'));
   const { page, context, files } = await visit(`${BASE}#/${LESSON}/3`, { until: S3 });
   await page.evaluate(() => window.lockstepBoot());
   await page.waitForLoadState('networkidle');
   const sent = files.filter((f) => f.url.endsWith('.wasm'));
-  if (!wasm.length || !sent.length || sent.some((f) => f.encoding !== 'gzip')) {
-    fail(`the server sent the wasm ${sent.map((f) => f.encoding ?? 'uncompressed').join(', ') || 'not at all'}, not gzip, to a browser that accepts it`);
-  } else console.log(`  the wasm went gzip on the wire (${sent[0].raw} bytes raw, about ${sent[0].gz} gzip)`);
+  // Chromium accepts brotli: it gets the build's precompressed .br (scripts/precompress.mjs).
+  if (!wasm.length || !sent.length || sent.some((f) => f.encoding !== 'br')) {
+    fail(`the server sent the wasm ${sent.map((f) => f.encoding ?? 'uncompressed').join(', ') || 'not at all'}, not brotli, to a browser that accepts it`);
+  } else console.log(`  the wasm went brotli on the wire (${sent[0].raw} bytes raw, ${sent[0].wire} brotli, ${sent[0].gz} gzip -9)`);
   await context.close();
 }
 if (appBytes > MAX) fail(`the app is ${appBytes} bytes gzip, over the ${MAX}-byte regression guard`);

@@ -9,7 +9,9 @@
 // changes, so a returning visitor's browser keeps it for a year without asking;
 // everything else (index.html, boot.js, the snapshots under pre/, the labs' files) is
 // asked for again each time, with an ETag so an unchanged file costs a 304 and no body.
-// (The gzip of each file is kept here while the file is unchanged.)
+// (The gzip of each file is kept here while the file is unchanged.) A browser that accepts
+// brotli gets the `<file>.br` that scripts/precompress.mjs wrote beside it, if that is
+// not older than the file (brotli is a quarter smaller than gzip on the wasm).
 import { createServer } from 'node:http';
 import { gzip } from 'node:zlib';
 import { promisify } from 'node:util';
@@ -49,13 +51,19 @@ function cacheControl(file) {
 }
 const gzipped = new Map(); // file -> { mtimeMs, size, body }
 
-// Whether the request's Accept-Encoding allows gzip (`gzip;q=0` refuses it).
-function acceptsGzip(header) {
+// Whether the request's Accept-Encoding allows `want` (`gzip;q=0` refuses gzip).
+function accepts(header, want) {
   return String(header ?? '').split(',').some((part) => {
     const [coding, ...params] = part.trim().split(';').map((x) => x.trim());
     const q = params.find((p) => p.startsWith('q='));
-    return (coding === 'gzip' || coding === '*') && !(q && Number(q.slice(2)) === 0);
+    return (coding === want || coding === '*') && !(q && Number(q.slice(2)) === 0);
   });
+}
+
+// The precompressed brotli of `file`, if there is one at least as new as the file.
+async function brotliOf(file, info) {
+  const br = await stat(`${file}.br`).catch(() => null);
+  return br && br.mtimeMs >= info.mtimeMs ? readFile(`${file}.br`) : null;
 }
 
 async function gzipOf(file, info, body) {
@@ -86,8 +94,12 @@ function serve(root, port) {
         res.end();
         return;
       }
-      let body = await readFile(file);
-      if (COMPRESS.has(extname(file)) && acceptsGzip(req.headers['accept-encoding'])) {
+      const compress = COMPRESS.has(extname(file));
+      const br = compress && accepts(req.headers['accept-encoding'], 'br') ? await brotliOf(file, info) : null;
+      let body = br ?? await readFile(file);
+      if (br) {
+        headers['content-encoding'] = 'br';
+      } else if (compress && accepts(req.headers['accept-encoding'], 'gzip')) {
         body = await gzipOf(file, info, body);
         headers['content-encoding'] = 'gzip';
       }

@@ -43,9 +43,10 @@ fi
 step "fuzz smoke run (20 s per cargo-fuzz target)"
 bash scripts/fuzz.sh 20
 
-step "release build (trunk build --release), prerendered (scripts/prerender.sh)"
+step "release build (trunk build --release), prerendered (scripts/prerender.sh), precompressed (scripts/precompress.mjs)"
 trunk build --release
 bash scripts/prerender.sh dist
+node scripts/precompress.mjs dist
 
 step "release bundle size"
 bash scripts/bundle-size.sh dist
