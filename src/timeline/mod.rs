@@ -42,7 +42,7 @@ use std::collections::BTreeMap;
 /// How many events a model may hold; longer runs are cut (and say so).
 pub const MAX_EVENTS: usize = 50_000;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum LaneKind {
     Client,
     Node,
@@ -50,14 +50,14 @@ pub enum LaneKind {
     Other,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Lane {
     pub pid: u32,
     pub name: String,
     pub kind: LaneKind,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum BarKind {
     /// A client believes it holds the lock.
     Holding,
@@ -69,7 +69,7 @@ pub enum BarKind {
     Down,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Bar {
     pub pid: u32,
     pub kind: BarKind,
@@ -80,7 +80,7 @@ pub struct Bar {
     pub label: String,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Arrow {
     pub from: u32,
     pub to: u32,
@@ -94,7 +94,7 @@ pub struct Arrow {
     pub index: usize,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum MarkKind {
     WriteAccepted,
     WriteRejected,
@@ -110,7 +110,7 @@ pub enum MarkKind {
     Lost,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Mark {
     pub pid: u32,
     pub t_us: u64,
@@ -119,7 +119,7 @@ pub struct Mark {
     pub index: usize,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Band {
     /// The lock it is about, when the checker's holds name one.
     pub lock: Option<String>,
@@ -136,7 +136,7 @@ pub struct Band {
 }
 
 /// Something the nodes' stores show that no single trace event says.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum StoryKind {
     /// A key with a TTL ran out on `node` (by the node's clock). `owner`: the client
     /// whose token it held (or whose command set it), if known.
@@ -156,7 +156,7 @@ pub enum StoryKind {
     },
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Story {
     pub t_us: u64,
     /// The trace index it follows (it is told once the cursor reaches that event).
@@ -165,7 +165,7 @@ pub struct Story {
 }
 
 /// Everything the timeline draws for one run.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Model {
     pub scenario: String,
     pub seed: u64,
@@ -202,7 +202,7 @@ pub struct Model {
 
 /// A client's lock extension as one node ran it: the answer says whether the lock was
 /// extended (`1`, `OK`) or was no longer the client's (`0`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Extension {
     pub client: u32,
     pub node: u32,
@@ -258,7 +258,7 @@ fn extensions(trace: &[TraceEvent]) -> Vec<Extension> {
 }
 
 /// A caption on its moment: shown from trace event `index` until the next caption.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CaptionView {
     pub index: usize,
     pub en: String,
@@ -293,7 +293,7 @@ impl Model {
 
 /// A node's keys from the event at `index` on (until the node's next state), with its
 /// clock, which judges their expiry.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct KeyState {
     pub index: usize,
     pub pid: u32,
@@ -1174,6 +1174,25 @@ mod tests {
     fn model(name: &str) -> Model {
         let s = builtin(name).expect("built-in").expect("valid");
         build(&s, 1).expect("runs")
+    }
+
+    /// The way off the page for the scenario runs (#16): the engine's worker builds the
+    /// model and the page draws it, so a model must cross as JSON unchanged, every
+    /// built-in one, faults, captions, tallies and key states included.
+    #[test]
+    fn every_builtin_model_crosses_as_json_unchanged() {
+        let mut sizes = Vec::new();
+        for b in crate::sim::scenario::BUILTINS {
+            let m = model(b.name);
+            let json = serde_json::to_string(&m).expect("serializes");
+            let back: Model = serde_json::from_str(&json).expect("deserializes");
+            assert_eq!(back, m, "{}", b.name);
+            sizes.push((json.len(), b.name));
+        }
+        // What a message would weigh: the largest model, for the record (not a limit).
+        sizes.sort();
+        let (largest, name) = sizes.last().copied().expect("built-ins");
+        assert!(largest > 1000, "{name}: {largest} bytes");
     }
 
     /// Issue #19: a node that no command ever reached (C1 is cut off from A, B and C

@@ -8,7 +8,7 @@
 use crate::sim::trace::{TraceEvent, TraceKind};
 use std::collections::{BTreeMap, BTreeSet};
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum FaultState {
     /// Messages between this process and each of these are dropped (in the direction
     /// the partition cut: `from` lists the peers this process cannot reach or hear).
@@ -21,7 +21,7 @@ pub enum FaultState {
     Clock { offset_us: i64, rate_ppm: i64 },
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FaultSpan {
     pub pid: u32,
     pub from_us: u64,

@@ -9,7 +9,7 @@ use crate::sim::fact::{Reason, TimerName};
 use crate::sim::trace::{TraceEvent, TraceKind};
 use std::collections::BTreeMap;
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Tally {
     /// The client.
     pub pid: u32,
