@@ -1,8 +1,9 @@
 // "Can this break?" and §4's trade-off table in a real browser (Debian's Chromium): both
-// run in the engine's worker (static/engine-worker.js), so no main-thread task over 50 ms
-// is recorded (PerformanceObserver "longtask") while they compute; the table's rows are
-// the page's own (computed again with the worker's script blocked), and Cancel stops an
-// explorer run.
+// run in the page's one engine worker (static/engine-worker.js), started by itself when
+// the section is shown, so no main-thread task over 50 ms is recorded
+// (PerformanceObserver "longtask") while they compute; the table's rows are the page's
+// own (computed again with the worker's script blocked), and Cancel stops an explorer
+// run but not the worker, which runs the next one.
 //   BASE_URL=http://127.0.0.1:PORT/ node e2e/explore.mjs
 // Exits 1 with the reasons when a step does not do what a learner expects.
 import { chromium } from 'playwright-core';
@@ -69,10 +70,15 @@ try {
   for (const section of [4, 9]) {
     const page = await appAt(section);
     const panel = page.locator('.explore').first();
+    // The section's engine worker starts by itself, shortly after the section is shown
+    // (one per page, whatever uses it: no pointer near the button yet).
+    const engines = () => page.workers().filter((w) => w.url().endsWith('/engine-worker.js')).length;
+    for (let i = 0; i < 50 && !engines(); i++) await page.waitForTimeout(100);
+    const warmed = engines();
+    if (warmed !== 1) problems.push(`§${section}: ${warmed} engine workers 5 s after the section was shown, not one`);
     await panel.scrollIntoViewIfNeeded();
     await page.waitForTimeout(500);
-    // The pointer reaches the button a moment before the click, as a learner's does
-    // (that starts the engine's worker).
+    // The pointer reaches the button a moment before the click, as a learner's does.
     await panel.locator('.explore-start').hover();
     await page.waitForTimeout(300);
     await page.evaluate(() => { window.__long = []; });
@@ -119,6 +125,16 @@ try {
     const later = await panel.innerText();
     say(`§${section}: Cancel answered in ${ms.toFixed(0)} ms (a measurement, not a check)`);
     if (later !== stopped) problems.push(`§${section}: the run went on after Cancel`);
+    // After a Cancel the same worker runs the next session (Cancel stops the run, not
+    // the worker), and the page still has one engine worker, shared with §4's table.
+    await panel.locator('.explore-start').click();
+    const done = await page.waitForFunction(() => {
+      const p = document.querySelector('.explore');
+      return p && !p.querySelector('.explore-cancel') && /of 200 trials broke/.test(p.innerText);
+    }, null, { timeout: 30000 }).then(() => true, () => false);
+    const ranAgain = await panel.getAttribute('data-ran-in');
+    if (!done || ranAgain !== 'worker') problems.push(`§${section}: the run after Cancel ${done ? `ran in the ${ranAgain}` : 'did not finish'}`);
+    if (engines() !== 1) problems.push(`§${section}: ${engines()} engine workers after the runs, not one`);
     await page.close();
   }
 } finally {

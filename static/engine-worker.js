@@ -1,20 +1,55 @@
-// The engine's module (src/bin/engine.rs) in a plain Worker of the page, for the page's
-// own long runs: "Can this break?" and §4's trade-off table (ARCHITECTURE.md, "The
-// engine, off the page"). The page posts JSON text; the worker answers JSON text, one
-// message per batch or row:
-//   {"type":"explore","scenario":"<the scenario's JSON, as text>","seed":"123","batches":20}
+// The engine's module (src/bin/engine.rs) in a plain Worker of the page, one per page
+// (src/ui/engine_worker.rs), for the page's long runs: "Can this break?" and §4's
+// trade-off tables (ARCHITECTURE.md, "The engine, off the page"). The page posts JSON
+// text; every answer is JSON text carrying the request's id:
+//   {"type":"explore","id":N,"scenario":"<the scenario's JSON, as text>","seed":"123","batches":20}
 //     (text, so no number of the scenario passes through a JavaScript number)
-//     → {"type":"batch","batch":B,"report":{…sim::explore::BatchSummary}} … {"type":"done"}
+//     → {"type":"batch","id":N,"batch":B,"report":{…sim::explore::BatchSummary}} … {"type":"done","id":N}
 //   {"type":"sweep","id":N,"scenario":"<JSON text>","seed":"123","ttls":[300,500,…]}
 //     → {"type":"row","id":N,"index":I,"row":{…sim::sweep::TtlPoint}} … {"type":"done","id":N}
-//     (the page keeps this worker for every table: `id` tells a stale answer)
-//   or, for either, {"type":"error","message":M}
-// The page cancels by terminating the worker; batches and rows run back to back.
+//   or {"type":"error","id":N,"message":M} (the simulator's own error);
+//   {"type":"cancel","id":N}: the run stops before its next batch or row.
+// Runs yield between batches and rows, so a cancel is heard and runs share the worker.
+// A message without an id ({"type":"error","message":M}) says the worker itself failed.
 'use strict';
 importScripts('engine.js');
 const started = wasm_bindgen({ module_or_path: 'engine_bg.wasm' });
 
 const say = (msg) => postMessage(JSON.stringify(msg));
+const cancelled = new Set();
+const finished = new Set();
+// A turn of the event loop, so that a cancel (or another run) is heard: a message to
+// itself, which unlike a nested setTimeout(0) is not held back 4 ms.
+const channel = new MessageChannel();
+const waiting = [];
+channel.port1.onmessage = () => waiting.shift()?.();
+const tick = () => new Promise((resolve) => {
+  waiting.push(resolve);
+  channel.port2.postMessage(0);
+});
+
+// Runs `step(i)` for i = 0 … n-1 (each returns JSON text to post), yielding between
+// steps; stops early when cancelled or on the simulator's error.
+async function run(id, n, step) {
+  try {
+    for (let i = 0; i < n; i++) {
+      if (cancelled.has(id)) return;
+      let answer;
+      try {
+        answer = step(i);
+      } catch (err) {
+        say({ type: 'error', id, message: String(err && err.message) });
+        return;
+      }
+      postMessage(answer);
+      await tick();
+    }
+    say({ type: 'done', id });
+  } finally {
+    cancelled.delete(id);
+    finished.add(id);
+  }
+}
 
 onmessage = async (event) => {
   let msg;
@@ -24,44 +59,29 @@ onmessage = async (event) => {
     say({ type: 'error', message: `engine worker: bad JSON: ${err.message}` });
     return;
   }
+  if (msg && msg.type === 'cancel') {
+    // Also for a run still waiting for the engine to start (it then never begins). The
+    // ids of ended runs are kept (a number per run) so that a late cancel is not.
+    if (!finished.has(msg.id)) cancelled.add(msg.id);
+    return;
+  }
   try {
     await started;
   } catch (err) {
     say({ type: 'error', message: `engine worker: the engine did not start: ${err && err.message}` });
     return;
   }
+  const id = Number(msg && msg.id) || 0;
+  const scenario = String(msg && msg.scenario);
+  const seed = String(msg && msg.seed);
   if (msg && msg.type === 'sweep') {
-    const id = Number(msg.id) || 0;
     const ttls = Array.isArray(msg.ttls) ? msg.ttls.slice(0, 100).map(Number) : [];
-    for (let i = 0; i < ttls.length; i++) {
-      let row;
-      try {
-        row = wasm_bindgen.sweep_point(String(msg.scenario), String(msg.seed), ttls[i]);
-      } catch (err) {
-        say({ type: 'error', id, message: String(err && err.message) });
-        return;
-      }
-      postMessage(`{"type":"row","id":${id},"index":${i},"row":${row}}`);
-    }
-    say({ type: 'done', id });
-    return;
+    // The row is JSON text already: spliced, not parsed and written again.
+    await run(id, ttls.length, (i) => `{"type":"row","id":${id},"index":${i},"row":${wasm_bindgen.sweep_point(scenario, seed, ttls[i])}}`);
+  } else if (msg && msg.type === 'explore') {
+    const batches = Math.min(Math.max(Number(msg.batches) | 0, 0), 1000);
+    await run(id, batches, (b) => `{"type":"batch","id":${id},"batch":${b},"report":${wasm_bindgen.explore_batch(scenario, seed, b)}}`);
+  } else {
+    say({ type: 'error', id, message: `engine worker: unknown message type ${JSON.stringify(msg && msg.type)}` });
   }
-  if (!msg || msg.type !== 'explore') {
-    say({ type: 'error', message: `engine worker: unknown message type ${JSON.stringify(msg && msg.type)}` });
-    return;
-  }
-  const scenario = String(msg.scenario);
-  const batches = Math.min(Math.max(Number(msg.batches) | 0, 0), 1000);
-  for (let b = 0; b < batches; b++) {
-    let report;
-    try {
-      report = wasm_bindgen.explore_batch(scenario, String(msg.seed), b);
-    } catch (err) {
-      say({ type: 'error', message: String(err && err.message) });
-      return;
-    }
-    // The report is JSON text already: spliced, not parsed and written again.
-    postMessage(`{"type":"batch","batch":${b},"report":${report}}`);
-  }
-  say({ type: 'done' });
 };

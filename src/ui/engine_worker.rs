@@ -1,68 +1,172 @@
-//! The engine's module in a plain Worker of the page (`static/engine-worker.js`, around
-//! `src/bin/engine.rs`): "Can this break?" runs there, so the explorer never holds the
-//! page's thread. Dropping the handle terminates the worker (Cancel answers at once).
+//! The page's engine worker (`static/engine-worker.js`, around `src/bin/engine.rs`): one
+//! per page, shared by every long run the page hands off ("Can this break?", §4's
+//! trade-off tables), so none of them holds the page's thread and the engine loads once.
+//!
+//! A run is a [`Job`]: a request with an id, whose answers (JSON messages carrying that
+//! id) go to the job's handler. Dropping the job forgets it and tells the worker to stop
+//! it between two batches (Cancel, a new seed). If the worker cannot start or breaks,
+//! every job's `on_failed` runs once, and the page does not ask for the worker again:
+//! each caller then computes on the page itself, with the same result.
 
 use gloo::events::EventListener;
-use std::cell::Cell;
+use serde_json::Value;
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 
-thread_local! {
-    /// The worker failed once on this page (its script not served, say): the page runs
-    /// the explorer itself from then on instead of asking for the script again.
-    static UNAVAILABLE: Cell<bool> = const { Cell::new(false) };
-}
-
-pub struct EngineWorker {
+struct Worker {
     worker: web_sys::Worker,
     _message: EventListener,
     _error: EventListener,
 }
 
-impl EngineWorker {
-    /// Starts the worker, or `None` where it cannot run (it failed before on this page).
-    /// Each message it posts (JSON text) goes to `on_message`; a failure to start or to
-    /// run it (its script not served, as on the browser tests' page) goes to `on_error`,
-    /// once.
-    pub fn start(
-        on_message: impl Fn(String) + 'static,
-        on_error: impl Fn() + 'static,
-    ) -> Option<EngineWorker> {
-        if UNAVAILABLE.with(Cell::get) {
-            return None;
-        }
-        let worker = web_sys::Worker::new("engine-worker.js").ok()?;
-        let message = EventListener::new(&worker, "message", move |e| {
-            if let Some(text) = e
-                .dyn_ref::<web_sys::MessageEvent>()
-                .and_then(|m| m.data().as_string())
-            {
-                on_message(text);
-            }
-        });
-        let failed = Rc::new(Cell::new(false));
-        let error = EventListener::new(&worker, "error", move |e| {
-            e.prevent_default();
-            UNAVAILABLE.with(|u| u.set(true));
-            if !failed.replace(true) {
-                on_error();
-            }
-        });
-        Some(EngineWorker {
-            worker,
-            _message: message,
-            _error: error,
-        })
-    }
-
-    /// Posts JSON text to the worker.
-    pub fn post(&self, text: &str) -> bool {
-        self.worker.post_message(&text.into()).is_ok()
+impl Drop for Worker {
+    fn drop(&mut self) {
+        self.worker.terminate();
     }
 }
 
-impl Drop for EngineWorker {
+struct Handler {
+    on_message: Rc<dyn Fn(Value)>,
+    on_failed: Rc<dyn Fn()>,
+}
+
+thread_local! {
+    static WORKER: RefCell<Option<Worker>> = const { RefCell::new(None) };
+    /// The worker failed once on this page (its script not served, say).
+    static UNAVAILABLE: Cell<bool> = const { Cell::new(false) };
+    static JOBS: RefCell<BTreeMap<u64, Handler>> = const { RefCell::new(BTreeMap::new()) };
+    static NEXT_ID: Cell<u64> = const { Cell::new(1) };
+}
+
+/// Starts the worker, so that it has loaded the engine by the time a job comes (a
+/// section that needs it is shown, a pointer reaches a button).
+pub fn warm() {
+    ensure();
+}
+
+/// Starts the worker if it is not running; true if it runs.
+fn ensure() -> bool {
+    if UNAVAILABLE.with(Cell::get) {
+        return false;
+    }
+    WORKER.with(|w| {
+        let mut w = w.borrow_mut();
+        if w.is_none() {
+            *w = start();
+            if w.is_none() {
+                UNAVAILABLE.with(|u| u.set(true));
+            }
+        }
+        w.is_some()
+    })
+}
+
+fn start() -> Option<Worker> {
+    let worker = web_sys::Worker::new("engine-worker.js").ok()?;
+    let message = EventListener::new(&worker, "message", |e| {
+        if let Some(text) = e
+            .dyn_ref::<web_sys::MessageEvent>()
+            .and_then(|m| m.data().as_string())
+        {
+            route(&text);
+        }
+    });
+    let error = EventListener::new(&worker, "error", |e| {
+        e.prevent_default();
+        broke();
+    });
+    Some(Worker {
+        worker,
+        _message: message,
+        _error: error,
+    })
+}
+
+/// A run handed to the worker; dropping it cancels it.
+pub struct Job {
+    id: u64,
+}
+
+impl Drop for Job {
     fn drop(&mut self) {
-        self.worker.terminate();
+        let known = JOBS
+            .try_with(|j| j.try_borrow_mut().ok().and_then(|mut j| j.remove(&self.id)))
+            .ok()
+            .flatten();
+        if known.is_some() {
+            post(&serde_json::json!({ "type": "cancel", "id": self.id }).to_string());
+        }
+    }
+}
+
+/// Hands `request` (a JSON object; its `id` is set here) to the worker. Each answer goes
+/// to `on_message`; if the worker fails, `on_failed` runs once instead of any more
+/// answers. `None` when the worker does not run: the caller computes on the page.
+pub fn submit(
+    mut request: Value,
+    on_message: impl Fn(Value) + 'static,
+    on_failed: impl Fn() + 'static,
+) -> Option<Job> {
+    if !ensure() {
+        return None;
+    }
+    let id = NEXT_ID.with(|n| n.replace(n.get() + 1));
+    request.as_object_mut()?.insert("id".into(), id.into());
+    JOBS.with(|j| {
+        j.borrow_mut().insert(
+            id,
+            Handler {
+                on_message: Rc::new(on_message),
+                on_failed: Rc::new(on_failed),
+            },
+        )
+    });
+    if post(&request.to_string()) {
+        return Some(Job { id });
+    }
+    // Not sent: forgotten, and the worker is not used again on this page.
+    JOBS.with(|j| j.borrow_mut().remove(&id));
+    WORKER.with(|w| w.borrow_mut().take());
+    UNAVAILABLE.with(|u| u.set(true));
+    None
+}
+
+fn post(text: &str) -> bool {
+    WORKER.with(|w| {
+        w.borrow()
+            .as_ref()
+            .is_some_and(|w| w.worker.post_message(&text.into()).is_ok())
+    })
+}
+
+/// An answer, to the job whose id it carries (a forgotten job's answers are dropped).
+fn route(text: &str) {
+    let Ok(v) = serde_json::from_str::<Value>(text) else {
+        return broke();
+    };
+    let Some(id) = v.get("id").and_then(Value::as_u64) else {
+        // Not an answer: the worker itself failed (its engine did not start).
+        return broke();
+    };
+    let handler = JOBS.with(|j| j.borrow().get(&id).map(|h| h.on_message.clone()));
+    if let Some(on_message) = handler {
+        on_message(v);
+    }
+}
+
+/// The worker failed: it goes for good, and every job it had is told.
+fn broke() {
+    UNAVAILABLE.with(|u| u.set(true));
+    WORKER.with(|w| w.borrow_mut().take());
+    let failed: Vec<Rc<dyn Fn()>> = JOBS.with(|j| {
+        std::mem::take(&mut *j.borrow_mut())
+            .into_values()
+            .map(|h| h.on_failed)
+            .collect()
+    });
+    for on_failed in failed {
+        on_failed();
     }
 }

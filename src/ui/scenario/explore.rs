@@ -1,12 +1,13 @@
-//! "Can this break?": the simulator's explorer, run in small batches between frames so
-//! the page stays responsive, with a progress bar and a cancel button. The smallest
-//! counterexample found can be loaded into the timeline.
+//! "Can this break?": the simulator's explorer, run in batches in the page's engine
+//! worker (`ui::engine_worker`), or between frames on the page where that worker is not
+//! served, so the page stays responsive, with a progress bar and a cancel button. The
+//! smallest counterexample found can be loaded into the timeline.
 
 use crate::sim::explore::{explore_batch, wilson, BatchSummary, Smallest, BATCH_TRIALS};
 use crate::sim::scenario::Scenario;
 use crate::sim::Fault;
 use crate::sim::Property;
-use crate::ui::engine_worker::EngineWorker;
+use crate::ui::engine_worker::{self, Job};
 use gloo::timers::callback::Timeout;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -14,6 +15,9 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 const TRIALS: u64 = 200;
+/// The engine's worker starts this long after the panel is shown: after the page's own
+/// start, well before a learner reads down to the button.
+const WARM_AFTER_MS: u32 = 1500;
 const BATCHES: u64 = TRIALS / BATCH_TRIALS;
 
 #[derive(Properties, PartialEq)]
@@ -58,24 +62,25 @@ pub fn explore_panel(props: &ExploreProps) -> Html {
     let progress = use_state(Progress::default);
     let cancel = use_mut_ref(|| false);
     let timer = use_mut_ref(|| None::<Timeout>);
-    let worker = use_mut_ref(|| None::<EngineWorker>);
-    // The session in flight: the worker's messages go to it.
-    let slot = use_mut_ref(|| None::<Session>);
-    // The worker starts (and loads the engine) when the pointer or the keyboard reaches
-    // the button, so it is usually ready by the click; it then serves later runs too.
-    let warm = {
-        let (worker, slot) = (worker.clone(), slot.clone());
-        Callback::from(move |_: ()| ensure_worker(&worker, &slot))
-    };
+    // The session's run in the page's engine worker; dropped, it is cancelled.
+    let job = use_mut_ref(|| None::<Job>);
+    // The worker starts (and loads the engine) a moment after the panel is shown, or when
+    // the pointer or the keyboard reaches the button, so it is ready by the click. A
+    // panel taken off the page cancels its run (the worker's answers hold the session).
+    {
+        let job = job.clone();
+        use_effect_with((), move |_| {
+            let t = Timeout::new(WARM_AFTER_MS, engine_worker::warm);
+            move || {
+                drop(t);
+                drop(job.borrow_mut().take());
+            }
+        });
+    }
+    let warm = Callback::from(|_: ()| engine_worker::warm());
 
     let on_start = {
-        let (progress, cancel, timer, worker, slot) = (
-            progress.clone(),
-            cancel.clone(),
-            timer.clone(),
-            worker.clone(),
-            slot.clone(),
-        );
+        let (progress, cancel, timer, job) = (progress.clone(), cancel.clone(), timer.clone(), job.clone());
         let (scenario, seed) = (props.scenario.clone(), props.seed);
         Callback::from(move |_| {
             *cancel.borrow_mut() = false;
@@ -84,28 +89,25 @@ pub fn explore_panel(props: &ExploreProps) -> Html {
                 ..Progress::default()
             }));
             progress.set(state.borrow().clone());
-            let session = Session {
+            Session {
                 state,
                 scenario: Rc::new(scenario.clone()),
                 seed,
                 view: progress.clone(),
                 cancel: cancel.clone(),
                 timer: timer.clone(),
-                worker: worker.clone(),
-            };
-            *slot.borrow_mut() = Some(session.clone());
-            ensure_worker(&worker, &slot);
-            session.start();
+                job: job.clone(),
+            }
+            .start();
         })
     };
     let on_cancel = {
-        let (cancel, timer, progress, worker) =
-            (cancel.clone(), timer.clone(), progress.clone(), worker.clone());
+        let (cancel, timer, progress, job) = (cancel.clone(), timer.clone(), progress.clone(), job.clone());
         Callback::from(move |_| {
             *cancel.borrow_mut() = true;
             timer.borrow_mut().take();
-            // Terminates the engine's worker, however busy it is.
-            worker.borrow_mut().take();
+            // The worker stops before its next batch; its answers are no longer heard.
+            job.borrow_mut().take();
             progress.set(Progress {
                 running: false,
                 ..(*progress).clone()
@@ -180,7 +182,7 @@ struct Session {
     view: UseStateHandle<Progress>,
     cancel: Rc<RefCell<bool>>,
     timer: Rc<RefCell<Option<Timeout>>>,
-    worker: Rc<RefCell<Option<EngineWorker>>>,
+    job: Rc<RefCell<Option<Job>>>,
 }
 
 impl Session {
@@ -188,31 +190,25 @@ impl Session {
         let Ok(scenario) = serde_json::to_string(&*self.scenario) else {
             return self.on_page(0);
         };
-        let msg = serde_json::json!({
+        let request = serde_json::json!({
             "type": "explore",
             "scenario": scenario,
             "seed": self.seed.to_string(),
             "batches": BATCHES,
         });
-        let posted = self
-            .worker
-            .borrow()
-            .as_ref()
-            .is_some_and(|w| w.post(&msg.to_string()));
-        if !posted {
-            self.worker.borrow_mut().take();
-            self.on_page(0);
+        let (heard, failed) = (self.clone(), self.clone());
+        let job = engine_worker::submit(request, move |v| heard.heard(v), move || failed.worker_failed());
+        match job {
+            Some(job) => *self.job.borrow_mut() = Some(job),
+            None => self.on_page(0),
         }
     }
 
-    /// A message from the engine's worker.
-    fn heard(&self, text: &str) {
+    /// An answer from the engine's worker.
+    fn heard(&self, mut v: serde_json::Value) {
         if *self.cancel.borrow() {
             return;
         }
-        let Ok(mut v) = serde_json::from_str::<serde_json::Value>(text) else {
-            return self.worker_failed();
-        };
         match v.get("type").and_then(serde_json::Value::as_str) {
             Some("batch") => {
                 let report = v
@@ -224,12 +220,11 @@ impl Session {
                     Err(_) => self.worker_failed(),
                 }
             }
-            // The worker stays, for the next run.
-            Some("done") => {}
+            Some("done") => drop(self.job.borrow_mut().take()),
             // The explorer's own error (the scenario cannot run): shown, as on the page.
             Some("error") => {
                 let why = v.get("message").and_then(serde_json::Value::as_str).unwrap_or("");
-                self.worker.borrow_mut().take();
+                self.job.borrow_mut().take();
                 self.absorb(Err(why.to_string()), "worker");
             }
             _ => self.worker_failed(),
@@ -238,7 +233,7 @@ impl Session {
 
     /// The worker did not start or broke: the page runs the batches left itself.
     fn worker_failed(&self) {
-        self.worker.borrow_mut().take();
+        self.job.borrow_mut().take();
         if *self.cancel.borrow() || !self.state.borrow().running {
             return;
         }
@@ -299,34 +294,6 @@ impl Session {
             }
         }));
     }
-}
-
-/// Starts the engine's worker if it is not running; its messages go to the session in
-/// `slot`, and its failure makes that session go on on the page.
-fn ensure_worker(worker: &Rc<RefCell<Option<EngineWorker>>>, slot: &Rc<RefCell<Option<Session>>>) {
-    if worker.borrow().is_some() {
-        return;
-    }
-    let on_message = {
-        let slot = slot.clone();
-        move |text: String| {
-            let session = slot.borrow().clone();
-            if let Some(s) = session {
-                s.heard(&text);
-            }
-        }
-    };
-    let on_error = {
-        let (slot, worker) = (slot.clone(), worker.clone());
-        move || {
-            let session = slot.borrow().clone();
-            match session {
-                Some(s) => s.worker_failed(),
-                None => drop(worker.borrow_mut().take()),
-            }
-        }
-    };
-    *worker.borrow_mut() = EngineWorker::start(on_message, on_error);
 }
 
 /// The counterexample's faults in the reader's language (the explorer's English labels

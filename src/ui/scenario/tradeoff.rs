@@ -3,19 +3,18 @@
 //! after the crash.
 //! A slider (and a button per row) picks the TTL the timeline above shows.
 //!
-//! The rows are computed in the page's engine worker (`static/engine-worker.js`, one for
-//! every table, kept once started), so the page never waits for them; where that worker is
-//! not served, on the page, one row per task.
+//! The rows are computed in the page's engine worker (`ui::engine_worker`, one per page),
+//! so the page never waits for them; where that worker is not served, on the page, one
+//! row per task.
 //! Row `i` is `sim::sweep::ttl_point(scenario, seed, ttls[i])` either way.
 
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
 use crate::sim::scenario::Scenario;
 use crate::sim::sweep::{ttl_point, TtlPoint};
-use crate::ui::engine_worker::EngineWorker;
+use crate::ui::engine_worker::{self, Job};
 use gloo::timers::callback::Timeout;
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
 use std::rc::{Rc, Weak};
 use yew::prelude::*;
 
@@ -114,27 +113,15 @@ pub fn tradeoff_table(props: &TradeoffProps) -> Html {
     }
 }
 
-thread_local! {
-    /// The page's engine worker for §4's tables, started by the first table shown and
-    /// kept: a later table (a new seed, other knobs) does not wait for the engine to load.
-    static WORKER: RefCell<Option<EngineWorker>> = const { RefCell::new(None) };
-    /// The tables being computed, by request id (a pack's section may show two): the
-    /// worker's answers go to theirs; an answer to a table no longer shown is dropped.
-    static SWEEPS: RefCell<BTreeMap<u64, Weak<Sweep>>> = const { RefCell::new(BTreeMap::new()) };
-    static NEXT_ID: Cell<u64> = const { Cell::new(0) };
-}
-
 /// One computation of the table: the rows come from the page's engine worker, or, where
-/// it does not run, from the page, one row per task. Dropped, it stops the page's rows;
-/// the worker's answers to it are then ignored.
+/// it does not run, from the page, one row per task. Dropped (a new seed, the section
+/// left), it stops: the worker's job is cancelled, the page's next row not computed.
 struct Sweep {
-    id: u64,
     scenario: Rc<Scenario>,
     seed: u64,
     done: RefCell<Vec<TtlPoint>>,
     rows: UseStateHandle<Rows>,
-    /// The worker has the request (and has not failed).
-    in_worker: Cell<bool>,
+    job: RefCell<Option<Job>>,
     timer: RefCell<Option<Timeout>>,
     /// The page computed at least one row.
     on_page: Cell<bool>,
@@ -142,50 +129,48 @@ struct Sweep {
 
 impl Sweep {
     fn start(scenario: Rc<Scenario>, seed: u64, rows: UseStateHandle<Rows>) -> Rc<Sweep> {
-        let id = NEXT_ID.with(|n| n.replace(n.get() + 1));
         let sweep = Rc::new(Sweep {
-            id,
             scenario,
             seed,
             done: RefCell::new(Vec::new()),
             rows,
-            in_worker: Cell::new(false),
+            job: RefCell::new(None),
             timer: RefCell::new(None),
             on_page: Cell::new(false),
         });
-        SWEEPS.with(|m| m.borrow_mut().insert(id, Rc::downgrade(&sweep)));
-        let msg = serde_json::to_string(&*sweep.scenario).map(|scenario| {
+        let request = serde_json::to_string(&*sweep.scenario).map(|scenario| {
             serde_json::json!({
                 "type": "sweep",
-                "id": id,
                 "scenario": scenario,
                 "seed": seed.to_string(),
                 "ttls": sweep.scenario.sweep_ttl_ms,
             })
-            .to_string()
         });
-        let posted = msg.is_ok_and(|msg| {
-            WORKER.with(|w| {
-                let mut w = w.borrow_mut();
-                if w.is_none() {
-                    *w = EngineWorker::start(|text| route(&text), worker_broke);
-                }
-                w.as_ref().is_some_and(|w| w.post(&msg))
-            })
+        let (heard, failed) = (Rc::downgrade(&sweep), Rc::downgrade(&sweep));
+        let job = request.ok().and_then(|request| {
+            engine_worker::submit(
+                request,
+                move |v| {
+                    if let Some(s) = heard.upgrade() {
+                        s.heard(v);
+                    }
+                },
+                move || {
+                    if let Some(s) = failed.upgrade() {
+                        s.worker_failed();
+                    }
+                },
+            )
         });
-        if posted {
-            sweep.in_worker.set(true);
-        } else {
-            Sweep::next_on_page(&sweep);
+        match job {
+            Some(job) => *sweep.job.borrow_mut() = Some(job),
+            None => Sweep::next_on_page(&sweep),
         }
         sweep
     }
 
-    /// The worker's answer to this table: a row, the end, or the simulator's error.
+    /// The worker's answer: a row, the end, or the simulator's error.
     fn heard(self: &Rc<Self>, mut v: serde_json::Value) {
-        if !self.in_worker.get() {
-            return;
-        }
         match v.get("type").and_then(serde_json::Value::as_str) {
             Some("row") => {
                 let index = v.get("index").and_then(serde_json::Value::as_u64);
@@ -204,9 +189,10 @@ impl Sweep {
         }
     }
 
-    /// The worker did not start or broke: the page computes the rows left.
+    /// The worker did not start, broke, or answered nonsense: the page computes the rows
+    /// left.
     fn worker_failed(self: &Rc<Self>) {
-        if self.in_worker.replace(false) {
+        if self.job.borrow_mut().take().is_some() {
             web_sys::console::warn_1(
                 &"engine worker: unavailable; the trade-off table runs on the page".into(),
             );
@@ -222,8 +208,9 @@ impl Sweep {
         }
     }
 
+    /// Shows the table (or the error); the worker's job, done, is forgotten.
     fn finish(&self, r: Result<Vec<TtlPoint>, String>) {
-        self.in_worker.set(false);
+        self.job.borrow_mut().take();
         let at = if self.on_page.get() { "page" } else { "worker" };
         self.rows.set(Some((r, at)));
     }
@@ -248,36 +235,6 @@ impl Sweep {
                 Err(e) => s.finish(Err(e)),
             }
         }));
-    }
-}
-
-impl Drop for Sweep {
-    fn drop(&mut self) {
-        let _ = SWEEPS.try_with(|m| m.try_borrow_mut().map(|mut m| m.remove(&self.id)));
-    }
-}
-
-/// A message from the worker, to the table it answers (by its `id`).
-fn route(text: &str) {
-    let Ok(v) = serde_json::from_str::<serde_json::Value>(text) else {
-        return worker_broke();
-    };
-    let Some(id) = v.get("id").and_then(serde_json::Value::as_u64) else {
-        // Not an answer: the worker itself failed (its engine did not start).
-        return worker_broke();
-    };
-    let sweep = SWEEPS.with(|m| m.borrow().get(&id).and_then(Weak::upgrade));
-    if let Some(s) = sweep {
-        s.heard(v);
-    }
-}
-
-/// The worker failed: it goes, and every table it was computing goes on on the page.
-fn worker_broke() {
-    WORKER.with(|w| w.borrow_mut().take());
-    let live: Vec<Rc<Sweep>> = SWEEPS.with(|m| m.borrow().values().filter_map(Weak::upgrade).collect());
-    for s in live {
-        s.worker_failed();
     }
 }
 
