@@ -54,6 +54,7 @@ use super::lang::Lang;
 use super::markdown::{self, Node};
 use super::quiz::{self, Kind, Question, QuizError};
 use super::route::Route;
+use super::section::is_slug;
 use super::state::Lessons;
 use crate::sim::scenario::{self as scenario, Scenario, ScenarioError, BUILTINS};
 use serde::Deserialize;
@@ -360,14 +361,6 @@ fn toml_quote(s: &str) -> String {
     }
     out.push('"');
     out
-}
-
-fn is_slug(s: &str) -> bool {
-    !s.is_empty()
-        && !s.starts_with('-')
-        && !s.ends_with('-')
-        && s.chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
 }
 
 /// The pack's language for a folder name or `lang` value: exactly `en` or `nb`.

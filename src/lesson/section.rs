@@ -171,7 +171,9 @@ fn field_from_toml_message(message: &str) -> Option<String> {
     Some(message[start..start + len].to_string())
 }
 
-fn is_slug(s: &str) -> bool {
+/// An id as sections, packs and scenarios use them: lowercase letters, digits and inner
+/// dashes.
+pub fn is_slug(s: &str) -> bool {
     !s.is_empty()
         && !s.starts_with('-')
         && !s.ends_with('-')
