@@ -19,32 +19,37 @@ mod web {
     use wasm_bindgen::prelude::*;
 
     /// One batch of the page's "Can this break?" (`sim::explore::explore_batch`), run in
-    /// the page's engine worker (`static/engine-worker.js`): the scenario as the page
-    /// serializes it (JSON), the seed as decimal text; the batch's summary as JSON.
+    /// the page's engine worker (`static/engine-worker.js`).
     #[wasm_bindgen]
     pub fn explore_batch(scenario: &str, seed: &str, batch: u32) -> Result<String, JsError> {
-        let scenario: Scenario =
-            serde_json::from_str(scenario).map_err(|e| JsError::new(&format!("the scenario: {e}")))?;
-        let seed: u64 = seed
-            .parse()
-            .map_err(|_| JsError::new("the seed is not a number"))?;
-        let summary = lockstep::sim::explore::explore_batch(&scenario, seed, u64::from(batch))
-            .map_err(|e| JsError::new(&e))?;
-        serde_json::to_string(&summary).map_err(|e| JsError::new(&e.to_string()))
+        answer(scenario, seed, |s, seed| {
+            lockstep::sim::explore::explore_batch(s, seed, u64::from(batch))
+        })
     }
 
     /// One row of §4's trade-off table (`sim::sweep::ttl_point`), run in the page's engine
-    /// worker: the scenario as JSON, the seed as decimal text, the TTL in ms; the row as
-    /// JSON.
+    /// worker; the TTL in ms.
     #[wasm_bindgen]
     pub fn sweep_point(scenario: &str, seed: &str, ttl_ms: f64) -> Result<String, JsError> {
+        answer(scenario, seed, |s, seed| {
+            lockstep::sim::sweep::ttl_point(s, seed, ttl_ms)
+        })
+    }
+
+    /// The worker's calls: the scenario as the page serializes it (JSON) and the seed as
+    /// decimal text (a u64 does not fit a JavaScript number) in, `run`'s answer as JSON out.
+    fn answer<T: serde::Serialize>(
+        scenario: &str,
+        seed: &str,
+        run: impl FnOnce(&Scenario, u64) -> Result<T, String>,
+    ) -> Result<String, JsError> {
         let scenario: Scenario =
             serde_json::from_str(scenario).map_err(|e| JsError::new(&format!("the scenario: {e}")))?;
         let seed: u64 = seed
             .parse()
             .map_err(|_| JsError::new("the seed is not a number"))?;
-        let point = lockstep::sim::sweep::ttl_point(&scenario, seed, ttl_ms).map_err(|e| JsError::new(&e))?;
-        serde_json::to_string(&point).map_err(|e| JsError::new(&e.to_string()))
+        let out = run(&scenario, seed).map_err(|e| JsError::new(&e))?;
+        serde_json::to_string(&out).map_err(|e| JsError::new(&e.to_string()))
     }
 
     /// One group of a "Try to break it" session (`sim::lab_seq::TrialSeq`).
