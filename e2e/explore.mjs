@@ -1,5 +1,5 @@
-// "Can this break?" and §4's trade-off table in a real browser (Debian's Chromium): both
-// run in the page's one engine worker (static/engine-worker.js), started by itself when
+// The scenario panels' runs, "Can this break?" and §4's trade-off table in a real browser
+// (Debian's Chromium): all run in the page's one engine worker (static/engine-worker.js), started by itself when
 // the section is shown, so no main-thread task over 50 ms is recorded
 // (PerformanceObserver "longtask") while they compute; the table's rows are the page's
 // own (computed again with the worker's script blocked), and Cancel stops an explorer
@@ -35,7 +35,72 @@ async function appAt(section, { blockWorker = false } = {}) {
   return page;
 }
 
+// What a learner sees of the section's main panel once its run is in (not busy).
+async function settled(page) {
+  await page.waitForFunction(() => {
+    const s = document.querySelector('section.scenario');
+    return s && !s.hasAttribute('aria-busy');
+  }, null, { timeout: 30000 });
+  return page.evaluate(() => {
+    const s = document.querySelector('section.scenario');
+    return { madeIn: s.dataset.madeIn, seed: s.querySelector('.seed').innerText, at: s.querySelector('.cursor-time').innerText };
+  });
+}
+
+// Does `act` on §`section`'s main panel and waits for its run: the transcript, where the
+// run was made, and the longest main-thread task from the action to the run drawn.
+async function panelStep(page, act) {
+  await page.evaluate(() => { window.__long = []; });
+  await act();
+  await page.waitForFunction(() => document.querySelector('section.scenario[aria-busy]') === null, null, { timeout: 30000 });
+  const seen = await settled(page);
+  // Long tasks are reported a moment after they end.
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 100))));
+  const longs = await page.evaluate(() => window.__long);
+  return { ...seen, longest: Math.max(0, ...longs) };
+}
+
 try {
+  // The scenario panels' runs (a typed seed, a console line's fork, Undo) are made in the
+  // engine's worker, and are the runs the page makes itself (the worker's script blocked).
+  for (const section of [3, 4]) {
+    const seen = {};
+    for (const where of ['worker', 'page']) {
+      const page = await appAt(section, { blockWorker: where === 'page' });
+      const panel = page.locator('section.scenario').first();
+      const steps = [];
+      // A typed seed.
+      steps.push(await panelStep(page, async () => {
+        await panel.getByRole('textbox', { name: 'Type a seed' }).fill('42');
+        await panel.getByRole('button', { name: 'Use seed' }).click();
+      }));
+      await page.waitForFunction(() => /42/.test(document.querySelector('section.scenario .seed').innerText), null, { timeout: 30000 });
+      // The last event, and a console write there: a fork, one event more.
+      await panel.locator('input.scrub').focus();
+      await page.keyboard.press('End');
+      steps.push(await settled(page));
+      const consoleLine = panel.locator('.scenario-console input');
+      if (await consoleLine.count()) {
+        steps.push(await panelStep(page, async () => {
+          await consoleLine.fill('SET mine v');
+          await consoleLine.press('Enter');
+        }));
+        steps.push({ reply: await panel.locator('.scenario-console pre').innerText() });
+        // Undo: the run without the fork, at the same moment.
+        steps.push(await panelStep(page, () => panel.locator('.undo-fork').click()));
+      }
+      seen[where] = steps;
+      const made = steps.filter((s) => s.madeIn && s.longest !== undefined).map((s) => s.madeIn);
+      const longest = Math.max(...steps.map((s) => s.longest ?? 0));
+      say(`§${section}'s panel, runs made in the ${[...new Set(made)].join(', ')}${where === 'page' ? ' (the worker\'s script blocked)' : ''}: ${steps.map((s) => s.at ?? s.reply?.trim().split('\n').pop()).join(' → ')}; longest task ${longest.toFixed(0)} ms`);
+      if (made.length < 1 || made.some((m) => m !== where)) problems.push(`§${section}: the panel's runs were made in the ${made.join(', ')}, not in the ${where}`);
+      if (where === 'worker' && longest > LONG_MS) problems.push(`§${section}: a main-thread task of ${longest.toFixed(0)} ms while the panel's run was made in the worker`);
+      await page.close();
+    }
+    const strip = (steps) => JSON.stringify(steps.map(({ madeIn, longest, ...rest }) => rest));
+    if (strip(seen.worker) !== strip(seen.page)) problems.push(`§${section}: the worker's runs differ from the page's:\n${strip(seen.worker)}\n${strip(seen.page)}`);
+  }
+
   // §4's table, as the section opens: the app's own start is over at its first frame, and
   // the long tasks are counted from then to the table.
   const tables = {};

@@ -1,12 +1,16 @@
 // The engine's module (src/bin/engine.rs) in a plain Worker of the page, one per page
-// (src/ui/engine_worker.rs), for the page's long runs: "Can this break?" and §4's
-// trade-off tables (ARCHITECTURE.md, "The engine, off the page"). The page posts JSON
+// (src/ui/engine_worker.rs), for the page's runs: the scenario panels' runs and forks,
+// "Can this break?" and §4's trade-off tables (ARCHITECTURE.md, "The engine, off the page"). The page posts JSON
 // text; every answer is JSON text carrying the request's id:
 //   {"type":"explore","id":N,"scenario":"<the scenario's JSON, as text>","seed":"123","batches":20}
 //     (text, so no number of the scenario passes through a JavaScript number)
 //     → {"type":"batch","id":N,"batch":B,"report":{…sim::explore::BatchSummary}} … {"type":"done","id":N}
 //   {"type":"sweep","id":N,"scenario":"<JSON text>","seed":"123","ttls":[300,500,…]}
 //     → {"type":"row","id":N,"index":I,"row":{…sim::sweep::TtlPoint}} … {"type":"done","id":N}
+//   {"type":"panel","id":N,"job":"<timeline::panel::RunJob as JSON text>"}
+//     → {"type":"part","id":N,"part":{…timeline::panel::RunPart}} … (the run's long lists,
+//       in pieces the page reads one task each), then
+//       {"type":"ran","id":N,"answer":{…timeline::panel::RunAnswer without them}} {"type":"done","id":N}
 //   or {"type":"error","id":N,"message":M} (the simulator's own error);
 //   {"type":"cancel","id":N}: the run stops before its next batch or row.
 // Runs yield between batches and rows, so a cancel is heard and runs share the worker.
@@ -74,7 +78,20 @@ onmessage = async (event) => {
   const id = Number(msg && msg.id) || 0;
   const scenario = String(msg && msg.scenario);
   const seed = String(msg && msg.seed);
-  if (msg && msg.type === 'sweep') {
+  if (msg && msg.type === 'panel') {
+    let parts;
+    try {
+      if (cancelled.has(id)) return;
+      parts = wasm_bindgen.panel_run(String(msg.job));
+    } catch (err) {
+      say({ type: 'error', id, message: String(err && err.message) });
+      return;
+    }
+    const last = parts.length - 1;
+    await run(id, parts.length, (i) => (i < last
+      ? `{"type":"part","id":${id},"part":${parts[i]}}`
+      : `{"type":"ran","id":${id},"answer":${parts[i]}}`));
+  } else if (msg && msg.type === 'sweep') {
     const ttls = Array.isArray(msg.ttls) ? msg.ttls.slice(0, 100).map(Number) : [];
     // The row is JSON text already: spliced, not parsed and written again.
     await run(id, ttls.length, (i) => `{"type":"row","id":${id},"index":${i},"row":${wasm_bindgen.sweep_point(scenario, seed, ttls[i])}}`);

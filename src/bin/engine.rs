@@ -5,10 +5,10 @@
 //! message between threads (ARCHITECTURE.md, "The engine, off the page").
 //!
 //! The page runs the same module in a plain Worker of its own (`static/engine-worker.js`)
-//! for "Can this break?" (`explore_batch`) and §4's trade-off table (`sweep_point`), so
-//! neither blocks the page.
+//! for the scenario panels' runs (`panel_run`), "Can this break?" (`explore_batch`) and
+//! §4's trade-off table (`sweep_point`), so none of them blocks the page.
 //!
-//! It imports no browser API: only `wasm-bindgen` to export [`Trials`],
+//! It imports no browser API: only `wasm-bindgen` to export [`Trials`], `panel_run`,
 //! `explore_batch` and `sweep_point`.
 
 #[cfg(target_arch = "wasm32")]
@@ -34,6 +34,16 @@ mod web {
         answer(scenario, seed, |s, seed| {
             lockstep::sim::sweep::ttl_point(s, seed, ttl_ms)
         })
+    }
+
+    /// A scenario panel's run (`timeline::panel::RunJob` as JSON): the run, or a console
+    /// line's fork, as JSON texts to post one by one (`timeline::panel::answer_parts`):
+    /// the pieces of its long lists, then the `RunAnswer` without them.
+    #[wasm_bindgen]
+    pub fn panel_run(job: &str) -> Result<Vec<String>, JsError> {
+        use lockstep::timeline::panel::{answer_parts, run_job, RunJob};
+        let job: RunJob = serde_json::from_str(job).map_err(|e| JsError::new(&format!("the run: {e}")))?;
+        answer_parts(run_job(&job)).map_err(|e| JsError::new(&e))
     }
 
     /// The worker's calls: the scenario as the page serializes it (JSON) and the seed as

@@ -5,11 +5,194 @@
 //! it is made of (scenario, seed, knobs, injected faults and commands), and a console
 //! command's fork, already run to read the reply, becomes the run as it is.
 
-use super::{build, build_with, fork, view, LaneKind, Model, Variant};
+use super::{build_with, fork, view, LaneKind, Model, Variant};
 use crate::sim::scenario::Scenario;
 use crate::sim::{Fault, TraceKind};
 use crate::store::parse_line;
+use serde::{Deserialize, Serialize};
 use std::rc::Rc;
+
+/// Where the panel's runs are made: here, inside `reduce` (tests, a page without the
+/// engine's worker), or elsewhere (the engine's worker): `reduce` then leaves the run
+/// [`PanelState::pending`], the page hands it to the worker, and the answer comes back as
+/// [`PanelAction::Ran`]. Either way the state that results is the same.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RunsIn {
+    #[default]
+    Here,
+    Elsewhere,
+}
+
+/// A run the panel needs, as it crosses to the engine's worker (JSON).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum RunJob {
+    /// The scenario (knobs applied) with a seed and the fork's injections.
+    Run {
+        scenario: Scenario,
+        seed: u64,
+        injections: Vec<(u64, Fault)>,
+    },
+    /// A console line on `node` at true time `at_us` of that run (`fork::console_command`).
+    Console {
+        scenario: Scenario,
+        seed: u64,
+        injections: Vec<(u64, Fault)>,
+        at_us: u64,
+        node: u32,
+        args: Vec<Vec<u8>>,
+    },
+}
+
+/// What a [`RunJob`] gave.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum RunAnswer {
+    Run(Result<Model, String>),
+    Console {
+        reply: String,
+        fork: Option<(Vec<(u64, Fault)>, Model)>,
+    },
+}
+
+/// Makes the run `job` asks for: the same code wherever it runs.
+pub fn run_job(job: &RunJob) -> RunAnswer {
+    match job {
+        RunJob::Run {
+            scenario,
+            seed,
+            injections,
+        } => RunAnswer::Run(build_with(scenario, *seed, injections)),
+        RunJob::Console {
+            scenario,
+            seed,
+            injections,
+            at_us,
+            node,
+            args,
+        } => {
+            // The run the line forks: made again (the same inputs give the same run).
+            let Ok(base) = build_with(scenario, *seed, injections) else {
+                return RunAnswer::Console {
+                    reply: fork::NOT_RUN.into(),
+                    fork: None,
+                };
+            };
+            let run = fork::console_command(scenario, *seed, &base, injections, *at_us, *node, args.clone());
+            RunAnswer::Console {
+                reply: run.reply,
+                fork: run.fork,
+            }
+        }
+    }
+}
+
+impl RunAnswer {
+    /// The run in it, if any.
+    pub fn model_mut(&mut self) -> Option<&mut Model> {
+        match self {
+            RunAnswer::Run(Ok(m)) => Some(m),
+            RunAnswer::Console {
+                fork: Some((_, m)), ..
+            } => Some(m),
+            _ => None,
+        }
+    }
+}
+
+/// How many items of one of a run's long lists cross to the page in one message: the
+/// page reads each message in a task of its own, so no task reads a whole long run (a
+/// run of §4 has 15 000 events; read at once, the browser's first, unoptimised code for
+/// it held the page 130 ms).
+pub const PART_ITEMS: usize = 1000;
+
+/// A piece of one of a run's long lists.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum RunPart {
+    Trace(Vec<crate::sim::TraceEvent>),
+    Arrows(Vec<super::Arrow>),
+    Marks(Vec<super::Mark>),
+    KeyStates(Vec<super::KeyState>),
+}
+
+/// `answer` as JSON texts to post one by one: the pieces of its run's long lists, then
+/// the answer without them. [`Parts`] puts them together again.
+pub fn answer_parts(mut answer: RunAnswer) -> Result<Vec<String>, String> {
+    let mut texts = Vec::new();
+    if let Some(m) = answer.model_mut() {
+        let mut part = |p: RunPart| serde_json::to_string(&p).map(|t| texts.push(t));
+        for c in std::mem::take(&mut m.trace).chunks(PART_ITEMS) {
+            part(RunPart::Trace(c.to_vec())).map_err(|e| e.to_string())?;
+        }
+        for c in std::mem::take(&mut m.arrows).chunks(PART_ITEMS) {
+            part(RunPart::Arrows(c.to_vec())).map_err(|e| e.to_string())?;
+        }
+        for c in std::mem::take(&mut m.marks).chunks(PART_ITEMS) {
+            part(RunPart::Marks(c.to_vec())).map_err(|e| e.to_string())?;
+        }
+        for c in std::mem::take(&mut m.key_states).chunks(PART_ITEMS) {
+            part(RunPart::KeyStates(c.to_vec())).map_err(|e| e.to_string())?;
+        }
+    }
+    texts.push(serde_json::to_string(&answer).map_err(|e| e.to_string())?);
+    Ok(texts)
+}
+
+/// The pieces of a run's long lists read so far (see [`answer_parts`]).
+#[derive(Debug, Default)]
+pub struct Parts {
+    trace: Vec<crate::sim::TraceEvent>,
+    arrows: Vec<super::Arrow>,
+    marks: Vec<super::Mark>,
+    key_states: Vec<super::KeyState>,
+}
+
+impl Parts {
+    pub fn add(&mut self, part: RunPart) {
+        match part {
+            RunPart::Trace(v) => self.trace.extend(v),
+            RunPart::Arrows(v) => self.arrows.extend(v),
+            RunPart::Marks(v) => self.marks.extend(v),
+            RunPart::KeyStates(v) => self.key_states.extend(v),
+        }
+    }
+
+    /// The answer whole again.
+    pub fn finish(self, mut answer: RunAnswer) -> RunAnswer {
+        if let Some(m) = answer.model_mut() {
+            m.trace = self.trace;
+            m.arrows = self.arrows;
+            m.marks = self.marks;
+            m.key_states = self.key_states;
+        }
+        answer
+    }
+}
+
+/// A run asked for and not yet answered. Only the latest counts: an answer to an
+/// earlier one is dropped.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pending {
+    pub id: u64,
+    pub job: RunJob,
+    /// What the answer does besides becoming the run.
+    then: Then,
+    /// The true time (µs) shown before the action that asked for it: the view follows
+    /// from there when the answer comes, as it would have at once.
+    before_us: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Then {
+    /// The cursor stays where it is.
+    Keep,
+    /// Another scenario: its first view.
+    FirstView,
+    /// A followed link: the cursor on the moment it names.
+    Link { t_ms: Option<u64>, event: Option<usize> },
+    /// Undo: the cursor at the moment the learner was looking at (`None`: the start).
+    SameMoment(Option<u64>),
+    /// A console line: its reply, and the fork if it changed anything.
+    Console(String),
+}
 
 /// What the panel shows and what its run is made of.
 #[derive(Clone, Debug)]
@@ -26,6 +209,9 @@ pub struct PanelState {
     pub model: Rc<Result<Rc<Model>, String>>,
     /// How many times the simulator has run for this panel (every run is counted).
     pub runs: u64,
+    /// How many runs the panel has taken: changes exactly when `model` does (a run
+    /// asked of the engine's worker counts in `runs` when asked, here when it comes).
+    pub made: u64,
     /// The event the cursor is on (the view may show less: see [`PanelState::cur`]).
     pub cursor: usize,
     /// Stop at this true time (ms) until cleared ("what happens next?").
@@ -45,6 +231,15 @@ pub struct PanelState {
     pub console: Vec<(String, String)>,
     /// The node the console talks to, if the learner picked one.
     pub console_node: Option<u32>,
+    /// Where runs are made, and the one asked for and not yet made.
+    pub runs_in: RunsIn,
+    pub pending: Option<Rc<Pending>>,
+    /// Where the run shown was made.
+    pub made_in: RunsIn,
+    /// The id the next run asked for gets.
+    next_id: u64,
+    /// Set by an answer: the time shown before the action that asked for it.
+    answered_before: Option<u64>,
 }
 
 /// Everything a learner (or the page) can do to the panel.
@@ -96,6 +291,13 @@ pub enum PanelAction {
     },
     /// Undo the fork: the run without it, at the moment the learner was looking at.
     Undo,
+    /// The answer to the run asked for as `id` (see [`RunsIn::Elsewhere`]), and where
+    /// it was made (the page makes it if the worker cannot).
+    Ran {
+        id: u64,
+        answer: Rc<RunAnswer>,
+        made_in: RunsIn,
+    },
     /// A console line, run on the console's node at the cursor.
     Console(String),
     ConsoleNode(Option<u32>),
@@ -148,6 +350,7 @@ impl PanelState {
             injections,
             model: Rc::new(Err(String::new())),
             runs: 0,
+            made: 0,
             cursor: 0,
             hold_at_ms,
             playing: false,
@@ -158,10 +361,26 @@ impl PanelState {
             seed_error: None,
             console: Vec::new(),
             console_node: None,
+            runs_in: RunsIn::Here,
+            pending: None,
+            made_in: RunsIn::Here,
+            next_id: 1,
+            answered_before: None,
         };
         s.rerun();
         s.view = s.model().and_then(first_view);
         s
+    }
+
+    /// The same panel, its later runs made where `runs_in` says (its first is made).
+    pub fn runs_in(mut self, runs_in: RunsIn) -> PanelState {
+        self.runs_in = runs_in;
+        self
+    }
+
+    /// True while a run asked for has not come back: the run shown is the one before.
+    pub fn running(&self) -> bool {
+        self.pending.is_some()
     }
 
     /// The same panel with its cursor on `index` (a link's cursor), the view following it.
@@ -236,7 +455,8 @@ impl PanelState {
             self.injections.clone(),
         );
         let before = self.t_us();
-        let ran = self.apply(action);
+        let asked = self.pending.as_ref().map(|p| p.id);
+        let ran = self.apply(action, before);
         if !ran
             && inputs
                 != (
@@ -246,15 +466,22 @@ impl PanelState {
                     self.injections.clone(),
                 )
         {
-            self.rerun();
+            self.ask(Then::Keep, before);
+        }
+        let newly_pending = self.pending.as_ref().is_some_and(|p| Some(p.id) != asked);
+        if newly_pending {
+            // The view follows when the run it is asked for comes back.
+            return self;
         }
         self.clamp_cursor();
+        let before = self.answered_before.take().unwrap_or(before);
         self.follow(before);
         self
     }
 
-    /// Applies `action`; true if it set the run itself.
-    fn apply(&mut self, action: PanelAction) -> bool {
+    /// Applies `action` (`before_us`: the time shown before it); true if it set the run
+    /// itself, or asked for it.
+    fn apply(&mut self, action: PanelAction, before_us: u64) -> bool {
         use PanelAction as A;
         match action {
             A::Play => {
@@ -293,8 +520,7 @@ impl PanelState {
                 self.injections.clear();
                 self.variant = Variant::default();
                 self.cursor = 0;
-                self.rerun();
-                self.view = self.model().and_then(first_view);
+                self.ask(Then::FirstView, before_us);
                 return true;
             }
             A::NewSeed(s) => {
@@ -321,8 +547,9 @@ impl PanelState {
                 self.injections = faults;
                 self.cursor = 0;
             }
-            A::Undo => return self.undo(),
-            A::Console(line) => return self.console_line(line),
+            A::Undo => return self.undo(before_us),
+            A::Console(line) => return self.console_line(line, before_us),
+            A::Ran { id, answer, made_in } => return self.answered(id, &answer, made_in),
             A::ConsoleNode(n) => self.console_node = n,
             A::ToggleCompare => self.compare = !self.compare,
             A::FollowLink {
@@ -346,9 +573,8 @@ impl PanelState {
                     self.seed = seed;
                     self.variant = variant;
                     self.injections = injections;
-                    self.rerun();
-                }
-                if let Some(i) = self.model().and_then(|m| link_index(m, t_ms, event)) {
+                    self.ask(Then::Link { t_ms, event }, before_us);
+                } else if let Some(i) = self.model().and_then(|m| link_index(m, t_ms, event)) {
                     self.cursor = i;
                 }
                 return !same;
@@ -371,16 +597,122 @@ impl PanelState {
         false
     }
 
-    /// Runs the scenario with the knobs, seed and injections.
+    /// Runs the scenario with the knobs, seed and injections (the first run).
     fn rerun(&mut self) {
-        let model = match self.base.as_ref() {
-            Ok(s) => {
-                self.runs += 1;
-                build_with(&self.variant.apply(s), self.seed, &self.injections).map(Rc::new)
-            }
-            Err(e) => Err(e.clone()),
+        self.ask(Then::Keep, 0);
+    }
+
+    /// The run of the scenario with the knobs, seed and injections, made now or asked for.
+    fn ask(&mut self, then: Then, before_us: u64) {
+        let Some(scenario) = self.scenario() else {
+            let e = self.base.as_ref().as_ref().err().cloned().unwrap_or_default();
+            self.model = Rc::new(Err(e));
+            self.made += 1;
+            self.pending = None;
+            return;
         };
-        self.model = Rc::new(model);
+        let job = RunJob::Run {
+            scenario,
+            seed: self.seed,
+            injections: self.injections.clone(),
+        };
+        self.make(job, then, before_us);
+    }
+
+    /// `job` run now (here) or left pending (elsewhere); counted either way.
+    fn make(&mut self, job: RunJob, then: Then, before_us: u64) {
+        self.runs += 1;
+        match self.runs_in {
+            RunsIn::Here => {
+                self.pending = None;
+                self.made_in = RunsIn::Here;
+                let answer = match (&job, self.model()) {
+                    // The run the line forks is the one shown: not made again.
+                    (
+                        RunJob::Console {
+                            scenario,
+                            seed,
+                            injections,
+                            at_us,
+                            node,
+                            args,
+                        },
+                        Some(base),
+                    ) => {
+                        let run = fork::console_command(
+                            scenario,
+                            *seed,
+                            base,
+                            injections,
+                            *at_us,
+                            *node,
+                            args.clone(),
+                        );
+                        RunAnswer::Console {
+                            reply: run.reply,
+                            fork: run.fork,
+                        }
+                    }
+                    _ => run_job(&job),
+                };
+                self.take(answer, then);
+            }
+            RunsIn::Elsewhere => {
+                let id = self.next_id;
+                self.next_id += 1;
+                self.pending = Some(Rc::new(Pending {
+                    id,
+                    job,
+                    then,
+                    before_us,
+                }));
+            }
+        }
+    }
+
+    /// The answer to run `id`, if it is the one pending.
+    fn answered(&mut self, id: u64, answer: &RunAnswer, made_in: RunsIn) -> bool {
+        let Some(p) = self.pending.take_if(|p| p.id == id) else {
+            return false;
+        };
+        self.made_in = made_in;
+        self.answered_before = Some(p.before_us);
+        self.take(answer.clone(), p.then.clone());
+        true
+    }
+
+    /// A run made: it becomes the run, and does what it was asked for besides.
+    fn take(&mut self, answer: RunAnswer, then: Then) {
+        match (answer, then) {
+            (RunAnswer::Console { reply, fork }, Then::Console(line)) => {
+                self.console.push((line, reply));
+                if let Some((inj, forked)) = fork {
+                    self.injections = inj;
+                    self.model = Rc::new(Ok(Rc::new(forked)));
+                    self.made += 1;
+                }
+            }
+            (RunAnswer::Console { .. }, _) | (RunAnswer::Run(_), Then::Console(_)) => {}
+            (RunAnswer::Run(model), then) => {
+                self.model = Rc::new(model.map(Rc::new));
+                self.made += 1;
+                match then {
+                    Then::Keep | Then::Console(_) => {}
+                    Then::FirstView => self.view = self.model().and_then(first_view),
+                    Then::Link { t_ms, event } => {
+                        if let Some(i) = self.model().and_then(|m| link_index(m, t_ms, event)) {
+                            self.cursor = i;
+                        }
+                    }
+                    Then::SameMoment(t_us) => {
+                        self.cursor = match (t_us, self.model()) {
+                            (Some(t), Some(m)) => m.index_at(t),
+                            _ => 0,
+                        };
+                    }
+                }
+            }
+        }
     }
 
     /// A new run keeps the cursor's index while the run is long enough.
@@ -399,39 +731,43 @@ impl PanelState {
         }
     }
 
-    fn undo(&mut self) -> bool {
+    fn undo(&mut self, before_us: u64) -> bool {
         let Some(unforked) = self.scenario() else {
             self.injections.clear();
             self.console.clear();
             return false;
         };
-        self.runs += 1;
-        let back = build(&unforked, self.seed);
-        if let (Some(m), Ok(b)) = (self.model(), back.as_ref()) {
-            self.cursor = fork::same_moment(m, self.cur(), b);
-        }
-        self.model = Rc::new(back.map(Rc::new));
+        // Where the learner was looking: kept in the run without the fork.
+        let moment = self.model().and_then(|m| m.trace.get(self.cur())).map(|e| e.t_us);
         self.injections.clear();
         self.console.clear();
+        let job = RunJob::Run {
+            scenario: unforked,
+            seed: self.seed,
+            injections: Vec::new(),
+        };
+        self.make(job, Then::SameMoment(moment), before_us);
         true
     }
 
     /// Runs a console line: one run, the fork, which becomes the run if the command
     /// changed anything.
-    fn console_line(&mut self, line: String) -> bool {
-        let model = Rc::clone(&self.model);
-        let (Some(node), Some(s), Ok(m)) = (self.console_target(), self.scenario(), model.as_ref()) else {
+    fn console_line(&mut self, line: String, before_us: u64) -> bool {
+        let (Some(node), Some(s), true) = (self.console_target(), self.scenario(), self.model().is_some())
+        else {
             return false;
         };
         match parse_line(&line) {
             Ok(args) if !args.is_empty() => {
-                self.runs += 1;
-                let run = fork::console_command(&s, self.seed, m, &self.injections, self.t_us(), node, args);
-                self.console.push((line, run.reply));
-                if let Some((inj, forked)) = run.fork {
-                    self.injections = inj;
-                    self.model = Rc::new(Ok(Rc::new(forked)));
-                }
+                let job = RunJob::Console {
+                    scenario: s,
+                    seed: self.seed,
+                    injections: self.injections.clone(),
+                    at_us: self.t_us(),
+                    node,
+                    args,
+                };
+                self.make(job, Then::Console(line), before_us);
             }
             Ok(_) => {}
             Err(e) => self.console.push((line, format!("(error) {e}"))),
@@ -455,6 +791,7 @@ pub fn first_view(m: &Model) -> Option<(u64, u64)> {
 mod tests {
     use super::*;
     use crate::sim::scenario::builtin;
+    use crate::timeline::build;
     use PanelAction as A;
 
     fn panel(name: &str) -> PanelState {
@@ -740,5 +1077,167 @@ mod tests {
             (s.name.as_str(), s.runs, s.t_us()),
             ("safe-release", 3, 10_500_000)
         );
+    }
+
+    /// The pending run answered as the engine's worker would: the job and the answer
+    /// both crossing as JSON.
+    fn settle(s: PanelState) -> PanelState {
+        let Some(p) = s.pending.clone() else {
+            return s;
+        };
+        let job: RunJob =
+            serde_json::from_str(&serde_json::to_string(&p.job).expect("job")).expect("job back");
+        let text = serde_json::to_string(&run_job(&job)).expect("answer");
+        let answer: RunAnswer = serde_json::from_str(&text).expect("answer back");
+        s.reduce(A::Ran {
+            id: p.id,
+            answer: Rc::new(answer),
+            made_in: RunsIn::Elsewhere,
+        })
+    }
+
+    /// A long run crosses in pieces of at most `PART_ITEMS` items, and is whole again
+    /// after them: §4's run (15 000 events) and a console fork of it.
+    #[test]
+    fn a_long_run_crosses_in_pieces_and_is_whole_again() {
+        let s = at(&panel("ttl-workers"), 20_000);
+        let m = s.model().expect("runs").clone();
+        assert!(m.trace.len() > 10 * PART_ITEMS, "{}", m.trace.len());
+        for answer in [
+            RunAnswer::Run(Ok(m.clone())),
+            run_job(&RunJob::Console {
+                scenario: s.scenario().expect("scenario"),
+                seed: 1,
+                injections: Vec::new(),
+                at_us: s.t_us(),
+                node: s.console_target().expect("a node"),
+                args: vec![b"SET".to_vec(), b"x".to_vec(), b"1".to_vec()],
+            }),
+        ] {
+            assert!(answer.clone().model_mut().is_some(), "a run, or a fork");
+            let texts = answer_parts(answer.clone()).expect("parts");
+            let mut parts = Parts::default();
+            let (last, pieces) = texts.split_last().expect("the answer");
+            for t in pieces {
+                let part: RunPart = serde_json::from_str(t).expect("a part");
+                let n = match &part {
+                    RunPart::Trace(v) => v.len(),
+                    RunPart::Arrows(v) => v.len(),
+                    RunPart::Marks(v) => v.len(),
+                    RunPart::KeyStates(v) => v.len(),
+                };
+                assert!((1..=PART_ITEMS).contains(&n), "{n}");
+                parts.add(part);
+            }
+            assert!(pieces.len() > m.trace.len() / PART_ITEMS, "{}", pieces.len());
+            assert!(last.len() < 200_000, "the rest is small: {} bytes", last.len());
+            assert_eq!(parts.finish(serde_json::from_str(last).expect("answer")), answer);
+        }
+    }
+
+    /// What the learner sees of a panel (and what its runs are made of).
+    fn seen(s: &PanelState) -> impl PartialEq + std::fmt::Debug {
+        (
+            (s.name.clone(), s.seed, s.variant.clone(), s.injections.clone()),
+            s.model().cloned(),
+            (s.cursor, s.cur(), s.view, s.playing),
+            (s.console.clone(), s.seed_error.clone(), s.runs),
+        )
+    }
+
+    /// Runs made in the engine's worker leave the panel as runs made at once would, for
+    /// every action that makes one: knobs, seeds, faults, console lines (a write that
+    /// forks and a read that does not), Undo, another scenario, and followed links.
+    #[test]
+    fn runs_made_elsewhere_leave_the_panel_as_runs_made_here() {
+        let other = Rc::new(
+            builtin("safe-release")
+                .expect("built-in")
+                .map_err(|e| e.to_string()),
+        );
+        let link = |seed: u64, t_ms: u64| A::FollowLink {
+            name: "unsafe-del".into(),
+            base: Rc::new(
+                builtin("unsafe-del")
+                    .expect("built-in")
+                    .map_err(|e| e.to_string()),
+            ),
+            seed,
+            variant: Variant::default(),
+            injections: Vec::new(),
+            t_ms: Some(t_ms),
+            event: None,
+        };
+        let steps = vec![
+            A::Seek(12),
+            A::Console("SET mine v".into()),
+            A::Console("GET mine".into()),
+            A::Seek(30),
+            A::Console("DEL lock".into()),
+            A::Undo,
+            A::NewSeed(7),
+            // Zoomed in late in the run: knobs put the cursor back at the start, and the
+            // view follows it there.
+            A::Seek(40),
+            A::ZoomAtCursor(0.1),
+            A::SetVariant(Variant {
+                ttl_ms: Some(3_000.0),
+                ..Variant::default()
+            }),
+            A::MoveTo(20),
+            A::Inject(vec![(4_000_000, Fault::Crash(1))]),
+            A::SeedInput("42".into()),
+            A::SubmitSeed,
+            A::ZoomAtCursor(0.5),
+            link(1, 10_500),
+            link(9, 12_300),
+            A::PickScenario {
+                name: "safe-release".into(),
+                base: other,
+            },
+            A::Seek(25),
+            A::Console("PTTL lock".into()),
+        ];
+        let mut here = panel("unsafe-del");
+        let mut there = panel("unsafe-del").runs_in(RunsIn::Elsewhere);
+        assert_eq!(seen(&here), seen(&there));
+        for (i, step) in steps.into_iter().enumerate() {
+            here = here.reduce(step.clone());
+            there = there.reduce(step.clone());
+            assert!(here.pending.is_none(), "a panel that runs here never waits");
+            there = settle(there);
+            assert!(!there.running());
+            assert_eq!(seen(&here), seen(&there), "after step {i}: {step:?}");
+        }
+        assert!(here.runs >= 12, "the steps ran the simulator: {}", here.runs);
+    }
+
+    /// While a run is out, the panel shows the run before it and keeps working on it;
+    /// only the latest run asked for is taken, and an answer to an earlier one is dropped.
+    #[test]
+    fn only_the_latest_run_asked_for_is_taken() {
+        let s = panel("unsafe-del").runs_in(RunsIn::Elsewhere);
+        let first = s.model().cloned();
+        let s = s.reduce(A::NewSeed(7));
+        assert!(s.running());
+        assert_eq!(s.model().cloned(), first, "the run before is shown meanwhile");
+        let stale = s.pending.clone().expect("asked");
+        let s = s.reduce(A::Seek(3)).reduce(A::NewSeed(8));
+        assert_eq!(s.cursor, 3, "the panel works on the run shown");
+        let latest = s.pending.clone().expect("asked again");
+        assert_ne!(stale.id, latest.id);
+        // The answer to seed 7 comes late: dropped.
+        let s = s.reduce(A::Ran {
+            id: stale.id,
+            answer: Rc::new(run_job(&stale.job)),
+            made_in: RunsIn::Elsewhere,
+        });
+        assert!(s.running());
+        assert_eq!(s.model().cloned(), first);
+        let s = settle(s);
+        assert!(!s.running());
+        assert_eq!(s.made_in, RunsIn::Elsewhere);
+        let eight = build_with(&s.scenario().expect("scenario"), 8, &[]).expect("runs");
+        assert_eq!((s.seed, s.model()), (8, Some(&eight)));
     }
 }

@@ -28,9 +28,14 @@ impl Drop for Worker {
 }
 
 struct Handler {
-    on_message: Rc<dyn Fn(Value)>,
+    /// Gets each answer as the JSON text the worker posted.
+    on_message: Rc<dyn Fn(&str)>,
     on_failed: Rc<dyn Fn()>,
 }
+
+/// The page's HTML names the worker's script (`<meta name="lockstep-engine-worker">`):
+/// pages without it (the browser tests' page, say) compute everything on the page.
+const META: &str = "meta[name=lockstep-engine-worker]";
 
 thread_local! {
     static WORKER: RefCell<Option<Worker>> = const { RefCell::new(None) };
@@ -44,6 +49,21 @@ thread_local! {
 /// section that needs it is shown, a pointer reaches a button).
 pub fn warm() {
     ensure();
+}
+
+/// True if this page has the engine's worker and it has not failed: jobs go to it.
+pub fn available() -> bool {
+    !UNAVAILABLE.with(Cell::get) && script().is_some()
+}
+
+/// The worker's script, as the page's HTML names it.
+fn script() -> Option<String> {
+    gloo::utils::document()
+        .query_selector(META)
+        .ok()
+        .flatten()
+        .and_then(|m| m.get_attribute("content"))
+        .filter(|c| !c.is_empty())
 }
 
 /// Starts the worker if it is not running; true if it runs.
@@ -64,7 +84,7 @@ fn ensure() -> bool {
 }
 
 fn start() -> Option<Worker> {
-    let worker = web_sys::Worker::new("engine-worker.js").ok()?;
+    let worker = web_sys::Worker::new(&script()?).ok()?;
     let message = EventListener::new(&worker, "message", |e| {
         if let Some(text) = e
             .dyn_ref::<web_sys::MessageEvent>()
@@ -105,8 +125,25 @@ impl Drop for Job {
 /// to `on_message`; if the worker fails, `on_failed` runs once instead of any more
 /// answers. `None` when the worker does not run: the caller computes on the page.
 pub fn submit(
-    mut request: Value,
+    request: Value,
     on_message: impl Fn(Value) + 'static,
+    on_failed: impl Fn() + 'static,
+) -> Option<Job> {
+    submit_text(
+        request,
+        move |text| match serde_json::from_str::<Value>(text) {
+            Ok(v) => on_message(v),
+            Err(_) => broke(),
+        },
+        on_failed,
+    )
+}
+
+/// Like [`submit`], with each answer as the JSON text the worker posted, for a caller
+/// that reads it straight into its own types (a run is megabytes: read once, not twice).
+pub fn submit_text(
+    mut request: Value,
+    on_message: impl Fn(&str) + 'static,
     on_failed: impl Fn() + 'static,
 ) -> Option<Job> {
     if !ensure() {
@@ -141,18 +178,24 @@ fn post(text: &str) -> bool {
     })
 }
 
+/// What `route` reads of an answer: only its id (the rest is skipped, not kept).
+#[derive(serde::Deserialize)]
+struct Envelope {
+    id: Option<u64>,
+}
+
 /// An answer, to the job whose id it carries (a forgotten job's answers are dropped).
 fn route(text: &str) {
-    let Ok(v) = serde_json::from_str::<Value>(text) else {
+    let Ok(Envelope { id }) = serde_json::from_str::<Envelope>(text) else {
         return broke();
     };
-    let Some(id) = v.get("id").and_then(Value::as_u64) else {
+    let Some(id) = id else {
         // Not an answer: the worker itself failed (its engine did not start).
         return broke();
     };
     let handler = JOBS.with(|j| j.borrow().get(&id).map(|h| h.on_message.clone()));
     if let Some(on_message) = handler {
-        on_message(v);
+        on_message(text);
     }
 }
 

@@ -5,24 +5,89 @@
 use super::url::write_url_state;
 use super::Handle;
 use crate::timeline::pace::Pace;
-use crate::timeline::panel::PanelAction;
-use crate::ui::browser;
+use crate::timeline::panel::{run_job, PanelAction, Parts, Pending, RunAnswer, RunPart, RunsIn};
+use crate::ui::{browser, engine_worker};
 use gloo::timers::callback::Timeout;
+use std::rc::Rc;
 use yew::prelude::*;
+
+/// A run the panel asked for is made in the engine's worker and comes back as
+/// `PanelAction::Ran`; if the worker cannot make it (not served, broken), the page makes
+/// it. A newer run asked for drops the older: the worker is told, its answer ignored.
+#[hook]
+pub fn use_runs(panel: &Handle) {
+    let pending = panel.state.pending.clone();
+    let dispatch = panel.dispatcher();
+    use_effect_with(pending.as_ref().map(|p| p.id), move |_| {
+        let job = pending.and_then(|p| hand_off(p, dispatch));
+        move || drop(job)
+    });
+}
+
+/// What the panel reads of the worker's answers: a piece of the run's long lists, the
+/// answer without them, or the end.
+#[derive(serde::Deserialize)]
+struct Heard {
+    #[serde(rename = "type")]
+    kind: String,
+    part: Option<RunPart>,
+    answer: Option<RunAnswer>,
+}
+
+fn hand_off(p: Rc<Pending>, dispatch: UseReducerDispatcher<super::PanelModel>) -> Option<engine_worker::Job> {
+    let here = {
+        let (p, dispatch) = (p.clone(), dispatch.clone());
+        move || {
+            dispatch.dispatch(PanelAction::Ran {
+                id: p.id,
+                answer: Rc::new(run_job(&p.job)),
+                made_in: RunsIn::Here,
+            })
+        }
+    };
+    let Ok(job) = serde_json::to_string(&p.job) else {
+        here();
+        return None;
+    };
+    let request = serde_json::json!({ "type": "panel", "job": job });
+    let id = p.id;
+    let parts = std::cell::RefCell::new(Parts::default());
+    let on_text = {
+        let (dispatch, here) = (dispatch.clone(), here.clone());
+        move |text: &str| match serde_json::from_str::<Heard>(text) {
+            Ok(Heard { part: Some(part), .. }) => parts.borrow_mut().add(part),
+            Ok(Heard {
+                answer: Some(answer), ..
+            }) => dispatch.dispatch(PanelAction::Ran {
+                id,
+                answer: Rc::new(parts.take().finish(answer)),
+                made_in: RunsIn::Elsewhere,
+            }),
+            Ok(h) if h.kind == "done" => {}
+            // The engine's own error, or an answer that does not read: made here.
+            _ => here(),
+        }
+    };
+    let job = engine_worker::submit_text(request, on_text, here.clone());
+    if job.is_none() {
+        here();
+    }
+    job
+}
 
 /// Playback, event by event, dwelling on each as `pace` says.
 #[hook]
 pub fn use_playback(panel: &Handle) {
     let s = &panel.state;
     let model = s.model.clone();
-    let paced = use_memo((s.name.clone(), s.runs), move |_| {
+    let paced = use_memo((s.name.clone(), s.made), move |_| {
         model
             .as_ref()
             .as_ref()
             .map_or(Pace { scale: 1.0 }, |m| Pace::of(m))
     });
     // Re-armed after every step: the timer must see the cursor it advances from.
-    let deps = (s.playing, s.speed, s.name.clone(), s.runs, s.cursor, s.hold_at_ms);
+    let deps = (s.playing, s.speed, s.name.clone(), s.made, s.cursor, s.hold_at_ms);
     let panel = panel.clone();
     use_effect_with(deps, move |(playing, speed, ..)| {
         let s = &panel.state;
@@ -88,12 +153,13 @@ pub fn use_url_sync(panel: &Handle, own_url: bool) {
             s.name.clone(),
             s.seed,
             (t_ms, s.cursor),
-            s.playing,
+            s.playing || s.running(),
             s.variant.clone(),
             s.injections.clone(),
         ),
-        move |(n, seed, at, playing, v, f)| {
-            if !*playing && own_url {
+        // Not while a run is out: the cursor's time would be the run before's.
+        move |(n, seed, at, busy, v, f)| {
+            if !*busy && own_url {
                 write_url_state(n, *seed, *at, v, f);
             }
         },

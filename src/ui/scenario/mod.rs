@@ -31,8 +31,9 @@ use crate::lesson::content::Lang;
 use crate::lesson::embed::EmbedConfig;
 use crate::lesson::i18n::Texts;
 use crate::sim::scenario::builtin;
-use crate::timeline::panel::{PanelAction, PanelState};
+use crate::timeline::panel::{PanelAction, PanelState, RunsIn};
 use crate::timeline::Variant;
+use crate::ui::engine_worker;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -123,7 +124,14 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             let open = url::opening(&names, own_url, hold);
             let base =
                 find(&open.name, &pack).unwrap_or_else(|| Err(format!("unknown scenario `{}`", open.name)));
-            let state = PanelState::new(open.name, base, open.seed, open.changes, hold);
+            // The first run is made here (the page shows it at once, as the prerendered
+            // page did); later ones in the engine's worker where the page has one.
+            let runs_in = if engine_worker::available() {
+                RunsIn::Elsewhere
+            } else {
+                RunsIn::Here
+            };
+            let state = PanelState::new(open.name, base, open.seed, open.changes, hold).runs_in(runs_in);
             let at = state.model().and_then(|m| open.at.index_in(m));
             PanelModel {
                 state: state.at(at),
@@ -134,6 +142,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     // Ids must be unique in the page, and one scenario can be drawn twice (the section's
     // panel and a "what happens next?" question).
     let panel_id = *use_memo((), |_| next_panel_id());
+    hooks::use_runs(&panel);
     hooks::use_playback(&panel);
     let autoplay = embed_cfg.as_ref().is_some_and(|c| c.autoplay) && props.hold_at_ms.is_none();
     hooks::use_embed(&panel, autoplay);
@@ -183,7 +192,8 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     let tx = Texts::new(lang);
     let base = s.base.as_ref().as_ref().ok().filter(|_| shows("editor"));
     html! {
-        <section class="scenario" aria-label={format!("{} {}", tx.t("sc_scenario"), s.name)} onkeydown={on_key} data-scenario={s.name.clone()}>
+        <section class="scenario" aria-label={format!("{} {}", tx.t("sc_scenario"), s.name)} onkeydown={on_key} data-scenario={s.name.clone()}
+            aria-busy={s.running().then_some("true")} data-made-in={match s.made_in { RunsIn::Here => "page", RunsIn::Elsewhere => "worker" }}>
             <head::Head panel={panel.clone()} names={props.names.clone()} seeds={shows("seed")} {lang} />
             if let Some(d) = s.base.as_ref().as_ref().ok().map(|b| b.description_in(lang.code()).to_string()).filter(|d| !d.is_empty()) {
                 <p class="scenario-desc">{ d }</p>
