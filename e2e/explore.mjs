@@ -89,10 +89,19 @@ try {
         // Undo: the run without the fork, at the same moment.
         steps.push(await panelStep(page, () => panel.locator('.undo-fork').click()));
       }
+      // The paired scenario beside it, on the same seed: its run made where the panel's are.
+      const toggle = panel.locator('.compare-toggle input');
+      if (await toggle.count()) {
+        await toggle.check();
+        await panel.locator('.compare svg.timeline').waitFor({ timeout: 30000 });
+        const compare = panel.locator('.compare');
+        steps.push({ compare: await compare.locator('h3').innerText(), madeIn: await compare.getAttribute('data-made-in'),
+          violations: await compare.locator('.violations li.violation-text').count(), longest: 0 });
+      }
       seen[where] = steps;
       const made = steps.filter((s) => s.madeIn && s.longest !== undefined).map((s) => s.madeIn);
       const longest = Math.max(...steps.map((s) => s.longest ?? 0));
-      say(`§${section}'s panel, runs made in the ${[...new Set(made)].join(', ')}${where === 'page' ? ' (the worker\'s script blocked)' : ''}: ${steps.map((s) => s.at ?? s.reply?.trim().split('\n').pop()).join(' → ')}; longest task ${longest.toFixed(0)} ms`);
+      say(`§${section}'s panel, runs made in the ${[...new Set(made)].join(', ')}${where === 'page' ? ' (the worker\'s script blocked)' : ''}: ${steps.map((s) => s.at ?? s.reply?.trim().split('\n').pop() ?? `${s.compare} beside it (${s.violations} violations)`).join(' → ')}; longest task ${longest.toFixed(0)} ms`);
       if (made.length < 1 || made.some((m) => m !== where)) problems.push(`§${section}: the panel's runs were made in the ${made.join(', ')}, not in the ${where}`);
       if (where === 'worker' && longest > LONG_MS) problems.push(`§${section}: a main-thread task of ${longest.toFixed(0)} ms while the panel's run was made in the worker`);
       await page.close();

@@ -5,7 +5,7 @@
 use super::url::write_url_state;
 use super::Handle;
 use crate::timeline::pace::Pace;
-use crate::timeline::panel::{run_job, PanelAction, Parts, Pending, RunAnswer, RunPart, RunsIn};
+use crate::timeline::panel::{run_job, PanelAction, Parts, RunAnswer, RunJob, RunPart, RunsIn};
 use crate::ui::{browser, engine_worker};
 use gloo::timers::callback::Timeout;
 use std::rc::Rc;
@@ -19,13 +19,22 @@ pub fn use_runs(panel: &Handle) {
     let pending = panel.state.pending.clone();
     let dispatch = panel.dispatcher();
     use_effect_with(pending.as_ref().map(|p| p.id), move |_| {
-        let job = pending.and_then(|p| hand_off(p, dispatch));
+        let job = pending.map(|p| {
+            let id = p.id;
+            make_elsewhere(p.job.clone(), move |answer, made_in| {
+                dispatch.dispatch(PanelAction::Ran {
+                    id,
+                    answer: Rc::new(answer),
+                    made_in,
+                })
+            })
+        });
         move || drop(job)
     });
 }
 
-/// What the panel reads of the worker's answers: a piece of the run's long lists, the
-/// answer without them, or the end.
+/// What a caller reads of the worker's answers to a run: a piece of the run's long
+/// lists, the answer without them, or the end.
 #[derive(serde::Deserialize)]
 struct Heard {
     #[serde(rename = "type")]
@@ -34,45 +43,42 @@ struct Heard {
     answer: Option<RunAnswer>,
 }
 
-fn hand_off(p: Rc<Pending>, dispatch: UseReducerDispatcher<super::PanelModel>) -> Option<engine_worker::Job> {
+/// `job` made in the engine's worker, its answer to `on_answer` (with where it was made);
+/// made on the page if the worker is not there or fails. Dropping what it returns
+/// forgets the run (and tells the worker).
+pub fn make_elsewhere(
+    job: RunJob,
+    on_answer: impl Fn(RunAnswer, RunsIn) + 'static,
+) -> Option<engine_worker::Job> {
+    let on_answer = Rc::new(on_answer);
+    let job = Rc::new(job);
     let here = {
-        let (p, dispatch) = (p.clone(), dispatch.clone());
-        move || {
-            dispatch.dispatch(PanelAction::Ran {
-                id: p.id,
-                answer: Rc::new(run_job(&p.job)),
-                made_in: RunsIn::Here,
-            })
-        }
+        let (job, on_answer) = (job.clone(), on_answer.clone());
+        move || on_answer(run_job(&job), RunsIn::Here)
     };
-    let Ok(job) = serde_json::to_string(&p.job) else {
+    let Ok(text) = serde_json::to_string(job.as_ref()) else {
         here();
         return None;
     };
-    let request = serde_json::json!({ "type": "panel", "job": job });
-    let id = p.id;
+    let request = serde_json::json!({ "type": "panel", "job": text });
     let parts = std::cell::RefCell::new(Parts::default());
     let on_text = {
-        let (dispatch, here) = (dispatch.clone(), here.clone());
+        let here = here.clone();
         move |text: &str| match serde_json::from_str::<Heard>(text) {
             Ok(Heard { part: Some(part), .. }) => parts.borrow_mut().add(part),
             Ok(Heard {
                 answer: Some(answer), ..
-            }) => dispatch.dispatch(PanelAction::Ran {
-                id,
-                answer: Rc::new(parts.take().finish(answer)),
-                made_in: RunsIn::Elsewhere,
-            }),
+            }) => on_answer(parts.take().finish(answer), RunsIn::Elsewhere),
             Ok(h) if h.kind == "done" => {}
             // The engine's own error, or an answer that does not read: made here.
             _ => here(),
         }
     };
-    let job = engine_worker::submit_text(request, on_text, here.clone());
-    if job.is_none() {
+    let handle = engine_worker::submit_text(request, on_text, here.clone());
+    if handle.is_none() {
         here();
     }
-    job
+    handle
 }
 
 /// Playback, event by event, dwelling on each as `pace` says.

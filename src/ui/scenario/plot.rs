@@ -1,12 +1,12 @@
 //! The timeline as the learner handles it: the drawing with its wheel and touch
 //! gestures, and the paired scenario drawn beside it at the same true time.
 
-use super::{pair_of, svg, Handle};
+use super::{hooks, pair_of, svg, Handle};
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
 use crate::sim::scenario::builtin;
-use crate::timeline::panel::PanelAction;
-use crate::timeline::{band_sentence, build_with, view};
+use crate::timeline::panel::{run_job, PanelAction, RunAnswer, RunJob, RunsIn};
+use crate::timeline::{band_sentence, view, Model};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -37,15 +37,43 @@ pub struct PlotProps {
 pub fn plot(props: &PlotProps) -> Html {
     let (panel, tx) = (&props.panel, Texts::new(props.lang));
     let s = &panel.state;
-    // Side by side: the paired scenario on the same seed, drawn at the same true time.
-    let other: Rc<Option<Rc<crate::timeline::Model>>> =
-        use_memo((s.name.clone(), s.seed, s.compare), |(n, seed, on)| {
-            let other = pair_of(n).filter(|_| *on)?;
-            builtin(other)
-                .and_then(Result::ok)
-                .and_then(|s| build_with(&s, *seed, &[]).ok())
-                .map(Rc::new)
+    // Side by side: the paired scenario on the same seed, drawn at the same true time;
+    // made where the panel's runs are (the engine's worker, on a page that has it).
+    let other = use_state(|| None::<(String, u64, Rc<Model>, RunsIn)>);
+    {
+        let (other, here) = (other.clone(), s.runs_in == RunsIn::Here);
+        use_effect_with((s.name.clone(), s.seed, s.compare), move |(n, seed, on)| {
+            let job = pair_of(n)
+                .filter(|_| *on)
+                .and_then(|o| builtin(o).and_then(Result::ok).map(|sc| (o, sc)))
+                .and_then(|(o, scenario)| {
+                    let job = RunJob::Run {
+                        scenario,
+                        seed: *seed,
+                        injections: Vec::new(),
+                    };
+                    let (o, seed) = (o.to_string(), *seed);
+                    let take = move |answer: RunAnswer, made_in| {
+                        if let RunAnswer::Run(Ok(m)) = answer {
+                            other.set(Some((o.clone(), seed, Rc::new(m), made_in)));
+                        }
+                    };
+                    if here {
+                        take(run_job(&job), RunsIn::Here);
+                        None
+                    } else {
+                        hooks::make_elsewhere(job, take)
+                    }
+                });
+            move || drop(job)
         });
+    }
+    // Only the pair of what is shown now (an answer for an earlier seed is not it).
+    let (other, other_made_in) = (*other)
+        .as_ref()
+        .filter(|(o, seed, ..)| s.compare && pair_of(&s.name) == Some(o.as_str()) && *seed == s.seed)
+        .map(|(_, _, m, made_in)| (Some(m.clone()), *made_in))
+        .unwrap_or((None, RunsIn::Here));
     let touch = use_mut_ref(Touch::default);
     let wrap_ref = use_node_ref();
     let Ok(m) = s.model.as_ref() else {
@@ -167,7 +195,7 @@ pub fn plot(props: &PlotProps) -> Html {
             }
             { outcome(m, props.lang, held_until) }
             if let Some(o) = other.as_ref() {
-                <div class="compare">
+                <div class="compare" data-made-in={if other_made_in == RunsIn::Elsewhere { "worker" } else { "page" }}>
                     <h3 class="run-name">{ o.scenario.clone() }</h3>
                     <div class="timeline-wrap">
                         <svg::TimelineSvg model={svg::Shared(o.clone())} {t_us} {view} on_seek={Callback::noop()} lang={props.lang} />
