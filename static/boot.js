@@ -99,9 +99,8 @@ function boot() {
   booting = import(JS)
     .then((m) => m.default({ module_or_path: WASM }))
     .then(() => ready)
-    .then(() => { removeEventListener('scroll', track); return handOver(scrollY); })
-    // The app has taken over: "Starting…" is no longer true.
-    .then(() => status.remove())
+    // Once the app has taken over (and answered the click), "Starting…" is no longer true.
+    .then(() => { removeEventListener('scroll', track); return handOver(scrollY, () => status.remove()); })
     .catch((e) => {
       // Stays on screen: the page can still be read, but nothing will respond.
       status.textContent = `Lockstep could not start: ${e}`;
@@ -110,7 +109,7 @@ function boot() {
   return booting;
 }
 
-async function handOver(scrollY) {
+async function handOver(scrollY, tookOver) {
   // Find every element now: the quiz's placeholders are about to be filled in, which
   // moves later siblings.
   const focusEl = find(focusAt);
@@ -127,18 +126,29 @@ async function handOver(scrollY) {
       el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertReplacementText', data: value }));
     }
   }
-  for (let i = 0; i < 100 && app.querySelector('.deferred[aria-busy="true"]'); i++) {
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  window.scrollTo(window.scrollX, scrollY);
+  // The learner's place, as far as the page is tall yet (the quiz's placeholders fill in
+  // below it in the next tasks).
+  const restore = () => window.scrollTo(window.scrollX, scrollY);
+  restore();
   if (focusEl?.isConnected && lost()) focusEl.focus({ preventScroll: true });
   // Let the app draw what the restored text changed before the click reads it.
   if (inputs.length) await new Promise((r) => setTimeout(r, 0));
+  // The click the learner made is answered first, before the content below fills in.
+  const beforeClick = window.scrollY;
   if (target?.isConnected && pending.kind === 'click') target.click();
   if (target?.isConnected && pending.kind === 'submit') target.requestSubmit?.();
   if (target?.isConnected && pending.kind === 'key') {
     target.dispatchEvent(new KeyboardEvent('keydown', { key: pending.key, bubbles: true, cancelable: true }));
   }
+  const afterClick = window.scrollY;
+  tookOver();
+  for (let i = 0; i < 100 && app.querySelector('.deferred[aria-busy="true"]'); i++) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  // The page is whole: the place again, if the page was too short for it before and
+  // neither the click nor the learner has moved since.
+  if (afterClick === beforeClick && window.scrollY === afterClick) restore();
+  if (focusEl?.isConnected && lost()) focusEl.focus({ preventScroll: true });
 }
 
 function listen() {
