@@ -1,6 +1,7 @@
 //! The page's engine worker (`static/engine-worker.js`, around `src/bin/engine.rs`): one
-//! per page, shared by every long run the page hands off ("Can this break?", §4's
-//! trade-off tables), so none of them holds the page's thread and the engine loads once.
+//! per page, shared by every run the page hands off (the scenario panels' runs and forks,
+//! "Can this break?", §4's trade-off tables), so none of them holds the page's thread
+//! and the engine loads once.
 //!
 //! A run is a [`Job`]: a request with an id, whose answers (JSON messages carrying that
 //! id) go to the job's handler. Dropping the job forgets it and tells the worker to stop

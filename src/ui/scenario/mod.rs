@@ -1,7 +1,9 @@
 //! A live scenario inside a lesson section: the timeline (SVG swimlanes), the controls,
 //! the cluster view and event log at the cursor, and a Redis console that forks the run.
 //!
-//! Everything drawn comes from `crate::timeline::Model`, which comes from the simulator.
+//! Everything drawn comes from `crate::timeline::Model`, which comes from the simulator:
+//! the panel's first run on the page, the later ones from the engine's worker where the
+//! page has it (`hooks::use_runs`).
 //! The state and its changes are `crate::timeline::panel` (plain Rust, tested natively);
 //! this wraps it in yew's `Reducible`, and each part of the panel is a component of its
 //! own that dispatches `PanelAction`s.
