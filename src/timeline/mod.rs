@@ -25,6 +25,7 @@ pub mod states;
 pub mod tally;
 pub mod variant;
 pub mod view;
+pub mod wire;
 pub mod words;
 
 pub use variant::{check_script, first_script_error, ScriptError, Variant};
@@ -171,6 +172,7 @@ pub struct Model {
     pub seed: u64,
     pub names: Vec<String>,
     pub lanes: Vec<Lane>,
+    #[serde(with = "wire::trace")]
     pub trace: Vec<TraceEvent>,
     pub outcome: Outcome,
     pub end_us: u64,
