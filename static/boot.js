@@ -96,8 +96,11 @@ function boot() {
   const active = document.activeElement;
   if (active && active !== document.body && app.contains(active)) focusAt = placeOf(active);
   const ready = new Promise((resolve) => addEventListener('lockstep-ready', resolve, { once: true }));
+  // The wasm is asked for at once, beside the JavaScript that will compile it, not after
+  // it: one round trip less (half a second on a slow line).
+  const wasm = fetch(WASM, { credentials: 'same-origin' });
   booting = import(JS)
-    .then((m) => m.default({ module_or_path: WASM }))
+    .then((m) => m.default({ module_or_path: wasm }))
     .then(() => ready)
     // Once the app has taken over (and answered the click), "Starting…" is no longer true.
     .then(() => { removeEventListener('scroll', track); return handOver(scrollY, () => status.remove()); })
