@@ -185,7 +185,10 @@ console.log(`  downloaded on first use: ${appBytes} bytes gzip (guard ${MAX}), $
   const { page, context, files } = await visit(`${BASE}#/${LESSON}/3`, { until: S3 });
   await page.evaluate(() => window.lockstepBoot());
   await page.waitForLoadState('networkidle');
-  const sent = files.filter((f) => f.url.endsWith('.wasm'));
+  // The response handler reads each body asynchronously: wait for the app's wasm to be in.
+  const isApp = (f) => wasm.includes(name(f.url));
+  for (let i = 0; i < 100 && !files.some(isApp); i++) await page.waitForTimeout(100);
+  const sent = files.filter(isApp);
   // Chromium accepts brotli: it gets the build's precompressed .br (scripts/precompress.mjs).
   if (!wasm.length || !sent.length || sent.some((f) => f.encoding !== 'br')) {
     fail(`the server sent the wasm ${sent.map((f) => f.encoding ?? 'uncompressed').join(', ') || 'not at all'}, not brotli, to a browser that accepts it`);

@@ -190,6 +190,8 @@ enum Then {
     Link { t_ms: Option<u64>, event: Option<usize> },
     /// Undo: the cursor at the moment the learner was looking at (`None`: the start).
     SameMoment(Option<u64>),
+    /// A panel's first run: its first view, and the cursor where a link put it.
+    Open { t_ms: Option<u64>, event: Option<usize> },
     /// A console line: its reply, and the fork if it changed anything.
     Console(String),
 }
@@ -369,6 +371,46 @@ impl PanelState {
         };
         s.rerun();
         s.view = s.model().and_then(first_view);
+        s
+    }
+
+    /// A panel whose first run, too, is made elsewhere (the engine's worker): it has no
+    /// run until [`PanelAction::Ran`] brings it, then opens as [`PanelState::new`] and
+    /// [`PanelState::at`] would, on its first view with the cursor on the link's moment.
+    pub fn opening_elsewhere(
+        name: String,
+        base: Result<Scenario, String>,
+        seed: u64,
+        (variant, injections): (Variant, Vec<(u64, Fault)>),
+        hold_at_ms: Option<u64>,
+        (t_ms, event): (Option<u64>, Option<usize>),
+    ) -> PanelState {
+        let mut s = PanelState {
+            name,
+            base: Rc::new(base),
+            seed,
+            variant,
+            injections,
+            model: Rc::new(Err(String::new())),
+            runs: 0,
+            made: 0,
+            cursor: 0,
+            hold_at_ms,
+            playing: false,
+            speed: 1.0,
+            view: None,
+            compare: false,
+            seed_input: String::new(),
+            seed_error: None,
+            console: Vec::new(),
+            console_node: None,
+            runs_in: RunsIn::Elsewhere,
+            pending: None,
+            made_in: RunsIn::Here,
+            next_id: 1,
+            answered_before: None,
+        };
+        s.ask(Then::Open { t_ms, event }, 0);
         s
     }
 
@@ -699,6 +741,15 @@ impl PanelState {
                 match then {
                     Then::Keep | Then::Console(_) => {}
                     Then::FirstView => self.view = self.model().and_then(first_view),
+                    Then::Open { t_ms, event } => {
+                        self.view = self.model().and_then(first_view);
+                        if let Some(i) = self.model().and_then(|m| link_index(m, t_ms, event)) {
+                            // As `at` does: the window follows the cursor from the start.
+                            self.cursor = i;
+                            self.clamp_cursor();
+                            self.follow(0);
+                        }
+                    }
                     Then::Link { t_ms, event } => {
                         if let Some(i) = self.model().and_then(|m| link_index(m, t_ms, event)) {
                             self.cursor = i;
@@ -1210,6 +1261,42 @@ mod tests {
             assert_eq!(seen(&here), seen(&there), "after step {i}: {step:?}");
         }
         assert!(here.runs >= 12, "the steps ran the simulator: {}", here.runs);
+    }
+
+    /// A panel opened after the app has started makes its first run elsewhere too, and
+    /// opens on it as a panel that made it at once: first view, the link's moment.
+    #[test]
+    fn a_first_run_made_elsewhere_opens_as_one_made_here() {
+        for at in [(None, None), (Some(12_300), None), (Some(10_500), Some(30))] {
+            let base = || {
+                builtin("unsafe-del")
+                    .expect("built-in")
+                    .map_err(|e| e.to_string())
+            };
+            let here = PanelState::new("unsafe-del".into(), base(), 7, Default::default(), None);
+            let index = here.model().and_then(|m| link_index(m, at.0, at.1));
+            let here = here.at(index);
+            let there =
+                PanelState::opening_elsewhere("unsafe-del".into(), base(), 7, Default::default(), None, at);
+            assert!(there.running() && there.model().is_none());
+            let there = settle(there);
+            assert_eq!(
+                (there.model(), there.cursor, there.view, there.made_in),
+                (here.model(), here.cursor, here.view, RunsIn::Elsewhere),
+                "{at:?}"
+            );
+        }
+        // A scenario that cannot be had says so at once, with no run asked for.
+        let bad = PanelState::opening_elsewhere(
+            "x".into(),
+            Err("no".into()),
+            1,
+            Default::default(),
+            None,
+            (None, None),
+        );
+        assert!(!bad.running());
+        assert_eq!(bad.model.as_ref().clone().err(), Some("no".to_string()));
     }
 
     /// While a run is out, the panel shows the run before it and keeps working on it;

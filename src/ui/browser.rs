@@ -194,6 +194,15 @@ pub fn prerendering() -> bool {
         .is_some_and(|v| v.is_truthy())
 }
 
+/// True once the app has drawn its first frame (see [`announce_ready`]): what it draws
+/// from then on is not a hand-over from the prerendered page.
+pub fn app_started() -> bool {
+    window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+        .is_some_and(|el| el.get_attribute("data-lockstep").as_deref() == Some("ready"))
+}
+
 /// Tells the page's loader (`static/boot.js`) and the prerender script that the app has
 /// drawn its first frame: `<html data-lockstep="ready">` and a `lockstep-ready` event.
 pub fn announce_ready() {

@@ -35,7 +35,7 @@ use crate::lesson::i18n::Texts;
 use crate::sim::scenario::builtin;
 use crate::timeline::panel::{PanelAction, PanelState, RunsIn};
 use crate::timeline::Variant;
-use crate::ui::engine_worker;
+use crate::ui::{browser, engine_worker};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -126,13 +126,19 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             let open = url::opening(&names, own_url, hold);
             let base =
                 find(&open.name, &pack).unwrap_or_else(|| Err(format!("unknown scenario `{}`", open.name)));
-            // The first run is made here (the page shows it at once, as the prerendered
-            // page did); later ones in the engine's worker where the page has one.
-            let runs_in = if engine_worker::available() {
-                RunsIn::Elsewhere
-            } else {
-                RunsIn::Here
-            };
+            // A panel drawn at the hand-over from the prerendered page makes its first
+            // run here, so it shows at once what the snapshot showed; later runs, and the
+            // first run of a panel opened once the app runs (another section), are made
+            // in the engine's worker where the page has one.
+            let worker = engine_worker::available() && !browser::prerendering();
+            if worker && browser::app_started() {
+                let at = (open.at.t_ms, open.at.event);
+                return PanelModel {
+                    state: PanelState::opening_elsewhere(open.name, base, open.seed, open.changes, hold, at),
+                    version: 0,
+                };
+            }
+            let runs_in = if worker { RunsIn::Elsewhere } else { RunsIn::Here };
             let state = PanelState::new(open.name, base, open.seed, open.changes, hold).runs_in(runs_in);
             let at = state.model().and_then(|m| open.at.index_in(m));
             PanelModel {
@@ -176,6 +182,15 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     let shows = |c: &str| embed_cfg.as_ref().is_none_or(|cfg| cfg.shows(c));
     let m = match s.model.as_ref() {
         Ok(m) => m,
+        // Its first run is on its way from the engine's worker.
+        Err(_) if s.running() => {
+            return html! {
+                <section class="scenario scenario-opening" aria-busy="true" data-scenario={s.name.clone()}
+                    aria-label={format!("{} {}", Texts::new(props.lang).t("sc_scenario"), s.name)}>
+                    <p class="hint" role="status">{ Texts::new(props.lang).t("sc_running") }</p>
+                </section>
+            }
+        }
         Err(e) => {
             return html! { <div class="scenario error" role="alert">{ format!("This scenario cannot run: {e}") }</div> }
         }
