@@ -591,7 +591,7 @@ impl PanelState {
             }
             A::Undo => return self.undo(before_us),
             A::Console(line) => return self.console_line(line, before_us),
-            A::Ran { id, answer, made_in } => return self.answered(id, &answer, made_in),
+            A::Ran { id, answer, made_in } => return self.answered(id, answer, made_in),
             A::ConsoleNode(n) => self.console_node = n,
             A::ToggleCompare => self.compare = !self.compare,
             A::FollowLink {
@@ -713,13 +713,15 @@ impl PanelState {
     }
 
     /// The answer to run `id`, if it is the one pending.
-    fn answered(&mut self, id: u64, answer: &RunAnswer, made_in: RunsIn) -> bool {
+    fn answered(&mut self, id: u64, answer: Rc<RunAnswer>, made_in: RunsIn) -> bool {
         let Some(p) = self.pending.take_if(|p| p.id == id) else {
             return false;
         };
         self.made_in = made_in;
         self.answered_before = Some(p.before_us);
-        self.take(answer.clone(), p.then.clone());
+        // The action's own answer, not a copy: a long run is megabytes.
+        let answer = Rc::try_unwrap(answer).unwrap_or_else(|shared| (*shared).clone());
+        self.take(answer, p.then.clone());
         true
     }
 

@@ -66,9 +66,13 @@ pub fn make_elsewhere(
         let here = here.clone();
         move |text: &str| match serde_json::from_str::<Heard>(text) {
             Ok(Heard { part: Some(part), .. }) => parts.borrow_mut().add(part),
+            // Taken in a task of its own: reading the answer and drawing it are two tasks.
             Ok(Heard {
                 answer: Some(answer), ..
-            }) => on_answer(parts.take().finish(answer), RunsIn::Elsewhere),
+            }) => {
+                let (answer, on_answer) = (parts.take().finish(answer), on_answer.clone());
+                Timeout::new(0, move || on_answer(answer, RunsIn::Elsewhere)).forget();
+            }
             Ok(h) if h.kind == "done" => {}
             // The engine's own error, or an answer that does not read: made here.
             _ => here(),
