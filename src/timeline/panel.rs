@@ -341,34 +341,10 @@ impl PanelState {
         name: String,
         base: Result<Scenario, String>,
         seed: u64,
-        (variant, injections): (Variant, Vec<(u64, Fault)>),
+        changes: (Variant, Vec<(u64, Fault)>),
         hold_at_ms: Option<u64>,
     ) -> PanelState {
-        let mut s = PanelState {
-            name,
-            base: Rc::new(base),
-            seed,
-            variant,
-            injections,
-            model: Rc::new(Err(String::new())),
-            runs: 0,
-            made: 0,
-            cursor: 0,
-            hold_at_ms,
-            playing: false,
-            speed: 1.0,
-            view: None,
-            compare: false,
-            seed_input: String::new(),
-            seed_error: None,
-            console: Vec::new(),
-            console_node: None,
-            runs_in: RunsIn::Here,
-            pending: None,
-            made_in: RunsIn::Here,
-            next_id: 1,
-            answered_before: None,
-        };
+        let mut s = PanelState::unrun(name, base, seed, changes, hold_at_ms, RunsIn::Here);
         s.rerun();
         s.view = s.model().and_then(first_view);
         s
@@ -381,11 +357,25 @@ impl PanelState {
         name: String,
         base: Result<Scenario, String>,
         seed: u64,
-        (variant, injections): (Variant, Vec<(u64, Fault)>),
+        changes: (Variant, Vec<(u64, Fault)>),
         hold_at_ms: Option<u64>,
         (t_ms, event): (Option<u64>, Option<usize>),
     ) -> PanelState {
-        let mut s = PanelState {
+        let mut s = PanelState::unrun(name, base, seed, changes, hold_at_ms, RunsIn::Elsewhere);
+        s.ask(Then::Open { t_ms, event }, 0);
+        s
+    }
+
+    /// A panel on `name` before its first run.
+    fn unrun(
+        name: String,
+        base: Result<Scenario, String>,
+        seed: u64,
+        (variant, injections): (Variant, Vec<(u64, Fault)>),
+        hold_at_ms: Option<u64>,
+        runs_in: RunsIn,
+    ) -> PanelState {
+        PanelState {
             name,
             base: Rc::new(base),
             seed,
@@ -404,14 +394,12 @@ impl PanelState {
             seed_error: None,
             console: Vec::new(),
             console_node: None,
-            runs_in: RunsIn::Elsewhere,
+            runs_in,
             pending: None,
             made_in: RunsIn::Here,
             next_id: 1,
             answered_before: None,
-        };
-        s.ask(Then::Open { t_ms, event }, 0);
-        s
+        }
     }
 
     /// The same panel, its later runs made where `runs_in` says (its first is made).
