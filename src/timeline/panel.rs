@@ -55,6 +55,12 @@ pub enum RunAnswer {
 
 /// Makes the run `job` asks for: the same code wherever it runs.
 pub fn run_job(job: &RunJob) -> RunAnswer {
+    run_job_on(job, None)
+}
+
+/// Like [`run_job`]; a console line forks `shown` if given (the run of the same inputs,
+/// already made), else the run made again (the same inputs give the same run).
+fn run_job_on(job: &RunJob, shown: Option<&Model>) -> RunAnswer {
     match job {
         RunJob::Run {
             scenario,
@@ -69,14 +75,23 @@ pub fn run_job(job: &RunJob) -> RunAnswer {
             node,
             args,
         } => {
-            // The run the line forks: made again (the same inputs give the same run).
-            let Ok(base) = build_with(scenario, *seed, injections) else {
-                return RunAnswer::Console {
-                    reply: fork::NOT_RUN.into(),
-                    fork: None,
-                };
+            let made;
+            let base = match shown {
+                Some(m) => m,
+                None => match build_with(scenario, *seed, injections) {
+                    Ok(m) => {
+                        made = m;
+                        &made
+                    }
+                    Err(_) => {
+                        return RunAnswer::Console {
+                            reply: fork::NOT_RUN.into(),
+                            fork: None,
+                        }
+                    }
+                },
             };
-            let run = fork::console_command(scenario, *seed, &base, injections, *at_us, *node, args.clone());
+            let run = fork::console_command(scenario, *seed, base, injections, *at_us, *node, args.clone());
             RunAnswer::Console {
                 reply: run.reply,
                 fork: run.fork,
@@ -656,35 +671,8 @@ impl PanelState {
             RunsIn::Here => {
                 self.pending = None;
                 self.made_in = RunsIn::Here;
-                let answer = match (&job, self.model()) {
-                    // The run the line forks is the one shown: not made again.
-                    (
-                        RunJob::Console {
-                            scenario,
-                            seed,
-                            injections,
-                            at_us,
-                            node,
-                            args,
-                        },
-                        Some(base),
-                    ) => {
-                        let run = fork::console_command(
-                            scenario,
-                            *seed,
-                            base,
-                            injections,
-                            *at_us,
-                            *node,
-                            args.clone(),
-                        );
-                        RunAnswer::Console {
-                            reply: run.reply,
-                            fork: run.fork,
-                        }
-                    }
-                    _ => run_job(&job),
-                };
+                // A console line forks the run shown: it is not made again.
+                let answer = run_job_on(&job, self.model());
                 self.take(answer, then);
             }
             RunsIn::Elsewhere => {
