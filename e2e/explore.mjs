@@ -18,10 +18,20 @@ const browser = await chromium.launch({
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
 });
 // A fresh page at `section` with the app started, recording long tasks from then on.
-async function appAt(section, { blockWorker = false } = {}) {
+async function appAt(section, { blockWorker = false, fixedRandom = false } = {}) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.on('pageerror', (e) => problems.push(`§${section}: page error: ${e.message}`));
   if (blockWorker) await page.route('**/engine-worker.js', (r) => r.abort());
+  // The same "random" numbers in every load: the page's fresh seeds (a generated
+  // question's variant) are then the same in two pages, to compare what each made.
+  if (fixedRandom) await page.addInitScript(() => {
+    let x = 0x2545f491;
+    crypto.getRandomValues = (a) => {
+      const b = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+      for (let i = 0; i < b.length; i++) { x ^= x << 13; x ^= x >>> 17; x ^= x << 5; b[i] = x & 255; }
+      return a;
+    };
+  });
   await page.addInitScript(() => {
     window.__long = [];
     new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push(e.duration); })
@@ -108,6 +118,51 @@ try {
     }
     const strip = (steps) => JSON.stringify(steps.map(({ madeIn, longest, ...rest }) => rest));
     if (strip(seen.worker) !== strip(seen.page)) problems.push(`§${section}: the worker's runs differ from the page's:\n${strip(seen.worker)}\n${strip(seen.page)}`);
+  }
+
+  // §2's generated questions (the store runs for them) and §3's "what happens next?" (the
+  // simulator): made in the engine's worker, and the questions the page makes itself
+  // (the worker's script blocked) on the same variants; "Another variant" too.
+  {
+    const seen = {};
+    const questions = (page) => page.evaluate(() => [...document.querySelectorAll('form.question[data-made-in]')]
+      .filter((f) => f.querySelector('.q-another') || f.querySelector('section.scenario'))
+      .map((f) => ({ id: f.dataset.questionId, madeIn: f.dataset.madeIn, busy: f.hasAttribute('aria-busy'),
+        text: f.querySelector('legend').innerText + ' | ' + [...f.querySelectorAll('label')].filter((l) => !l.closest('section.scenario')).map((l) => l.innerText).join(' | ') })));
+    for (const where of ['worker', 'page']) {
+      const steps = [];
+      let longest = 0;
+      for (const section of [2, 3]) {
+        const page = await appAt(section, { blockWorker: where === 'page', fixedRandom: true });
+        await page.waitForSelector('form.question', { timeout: 30000 });
+        await page.evaluate(() => [...document.querySelectorAll('form.question')].pop().scrollIntoView());
+        await page.waitForFunction(() => document.querySelectorAll('form.question[data-made-in]').length > 0
+          && !document.querySelector('form.question[aria-busy]'), null, { timeout: 30000 });
+        steps.push(...await questions(page));
+        const another = page.locator('form.question .q-another').first();
+        if (await another.count()) {
+          const id = await another.evaluate((b) => b.closest('form').dataset.questionId);
+          const before = await page.locator(`form.question[data-question-id="${id}"] legend`).innerText();
+          await page.evaluate(() => { window.__long = []; });
+          await another.click();
+          await page.waitForFunction(([id, before]) => {
+            const f = document.querySelector(`form.question[data-question-id="${id}"]`);
+            return f && !f.hasAttribute('aria-busy') && f.querySelector('legend')?.innerText !== before;
+          }, [id, before], { timeout: 30000 });
+          await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 100))));
+          longest = Math.max(longest, ...await page.evaluate(() => window.__long));
+          steps.push(...(await questions(page)).filter((q) => q.id === id));
+        }
+        await page.close();
+      }
+      seen[where] = steps;
+      const made = [...new Set(steps.map((s) => s.madeIn))];
+      say(`§2 and §3's ${steps.length} generated and "what happens next?" questions (and a new variant) made in the ${made.join(', ')}${where === 'page' ? ' (the worker\'s script blocked)' : `; longest task after "Another variant" ${longest.toFixed(0)} ms`}`);
+      if (steps.length < 3 || made.length !== 1 || made[0] !== where) problems.push(`generated questions were made in the ${made.join(', ')}, not in the ${where}`);
+      if (where === 'worker' && longest > LONG_MS) problems.push(`a main-thread task of ${longest.toFixed(0)} ms after "Another variant"`);
+    }
+    const strip = (steps) => JSON.stringify(steps.map(({ madeIn, ...rest }) => rest));
+    if (strip(seen.worker) !== strip(seen.page)) problems.push(`the worker's questions differ from the page's:\n${strip(seen.worker)}\n${strip(seen.page)}`);
   }
 
   // Another section opened while the app runs: its panel's first run, too, is made in

@@ -1,6 +1,6 @@
 // The engine's module (src/bin/engine.rs) in a plain Worker of the page, one per page
 // (src/ui/engine_worker.rs), for the page's runs: the scenario panels' runs and forks,
-// "Can this break?" and §4's trade-off tables (ARCHITECTURE.md, "The engine, off the page"). The page posts JSON
+// generated questions, "Can this break?" and §4's trade-off tables (ARCHITECTURE.md, "The engine, off the page"). The page posts JSON
 // text; every answer is JSON text carrying the request's id:
 //   {"type":"explore","id":N,"scenario":"<the scenario's JSON, as text>","seed":"123","batches":20}
 //     (text, so no number of the scenario passes through a JavaScript number)
@@ -11,6 +11,8 @@
 //     → {"type":"part","id":N,"part":{…timeline::panel::RunPart}} … (the run's long lists,
 //       in pieces the page reads one task each), then
 //       {"type":"ran","id":N,"answer":{…timeline::panel::RunAnswer without them}} {"type":"done","id":N}
+//   {"type":"question","id":N,"job":"<lesson::generate::InstanceJob as JSON text>"}
+//     → {"type":"instance","id":N,"instance":{…lesson::generate::Instance}} {"type":"done","id":N}
 //   or {"type":"error","id":N,"message":M} (the simulator's own error);
 //   {"type":"cancel","id":N}: the run stops before its next batch or row.
 // Runs yield between batches and rows, so a cancel is heard and runs share the worker.
@@ -91,6 +93,8 @@ onmessage = async (event) => {
     await run(id, parts.length, (i) => (i < last
       ? `{"type":"part","id":${id},"part":${parts[i]}}`
       : `{"type":"ran","id":${id},"answer":${parts[i]}}`));
+  } else if (msg && msg.type === 'question') {
+    await run(id, 1, () => `{"type":"instance","id":${id},"instance":${wasm_bindgen.question_instance(String(msg.job))}}`);
   } else if (msg && msg.type === 'sweep') {
     const ttls = Array.isArray(msg.ttls) ? msg.ttls.slice(0, 100).map(Number) : [];
     // The row is JSON text already: spliced, not parsed and written again.

@@ -18,7 +18,7 @@ pub const RELEASE_SCRIPT: &str =
     "if redis.call('get', KEYS[1]) == ARGV[1] then\n  return redis.call('del', KEYS[1])\nelse\n  return 0\nend";
 
 /// A question ready to show and check.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Instance {
     pub question_id: String,
     pub seed: u64,
@@ -32,7 +32,7 @@ pub struct Instance {
     pub body: Body,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Body {
     Choice {
         options: Vec<String>,
@@ -192,6 +192,83 @@ pub fn instance_in(
     seed: u64,
     scenarios: &[crate::sim::scenario::Scenario],
 ) -> Instance {
+    if let Some(inst) = fixed(q, lang, seed) {
+        return inst;
+    }
+    let t = q.texts(lang);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ fnv(&q.id));
+    let base = |body: Body| Instance {
+        question_id: q.id.clone(),
+        seed,
+        prompt: t.prompt.clone(),
+        explanation: t.explanation.clone(),
+        code: None,
+        scenario: None,
+        body,
+    };
+    match &q.kind {
+        Kind::Generated(g) => generated(q, *g, lang, seed, &mut rng),
+        Kind::Predict {
+            scenario,
+            pause_at_ms,
+        } => {
+            let (options, correct) = predict_in(scenario, *pause_at_ms, lang, scenarios);
+            let texts = super::i18n::Texts::new(lang);
+            let explanations = (0..options.len())
+                .map(|i| {
+                    if Some(i) == correct {
+                        texts.t("predict_right")
+                    } else {
+                        texts.t("predict_wrong")
+                    }
+                })
+                .collect();
+            let mut inst = base(Body::Choice {
+                options,
+                explanations,
+                correct: correct.into_iter().collect(),
+                multiple: false,
+            });
+            inst.scenario = Some((scenario.clone(), *pause_at_ms));
+            inst
+        }
+        // `fixed` made the others.
+        _ => base(Body::Order {
+            items: Vec::new(),
+            rank: Vec::new(),
+        }),
+    }
+}
+
+/// Does an instance of `q` need the engine (the store or the simulator)? Generated
+/// questions run the store or the lock arithmetic, "what happens next?" the simulator;
+/// the page asks the engine's worker for those (`InstanceJob`) and makes the rest itself.
+pub fn needs_engine(q: &Question) -> bool {
+    matches!(q.kind, Kind::Generated(_) | Kind::Predict { .. })
+}
+
+/// A question whose instance needs the engine, as the page hands it to the engine's
+/// worker: the instance is `instance_in(question, lang, seed, scenarios)`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct InstanceJob {
+    pub question: Question,
+    pub lang: Lang,
+    pub seed: u64,
+    /// A lesson pack's own scenarios, for its "what happens next?" questions.
+    #[serde(default)]
+    pub scenarios: Vec<crate::sim::scenario::Scenario>,
+}
+
+impl InstanceJob {
+    pub fn make(&self) -> Instance {
+        instance_in(&self.question, self.lang, self.seed, &self.scenarios)
+    }
+}
+
+/// The instance of a question that needs no engine (every kind but generated and "what
+/// happens next?"): its texts in `lang`, the items of an ordering question shuffled by
+/// `seed`. `None` for the others ([`needs_engine`]).
+pub fn fixed(q: &Question, lang: Lang, seed: u64) -> Option<Instance> {
     let t = q.texts(lang);
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ fnv(&q.id));
     let base = |body: Body, code: Option<(String, String)>| Instance {
@@ -203,7 +280,7 @@ pub fn instance_in(
         scenario: None,
         body,
     };
-    match &q.kind {
+    Some(match &q.kind {
         Kind::Single { correct } => base(
             Body::Choice {
                 options: t.options.clone(),
@@ -254,35 +331,8 @@ pub fn instance_in(
             },
             Some((code_lang.clone(), code.clone())),
         ),
-        Kind::Generated(g) => generated(q, *g, lang, seed, &mut rng),
-        Kind::Predict {
-            scenario,
-            pause_at_ms,
-        } => {
-            let (options, correct) = predict_in(scenario, *pause_at_ms, lang, scenarios);
-            let texts = super::i18n::Texts::new(lang);
-            let explanations = (0..options.len())
-                .map(|i| {
-                    if Some(i) == correct {
-                        texts.t("predict_right")
-                    } else {
-                        texts.t("predict_wrong")
-                    }
-                })
-                .collect();
-            let mut inst = base(
-                Body::Choice {
-                    options,
-                    explanations,
-                    correct: correct.into_iter().collect(),
-                    multiple: false,
-                },
-                None,
-            );
-            inst.scenario = Some((scenario.clone(), *pause_at_ms));
-            inst
-        }
-    }
+        Kind::Generated(_) | Kind::Predict { .. } => return None,
+    })
 }
 
 /// The outcomes a "what happens next?" question offers, and which one the run shows
@@ -526,6 +576,38 @@ fn choice_body(out: &mut Instance, options: Vec<String>, reply: &str, lang: Lang
 mod tests {
     use super::*;
     use crate::lesson::quiz::{parse_file, Texts};
+
+    /// What the page gets from the engine's worker: the job crosses as JSON, the
+    /// instance comes back as JSON, and both read back to what the page would make.
+    #[test]
+    fn an_instance_made_elsewhere_is_the_one_made_here() {
+        let questions = crate::lesson::content::compiled_questions();
+        let engine: Vec<&Question> = questions.iter().filter(|q| needs_engine(q)).collect();
+        assert!(engine.iter().any(|q| matches!(q.kind, Kind::Generated(_))));
+        assert!(engine.iter().any(|q| matches!(q.kind, Kind::Predict { .. })));
+        for q in engine {
+            for lang in Lang::ALL {
+                for seed in [1u64, u64::MAX - 6, 0x5eed_cafe_f00d] {
+                    assert!(fixed(q, lang, seed).is_none(), "{}", q.id);
+                    let job = InstanceJob {
+                        question: q.clone(),
+                        lang,
+                        seed,
+                        scenarios: Vec::new(),
+                    };
+                    let sent: InstanceJob =
+                        serde_json::from_str(&serde_json::to_string(&job).unwrap()).unwrap();
+                    assert_eq!(sent, job);
+                    let back: Instance =
+                        serde_json::from_str(&serde_json::to_string(&sent.make()).unwrap()).unwrap();
+                    assert_eq!(back, instance_in(q, lang, seed, &[]), "{} {lang:?} {seed}", q.id);
+                }
+            }
+        }
+        for q in questions.iter().filter(|q| !needs_engine(q)) {
+            assert_eq!(fixed(q, Lang::Nb, 3), Some(instance(q, Lang::Nb, 3)), "{}", q.id);
+        }
+    }
 
     fn q(kind: Kind) -> Question {
         let t = Texts {

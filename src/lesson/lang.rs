@@ -1,7 +1,7 @@
 //! The languages the lesson is written in.
 
 /// A language the lesson is written in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Lang {
     En,
     Nb,

@@ -5,7 +5,7 @@
 //! carry no answer here: `generate` computes it by running the store or the simulator.
 
 use super::lang::Lang;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::fmt;
 use toml::Spanned;
@@ -26,7 +26,7 @@ impl fmt::Display for QuizError {
 }
 
 /// The generators a `generated` question can name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Generator {
     RedlockValidity,
     Quorum,
@@ -71,7 +71,7 @@ impl Generator {
 }
 
 /// What kind of question, with its language-independent answer key.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Kind {
     /// "What happens next?": the scenario's timeline stops at `pause_at_ms`; the answer
     /// (overlap, rejected write, or nothing wrong) is computed by running it.
@@ -100,7 +100,7 @@ pub enum Kind {
 }
 
 /// The texts of a question in one language.
-#[derive(Clone, Debug, PartialEq, Eq, Default, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Texts {
     pub prompt: String,
@@ -116,7 +116,7 @@ pub struct Texts {
     pub items: Vec<String>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Question {
     pub id: String,
     /// The id of the section whose check this belongs to.

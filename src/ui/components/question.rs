@@ -3,7 +3,7 @@
 
 use super::{render_inline, CodeBlock};
 use crate::lesson::content::Lang;
-use crate::lesson::generate::{instance_in, Body, Instance};
+use crate::lesson::generate::{self, Body, Instance};
 use crate::lesson::i18n::Texts;
 use crate::lesson::quiz::{
     without_verdict, Attempts, Form, Kind, NotAnswered, NumberProblem, Question, Response,
@@ -249,6 +249,105 @@ fn feedback(t: &Texts, lang: Lang, result: &Attempts, current: &Response, inst: 
     }
 }
 
+/// What a question shows: made at once when it needs no engine (or the page has no engine
+/// worker), else by the engine's worker, the variant before staying shown meanwhile.
+struct Made {
+    inst: Option<Rc<Instance>>,
+    /// A newer variant is being made.
+    busy: bool,
+    /// "page" or "worker": where `inst` was made.
+    made_in: &'static str,
+}
+
+type InstanceKey = (Rc<Question>, Lang, u64, crate::ui::scenario::PackScenarios);
+
+/// The instance of `key`'s question: a generated question or a "what happens next?"
+/// runs the store or the simulator, in the engine's worker where the page has one, so
+/// that neither holds the page's thread; the page makes it if the worker fails.
+#[hook]
+fn use_instance(key: InstanceKey) -> Made {
+    let now = use_memo(key.clone(), |(q, lang, seed, pack)| {
+        match generate::fixed(q, *lang, *seed) {
+            Some(inst) => Some(Rc::new(inst)),
+            None if !crate::ui::engine_worker::available() => {
+                Some(Rc::new(generate::instance_in(q, *lang, *seed, &pack.0)))
+            }
+            None => None,
+        }
+    });
+    let made = use_state(|| None::<(InstanceKey, Rc<Instance>, &'static str)>);
+    {
+        let (made, now) = (made.clone(), now.clone());
+        use_effect_with(key.clone(), move |key| {
+            let job = match *now {
+                Some(_) => None,
+                None => ask_worker(key.clone(), made),
+            };
+            move || drop(job)
+        });
+    }
+    if let Some(inst) = now.as_ref() {
+        return Made {
+            inst: Some(inst.clone()),
+            busy: false,
+            made_in: "page",
+        };
+    }
+    match made.as_ref() {
+        Some((k, inst, made_in)) => Made {
+            inst: Some(inst.clone()),
+            busy: *k != key,
+            made_in,
+        },
+        None => Made {
+            inst: None,
+            busy: true,
+            made_in: "",
+        },
+    }
+}
+
+/// Asks the engine's worker for `key`'s instance, into `made`; made here if the worker
+/// cannot. Dropping the job forgets the question.
+fn ask_worker(
+    key: InstanceKey,
+    made: UseStateHandle<Option<(InstanceKey, Rc<Instance>, &'static str)>>,
+) -> Option<crate::ui::engine_worker::Job> {
+    let (q, lang, seed, pack) = key.clone();
+    let job = generate::InstanceJob {
+        question: (*q).clone(),
+        lang,
+        seed,
+        scenarios: pack.0.as_ref().clone(),
+    };
+    let here = {
+        let (made, key, job) = (made.clone(), key.clone(), job.clone());
+        move || made.set(Some((key.clone(), Rc::new(job.make()), "page")))
+    };
+    let Ok(text) = serde_json::to_string(&job) else {
+        here();
+        return None;
+    };
+    let request = serde_json::json!({ "type": "question", "job": text });
+    let on_message = {
+        let here = here.clone();
+        move |mut v: serde_json::Value| match v["type"].as_str() {
+            Some("instance") => match serde_json::from_value::<Instance>(v["instance"].take()) {
+                Ok(inst) => made.set(Some((key.clone(), Rc::new(inst), "worker"))),
+                Err(_) => here(),
+            },
+            Some("done") => {}
+            // The engine's own error: made here, where it is shown as the page makes it.
+            _ => here(),
+        }
+    };
+    let handle = crate::ui::engine_worker::submit(request, on_message, here.clone());
+    if handle.is_none() {
+        here();
+    }
+    handle
+}
+
 #[function_component(QuestionView)]
 pub fn question_view(props: &QuestionProps) -> Html {
     let t = Texts::new(props.lang);
@@ -259,14 +358,49 @@ pub fn question_view(props: &QuestionProps) -> Html {
     };
     // A pack's own scenarios, for its "what happens next?" questions.
     let pack = use_context::<crate::ui::scenario::PackScenarios>().unwrap_or_default();
-    let inst = {
-        let q = q.clone();
-        use_memo((q, props.lang, *seed, pack), |(q, lang, seed, pack)| {
-            instance_in(q, *lang, *seed, &pack.0)
-        })
+    let made = use_instance((q.clone(), props.lang, *seed, pack));
+    let on_another = {
+        let seed = seed.clone();
+        Callback::from(move |_| seed.set(browser::random_u64()))
     };
-    // The draft lives in a RefCell so that a Check right after a change (before the
-    // re-render) still reads the latest answer; `redraw` shows changes.
+    let Some(inst) = made.inst else {
+        return html! {
+            <form class="question" id={format!("q-{}", q.id)} data-question-id={q.id.clone()} aria-busy="true">
+                <fieldset>
+                    <p class="loading" role="status">{ t.t("quiz_preparing") }</p>
+                </fieldset>
+            </form>
+        };
+    };
+    html! {
+        <QuestionBody question={q} lang={props.lang} on_result={props.on_result.clone()}
+            on_reveal={props.on_reveal.clone()} attempts={props.attempts} {inst} seed={*seed}
+            busy={made.busy} made_in={made.made_in} {on_another} />
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct BodyProps {
+    question: Rc<Question>,
+    lang: Lang,
+    on_result: Callback<(String, bool)>,
+    on_reveal: Callback<String>,
+    attempts: u32,
+    inst: Rc<Instance>,
+    seed: u64,
+    /// A newer variant is being made (the one shown stays until it comes).
+    busy: bool,
+    made_in: &'static str,
+    on_another: Callback<MouseEvent>,
+}
+
+/// A question with its instance: the prompt, the answer's controls, Check and feedback.
+#[function_component(QuestionBody)]
+fn question_body(props: &BodyProps) -> Html {
+    let t = Texts::new(props.lang);
+    let q = props.question.clone();
+    let inst = props.inst.clone();
+    let seed = props.seed;
     let draft_cell = {
         let inst = inst.clone();
         use_mut_ref(move || Response {
@@ -341,10 +475,7 @@ pub fn question_view(props: &QuestionProps) -> Html {
             }
         })
     };
-    let on_another = {
-        let seed = seed.clone();
-        Callback::from(move |_| seed.set(browser::random_u64()))
-    };
+    let on_another = props.on_another.clone();
     let answered = result.shows_answer();
     let current = draft.get();
 
@@ -376,7 +507,8 @@ pub fn question_view(props: &QuestionProps) -> Html {
     let show_code = !matches!(inst.body, Body::Bug { .. });
 
     html! {
-        <form class="question" id={dom_id.clone()} onsubmit={on_submit} data-question-id={q.id.clone()}>
+        <form class="question" id={dom_id.clone()} onsubmit={on_submit} data-question-id={q.id.clone()}
+            aria-busy={props.busy.then_some("true")} data-made-in={props.made_in}>
             <fieldset>
                 <legend>{ render_inline(&inst.prompt, props.lang) }</legend>
                 if show_code {
@@ -396,7 +528,7 @@ pub fn question_view(props: &QuestionProps) -> Html {
                     <button type="submit" class="q-check">{ t.t("quiz_check") }</button>
                     if is_generated {
                         <button type="button" class="q-another" onclick={on_another}>{ t.t("quiz_another") }</button>
-                        <span class="q-variant">{ t.fmt("quiz_variant", &[("seed", format!("{:x}", *seed))]) }</span>
+                        <span class="q-variant">{ t.fmt("quiz_variant", &[("seed", format!("{:x}", seed))]) }</span>
                     }
                     if !answered {
                         <button type="button" class="q-reveal" onclick={on_reveal}>
