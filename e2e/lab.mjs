@@ -93,10 +93,15 @@ try {
     if (!broken.some((t) => /deleted another worker/.test(t))) problems.push(`${name}: no_foreign_delete not shown broken: ${broken}`);
     if (!/lab=safe-release&trial=\d+/.test(page.url())) problems.push(`${name}: the URL does not carry the trial: ${page.url()}`);
     if (await lab.locator('svg.timeline').count() !== 1) problems.push(`${name}: no timeline for the broken run`);
+    // Run, too, is made by the engine beside the learner's code, and its broken run is
+    // replayed for the timeline in the page's engine worker: none of it on the page.
+    const runWhere = await lab.locator('.lab-checks').evaluate((e) => [e.dataset.ranIn, e.dataset.drawnIn]);
+    if (runWhere.join() !== 'worker,worker') problems.push(`${name}: Run ran in the ${runWhere[0]} and was drawn from a replay in the ${runWhere[1]}, not both in workers`);
     const now = await lab.locator('.lab-now').innerText();
     say(name, 'cursor at:', now);
     // One seed, one run: Run again and the same checks break at the same moment.
     await lab.locator('.lab-verdict').evaluate((el) => { el.__seen = true; });
+    await page.evaluate(() => { window.__long = []; });
     await lab.getByRole('button', { name: 'Run', exact: true }).click();
     await page.waitForFunction(() => {
       const v = document.querySelector('section.lab[data-lab="safe-release"] .lab-verdict');
@@ -104,6 +109,10 @@ try {
     }, null, { timeout: 30000 });
     const again = await lab.locator('.lab-checks li.broken').allInnerTexts();
     const nowAgain = await lab.locator('.lab-now').innerText();
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 100))));
+    const runLongs = await page.evaluate(() => window.__long);
+    say(name, `long tasks during a Run: ${runLongs.length}, longest ${Math.max(0, ...runLongs).toFixed(0)} ms`);
+    if (runLongs.some((d) => d > 50)) problems.push(`${name}: a main-thread task of ${Math.max(...runLongs).toFixed(0)} ms during a Run`);
     if (JSON.stringify(again) !== JSON.stringify(broken) || nowAgain !== now) {
       problems.push(`${name}: a second Run of seed 1 differs: ${again} at ${nowAgain}, first ${broken} at ${now}`);
     }
@@ -152,6 +161,7 @@ try {
       if (!/Broken in trial \d+/.test(v4)) problems.push(`${name}: the naive release was not broken in a trial: ${v4}`);
       if (await lab.locator('svg.timeline').count() !== 1) problems.push(`${name}: no timeline for the broken trial`);
       if (await lab.locator('.lab-checks').getAttribute('data-ran-in') !== 'worker') problems.push(`${name}: the broken session did not run in the worker`);
+      if (await lab.locator('.lab-checks').getAttribute('data-drawn-in') !== 'worker') problems.push(`${name}: the broken trial was not replayed in the page's engine worker`);
       // An infinite loop inside the worker's trials is stopped too.
       await lab.locator('textarea').fill(LOOP);
       await lab.locator('.lab-verdict').evaluate((el) => { el.__seen = true; });

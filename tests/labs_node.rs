@@ -413,9 +413,109 @@ fn first_failure_in_groups(
             Some(e) => format!("{e:?}"),
             None => format!(
                 "{:?}",
-                violations(&f.regrade(lab).unwrap_or_else(|e| panic!("{e}")).1)
+                violations(
+                    &f.regrade(lab, lockstep::sim::lab_seq::Draw::Trials)
+                        .unwrap_or_else(|e| panic!("{e}"))
+                        .1
+                )
             ),
         };
         (f.trial, key)
     })
+}
+
+/// Run and a shared trial's replay, as the engine's worker makes them beside the harness
+/// (`TrialSeq` drawing `run` or `replay`): the same run as the one made in order with
+/// Run's fixed attacks or the trial's own. The failing run is then replayed from its tape
+/// as the page's engine worker does (`RunJob::Lab`, through JSON and in parts), to the
+/// verdicts the run had and the timeline the page drew before (`timeline::build_lab`).
+#[test]
+fn run_and_replay_in_the_engine_make_the_runs_made_in_order() {
+    use lockstep::sim::lab_seq::{Draw, GroupReport, TrialSeq};
+    use lockstep::timeline::panel::{answer_parts, run_job, Parts, RunAnswer, RunJob, RunPart};
+    let mut failures = 0;
+    for lab in labs_list() {
+        for f in files(&lab.id, "fail") {
+            let src = std::fs::read_to_string(&f).unwrap_or_default();
+            let name = f.display().to_string();
+            if lab::init(
+                &lab,
+                &mut NodeHost::start().unwrap_or_else(|e| panic!("{e}")),
+                &src,
+            )
+            .is_err()
+            {
+                continue;
+            }
+            let trial = lab::trial_seed(99, 4);
+            for (draw, seed, attacks) in [
+                (Draw::Run, 99, lab.run_attacks.clone()),
+                (Draw::Replay, trial, lab.trial_attacks(trial)),
+            ] {
+                let mut host = NodeHost::start().unwrap_or_else(|e| panic!("{e}"));
+                lab::init(&lab, &mut host, &src).unwrap_or_else(|e| panic!("{e}"));
+                let expected = lab::run_once(&lab, &mut host as &mut dyn Host, seed, attacks.clone())
+                    .unwrap_or_else(|e| panic!("{e}"));
+                let mut host = NodeHost::start().unwrap_or_else(|e| panic!("{e}"));
+                lab::init(&lab, &mut host, &src).unwrap_or_else(|e| panic!("{e}"));
+                let mut seq = TrialSeq::new(&lab.texts, seed, 200, 0, 1)
+                    .unwrap_or_else(|e| panic!("{e}"))
+                    .drawing(draw);
+                while let Some(m) = seq.next_message() {
+                    match host.exchange(&m) {
+                        Ok(a) => seq.answer(&a),
+                        Err(e) => seq.host_failed(e),
+                    }
+                }
+                let v: serde_json::Value =
+                    serde_json::from_str(&seq.report_json()).unwrap_or_else(|e| panic!("{e}"));
+                let report = GroupReport::read(&v).unwrap_or_else(|e| panic!("{e}"));
+                assert_eq!(report.finished, 1, "{name} {draw:?}: one run");
+                let Some(failed) = report.failure else {
+                    assert!(
+                        expected.passed(),
+                        "{name} {draw:?}: the engine's run passed, the run in order did not"
+                    );
+                    continue;
+                };
+                assert!(
+                    !expected.passed(),
+                    "{name} {draw:?}: the engine's run failed, the run in order did not"
+                );
+                assert_eq!(failed.seed, seed, "{name} {draw:?}");
+                assert_eq!(failed.code_error, expected.code_error, "{name} {draw:?}");
+                if failed.tape.is_empty() {
+                    continue;
+                }
+                let job = RunJob::Lab {
+                    texts: lab.texts.clone(),
+                    draw,
+                    seed,
+                    tape: failed.tape.clone(),
+                };
+                let job: RunJob = serde_json::from_str(&serde_json::to_string(&job).unwrap()).unwrap();
+                let texts = answer_parts(run_job(&job)).unwrap_or_else(|e| panic!("{e}"));
+                let (last, parts) = texts.split_last().unwrap();
+                let mut got = Parts::default();
+                for p in parts {
+                    got.add(serde_json::from_str::<RunPart>(p).unwrap());
+                }
+                let answer = got.finish(serde_json::from_str::<RunAnswer>(last).unwrap());
+                let RunAnswer::Lab(Ok(replay)) = answer else {
+                    panic!("{name} {draw:?}: not replayed: {answer:?}")
+                };
+                assert_eq!(replay.attacks, attacks, "{name} {draw:?}");
+                assert_eq!(
+                    lab::violations_of(&replay.verdicts),
+                    expected.violations(),
+                    "{name} {draw:?}"
+                );
+                let drawn = lockstep::timeline::build_lab(&lab, seed, &attacks, failed.tape.clone())
+                    .unwrap_or_else(|e| panic!("{e}"));
+                assert_eq!(replay.model, drawn, "{name} {draw:?}");
+                failures += 1;
+            }
+        }
+    }
+    assert!(failures >= 6, "only {failures} failing runs were replayed");
 }

@@ -15,7 +15,7 @@
 #[cfg(target_arch = "wasm32")]
 mod web {
     use lockstep::sim::lab::LabTexts;
-    use lockstep::sim::lab_seq::TrialSeq;
+    use lockstep::sim::lab_seq::{Draw, TrialSeq};
     use lockstep::sim::scenario::Scenario;
     use wasm_bindgen::prelude::*;
 
@@ -73,14 +73,17 @@ mod web {
         serde_json::to_string(&out).map_err(|e| JsError::new(&e.to_string()))
     }
 
-    /// One group of a "Try to break it" session (`sim::lab_seq::TrialSeq`).
+    /// One group of a "Try to break it" session, or a lab's Run or a shared trial's
+    /// replay (`sim::lab_seq::TrialSeq`, `draw`: `trials`, `run` or `replay`).
     #[wasm_bindgen]
     pub struct Trials(TrialSeq);
 
     #[wasm_bindgen]
     impl Trials {
-        /// `seed` is decimal text (a u64 does not fit a JavaScript number).
+        /// `seed` is decimal text (a u64 does not fit a JavaScript number). The lab's
+        /// three texts and the session's numbers are the sandbox's message, as it came.
         #[wasm_bindgen(constructor)]
+        #[allow(clippy::too_many_arguments)]
         pub fn new(
             dir: &str,
             lab_toml: &str,
@@ -89,6 +92,7 @@ mod web {
             total: u32,
             group: u32,
             groups: u32,
+            draw: &str,
         ) -> Result<Trials, JsError> {
             let seed: u64 = seed
                 .parse()
@@ -98,8 +102,9 @@ mod web {
                 lab_toml: lab_toml.to_string(),
                 scenario_toml: scenario_toml.to_string(),
             };
+            let draw = Draw::from_name(draw).ok_or_else(|| JsError::new("draw: trials, run or replay"))?;
             TrialSeq::new(&texts, seed, total, group, groups)
-                .map(Trials)
+                .map(|t| Trials(t.drawing(draw)))
                 .map_err(|e| JsError::new(&e))
         }
 

@@ -335,7 +335,7 @@ pub struct Lab {
 
 /// A lab's own files (the driver, starter and solution are JavaScript the engine never
 /// needs).
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LabTexts {
     pub dir: String,
     pub lab_toml: String,

@@ -97,15 +97,50 @@ impl FailedTrial {
         }
     }
 
-    /// The trial's attacks (drawn from its seed, as the worker drew them) and its
-    /// verdicts, from replaying its tape: what the worker graded.
-    pub fn regrade(&self, lab: &Lab) -> Result<(Vec<LabAttack>, Vec<Verdict>), String> {
-        let attacks = lab.trial_attacks(self.seed);
+    /// The trial's attacks (as the worker drew them: Run's fixed ones, or those drawn
+    /// from the trial's seed) and its verdicts, from replaying its tape: what the worker
+    /// graded.
+    pub fn regrade(&self, lab: &Lab, draw: Draw) -> Result<(Vec<LabAttack>, Vec<Verdict>), String> {
+        let attacks = match draw {
+            Draw::Run => lab.run_attacks.clone(),
+            Draw::Trials | Draw::Replay => lab.trial_attacks(self.seed),
+        };
         let mut world = replay_world(lab, self.seed, &attacks, self.tape.clone())?;
         let mut trace = Vec::new();
         while world.step(&mut trace) {}
         let (_, verdicts) = grade(lab, &trace, &world.process_names());
         Ok((attacks, verdicts))
+    }
+}
+
+/// Which runs a [`TrialSeq`] makes: "Try to break it"'s trials, or one run as Run makes
+/// it (the seed with the lab's fixed attacks) or as a shared trial's replay does (the
+/// trial's own seed, with the attacks drawn from it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Draw {
+    Trials,
+    Run,
+    Replay,
+}
+
+impl Draw {
+    /// `trials`, `run` or `replay`, as the page's message to the sandbox names it.
+    pub fn from_name(name: &str) -> Option<Draw> {
+        match name {
+            "trials" => Some(Draw::Trials),
+            "run" => Some(Draw::Run),
+            "replay" => Some(Draw::Replay),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Draw::Trials => "trials",
+            Draw::Run => "run",
+            Draw::Replay => "replay",
+        }
     }
 }
 
@@ -119,6 +154,7 @@ struct Current {
 pub struct TrialSeq {
     lab: Lab,
     seed: u64,
+    draw: Draw,
     total: u32,
     groups: u32,
     /// The next trial index to start.
@@ -147,6 +183,7 @@ impl TrialSeq {
         Ok(TrialSeq {
             lab,
             seed,
+            draw: Draw::Trials,
             total: total.min(super::lab::MAX_TRIALS),
             groups,
             next: group.min(groups - 1),
@@ -155,6 +192,27 @@ impl TrialSeq {
             finished: 0,
             failure: None,
         })
+    }
+
+    /// Makes `draw`'s runs: Run and a replay are one run, from the seed itself.
+    pub fn drawing(mut self, draw: Draw) -> TrialSeq {
+        self.draw = draw;
+        if draw != Draw::Trials {
+            self.total = self.total.min(1);
+        }
+        self
+    }
+
+    /// Trial `i`'s seed and attacks.
+    fn draw(&self, i: u32) -> (u64, Vec<LabAttack>) {
+        match self.draw {
+            Draw::Trials => {
+                let seed = trial_seed(self.seed, i.saturating_add(1));
+                (seed, self.lab.trial_attacks(seed))
+            }
+            Draw::Run => (self.seed, self.lab.run_attacks.clone()),
+            Draw::Replay => (self.seed, self.lab.trial_attacks(self.seed)),
+        }
     }
 
     /// The next message for the harness (JSON text), or `None` when the group is done.
@@ -168,8 +226,7 @@ impl TrialSeq {
                     return None;
                 }
                 self.next = i.saturating_add(self.groups);
-                let seed = trial_seed(self.seed, i.saturating_add(1));
-                let attacks = self.lab.trial_attacks(seed);
+                let (seed, attacks) = self.draw(i);
                 match LabRun::traced(&self.lab, seed, attacks, TraceLevel::Semantic) {
                     Ok(run) => {
                         self.current = Some(Current {

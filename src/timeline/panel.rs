@@ -41,6 +41,13 @@ pub enum RunJob {
         node: u32,
         args: Vec<Vec<u8>>,
     },
+    /// A lab's failing run, replayed from the harness's answers ([`lab_replay`]).
+    Lab {
+        texts: crate::sim::lab::LabTexts,
+        draw: crate::sim::lab_seq::Draw,
+        seed: u64,
+        tape: Vec<String>,
+    },
 }
 
 /// What a [`RunJob`] gave.
@@ -51,6 +58,49 @@ pub enum RunAnswer {
         reply: String,
         fork: Option<(Vec<(u64, Fault)>, Model)>,
     },
+    Lab(Result<LabReplay, String>),
+}
+
+/// A lab's failing run, replayed from the harness's answers: what it broke, and its run
+/// to draw (`timeline::build_lab`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LabReplay {
+    pub attacks: Vec<crate::sim::lab::LabAttack>,
+    pub verdicts: Vec<crate::sim::lab::Verdict>,
+    pub model: Model,
+}
+
+/// A lab's run replayed from its tape, on the lab read again from its files: the run
+/// `draw` made from `seed` (Run's fixed attacks, or those drawn from a trial's seed).
+pub fn lab_replay(
+    texts: &crate::sim::lab::LabTexts,
+    draw: crate::sim::lab_seq::Draw,
+    seed: u64,
+    tape: &[String],
+) -> Result<LabReplay, String> {
+    use crate::sim::lab::{Lab, LabSources};
+    let lab = Lab::parse(&LabSources {
+        dir: &texts.dir,
+        lab_toml: &texts.lab_toml,
+        scenario_toml: &texts.scenario_toml,
+        driver: "",
+        starter: "",
+        solution: "",
+    })
+    .map_err(|e| e.to_string())?;
+    let failed = crate::sim::lab_seq::FailedTrial {
+        trial: 0,
+        seed,
+        code_error: None,
+        tape: tape.to_vec(),
+    };
+    let (attacks, verdicts) = failed.regrade(&lab, draw)?;
+    let model = super::build_lab(&lab, seed, &attacks, tape.to_vec())?;
+    Ok(LabReplay {
+        attacks,
+        verdicts,
+        model,
+    })
 }
 
 /// Makes the run `job` asks for: the same code wherever it runs.
@@ -97,6 +147,12 @@ fn run_job_on(job: &RunJob, shown: Option<&Model>) -> RunAnswer {
                 fork: run.fork,
             }
         }
+        RunJob::Lab {
+            texts,
+            draw,
+            seed,
+            tape,
+        } => RunAnswer::Lab(lab_replay(texts, *draw, *seed, tape)),
     }
 }
 
@@ -108,6 +164,7 @@ impl RunAnswer {
             RunAnswer::Console {
                 fork: Some((_, m)), ..
             } => Some(m),
+            RunAnswer::Lab(Ok(r)) => Some(&mut r.model),
             _ => None,
         }
     }
@@ -712,7 +769,8 @@ impl PanelState {
                     self.made += 1;
                 }
             }
-            (RunAnswer::Console { .. }, _) | (RunAnswer::Run(_), Then::Console(_)) => {}
+            // A panel asks for no lab's run.
+            (RunAnswer::Console { .. } | RunAnswer::Lab(_), _) | (RunAnswer::Run(_), Then::Console(_)) => {}
             (RunAnswer::Run(model), then) => {
                 self.model = Rc::new(model.map(Rc::new));
                 self.made += 1;

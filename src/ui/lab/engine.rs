@@ -8,7 +8,7 @@
 use super::sandbox::{EngineFiles, Sandbox};
 use super::FILE_LIMIT;
 use crate::sim::lab::{trial_seed, CodeError, Lab};
-use crate::sim::lab_seq::{FailedTrial, GroupReport};
+use crate::sim::lab_seq::{Draw, FailedTrial, GroupReport};
 use serde_json::{json, Value};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -88,6 +88,7 @@ impl State {
 /// engine and the learner's code), one group each.
 pub async fn run(
     lab: &Lab,
+    draw: Draw,
     seed: u64,
     total: u32,
     sandboxes: &[Sandbox],
@@ -107,12 +108,22 @@ pub async fn run(
             "lab_toml": lab.texts.lab_toml,
             "scenario_toml": lab.texts.scenario_toml,
             "seed": seed.to_string(),
+            "draw": draw.name(),
             "total": total,
             "group": g,
             "groups": groups,
         })
         .to_string();
-        group(g, message, sandboxes, &state, seed, cancel, progress, total)
+        group(
+            g,
+            message,
+            sandboxes,
+            &state,
+            (draw, seed),
+            cancel,
+            progress,
+            total,
+        )
     });
     let results = futures_util::future::join_all(runs).await;
     results.into_iter().collect::<Result<Vec<()>, String>>()?;
@@ -130,7 +141,7 @@ async fn group(
     message: String,
     sandboxes: &[Sandbox],
     state: &RefCell<State>,
-    seed: u64,
+    (draw, seed): (Draw, u64),
     cancel: &Cell<bool>,
     progress: &Callback<(u32, u32)>,
     total: u32,
@@ -184,7 +195,7 @@ async fn group(
             }
             // Silence: the learner's code loops in trial `current`.
             Err(e) => match current {
-                Some(trial) => Some(hung(seed, trial, e)),
+                Some(trial) => Some(hung(draw, seed, trial, e)),
                 None => return Err(e.message),
             },
         };
@@ -204,10 +215,13 @@ async fn group(
 }
 
 /// Trial `trial` never returned: its failure is the code error, with no run to draw.
-fn hung(seed: u64, trial: u32, e: CodeError) -> FailedTrial {
+fn hung(draw: Draw, seed: u64, trial: u32, e: CodeError) -> FailedTrial {
     FailedTrial {
         trial,
-        seed: trial_seed(seed, trial.saturating_add(1)),
+        seed: match draw {
+            Draw::Trials => trial_seed(seed, trial.saturating_add(1)),
+            Draw::Run | Draw::Replay => seed,
+        },
         code_error: Some(e),
         tape: Vec::new(),
     }

@@ -17,7 +17,7 @@ use crate::lesson::markdown::parse;
 use crate::lesson::progress::LabProgress;
 use crate::lesson::route::{hash_with_state, query_param};
 use crate::sim::lab::{self, CodeError, Lab, LabAttack, LabAttackOp, TrialResult};
-use crate::sim::lab_seq;
+use crate::sim::lab_seq::{self, Draw};
 use crate::sim::Violation;
 use crate::timeline::{self, Model};
 use crate::ui::browser;
@@ -83,6 +83,8 @@ struct Shown {
     broken: Option<Broken>,
     /// Where the trials ran: `worker` (the engine beside the learner's code) or `page`.
     ran_in: &'static str,
+    /// Where the failing run shown was replayed: `worker` (the page's engine worker) or `page`.
+    drawn_in: &'static str,
 }
 
 /// The run that broke (or whose code failed), drawn.
@@ -438,13 +440,17 @@ async fn run_session(s: Session, progress: Callback<(u32, u32)>) -> Result<Shown
         code_error: None,
         broken: None,
         ran_in: "page",
+        drawn_in: "page",
     };
     let groups = if break_it { SANDBOXES } else { 1 };
     warmed().await;
-    // "Try to break it" runs in the sandboxes' workers when the engine's module is served.
-    let engine = match break_it && s.replay.is_none() {
-        true => engine::files().await,
-        false => None,
+    // The runs are made in the sandboxes' workers, beside the learner's code, when the
+    // engine's module is served: "Try to break it"'s trials, Run, and a shared trial's replay.
+    let engine = engine::files().await;
+    let (draw, seed) = match (break_it, s.replay) {
+        (true, _) => (Draw::Trials, s.seed),
+        (false, Some(t)) => (Draw::Replay, t),
+        (false, None) => (Draw::Run, s.seed),
     };
     let mut sandboxes = match open_all(&lab, &s.code, (&html, &harness), groups, engine.as_deref()).await? {
         Ok(v) => v,
@@ -455,7 +461,7 @@ async fn run_session(s: Session, progress: Callback<(u32, u32)>) -> Result<Shown
     };
     // `None`: no engine; `Some(Err)`: the engine failed.
     let in_worker = match engine.is_some() {
-        true => Some(engine::run(&lab, s.seed, s.trials, &sandboxes, &s.cancel, &progress).await),
+        true => Some(engine::run(&lab, draw, seed, s.trials, &sandboxes, &s.cancel, &progress).await),
         false => None,
     };
     if let Some(Err(why)) = &in_worker {
@@ -478,7 +484,7 @@ async fn run_session(s: Session, progress: Callback<(u32, u32)>) -> Result<Shown
         progress.emit((shown.trials, s.trials));
         shown.cancelled = s.cancel.get();
         if let Some(f) = out.failure.filter(|_| !shown.cancelled) {
-            show_engine_failure(&lab, &mut shown, f)?;
+            show_engine_failure(&lab, draw, &mut shown, f).await?;
         }
         return Ok(shown);
     }
@@ -523,25 +529,65 @@ async fn run_session(s: Session, progress: Callback<(u32, u32)>) -> Result<Shown
 }
 
 /// The lowest failing trial the engine's groups found: the worker sends its tape, and
-/// replaying it here gives what the worker graded and the run to draw. A trial that
-/// never returned (an infinite loop) has no run to draw.
-fn show_engine_failure(lab: &Lab, shown: &mut Shown, f: lab_seq::FailedTrial) -> Result<(), String> {
+/// replaying it gives what the worker graded and the run to draw. The replay is made in
+/// the page's engine worker (`timeline::panel::lab_replay`; on the page if it cannot). A
+/// trial that never returned (an infinite loop) has no run to draw.
+async fn show_engine_failure(
+    lab: &Lab,
+    draw: Draw,
+    shown: &mut Shown,
+    f: lab_seq::FailedTrial,
+) -> Result<(), String> {
     shown.trials = f.trial + 1;
     if f.tape.is_empty() && f.code_error.is_some() {
         show_failure(shown, &[], f.code_error);
         return Ok(());
     }
-    let (attacks, verdicts) = f.regrade(lab)?;
-    show_failure(shown, &verdicts, f.code_error.clone());
-    let model = timeline::build_lab(lab, f.seed, &attacks, f.tape)?;
+    let job = crate::timeline::panel::RunJob::Lab {
+        texts: lab.texts.clone(),
+        draw,
+        seed: f.seed,
+        tape: f.tape,
+    };
+    let (answer, made_in) = made_elsewhere(job).await;
+    let replay = match answer {
+        crate::timeline::panel::RunAnswer::Lab(r) => r?,
+        _ => return Err("the lab's run could not be replayed".into()),
+    };
+    show_failure(shown, &replay.verdicts, f.code_error.clone());
+    shown.drawn_in = made_in;
     shown.broken = Some(Broken {
         seed: f.seed,
         trial: f.trial + 1,
-        attacks,
-        violations: lab::violations_of(&verdicts),
-        model: Rc::new(model),
+        violations: lab::violations_of(&replay.verdicts),
+        attacks: replay.attacks,
+        model: Rc::new(replay.model),
     });
     Ok(())
+}
+
+/// `job` made in the page's engine worker (or on the page if it cannot), awaited.
+async fn made_elsewhere(
+    job: crate::timeline::panel::RunJob,
+) -> (crate::timeline::panel::RunAnswer, &'static str) {
+    use crate::timeline::panel::RunsIn;
+    let slot = Rc::new(RefCell::new(None));
+    let mut handle = None;
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let slot = slot.clone();
+        handle = crate::ui::scenario::make_elsewhere(job.clone(), move |answer, made_in| {
+            *slot.borrow_mut() = Some((answer, made_in));
+            let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
+        });
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+    drop(handle);
+    let made = slot.borrow_mut().take();
+    match made {
+        Some((answer, RunsIn::Elsewhere)) => (answer, "worker"),
+        Some((answer, RunsIn::Here)) => (answer, "page"),
+        None => (crate::timeline::panel::run_job(&job), "page"),
+    }
 }
 
 /// Which checks a failing trial broke, and its code error.
@@ -968,7 +1014,7 @@ fn result_view(
     };
     let checks = (s.code_error.is_none() && !s.cancelled).then(|| {
         html! {
-            <ul class="lab-checks" aria-label={t.t("lab_checks")} data-ran-in={s.ran_in}>
+            <ul class="lab-checks" aria-label={t.t("lab_checks")} data-ran-in={s.ran_in} data-drawn-in={s.broken.is_some().then_some(s.drawn_in)}>
                 { for s.checks.iter().map(|(name, ok)| html! {
                     <li class={if *ok { "held" } else { "broken" }}>
                         <span aria-hidden="true">{ if *ok { "✓ " } else { "✗ " } }</span>

@@ -16,6 +16,7 @@ mod explore;
 mod faults;
 mod head;
 mod hooks;
+pub use hooks::make_elsewhere;
 mod lens;
 mod logs;
 mod plot;
