@@ -30,7 +30,7 @@ const BASE = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
 const HELLO = process.env.HELLO_URL;
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const TARGET = Number(process.env.BUNDLE_TARGET_BYTES ?? 358400);
-const MAX = Number(process.env.BUNDLE_MAX_BYTES ?? 1295000); // scripts/bundle-size.sh says why
+const MAX = Number(process.env.BUNDLE_MAX_BYTES ?? 1305000); // scripts/bundle-size.sh says why
 const RUNS = Number(process.env.FIRSTLOAD_RUNS ?? 5);
 
 const browser = await chromium.launch({ executablePath: CHROMIUM });
@@ -157,11 +157,17 @@ async function firstClick({ throttled = false } = {}) {
   const [clickAt, actedAt, now] = await page.evaluate((sel) => [window.__clickAt, window.__actedAt,
     document.querySelector(sel)?.getAttribute('aria-valuetext')], scrub);
   if (!/event 2 of/.test(now ?? '')) fail(`after the first click the cursor reads "${now}", not the second event`);
+  // §3's first run came with the page (made at build time), not from the engine.
+  const madeIn = await page.evaluate(() => document.querySelector('section.scenario')?.dataset.madeIn);
+  if (madeIn !== 'build') fail(`§3's panel opened on a run made in the ${madeIn}, not on the one shipped with the page`);
   if (await page.$('.boot-status')) fail('"Starting the simulator…" is still shown after the app has taken over');
   await page.waitForLoadState('networkidle');
   if (page.errors.length) fail(`first use: ${page.errors.join('; ')}`);
   await context.close();
-  return { ms: actedAt - clickAt, appFiles: files.slice(before) };
+  // The engine's module is the worker's (fetched by it once the app runs, reported by
+  // scripts/bundle-size.sh with its own guard), not what the first click waits for.
+  const engine = (f) => /\/engine(-worker)?\.js$|\/engine_bg\.wasm$/.test(new URL(f.url).pathname);
+  return { ms: actedAt - clickAt, appFiles: files.slice(before).filter((f) => !engine(f)) };
 }
 console.log('▶ first use (a click on Step forward in §3)');
 const CLICK_RUNS = Number(process.env.CLICK_RUNS ?? 20);

@@ -50,6 +50,9 @@ async function snapshot(lang, hash) {
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(`${BASE}${hash}`);
   await page.waitForSelector('html[data-lockstep="ready"]', { timeout: 30000 });
+  // The scenario panels' runs come from the engine's worker.
+  await page.waitForFunction(() => !document.querySelector('#app section.scenario[aria-busy], #app .scenario-snapshot'),
+    null, { timeout: 60000 });
   // Whatever the page computes after its first frame (a scenario's timeline, §4's
   // table) has finished once the DOM has been still for 300 ms.
   await page.evaluate(() => new Promise((done) => {
@@ -71,12 +74,21 @@ async function snapshot(lang, hash) {
     lang: document.documentElement.lang,
     html: document.getElementById('app').innerHTML,
     loading: !!document.querySelector('#app .loading, #app .error-panel'),
+    // What the worker posted for each panel's first run, by the key of its job.
+    runs: window.lockstepRunTexts ?? {},
     };
   });
   if (errors.length || snap.loading) problems.push(`${lang} ${hash || '/'}: ${errors.join('; ') || 'the page did not finish drawing'}`);
   await context.close();
-  return { title: snap.title, lang: snap.lang, html: snap.html };
+  return { title: snap.title, lang: snap.lang, html: snap.html, runs: snap.runs };
 }
+
+// The runs a page's panels open on, shipped beside its snapshot so that the hand-over
+// takes them instead of waiting for the engine's worker: each page's own, up to this
+// many characters (§4's 15 000-event run is 2.4 MB of JSON: its panel shows its
+// snapshot until the worker has made the run).
+const MAX_RUN_CHARS = 200000;
+const runFiles = new Map(); // page name -> { key: texts }
 
 let bytes = 0;
 let home;
@@ -84,14 +96,23 @@ for (const lang of ['en', 'nb']) {
   mkdirSync(join(dist, 'pre', lang), { recursive: true });
   const routes = [['home', ''], ...sections.map((s) => [String(s.order), `#/${LESSON}/${s.order}`])];
   for (const [name, hash] of routes) {
-    const snap = await snapshot(lang, hash);
+    const { runs, ...snap } = await snapshot(lang, hash);
     const text = JSON.stringify(snap);
+    const small = Object.entries(runs).filter(([, texts]) => texts.join('').length <= MAX_RUN_CHARS);
+    if (small.length) runFiles.set(name, { ...runFiles.get(name), ...Object.fromEntries(small) });
     writeFileSync(join(dist, 'pre', lang, `${name}.json`), text);
     bytes += text.length;
     if (lang === 'en' && name === 'home') home = snap;
   }
 }
 await browser.close();
+mkdirSync(join(dist, 'pre', 'runs'), { recursive: true });
+let runBytes = 0;
+for (const [name, runs] of runFiles) {
+  const text = JSON.stringify(runs);
+  writeFileSync(join(dist, 'pre', 'runs', `${name}.json`), text);
+  runBytes += text.length;
+}
 if (problems.length) {
   console.error(`prerender: ${problems.length} page(s) failed:\n  ${problems.join('\n  ')}`);
   process.exit(1);
@@ -100,7 +121,7 @@ if (problems.length) {
 // Runs before anything else in <head> (static/boot-head.js): picks the page to show and
 // fetches its snapshot while the rest of the page loads.
 const head = `<script data-lesson="${LESSON}" data-sections="${sections.length}">\n${readFileSync(join(ROOT, 'static/boot-head.js'), 'utf8')}</script>`;
-const boot = `<script type="module" src="/boot.js" data-lockstep-boot data-js="${escapeAttr(js)}" data-wasm="${escapeAttr(wasm)}" data-lesson="${LESSON}"></script>`;
+const boot = `<script type="module" src="/boot.js" data-lockstep-boot data-js="${escapeAttr(js)}" data-wasm="${escapeAttr(wasm)}" data-lesson="${LESSON}" data-runs="${[...runFiles.keys()].join(' ')}"></script>`;
 let out = index
   .replace(startup[0], boot)
   .replace('<meta charset="utf-8" />', `<meta charset="utf-8" />\n    ${head}`)
@@ -118,4 +139,4 @@ const noscript = appDiv[0].match(/<noscript>[\s\S]*?<\/noscript>/)?.[0] ?? '';
 // then the call that puts the right page in #app.
 out = out.replace(appDiv[0], `<div id="app" data-prerendered></div>\n    <template id="lockstep-home">${home.html}</template>\n    <script>window.lockstepFirstPage.show()</script>\n    ${noscript}\n  </body>`);
 writeFileSync(indexPath, out);
-console.log(`prerender: ${2 * (sections.length + 1)} pages (${(bytes / 1024).toFixed(0)} KiB of JSON in pre/); index.html now ${out.length} bytes and starts the app on first use`);
+console.log(`prerender: ${2 * (sections.length + 1)} pages (${(bytes / 1024).toFixed(0)} KiB of JSON in pre/), the first runs of ${runFiles.size} (${(runBytes / 1024).toFixed(0)} KiB in pre/runs/); index.html now ${out.length} bytes and starts the app on first use`);

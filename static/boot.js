@@ -99,8 +99,15 @@ function boot() {
   // The wasm is asked for at once, beside the JavaScript that will compile it, not after
   // it: one round trip less (half a second on a slow line).
   const wasm = fetch(WASM, { credentials: 'same-origin' });
-  booting = import(JS)
-    .then((m) => m.default({ module_or_path: wasm }))
+  // The runs this page's panels open on, made at build time (scripts/prerender.sh), and
+  // the snapshot's drawing of each panel, for one whose run is not shipped.
+  const name = location.hash.match(/^#\/([^/?]+)\/([1-9][0-9]*)\/?$/)?.[2] ?? 'home';
+  const runs = (me.dataset.runs ?? '').split(' ').includes(name)
+    ? fetch(`pre/runs/${name}.json`, { credentials: 'same-origin' }).then((r) => (r.ok ? r.json() : null)).catch(() => null)
+    : null;
+  window.lockstepPanels = [...app.querySelectorAll('section.scenario')].map((s) => [s.dataset.scenario, s.outerHTML]);
+  booting = Promise.all([import(JS), runs])
+    .then(([m, made]) => { window.lockstepRuns = made ?? {}; return m.default({ module_or_path: wasm }); })
     .then(() => ready)
     // Once the app has taken over (and answered the click), "Starting…" is no longer true.
     .then(() => { removeEventListener('scroll', track); return handOver(scrollY, () => status.remove()); })

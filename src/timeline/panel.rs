@@ -438,6 +438,16 @@ impl PanelState {
         s
     }
 
+    /// The pending run answered at once by `answer`, a run made ahead of time from the
+    /// same job (at build time, for the hand-over from the prerendered page): the state
+    /// is the one the worker's answer would have made.
+    pub fn answered_now(mut self, answer: RunAnswer) -> PanelState {
+        if let Some(id) = self.pending.as_ref().map(|p| p.id) {
+            self.answered(id, Rc::new(answer), RunsIn::Elsewhere);
+        }
+        self
+    }
+
     /// A panel on `name` before its first run.
     fn unrun(
         name: String,
@@ -1315,11 +1325,33 @@ mod tests {
             let there =
                 PanelState::opening_elsewhere("unsafe-del".into(), base(), 7, Default::default(), None, at);
             assert!(there.running() && there.model().is_none());
+            // A run made ahead of time (at build time, for the hand-over) from the same
+            // job, as its JSON texts: the panel opens on it as on the worker's answer.
+            let job = there
+                .pending
+                .as_ref()
+                .map(|p| p.job.clone())
+                .expect("a run is asked for");
+            let texts = answer_parts(run_job(&job)).expect("serializes");
+            let (last, parts) = texts.split_last().expect("an answer");
+            let mut whole = Parts::default();
+            for p in parts {
+                whole.add(serde_json::from_str(p).expect("a part"));
+            }
+            let ahead = there
+                .clone()
+                .answered_now(whole.finish(serde_json::from_str(last).expect("the answer")));
             let there = settle(there);
             assert_eq!(
                 (there.model(), there.cursor, there.view, there.made_in),
                 (here.model(), here.cursor, here.view, RunsIn::Elsewhere),
                 "{at:?}"
+            );
+            assert!(!ahead.running());
+            assert_eq!(
+                (ahead.model(), ahead.cursor, ahead.view, ahead.runs),
+                (here.model(), here.cursor, here.view, 1),
+                "{at:?}, made ahead"
             );
         }
         // A scenario that cannot be had says so at once, with no run asked for.

@@ -255,3 +255,56 @@ pub fn watch_width(el: &web_sys::Element, on: impl Fn(f64) + 'static) -> Option<
         _callback: callback,
     })
 }
+
+/// The runs made ahead of time for the page the prerendered snapshot showed: the JSON
+/// texts the engine's worker posted for each at build time, by the key of its job
+/// (`e2e/prerender.mjs` writes them, `static/boot.js` puts them in `window.lockstepRuns`
+/// before the app starts).
+pub fn run_made_ahead(key: &str) -> Option<Vec<String>> {
+    use wasm_bindgen::JsCast;
+    let runs = js_sys::Reflect::get(&window()?.into(), &"lockstepRuns".into()).ok()?;
+    if !runs.is_object() {
+        return None;
+    }
+    let texts: js_sys::Array = js_sys::Reflect::get(&runs, &key.into()).ok()?.dyn_into().ok()?;
+    texts.iter().map(|t| t.as_string()).collect()
+}
+
+/// While prerendering: keeps `texts`, what the engine's worker posted for the run of job
+/// `key`, in `window.lockstepRunTexts` for `e2e/prerender.mjs` to write out.
+pub fn record_run(key: &str, texts: &[String]) {
+    let Some(w) = window() else { return };
+    let runs = match js_sys::Reflect::get(&w, &"lockstepRunTexts".into()) {
+        Ok(r) if r.is_object() => r,
+        _ => {
+            let r: wasm_bindgen::JsValue = js_sys::Object::new().into();
+            let _ = js_sys::Reflect::set(&w, &"lockstepRunTexts".into(), &r);
+            r
+        }
+    };
+    let list: js_sys::Array = texts.iter().map(|t| wasm_bindgen::JsValue::from_str(t)).collect();
+    let _ = js_sys::Reflect::set(&runs, &key.into(), &list);
+}
+
+/// The prerendered page's own drawing of the panel on `scenario`, taken once: at the
+/// hand-over `static/boot.js` keeps each panel's HTML (`window.lockstepPanels`, pairs of
+/// name and HTML), for a panel to show until its first run comes.
+pub fn take_panel_snapshot(scenario: &str) -> Option<String> {
+    use wasm_bindgen::JsCast;
+    let panels: js_sys::Array = js_sys::Reflect::get(&window()?.into(), &"lockstepPanels".into())
+        .ok()?
+        .dyn_into()
+        .ok()?;
+    let i = panels.iter().position(|p| {
+        js_sys::Reflect::get(&p, &0.into())
+            .ok()
+            .and_then(|n| n.as_string())
+            .is_some_and(|n| n == scenario)
+    })?;
+    let html = js_sys::Reflect::get(&panels.get(i as u32), &1.into())
+        .ok()?
+        .as_string();
+    // Taken: another panel on the same scenario gets the next.
+    panels.set(i as u32, wasm_bindgen::JsValue::NULL);
+    html
+}

@@ -60,22 +60,36 @@ pub fn make_elsewhere(
         here();
         return None;
     };
+    // While prerendering, what the worker posts is kept to be written out: the runs the
+    // hand-over from the prerendered page takes instead of making them.
+    let recording = browser::prerendering().then(|| (job_key(&text), std::cell::RefCell::new(Vec::new())));
     let request = serde_json::json!({ "type": "panel", "job": text });
     let parts = std::cell::RefCell::new(Parts::default());
     let on_text = {
         let here = here.clone();
-        move |text: &str| match serde_json::from_str::<Heard>(text) {
-            Ok(Heard { part: Some(part), .. }) => parts.borrow_mut().add(part),
-            // Taken in a task of its own: reading the answer and drawing it are two tasks.
-            Ok(Heard {
-                answer: Some(answer), ..
-            }) => {
-                let (answer, on_answer) = (parts.take().finish(answer), on_answer.clone());
-                Timeout::new(0, move || on_answer(answer, RunsIn::Elsewhere)).forget();
+        move |text: &str| {
+            let heard = serde_json::from_str::<Heard>(text);
+            if let (Some((key, texts)), Ok(h)) = (&recording, &heard) {
+                if h.kind != "done" {
+                    texts.borrow_mut().push(text.to_string());
+                }
+                if h.answer.is_some() {
+                    browser::record_run(key, &texts.borrow());
+                }
             }
-            Ok(h) if h.kind == "done" => {}
-            // The engine's own error, or an answer that does not read: made here.
-            _ => here(),
+            match heard {
+                Ok(Heard { part: Some(part), .. }) => parts.borrow_mut().add(part),
+                // Taken in a task of its own: reading the answer and drawing it are two tasks.
+                Ok(Heard {
+                    answer: Some(answer), ..
+                }) => {
+                    let (answer, on_answer) = (parts.take().finish(answer), on_answer.clone());
+                    Timeout::new(0, move || on_answer(answer, RunsIn::Elsewhere)).forget();
+                }
+                Ok(h) if h.kind == "done" => {}
+                // The engine's own error, or an answer that does not read: made here.
+                _ => here(),
+            }
         }
     };
     let handle = engine_worker::submit_text(request, on_text, here.clone());
@@ -83,6 +97,28 @@ pub fn make_elsewhere(
         here();
     }
     handle
+}
+
+/// The name of a run's job (its JSON text) among the runs made ahead of time.
+pub fn job_key(job: &str) -> String {
+    format!("{:016x}", crate::sim::rng::fnv1a(job.as_bytes()))
+}
+
+/// A run made ahead of time for `job`, as the worker posted it at build time (see
+/// `browser::run_made_ahead`): `None` if there is none, or it does not read.
+pub fn made_ahead(job: &RunJob) -> Option<RunAnswer> {
+    let texts = browser::run_made_ahead(&job_key(&serde_json::to_string(job).ok()?))?;
+    let mut parts = Parts::default();
+    for text in texts {
+        match serde_json::from_str::<Heard>(&text).ok()? {
+            Heard { part: Some(part), .. } => parts.add(part),
+            Heard {
+                answer: Some(answer), ..
+            } => return Some(parts.finish(answer)),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Playback, event by event, dwelling on each as `pace` says.

@@ -93,6 +93,10 @@ pub struct ScenarioPanelProps {
 pub struct PanelModel {
     pub state: PanelState,
     version: u64,
+    /// Its first run was made ahead of time (at build time, for the hand-over).
+    ahead: bool,
+    /// The prerendered page's drawing of the panel, shown until its first run comes.
+    snapshot: Option<AttrValue>,
 }
 
 impl PartialEq for PanelModel {
@@ -105,8 +109,12 @@ impl Reducible for PanelModel {
     type Action = PanelAction;
 
     fn reduce(self: Rc<Self>, action: PanelAction) -> Rc<Self> {
+        let state = self.state.clone().reduce(action);
         Rc::new(PanelModel {
-            state: self.state.clone().reduce(action),
+            // The snapshot only stands in for the first run.
+            snapshot: self.snapshot.clone().filter(|_| state.model().is_none()),
+            ahead: self.ahead,
+            state,
             version: self.version + 1,
         })
     }
@@ -127,24 +135,40 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             let open = url::opening(&names, own_url, hold);
             let base =
                 find(&open.name, &pack).unwrap_or_else(|| Err(format!("unknown scenario `{}`", open.name)));
-            // A panel drawn at the hand-over from the prerendered page makes its first
-            // run here, so it shows at once what the snapshot showed; later runs, and the
-            // first run of a panel opened once the app runs (another section), are made
-            // in the engine's worker where the page has one.
-            let worker = engine_worker::available() && !browser::prerendering();
-            if worker && browser::app_started() {
-                let at = (open.at.t_ms, open.at.event);
+            // Where the page has the engine's worker, every run is made there, the first
+            // too. At the hand-over from the prerendered page the panel takes the run
+            // made ahead of time from the same job at build time (`e2e/prerender.mjs`),
+            // so it shows at once what the snapshot showed; for a run too long to ship
+            // (§4's) it shows the snapshot's own drawing until the worker's run comes.
+            // Without the worker (the browser tests' page) runs are made here.
+            if !engine_worker::available() {
+                let state = PanelState::new(open.name, base, open.seed, open.changes, hold);
+                let at = state.model().and_then(|m| open.at.index_in(m));
                 return PanelModel {
-                    state: PanelState::opening_elsewhere(open.name, base, open.seed, open.changes, hold, at),
+                    state: state.at(at),
                     version: 0,
+                    ahead: false,
+                    snapshot: None,
                 };
             }
-            let runs_in = if worker { RunsIn::Elsewhere } else { RunsIn::Here };
-            let state = PanelState::new(open.name, base, open.seed, open.changes, hold).runs_in(runs_in);
-            let at = state.model().and_then(|m| open.at.index_in(m));
+            let at = (open.at.t_ms, open.at.event);
+            let state = PanelState::opening_elsewhere(open.name, base, open.seed, open.changes, hold, at);
+            let handing_over = !browser::app_started() && !browser::prerendering();
+            let ahead = handing_over
+                .then(|| state.pending.as_ref().and_then(|p| hooks::made_ahead(&p.job)))
+                .flatten();
+            let snapshot = (handing_over && ahead.is_none())
+                .then(|| browser::take_panel_snapshot(&state.name))
+                .flatten()
+                .map(AttrValue::from);
             PanelModel {
-                state: state.at(at),
+                ahead: ahead.is_some(),
+                state: match ahead {
+                    Some(answer) => state.answered_now(answer),
+                    None => state,
+                },
                 version: 0,
+                snapshot,
             }
         }
     });
@@ -183,14 +207,22 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     let shows = |c: &str| embed_cfg.as_ref().is_none_or(|cfg| cfg.shows(c));
     let m = match s.model.as_ref() {
         Ok(m) => m,
-        // Its first run is on its way from the engine's worker.
+        // Its first run is on its way from the engine's worker: the prerendered page's
+        // drawing of it meanwhile (inert: it does not answer yet), or a word.
         Err(_) if s.running() => {
+            if let Some(snapshot) = &panel.snapshot {
+                return html! {
+                    <div class="scenario-snapshot" inert="" aria-busy="true">
+                        { Html::from_html_unchecked(snapshot.clone()) }
+                    </div>
+                };
+            }
             return html! {
                 <section class="scenario scenario-opening" aria-busy="true" data-scenario={s.name.clone()}
                     aria-label={format!("{} {}", Texts::new(props.lang).t("sc_scenario"), s.name)}>
                     <p class="hint" role="status">{ Texts::new(props.lang).t("sc_running") }</p>
                 </section>
-            }
+            };
         }
         Err(e) => {
             return html! { <div class="scenario error" role="alert">{ format!("This scenario cannot run: {e}") }</div> }
@@ -211,7 +243,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     let base = s.base.as_ref().as_ref().ok().filter(|_| shows("editor"));
     html! {
         <section class="scenario" aria-label={format!("{} {}", tx.t("sc_scenario"), s.name)} onkeydown={on_key} data-scenario={s.name.clone()}
-            aria-busy={s.running().then_some("true")} data-made-in={match s.made_in { RunsIn::Here => "page", RunsIn::Elsewhere => "worker" }}>
+            aria-busy={s.running().then_some("true")} data-made-in={match s.made_in { RunsIn::Here => "page", RunsIn::Elsewhere if panel.ahead && s.runs == 1 => "build", RunsIn::Elsewhere => "worker" }}>
             <head::Head panel={panel.clone()} names={props.names.clone()} seeds={shows("seed")} {lang} />
             if let Some(d) = s.base.as_ref().as_ref().ok().map(|b| b.description_in(lang.code()).to_string()).filter(|d| !d.is_empty()) {
                 <p class="scenario-desc">{ d }</p>
