@@ -15,7 +15,8 @@
 //!   language and key (`lesson::i18n`), so the app never runs a TOML parser for them.
 //!
 //! - `scenarios/*.toml` → `scenario_json.rs`: each built-in scenario as JSON text, which
-//!   the app reads with the JSON reader it needs anyway (`sim::scenario::builtin`).
+//!   the app reads with the JSON reader it needs anyway (`sim::scenario::builtin`);
+//!   `labs/<id>/{lab,scenario}.toml` → `lab_json.rs` likewise (`labs::shown`).
 //!
 //! Files are sorted by path so the generated code (and the binary) is reproducible.
 
@@ -136,6 +137,21 @@ fn main() {
     scenarios.sort();
     write_json("scenario_json.rs", &scenarios, |p| {
         p.file_stem().map(|s| s.to_string_lossy().into_owned())
+    });
+
+    // Each built-in lab's lab.toml and scenario.toml, named `<id>/lab` and `<id>/scenario`.
+    let labs_dir = root.join("labs");
+    println!("cargo:rerun-if-changed={}", labs_dir.display());
+    let mut labs = Vec::new();
+    for entry in fs::read_dir(&labs_dir).expect("labs/ is readable").flatten() {
+        if entry.path().is_dir() {
+            list(&entry.path(), "toml", &mut labs);
+        }
+    }
+    labs.sort();
+    write_json("lab_json.rs", &labs, |p| {
+        let id = p.parent()?.file_name()?.to_string_lossy().into_owned();
+        Some(format!("{id}/{}", p.file_stem()?.to_string_lossy()))
     });
 }
 

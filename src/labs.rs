@@ -43,13 +43,36 @@ const SHOWN: [(&str, &str, &str, &str); 6] = [
     shown!("idempotency"),
 ];
 
+/// Each built-in lab's `lab.toml` and `scenario.toml` as JSON, by `<id>/lab` and
+/// `<id>/scenario`, compiled by `build.rs`.
+mod compiled {
+    include!(concat!(env!("OUT_DIR"), "/lab_json.rs"));
+}
+
 /// A built-in lab as the page knows it: without its driver and solution (see
-/// [`Lab::driver`]; the browser fetches them).
+/// [`Lab::driver`]; the browser fetches them). Read from the JSON `build.rs` compiled
+/// from its files ([`Lab::from_compiled`]: no TOML parser, no validation at run time);
+/// [`shown_checked`] reads and validates the files themselves, and tests hold the two
+/// equal.
 pub fn shown(id: &str) -> Option<Result<Lab, String>> {
+    let json = |name: String| compiled::JSON.iter().find(|(n, _)| *n == name).map(|(_, j)| *j);
+    let (lab_json, scenario_json) = (json(format!("{id}/lab"))?, json(format!("{id}/scenario"))?);
+    with_sources(id, |src| Lab::from_compiled(src, lab_json, scenario_json))
+}
+
+/// Like [`shown`], reading and validating the lab's TOML files as any lab's are.
+pub fn shown_checked(id: &str) -> Option<Result<Lab, String>> {
+    with_sources(id, Lab::parse)
+}
+
+fn with_sources(
+    id: &str,
+    read: impl FnOnce(&LabSources) -> Result<Lab, crate::sim::lab::LabError>,
+) -> Option<Result<Lab, String>> {
     let (id, lab_toml, scenario_toml, starter) = SHOWN.iter().find(|s| s.0 == id)?;
     let dir = format!("labs/{id}");
     Some(
-        Lab::parse(&LabSources {
+        read(&LabSources {
             dir: &dir,
             lab_toml,
             scenario_toml,
@@ -404,5 +427,50 @@ mod node {
             }
         );
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the page reads of each built-in lab (the JSON compiled from its files) is the
+    /// lab its TOML files make, validated.
+    #[test]
+    fn every_built_in_lab_compiled_is_the_one_its_files_make() {
+        assert_eq!(
+            compiled::JSON.len(),
+            2 * IDS.len(),
+            "a lab.toml and a scenario.toml per lab"
+        );
+        for id in IDS {
+            let checked = shown_checked(id).expect("a built-in");
+            assert!(checked.is_ok(), "{id}: {checked:?}");
+            assert_eq!(shown(id), Some(checked), "{id}");
+        }
+    }
+
+    /// A date among a lab's parameters reaches the driver as its text, read from TOML or
+    /// from the compiled JSON.
+    #[test]
+    fn a_date_parameter_is_its_text() {
+        let (_, lab_toml, scenario_toml, starter) = SHOWN[0];
+        let lab_toml = lab_toml.replace("[params]\n", "[params]\nwhen = 1979-05-27T07:32:00Z\n");
+        assert!(lab_toml.contains("when ="), "the lab has a [params] table");
+        let src = LabSources {
+            dir: "labs/x",
+            lab_toml: &lab_toml,
+            scenario_toml,
+            driver: "",
+            starter,
+            solution: "",
+        };
+        let lab = Lab::parse(&src).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(lab.params["when"], serde_json::json!("1979-05-27T07:32:00Z"));
+        let value: toml::Value = toml::from_str(&lab_toml).unwrap_or_else(|e| panic!("{e}"));
+        let json = serde_json::to_string(&value).unwrap_or_else(|e| panic!("{e}"));
+        let scenario: toml::Value = toml::from_str(scenario_toml).unwrap_or_else(|e| panic!("{e}"));
+        let scenario = serde_json::to_string(&scenario).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(Lab::from_compiled(&src, &json, &scenario), Ok(lab));
     }
 }

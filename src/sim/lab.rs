@@ -259,7 +259,7 @@ struct LabFile {
     #[serde(default = "default_trials")]
     trials: u32,
     #[serde(default)]
-    params: BTreeMap<String, toml::Value>,
+    params: BTreeMap<String, Value>,
     attacks: AttackFile,
     #[serde(default)]
     run: RunFile,
@@ -419,7 +419,6 @@ impl Lab {
                 message: p.message,
             }
         })?;
-        let bad = |field: &str, m: String| located(&file, text, field, m);
         let scen_file = format!("{}/scenario.toml", src.dir);
         let scenario = super::scenario::parse(&scen_file, src.scenario_toml).map_err(|e| LabError {
             file: e.file,
@@ -427,12 +426,7 @@ impl Lab {
             field: e.field,
             message: e.message,
         })?;
-        let workers = scenario
-            .clients
-            .iter()
-            .filter(|c| c.algorithm == Algorithm::Lab)
-            .count() as u32;
-        if workers == 0 {
+        if lab_workers(&scenario) == 0 {
             return Err(LabError {
                 file: scen_file,
                 line: None,
@@ -446,6 +440,37 @@ impl Lab {
             field,
             message,
         })?;
+        Lab::assemble(src, f, scenario)
+    }
+
+    /// A built-in lab from its files as `build.rs` compiled them to JSON (`lab_json`,
+    /// `scenario_json`), `src` holding the files' own text: no TOML parser and no
+    /// validation of the scenario at run time (the page has neither). Tests hold every
+    /// built-in equal to what [`Lab::parse`] makes of its files.
+    pub fn from_compiled(src: &LabSources, lab_json: &str, scenario_json: &str) -> Result<Lab, LabError> {
+        let unread = |file: String, e: serde_json::Error| LabError {
+            file,
+            line: None,
+            field: String::new(),
+            message: e.to_string(),
+        };
+        let f: LabFile =
+            serde_json::from_str(lab_json).map_err(|e| unread(format!("{}/lab.toml", src.dir), e))?;
+        let scenario: Scenario = serde_json::from_str(scenario_json)
+            .map_err(|e| unread(format!("{}/scenario.toml", src.dir), e))?;
+        Lab::assemble(src, f, scenario)
+    }
+
+    /// The lab of `f` and its `scenario` (valid as a scenario, with a lab client),
+    /// checked as far as the lab file goes.
+    fn assemble(src: &LabSources, mut f: LabFile, scenario: Scenario) -> Result<Lab, LabError> {
+        let file = format!("{}/lab.toml", src.dir);
+        let text = src.lab_toml;
+        let bad = |field: &str, m: String| located(&file, text, field, m);
+        let workers = lab_workers(&scenario);
+        for v in f.params.values_mut() {
+            dates_as_text(v);
+        }
         let mut checks = Vec::new();
         for c in &f.checks {
             let ch = Check::from_name(c).ok_or_else(|| {
@@ -541,12 +566,7 @@ impl Lab {
                 op,
             });
         }
-        let params = Value::Object(
-            f.params
-                .iter()
-                .map(|(k, v)| (k.clone(), json_of_toml(v)))
-                .collect(),
-        );
+        let params = Value::Object(f.params.into_iter().collect());
         Ok(Lab {
             id: f.id,
             section: f.section,
@@ -625,16 +645,30 @@ impl Lab {
     }
 }
 
-/// A TOML value as JSON (dates become their text).
-fn json_of_toml(v: &toml::Value) -> Value {
+/// Lab workers (clients with `algorithm = "lab"`) in `scenario`.
+fn lab_workers(scenario: &Scenario) -> u32 {
+    scenario
+        .clients
+        .iter()
+        .filter(|c| c.algorithm == Algorithm::Lab)
+        .count() as u32
+}
+
+/// A TOML date in a parameter becomes its text, as the driver gets it (the TOML reader
+/// hands a date to a JSON value as a one-key table).
+fn dates_as_text(v: &mut Value) {
     match v {
-        toml::Value::String(s) => Value::String(s.clone()),
-        toml::Value::Integer(i) => json!(i),
-        toml::Value::Float(f) => json!(f),
-        toml::Value::Boolean(b) => Value::Bool(*b),
-        toml::Value::Datetime(d) => Value::String(d.to_string()),
-        toml::Value::Array(xs) => Value::Array(xs.iter().map(json_of_toml).collect()),
-        toml::Value::Table(t) => Value::Object(t.iter().map(|(k, v)| (k.clone(), json_of_toml(v))).collect()),
+        Value::Object(m) => {
+            if m.len() == 1 {
+                if let Some(Value::String(d)) = m.get("$__toml_private_datetime") {
+                    *v = Value::String(d.clone());
+                    return;
+                }
+            }
+            m.values_mut().for_each(dates_as_text);
+        }
+        Value::Array(xs) => xs.iter_mut().for_each(dates_as_text),
+        _ => {}
     }
 }
 
