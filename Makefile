@@ -33,6 +33,7 @@ fmt:
 lint:
 	cargo clippy --all-targets -- -D warnings
 	cargo clippy --lib --bins --test 'web_*' $(WASM) -- -D warnings
+	cargo clippy --no-default-features --lib --bin app $(WASM) -- -D warnings
 
 test-native:
 	cargo test

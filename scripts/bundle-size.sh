@@ -4,7 +4,7 @@
 #     (stylesheet, static/boot.js) and the larger of the two languages' home snapshots;
 #   the app, loaded on first use: the wasm-bindgen JS and the wasm.
 # Limits, in gzip bytes: BUNDLE_TARGET_BYTES (default 358400 = 350 KiB) for the first
-# page, BUNDLE_MAX_BYTES (default 1305000) as a regression guard for the app. Exceeding
+# page, BUNDLE_MAX_BYTES (default 835000) as a regression guard for the app. Exceeding
 # either fails. The guard was 1 000 000 until the labs (#15) added 100 KB (their panel,
 # the lab engine and its lab.toml reader) to what is still one module: splitting the
 # engine into a worker's module (#16) is what brings the page down, to 400 KB; until
@@ -15,14 +15,17 @@
 # replaces leaves the page with the rest of the engine), and to 1 295 000 for reading
 # generated questions and a lab's replayed run from it (+16 KB gzip: the readers of
 # questions, verdicts and attacks), and to 1 305 000 for a page's panels' first runs
-# shipped beside it (pre/runs/, 2-5 KB; firstload counts them). e2e/firstload.mjs checks the
+# shipped beside it (pre/runs/, 2-5 KB; firstload counts them). Then the page was built
+# without the engine (the `page-engine` feature off: simulator, store, Lua, TOML and the
+# pack loader are the worker's): 1 352 898 -> 819 276, and the guard came down to
+# 835 000 (the issue's target is 409 600). e2e/firstload.mjs checks the
 # same in a browser, from what it downloads (its gzip reads about 7 KB more).
 # The engine's module (engine.js + engine_bg.wasm, the labs' worker) is reported apart,
 # with its own guard ENGINE_MAX_BYTES (default 1000000).
 set -euo pipefail
 dist=${1:-dist}
 target=${BUNDLE_TARGET_BYTES:-358400}
-max=${BUNDLE_MAX_BYTES:-1305000}
+max=${BUNDLE_MAX_BYTES:-835000}
 engine_max=${ENGINE_MAX_BYTES:-1000000}
 [ -f "$dist/index.html" ] || { echo "bundle-size: no $dist/index.html (run make build first)" >&2; exit 1; }
 grep -q data-lockstep-boot "$dist/index.html" || {

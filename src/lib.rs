@@ -3,6 +3,7 @@
 //! `store` and `sim` are plain Rust (no browser imports) and compile and test natively.
 //! `ui` is the only module that knows the browser; it exists only on wasm32.
 
+pub mod calls;
 pub mod labs;
 pub mod lesson;
 pub mod sim;

@@ -13,6 +13,8 @@
 //       {"type":"ran","id":N,"answer":{…timeline::panel::RunAnswer without them}} {"type":"done","id":N}
 //   {"type":"question","id":N,"job":"<lesson::generate::InstanceJob as JSON text>"}
 //     → {"type":"instance","id":N,"instance":{…lesson::generate::Instance}} {"type":"done","id":N}
+//   {"type":"call","id":N,"name":"pack_load","arg":"<JSON text>"} (lockstep::calls)
+//     → {"type":"result","id":N,"value":<the call's answer>} {"type":"done","id":N}
 //   or {"type":"error","id":N,"message":M} (the simulator's own error);
 //   {"type":"cancel","id":N}: the run stops before its next batch or row.
 // Runs yield between batches and rows, so a cancel is heard and runs share the worker.
@@ -93,6 +95,8 @@ onmessage = async (event) => {
     await run(id, parts.length, (i) => (i < last
       ? `{"type":"part","id":${id},"part":${parts[i]}}`
       : `{"type":"ran","id":${id},"answer":${parts[i]}}`));
+  } else if (msg && msg.type === 'call') {
+    await run(id, 1, () => `{"type":"result","id":${id},"value":${wasm_bindgen.call(String(msg.name), String(msg.arg))}}`);
   } else if (msg && msg.type === 'question') {
     await run(id, 1, () => `{"type":"instance","id":${id},"instance":${wasm_bindgen.question_instance(String(msg.job))}}`);
   } else if (msg && msg.type === 'sweep') {

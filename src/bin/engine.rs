@@ -57,6 +57,12 @@ mod web {
         serde_json::to_string(&job.make()).map_err(|e| JsError::new(&e.to_string()))
     }
 
+    /// One of the engine's calls by name (`lockstep::calls`): JSON text in and out.
+    #[wasm_bindgen]
+    pub fn call(name: &str, arg: &str) -> Result<String, JsError> {
+        lockstep::calls::call(name, arg).map_err(|e| JsError::new(&e))
+    }
+
     /// The worker's calls: the scenario as the page serializes it (JSON) and the seed as
     /// decimal text (a u64 does not fit a JavaScript number) in, `run`'s answer as JSON out.
     fn answer<T: serde::Serialize>(

@@ -160,7 +160,7 @@ impl From<ScenarioError> for PackError {
 }
 
 /// A validated lesson pack.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Pack {
     /// The pack's id: a slug, also the first part of its routes (`#/<id>/<order>`).
     pub id: String,
@@ -180,7 +180,7 @@ pub struct Pack {
 
 /// A lab of a pack: its folder as the pack was read (`my-pack/labs/<id>`, what errors
 /// name), and the lab with all five files (driver and solution included).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PackLab {
     pub dir: String,
     pub lab: crate::sim::lab::Lab,

@@ -18,7 +18,7 @@ use std::fmt;
 pub use super::lang::Lang;
 
 /// One section of a lesson.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Section {
     /// Stable id, the same in every language.
     pub id: String,
@@ -32,7 +32,7 @@ pub struct Section {
 }
 
 /// A whole lesson in one language, sections sorted by `order`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Lesson {
     pub id: String,
     pub lang: Lang,

@@ -302,7 +302,7 @@ struct RunAttack {
 }
 
 /// A lab, ready to run.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Lab {
     pub id: String,
     pub section: u32,

@@ -103,6 +103,40 @@ pub fn lab_replay(
     })
 }
 
+/// What a run needed on the page says where the page has no engine of its own and the
+/// engine's worker could not start.
+pub const NO_ENGINE: &str = "the simulator could not start in this browser: its worker did not run";
+
+impl RunJob {
+    /// The answer to `self` where it cannot be made: the simulator's absence, said.
+    pub fn unmade(&self) -> RunAnswer {
+        match self {
+            RunJob::Run { .. } => RunAnswer::Run(Err(NO_ENGINE.into())),
+            RunJob::Console { .. } => RunAnswer::Console {
+                reply: format!("(error) {NO_ENGINE}"),
+                fork: None,
+            },
+            RunJob::Lab { .. } => RunAnswer::Lab(Err(NO_ENGINE.into())),
+        }
+    }
+}
+
+/// `job` made on the page's own thread, where the page has the engine (the browser
+/// tests' page); else its [`RunJob::unmade`] answer.
+pub fn run_here(job: &RunJob) -> RunAnswer {
+    made_here(job, None)
+}
+
+#[cfg(feature = "page-engine")]
+fn made_here(job: &RunJob, shown: Option<&Model>) -> RunAnswer {
+    run_job_on(job, shown)
+}
+
+#[cfg(not(feature = "page-engine"))]
+fn made_here(job: &RunJob, _shown: Option<&Model>) -> RunAnswer {
+    job.unmade()
+}
+
 /// Makes the run `job` asks for: the same code wherever it runs.
 pub fn run_job(job: &RunJob) -> RunAnswer {
     run_job_on(job, None)
@@ -739,7 +773,7 @@ impl PanelState {
                 self.pending = None;
                 self.made_in = RunsIn::Here;
                 // A console line forks the run shown: it is not made again.
-                let answer = run_job_on(&job, self.model());
+                let answer = made_here(&job, self.model());
                 self.take(answer, then);
             }
             RunsIn::Elsewhere => {

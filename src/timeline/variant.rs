@@ -209,7 +209,7 @@ fn fresh_name(s: &Scenario, k: usize) -> String {
 }
 
 /// A script error with the line it points at (1-based), if the message names one.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ScriptError {
     pub line: Option<usize>,
     pub message: String,

@@ -124,7 +124,7 @@ fn pack_app(props: &PackAppProps) -> Html {
             let source = source.clone();
             wasm_bindgen_futures::spawn_local(async move {
                 let result = if source == "local" {
-                    pack_loader::from_session()
+                    pack_loader::from_session().await
                 } else {
                     pack_loader::from_url(&source).await
                 };

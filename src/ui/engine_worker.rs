@@ -214,3 +214,51 @@ fn broke() {
         on_failed();
     }
 }
+
+/// Call `name` of the engine on `arg`: in the worker, or on the page where the worker
+/// cannot and the page has the engine (the browser tests' page); `None` if neither.
+pub async fn call_anywhere(name: &str, arg: String) -> Option<String> {
+    #[cfg(feature = "page-engine")]
+    let here = arg.clone();
+    if let Some(answer) = call(name, arg).await {
+        return Some(answer);
+    }
+    #[cfg(feature = "page-engine")]
+    return crate::calls::call(name, &here).ok();
+    #[cfg(not(feature = "page-engine"))]
+    None
+}
+
+/// Call `name` of the engine (`lockstep::calls`) on `arg` in the worker: its answer as
+/// JSON text, or `None` where the worker cannot make it (not served, broken) or the
+/// engine failed, for the caller to make it itself.
+pub async fn call(name: &str, arg: String) -> Option<String> {
+    let slot: Rc<RefCell<Option<String>>> = Rc::new(RefCell::new(None));
+    let mut job = None;
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let done = move || {
+            let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
+        };
+        let request = serde_json::json!({ "type": "call", "name": name, "arg": arg });
+        let (slot, on_answer, on_failed) = (slot.clone(), done.clone(), done.clone());
+        job = submit(
+            request,
+            move |mut v| match v["type"].as_str() {
+                Some("done") => {}
+                Some("result") => {
+                    *slot.borrow_mut() = Some(v["value"].take().to_string());
+                    on_answer();
+                }
+                // The engine's own error: no answer.
+                _ => on_answer(),
+            },
+            on_failed,
+        );
+        if job.is_none() {
+            done();
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+    drop(job);
+    slot.take()
+}

@@ -1,10 +1,11 @@
 //! Loading a lesson pack in the browser: `?pack=<url>` (same origin or CORS), or files the
 //! learner chose (`?pack=local`, kept in sessionStorage so a reload keeps the pack).
-//! Validation is `lesson::pack::load_files`: every mistake is reported, none panics.
+//! Validation is `lesson::pack::load_files`, made in the engine's worker (`calls`): every
+//! mistake is reported, none panics.
 
-use crate::lesson::pack::{
-    files_to_fetch, load_with_unreadable, Pack, PackError, MAX_FILE_BYTES, MAX_PACK_BYTES,
-};
+use crate::calls::{ListAnswer, PackAnswer, PackFile, PackFiles};
+use crate::lesson::pack::{Pack, PackError, MAX_FILE_BYTES, MAX_PACK_BYTES};
+use crate::ui::engine_worker;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
@@ -98,12 +99,40 @@ fn resolve(base: &str, rel: &str) -> Option<String> {
 /// file is read up to the loader's size limit and the whole pack up to its own: what
 /// would pass them is not downloaded, and the validation names it.
 pub async fn from_url(url: &str) -> Result<Pack, Vec<String>> {
-    fetch_pack(url, MAX_FILE_BYTES, MAX_PACK_BYTES)
-        .await
-        .and_then(|(files, unreadable)| {
-            load_with_unreadable(&files, &unreadable)
-                .map_err(|errs| errs.iter().map(|e| e.to_string()).collect())
-        })
+    let (files, unreadable) = fetch_pack(url, MAX_FILE_BYTES, MAX_PACK_BYTES).await?;
+    load(PackFiles { files, unreadable }).await
+}
+
+/// The pack `files` make, validated in the engine's worker (the loader reads TOML and
+/// Markdown and checks scenarios and labs, none of which the page needs otherwise);
+/// here if the worker cannot.
+async fn load(files: PackFiles) -> Result<Pack, Vec<String>> {
+    let answer = match serde_json::to_string(&files) {
+        Ok(arg) => engine_worker::call_anywhere("pack_load", arg).await,
+        Err(_) => None,
+    };
+    answer
+        .and_then(|a| serde_json::from_str::<PackAnswer>(&a).ok())
+        .unwrap_or_else(|| Err(vec![NO_READER.to_string()]))
+}
+
+/// Why a pack could not be read where the engine could not start.
+const NO_READER: &str = "The pack could not be read: its reader is the simulator's, which could not start in this browser (its worker did not run).";
+
+/// The files the pack file `name` lists, read in the engine's worker (on the page where
+/// the page has the engine).
+async fn listed(name: &str, text: &str) -> Result<Vec<String>, Vec<String>> {
+    let file = PackFile {
+        name: name.to_string(),
+        text: text.to_string(),
+    };
+    let answer = match serde_json::to_string(&file) {
+        Ok(arg) => engine_worker::call_anywhere("pack_list", arg).await,
+        Err(_) => None,
+    };
+    answer
+        .and_then(|a| serde_json::from_str::<ListAnswer>(&a).ok())
+        .unwrap_or_else(|| Err(vec![NO_READER.to_string()]))
 }
 
 /// The files of the pack at `url` (the pack file first) and those that were not taken,
@@ -130,8 +159,7 @@ async fn fetch_pack(
     let mut total = text.len();
     let mut files = vec![(name.clone(), text.clone())];
     let mut unreadable = Vec::new();
-    let rest = files_to_fetch(&name, &text)
-        .map_err(|errs| errs.iter().map(|e| e.to_string()).collect::<Vec<_>>())?;
+    let rest = listed(&name, &text).await?;
     for rel in rest {
         if total > pack_limit {
             unreadable.push((rel, "not read: the pack is already over its size limit".into()));
@@ -153,7 +181,7 @@ async fn fetch_pack(
 }
 
 /// The files a learner chose earlier in this tab.
-pub fn from_session() -> Result<Pack, Vec<String>> {
+pub async fn from_session() -> Result<Pack, Vec<String>> {
     let storage = web_sys::window().and_then(|w| w.session_storage().ok().flatten());
     let raw = storage
         .as_ref()
@@ -165,7 +193,11 @@ pub fn from_session() -> Result<Pack, Vec<String>> {
         .and_then(|s| s.get_item(SKIPPED_KEY).ok().flatten())
         .and_then(|j| serde_json::from_str(&j).ok())
         .unwrap_or_default();
-    load_with_unreadable(&files, &skipped).map_err(|errs| errs.iter().map(|e| e.to_string()).collect())
+    load(PackFiles {
+        files,
+        unreadable: skipped,
+    })
+    .await
 }
 
 /// Orders chosen files for `load_files`: the pack file (a `.toml` at the top, `pack.toml`

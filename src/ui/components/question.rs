@@ -257,25 +257,29 @@ struct Made {
     busy: bool,
     /// "page" or "worker": where `inst` was made.
     made_in: &'static str,
+    /// It could not be made: it needs the simulator, which did not start.
+    failed: bool,
 }
 
 type InstanceKey = (Rc<Question>, Lang, u64, crate::ui::scenario::PackScenarios);
+/// An instance made (or `None`: it could not be), for its key, and where.
+type MadeFor = Option<(InstanceKey, Option<Rc<Instance>>, &'static str)>;
 
 /// The instance of `key`'s question: a generated question or a "what happens next?"
 /// runs the store or the simulator, in the engine's worker where the page has one, so
-/// that neither holds the page's thread; the page makes it if the worker fails.
+/// that neither holds the page's thread.
 #[hook]
 fn use_instance(key: InstanceKey) -> Made {
     let now = use_memo(key.clone(), |(q, lang, seed, pack)| {
         match generate::fixed(q, *lang, *seed) {
-            Some(inst) => Some(Rc::new(inst)),
+            Some(inst) => Some(Some(Rc::new(inst))),
             None if !crate::ui::engine_worker::available() => {
-                Some(Rc::new(generate::instance_in(q, *lang, *seed, &pack.0)))
+                Some(generate::instance_here(q, *lang, *seed, &pack.0).map(Rc::new))
             }
             None => None,
         }
     });
-    let made = use_state(|| None::<(InstanceKey, Rc<Instance>, &'static str)>);
+    let made = use_state(|| None as MadeFor);
     {
         let (made, now) = (made.clone(), now.clone());
         use_effect_with(key.clone(), move |key| {
@@ -286,33 +290,29 @@ fn use_instance(key: InstanceKey) -> Made {
             move || drop(job)
         });
     }
-    if let Some(inst) = now.as_ref() {
-        return Made {
-            inst: Some(inst.clone()),
-            busy: false,
-            made_in: "page",
-        };
-    }
-    match made.as_ref() {
-        Some((k, inst, made_in)) => Made {
-            inst: Some(inst.clone()),
-            busy: *k != key,
-            made_in,
-        },
-        None => Made {
-            inst: None,
-            busy: true,
-            made_in: "",
-        },
+    let (inst, busy, made_in) = match (now.as_ref(), made.as_ref()) {
+        (Some(inst), _) => (inst.clone(), false, "page"),
+        (None, Some((k, inst, made_in))) => (inst.clone(), *k != key, *made_in),
+        (None, None) => {
+            return Made {
+                inst: None,
+                busy: true,
+                made_in: "",
+                failed: false,
+            }
+        }
+    };
+    Made {
+        failed: inst.is_none(),
+        inst,
+        busy,
+        made_in,
     }
 }
 
 /// Asks the engine's worker for `key`'s instance, into `made`; made here if the worker
-/// cannot. Dropping the job forgets the question.
-fn ask_worker(
-    key: InstanceKey,
-    made: UseStateHandle<Option<(InstanceKey, Rc<Instance>, &'static str)>>,
-) -> Option<crate::ui::engine_worker::Job> {
+/// cannot (where the page can). Dropping the job forgets the question.
+fn ask_worker(key: InstanceKey, made: UseStateHandle<MadeFor>) -> Option<crate::ui::engine_worker::Job> {
     let (q, lang, seed, pack) = key.clone();
     let job = generate::InstanceJob {
         question: (*q).clone(),
@@ -322,7 +322,10 @@ fn ask_worker(
     };
     let here = {
         let (made, key, job) = (made.clone(), key.clone(), job.clone());
-        move || made.set(Some((key.clone(), Rc::new(job.make()), "page")))
+        move || {
+            let inst = generate::instance_here(&job.question, job.lang, job.seed, &job.scenarios);
+            made.set(Some((key.clone(), inst.map(Rc::new), "page")))
+        }
     };
     let Ok(text) = serde_json::to_string(&job) else {
         here();
@@ -333,7 +336,7 @@ fn ask_worker(
         let here = here.clone();
         move |mut v: serde_json::Value| match v["type"].as_str() {
             Some("instance") => match serde_json::from_value::<Instance>(v["instance"].take()) {
-                Ok(inst) => made.set(Some((key.clone(), Rc::new(inst), "worker"))),
+                Ok(inst) => made.set(Some((key.clone(), Some(Rc::new(inst)), "worker"))),
                 Err(_) => here(),
             },
             Some("done") => {}
@@ -365,9 +368,14 @@ pub fn question_view(props: &QuestionProps) -> Html {
     };
     let Some(inst) = made.inst else {
         return html! {
-            <form class="question" id={format!("q-{}", q.id)} data-question-id={q.id.clone()} aria-busy="true">
+            <form class="question" id={format!("q-{}", q.id)} data-question-id={q.id.clone()}
+                aria-busy={(!made.failed).then_some("true")}>
                 <fieldset>
-                    <p class="loading" role="status">{ t.t("quiz_preparing") }</p>
+                    if made.failed {
+                        <p class="error" role="alert">{ t.t("quiz_no_engine") }</p>
+                    } else {
+                        <p class="loading" role="status">{ t.t("quiz_preparing") }</p>
+                    }
                 </fieldset>
             </form>
         };

@@ -16,7 +16,9 @@ use crate::lesson::i18n::Texts;
 use crate::lesson::markdown::parse;
 use crate::lesson::progress::LabProgress;
 use crate::lesson::route::{hash_with_state, query_param};
-use crate::sim::lab::{self, CodeError, Lab, LabAttack, LabAttackOp, TrialResult};
+#[cfg(feature = "page-engine")]
+use crate::sim::lab::TrialResult;
+use crate::sim::lab::{self, CodeError, Lab, LabAttack, LabAttackOp};
 use crate::sim::lab_seq::{self, Draw};
 use crate::sim::Violation;
 use crate::timeline::{self, Model};
@@ -184,8 +186,9 @@ pub fn preload(path: &str, text: &str) {
     FILES.with(|f| f.borrow_mut().insert(path.to_string(), Rc::from(text)));
 }
 
-/// One run of `code` in a fresh sandbox, exactly as Run does it (the browser tests look
-/// at its trace).
+/// One run of `code` in a fresh sandbox, exactly as Run does it on the page (the browser
+/// tests look at its trace).
+#[cfg(feature = "page-engine")]
 pub async fn run_once_in_sandbox(lab_id: &str, code: &str, seed: u64) -> Result<TrialResult, String> {
     let mut lab = crate::labs::shown(lab_id).ok_or("no such lab")??;
     lab.driver = lab_file(&format!("{lab_id}/driver.js")).await?.to_string();
@@ -391,6 +394,7 @@ async fn open_all(
     Ok(Ok(sandboxes))
 }
 
+#[cfg(feature = "page-engine")]
 /// Runs group `group`'s batches through its sandbox until the group is done or the
 /// session is cancelled. Progress is reported every 5 % of the trials: re-rendering the
 /// panel (and laying the page out again) once per 1 % took 0.9 s of 200 trials' 2.5 s.
@@ -488,6 +492,20 @@ async fn run_session(s: Session, progress: Callback<(u32, u32)>) -> Result<Shown
         }
         return Ok(shown);
     }
+    trials_on_page(&lab, &s, sandboxes, (groups, break_it), &progress, shown).await
+}
+
+/// The trials made on the page's own thread, the learner's code in the sandboxes (the
+/// browser tests' page, which serves no engine module): `lab::TrialPool`.
+#[cfg(feature = "page-engine")]
+async fn trials_on_page(
+    lab: &Lab,
+    s: &Session,
+    sandboxes: Vec<Sandbox>,
+    (groups, break_it): (usize, bool),
+    progress: &Callback<(u32, u32)>,
+    mut shown: Shown,
+) -> Result<Shown, String> {
     let draw = |i: u32| match s.replay {
         Some(t) => (t, lab.trial_attacks(t)),
         None if break_it => {
@@ -497,12 +515,12 @@ async fn run_session(s: Session, progress: Callback<(u32, u32)>) -> Result<Shown
         None => (s.seed, lab.run_attacks.clone()),
     };
     let per_group = if break_it { LANES } else { 1 };
-    let pool = RefCell::new(lab::TrialPool::new(&lab, s.trials, groups, per_group, draw));
+    let pool = RefCell::new(lab::TrialPool::new(lab, s.trials, groups, per_group, draw));
     let reported = Cell::new(0);
     let runs = sandboxes
         .iter()
         .enumerate()
-        .map(|(g, sandbox)| drive(&pool, g, sandbox, &s.cancel, &progress, s.trials, &reported));
+        .map(|(g, sandbox)| drive(&pool, g, sandbox, &s.cancel, progress, s.trials, &reported));
     let results = futures_util::future::join_all(runs).await;
     results.into_iter().collect::<Result<Vec<()>, String>>()?;
     drop(sandboxes);
@@ -516,7 +534,7 @@ async fn run_session(s: Session, progress: Callback<(u32, u32)>) -> Result<Shown
     if let Some((i, t)) = pool.into_failure() {
         shown.trials = i + 1;
         show_failure(&mut shown, &t.verdicts, t.code_error.clone());
-        let model = timeline::build_lab(&lab, t.seed, &t.attacks, t.tape.clone())?;
+        let model = timeline::build_lab(lab, t.seed, &t.attacks, t.tape.clone())?;
         shown.broken = Some(Broken {
             seed: t.seed,
             trial: i + 1,
@@ -526,6 +544,22 @@ async fn run_session(s: Session, progress: Callback<(u32, u32)>) -> Result<Shown
         });
     }
     Ok(shown)
+}
+
+/// Without the engine on the page, the trials are the engine's module's to make.
+#[cfg(not(feature = "page-engine"))]
+async fn trials_on_page(
+    _: &Lab,
+    _: &Session,
+    _: Vec<Sandbox>,
+    _: (usize, bool),
+    _: &Callback<(u32, u32)>,
+    _: Shown,
+) -> Result<Shown, String> {
+    Err(format!(
+        "The trials could not run: {}.",
+        crate::timeline::panel::NO_ENGINE
+    ))
 }
 
 /// The lowest failing trial the engine's groups found: the worker sends its tape, and
@@ -586,7 +620,7 @@ async fn made_elsewhere(
     match made {
         Some((answer, RunsIn::Elsewhere)) => (answer, "worker"),
         Some((answer, RunsIn::Here)) => (answer, "page"),
-        None => (crate::timeline::panel::run_job(&job), "page"),
+        None => (crate::timeline::panel::run_here(&job), "page"),
     }
 }
 

@@ -1,6 +1,6 @@
 //! Redis consoles: the input line with its history, and §2's standalone exercise.
 
-use crate::store::{parse_line, render, Store};
+use crate::store::parse_line;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -102,26 +102,38 @@ pub struct ConsoleExerciseProps {
 #[function_component(ConsoleExercise)]
 pub fn console_exercise(props: &ConsoleExerciseProps) -> Html {
     let tx = crate::lesson::i18n::Texts::new(props.lang);
-    let store = use_mut_ref(|| Store::new(1));
-    let history = use_state(Vec::<(String, String)>::new);
+    // The store lives in the engine: each line is answered by running every line so far
+    // on a fresh store there (`calls::console_reply`; its clock moves only with DEBUG
+    // SLEEP, so the same lines give the same replies). Answers come in the order asked.
+    let lines = use_mut_ref(Vec::<String>::new);
+    let history = use_mut_ref(Vec::<(String, String)>::new);
+    let redraw = use_force_update();
     let on_line = {
-        let store = store.clone();
-        let history = history.clone();
+        let (lines, history) = (lines.clone(), history.clone());
         Callback::from(move |line: String| {
-            let reply = match parse_line(&line) {
-                Ok(args) if args.is_empty() => return,
-                Ok(args) => render(&store.borrow_mut().execute(&args)),
-                Err(e) => format!("(error) {e}"),
-            };
-            let mut h = (*history).clone();
-            h.push((line, reply));
-            history.set(h);
+            if matches!(parse_line(&line), Ok(args) if args.is_empty()) {
+                return;
+            }
+            lines.borrow_mut().push(line.clone());
+            let arg = serde_json::to_string(&*lines.borrow()).unwrap_or_default();
+            let (history, redraw) = (history.clone(), redraw.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                let reply = crate::ui::engine_worker::call_anywhere("console", arg)
+                    .await
+                    .and_then(|a| serde_json::from_str::<String>(&a).ok())
+                    .unwrap_or_else(|| {
+                        "(error) the store could not be reached: the simulator did not start".into()
+                    });
+                history.borrow_mut().push((line, reply));
+                redraw.force_update();
+            });
         })
     };
+    let history = history.borrow().clone();
     html! {
         <section class="scenario console-exercise" aria-label={tx.t("console_exercise")}>
             <p class="hint">{ tx.t("console_try") }</p>
-            <ConsoleInput {on_line} history={(*history).clone()} lang={props.lang} />
+            <ConsoleInput {on_line} {history} lang={props.lang} />
         </section>
     }
 }

@@ -6,7 +6,7 @@ use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
 use crate::sim::scenario::{Algorithm, DelaySpec, LatencySpec, Persistence, Scenario};
 use crate::timeline::variant::{self as bounds, has_library, redlock_nodes, Bounds};
-use crate::timeline::{build, check_script, first_script_error, ScriptError, Variant};
+use crate::timeline::{ScriptError, Variant};
 use yew::prelude::*;
 
 /// The knob inputs as typed (text until "Rerun with these" parses them).
@@ -283,33 +283,40 @@ pub fn variant_editor(props: &VariantEditorProps) -> Html {
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
             let src = (*draft).clone();
-            if let Err(err) = check_script(&src) {
-                error.set(Some(err));
-                return;
-            }
             let mut next = variant.clone();
             match which {
-                Which::Release => next.release_script = Some(src),
-                Which::Extend => next.extend_script = Some(src),
+                Which::Release => next.release_script = Some(src.clone()),
+                Which::Extend => next.extend_script = Some(src.clone()),
             }
-            // Run it once: a script that fails on the nodes is refused too.
-            match build(&next.apply(&base), seed) {
-                Ok(m) => {
-                    if let Some(err) = first_script_error(&m.trace) {
-                        error.set(Some(err));
-                        return;
+            // Compiled, and run once (a script that fails on the nodes is refused too), by
+            // the engine: in its worker where the page has one.
+            let check = crate::calls::ScriptCheck {
+                source: src,
+                scenario: next.apply(&base),
+                seed,
+            };
+            let (error, on_change) = (error.clone(), on_change.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                let answer = match serde_json::to_string(&check) {
+                    Ok(arg) => crate::ui::engine_worker::call_anywhere("script_check", arg).await,
+                    Err(_) => None,
+                };
+                let checked = answer
+                    .and_then(|a| serde_json::from_str::<Result<(), ScriptError>>(&a).ok())
+                    .unwrap_or_else(|| {
+                        Err(ScriptError {
+                            line: None,
+                            message: crate::timeline::panel::NO_ENGINE.into(),
+                        })
+                    });
+                match checked {
+                    Ok(()) => {
+                        error.set(None);
+                        on_change.emit(next);
                     }
+                    Err(e) => error.set(Some(e)),
                 }
-                Err(msg) => {
-                    error.set(Some(ScriptError {
-                        line: None,
-                        message: msg,
-                    }));
-                    return;
-                }
-            }
-            error.set(None);
-            on_change.emit(next);
+            });
         })
     };
     let on_reset = {

@@ -3,7 +3,9 @@
 //! served, so the page stays responsive, with a progress bar and a cancel button. The
 //! smallest counterexample found can be loaded into the timeline.
 
-use crate::sim::explore::{explore_batch, wilson, BatchSummary, Smallest, BATCH_TRIALS};
+#[cfg(feature = "page-engine")]
+use crate::sim::explore::explore_batch;
+use crate::sim::explore::{wilson, BatchSummary, Smallest, BATCH_TRIALS};
 use crate::sim::scenario::Scenario;
 use crate::sim::Fault;
 use crate::sim::Property;
@@ -288,7 +290,11 @@ impl Session {
             if *self.cancel.borrow() {
                 return;
             }
-            self.absorb(explore_batch(&self.scenario, self.seed, batch), "page");
+            #[cfg(feature = "page-engine")]
+            let made = explore_batch(&self.scenario, self.seed, batch);
+            #[cfg(not(feature = "page-engine"))]
+            let made = Err(format!("batch {batch}: {}", crate::timeline::panel::NO_ENGINE));
+            self.absorb(made, "page");
             if self.state.borrow().running {
                 self.on_page(batch + 1);
             }

@@ -5,7 +5,7 @@
 use super::url::write_url_state;
 use super::Handle;
 use crate::timeline::pace::Pace;
-use crate::timeline::panel::{run_job, PanelAction, Parts, RunAnswer, RunJob, RunPart, RunsIn};
+use crate::timeline::panel::{run_here, PanelAction, Parts, RunAnswer, RunJob, RunPart, RunsIn};
 use crate::ui::{browser, engine_worker};
 use gloo::timers::callback::Timeout;
 use std::rc::Rc;
@@ -54,7 +54,7 @@ pub fn make_elsewhere(
     let job = Rc::new(job);
     let here = {
         let (job, on_answer) = (job.clone(), on_answer.clone());
-        move || on_answer(run_job(&job), RunsIn::Here)
+        move || on_answer(run_here(&job), RunsIn::Here)
     };
     let Ok(text) = serde_json::to_string(job.as_ref()) else {
         here();

@@ -112,7 +112,10 @@ impl Reducible for PanelModel {
         let state = self.state.clone().reduce(action);
         Rc::new(PanelModel {
             // The snapshot only stands in for the first run.
-            snapshot: self.snapshot.clone().filter(|_| state.model().is_none()),
+            snapshot: self
+                .snapshot
+                .clone()
+                .filter(|_| state.model().is_none() && state.running()),
             ahead: self.ahead,
             state,
             version: self.version + 1,

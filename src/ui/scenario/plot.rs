@@ -5,7 +5,7 @@ use super::{hooks, pair_of, svg, Handle};
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
 use crate::sim::scenario::builtin;
-use crate::timeline::panel::{run_job, PanelAction, RunAnswer, RunJob, RunsIn};
+use crate::timeline::panel::{run_here, PanelAction, RunAnswer, RunJob, RunsIn};
 use crate::timeline::{band_sentence, view, Model};
 use std::rc::Rc;
 use yew::prelude::*;
@@ -59,7 +59,7 @@ pub fn plot(props: &PlotProps) -> Html {
                         }
                     };
                     if here {
-                        take(run_job(&job), RunsIn::Here);
+                        take(run_here(&job), RunsIn::Here);
                         None
                     } else {
                         hooks::make_elsewhere(job, take)

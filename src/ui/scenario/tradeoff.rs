@@ -11,7 +11,9 @@
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
 use crate::sim::scenario::Scenario;
-use crate::sim::sweep::{ttl_point, TtlPoint};
+#[cfg(feature = "page-engine")]
+use crate::sim::sweep::ttl_point;
+use crate::sim::sweep::TtlPoint;
 use crate::ui::engine_worker::{self, Job};
 use gloo::timers::callback::Timeout;
 use std::cell::{Cell, RefCell};
@@ -225,7 +227,15 @@ impl Sweep {
             let Some(&ttl) = s.scenario.sweep_ttl_ms.get(i) else {
                 return;
             };
-            match ttl_point(&s.scenario, s.seed, ttl) {
+            #[cfg(feature = "page-engine")]
+            let made = ttl_point(&s.scenario, s.seed, ttl);
+            #[cfg(not(feature = "page-engine"))]
+            let made = Err(format!(
+                "TTL {ttl} ms, seed {}: {}",
+                s.seed,
+                crate::timeline::panel::NO_ENGINE
+            ));
+            match made {
                 Ok(row) => {
                     s.add(row);
                     if s.done.borrow().len() < s.scenario.sweep_ttl_ms.len() {
