@@ -303,6 +303,23 @@ try {
     if (!question) problems.push('§2 with the engine\'s worker blocked: no generated question says the simulator could not start');
     await page.close();
   }
+  // A worker that broke is started again for the next job: its first load failing, §4's
+  // run fails, and §3's, asked for after it, is made by a new worker.
+  {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    let loads = 0;
+    await page.route('**/engine-worker.js', (r) => (loads++ === 0 ? r.abort() : r.continue()));
+    await page.goto(`${BASE}?lang=en#/distributed-locks/4`);
+    await page.waitForFunction(() => typeof window.lockstepBoot === 'function', null, { timeout: 30000 });
+    await page.evaluate(() => window.lockstepBoot());
+    await page.waitForSelector('.scenario.error[role=alert]', { timeout: 15000 });
+    await page.evaluate(() => { location.hash = '#/distributed-locks/3'; });
+    const madeIn = await page.waitForFunction(() => document.querySelector('section.scenario[data-made-in]:not([aria-busy])')?.dataset.madeIn ?? null,
+      null, { timeout: 30000 }).then((h) => h.jsonValue(), () => null);
+    say(`the engine's worker failed to load once: §4 said so, then §3's run was made in the ${madeIn} (${loads} loads of its script)`);
+    if (madeIn !== 'worker' || loads < 2) problems.push(`after the worker failed once, §3's run was made in the ${madeIn} (${loads} loads of the worker's script)`);
+    await page.close();
+  }
 
   // §4: the TTL scenario breaks in most trials (shrinking runs in every batch); §9: fenced.
   for (const section of [4, 9]) {

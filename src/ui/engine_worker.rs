@@ -1,13 +1,16 @@
 //! The page's engine worker (`static/engine-worker.js`, around `src/bin/engine.rs`): one
-//! per page, shared by every run the page hands off (the scenario panels' runs and forks,
-//! "Can this break?", §4's trade-off tables), so none of them holds the page's thread
-//! and the engine loads once.
+//! per page, shared by everything the page hands off (the scenario panels' runs and
+//! forks, generated questions, "Can this break?", §4's trade-off tables, a lab's replay,
+//! and the calls of `crate::calls`), so none of them holds the page's thread and the
+//! engine loads once.
 //!
 //! A run is a [`Job`]: a request with an id, whose answers (JSON messages carrying that
 //! id) go to the job's handler. Dropping the job forgets it and tells the worker to stop
 //! it between two batches (Cancel, a new seed). If the worker cannot start or breaks,
-//! every job's `on_failed` runs once, and the page does not ask for the worker again:
-//! each caller then computes on the page itself, with the same result.
+//! every job's `on_failed` runs once; a broken worker is started again for the next job,
+//! twice at most. The app's page has no engine of its own, so a job that fails says the
+//! simulator could not start; where the page has one (the browser tests'), the caller
+//! makes it there, with the same result.
 
 use gloo::events::EventListener;
 use serde_json::Value;
@@ -42,6 +45,8 @@ thread_local! {
     static WORKER: RefCell<Option<Worker>> = const { RefCell::new(None) };
     /// The worker failed once on this page (its script not served, say).
     static UNAVAILABLE: Cell<bool> = const { Cell::new(false) };
+    /// How many times the worker has broken on this page.
+    static BROKE: Cell<u32> = const { Cell::new(0) };
     static JOBS: RefCell<BTreeMap<u64, Handler>> = const { RefCell::new(BTreeMap::new()) };
     static NEXT_ID: Cell<u64> = const { Cell::new(1) };
 }
@@ -200,9 +205,21 @@ fn route(text: &str) {
     }
 }
 
-/// The worker failed: it goes for good, and every job it had is told.
+/// How many times the page starts its worker again after it broke (a run that made the
+/// engine run out of memory, say), so one such run does not cost every later one; after
+/// that the page gives up on it.
+const RESTARTS: u32 = 2;
+
+/// The worker failed: it goes, and every job it had is told; the next job starts a new
+/// one, [`RESTARTS`] times at most.
 fn broke() {
-    UNAVAILABLE.with(|u| u.set(true));
+    let times = BROKE.with(|b| {
+        b.set(b.get() + 1);
+        b.get()
+    });
+    if times > RESTARTS {
+        UNAVAILABLE.with(|u| u.set(true));
+    }
     WORKER.with(|w| w.borrow_mut().take());
     let failed: Vec<Rc<dyn Fn()>> = JOBS.with(|j| {
         std::mem::take(&mut *j.borrow_mut())
