@@ -105,7 +105,8 @@ pub fn lab_replay(
 
 /// What a run needed on the page says where the page has no engine of its own and the
 /// engine's worker could not start.
-pub const NO_ENGINE: &str = "the simulator could not start in this browser: its worker did not run";
+pub const NO_ENGINE: &str =
+    "the simulator could not start in this browser (its worker did not run). Reload the page to try again.";
 
 impl RunJob {
     /// The answer to `self` where it cannot be made: the simulator's absence, said.

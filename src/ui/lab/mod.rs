@@ -557,7 +557,7 @@ async fn trials_on_page(
     _: Shown,
 ) -> Result<Shown, String> {
     Err(format!(
-        "The trials could not run: {}.",
+        "The trials could not run: {}",
         crate::timeline::panel::NO_ENGINE
     ))
 }
