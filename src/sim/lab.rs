@@ -333,6 +333,22 @@ pub struct Lab {
     pub texts: LabTexts,
 }
 
+impl LabTexts {
+    /// The lab read again from these files, as the engine does (without the driver,
+    /// starter and solution: JavaScript it never needs).
+    pub fn lab(&self) -> Result<Lab, String> {
+        Lab::parse(&LabSources {
+            dir: &self.dir,
+            lab_toml: &self.lab_toml,
+            scenario_toml: &self.scenario_toml,
+            driver: "",
+            starter: "",
+            solution: "",
+        })
+        .map_err(|e| e.to_string())
+    }
+}
+
 /// A lab's own files (the driver, starter and solution are JavaScript the engine never
 /// needs).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -10,8 +10,8 @@
 //! exactly as the page's own pool draws them.
 
 use super::lab::{
-    grade, parse_ready, replay_world, trial_seed, CodeError, Lab, LabAttack, LabRun, LabSources, LabTexts,
-    TrialResult, Verdict,
+    grade, parse_ready, replay_world, trial_seed, CodeError, Lab, LabAttack, LabRun, LabTexts, TrialResult,
+    Verdict,
 };
 use super::trace::TraceLevel;
 use serde_json::{json, Value};
@@ -170,15 +170,7 @@ impl TrialSeq {
     /// Group `group` of `groups` of a session of `total` trials from `seed`, for the lab
     /// read again from its files (the page sends the texts it read the lab from).
     pub fn new(texts: &LabTexts, seed: u64, total: u32, group: u32, groups: u32) -> Result<TrialSeq, String> {
-        let lab = Lab::parse(&LabSources {
-            dir: &texts.dir,
-            lab_toml: &texts.lab_toml,
-            scenario_toml: &texts.scenario_toml,
-            driver: "",
-            starter: "",
-            solution: "",
-        })
-        .map_err(|e| e.to_string())?;
+        let lab = texts.lab()?;
         let groups = groups.max(1);
         Ok(TrialSeq {
             lab,

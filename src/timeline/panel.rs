@@ -78,16 +78,7 @@ pub fn lab_replay(
     seed: u64,
     tape: &[String],
 ) -> Result<LabReplay, String> {
-    use crate::sim::lab::{Lab, LabSources};
-    let lab = Lab::parse(&LabSources {
-        dir: &texts.dir,
-        lab_toml: &texts.lab_toml,
-        scenario_toml: &texts.scenario_toml,
-        driver: "",
-        starter: "",
-        solution: "",
-    })
-    .map_err(|e| e.to_string())?;
+    let lab = texts.lab()?;
     let failed = crate::sim::lab_seq::FailedTrial {
         trial: 0,
         seed,

@@ -3,7 +3,7 @@
 //! Validation is `lesson::pack::load_files`, made in the engine's worker (`calls`): every
 //! mistake is reported, none panics.
 
-use crate::calls::{ListAnswer, PackAnswer, PackFile, PackFiles};
+use crate::calls::{PackFile, PackFiles};
 use crate::lesson::pack::{Pack, PackError, MAX_FILE_BYTES, MAX_PACK_BYTES};
 use crate::ui::engine_worker;
 use wasm_bindgen::JsCast;
@@ -104,36 +104,37 @@ pub async fn from_url(url: &str) -> Result<Pack, Vec<String>> {
 }
 
 /// The pack `files` make, validated in the engine's worker (the loader reads TOML and
-/// Markdown and checks scenarios and labs, none of which the page needs otherwise);
-/// here if the worker cannot.
+/// Markdown and checks scenarios and labs, none of which the page needs otherwise).
 async fn load(files: PackFiles) -> Result<Pack, Vec<String>> {
-    let answer = match serde_json::to_string(&files) {
-        Ok(arg) => engine_worker::call_anywhere("pack_load", arg).await,
-        Err(_) => None,
-    };
-    answer
-        .and_then(|a| serde_json::from_str::<PackAnswer>(&a).ok())
-        .unwrap_or_else(|| Err(vec![NO_READER.to_string()]))
+    pack_call::<Pack>("pack_load", &files).await
 }
 
-/// Why a pack could not be read where the engine could not start.
-const NO_READER: &str = "The pack could not be read: its reader is the simulator's, which could not start in this browser (its worker did not run).";
-
-/// The files the pack file `name` lists, read in the engine's worker (on the page where
-/// the page has the engine).
+/// The files the pack file `name` lists, read in the engine's worker.
 async fn listed(name: &str, text: &str) -> Result<Vec<String>, Vec<String>> {
     let file = PackFile {
         name: name.to_string(),
         text: text.to_string(),
     };
-    let answer = match serde_json::to_string(&file) {
-        Ok(arg) => engine_worker::call_anywhere("pack_list", arg).await,
+    pack_call::<Vec<String>>("pack_list", &file).await
+}
+
+/// The engine's call `name` on `arg` (in its worker, or on the page where the page has
+/// the engine): its answer, or why the pack could not be read.
+async fn pack_call<T>(name: &str, arg: &impl serde::Serialize) -> Result<T, Vec<String>>
+where
+    T: for<'de> serde::Deserialize<'de>,
+{
+    let answer = match serde_json::to_string(arg) {
+        Ok(arg) => engine_worker::call_anywhere(name, arg).await,
         Err(_) => None,
     };
     answer
-        .and_then(|a| serde_json::from_str::<ListAnswer>(&a).ok())
+        .and_then(|a| serde_json::from_str::<Result<T, Vec<String>>>(&a).ok())
         .unwrap_or_else(|| Err(vec![NO_READER.to_string()]))
 }
+
+/// Why a pack could not be read where the engine could not start.
+const NO_READER: &str = "The pack could not be read: its reader is the simulator's, which could not start in this browser (its worker did not run).";
 
 /// The files of the pack at `url` (the pack file first) and those that were not taken,
 /// each with its reason; `Err` when the pack file itself cannot be had.

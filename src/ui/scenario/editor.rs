@@ -155,6 +155,23 @@ enum Which {
     Extend,
 }
 
+/// A learner's script compiled, and the scenario run once with it (a script that fails on
+/// the nodes is refused too), by the engine: in its worker where the page has one.
+async fn checked(check: &crate::calls::ScriptCheck) -> Result<(), ScriptError> {
+    let answer = match serde_json::to_string(check) {
+        Ok(arg) => crate::ui::engine_worker::call_anywhere("script_check", arg).await,
+        Err(_) => None,
+    };
+    answer
+        .and_then(|a| serde_json::from_str::<Result<(), ScriptError>>(&a).ok())
+        .unwrap_or_else(|| {
+            Err(ScriptError {
+                line: None,
+                message: crate::timeline::panel::NO_ENGINE.into(),
+            })
+        })
+}
+
 #[function_component(VariantEditor)]
 pub fn variant_editor(props: &VariantEditorProps) -> Html {
     let knobs = use_state(|| KnobText::of(&props.base, &props.variant));
@@ -288,8 +305,6 @@ pub fn variant_editor(props: &VariantEditorProps) -> Html {
                 Which::Release => next.release_script = Some(src.clone()),
                 Which::Extend => next.extend_script = Some(src.clone()),
             }
-            // Compiled, and run once (a script that fails on the nodes is refused too), by
-            // the engine: in its worker where the page has one.
             let check = crate::calls::ScriptCheck {
                 source: src,
                 scenario: next.apply(&base),
@@ -297,19 +312,7 @@ pub fn variant_editor(props: &VariantEditorProps) -> Html {
             };
             let (error, on_change) = (error.clone(), on_change.clone());
             wasm_bindgen_futures::spawn_local(async move {
-                let answer = match serde_json::to_string(&check) {
-                    Ok(arg) => crate::ui::engine_worker::call_anywhere("script_check", arg).await,
-                    Err(_) => None,
-                };
-                let checked = answer
-                    .and_then(|a| serde_json::from_str::<Result<(), ScriptError>>(&a).ok())
-                    .unwrap_or_else(|| {
-                        Err(ScriptError {
-                            line: None,
-                            message: crate::timeline::panel::NO_ENGINE.into(),
-                        })
-                    });
-                match checked {
+                match checked(&check).await {
                     Ok(()) => {
                         error.set(None);
                         on_change.emit(next);
