@@ -1,10 +1,10 @@
 //! The engine's calls by name, for work the page hands to the engine's worker that is
-//! not a run: JSON text in, JSON text out (`src/bin/engine.rs` exports [`call`];
+//! not a scenario's run, "Can this break?" or a trade-off row: JSON text in, JSON text out (`src/bin/engine.rs` exports [`call`];
 //! `static/engine-worker.js` answers `{"type":"call","name":N,"arg":A}` with
 //! `{"type":"result","value":V}`). Each call's answer is a `Result`, so a mistake in what
 //! it was given is an answer, not a failure of the worker.
 
-use crate::lesson::pack::{files_to_fetch, load_with_unreadable, Pack};
+use crate::lesson::pack::{files_to_fetch, load_with_unreadable};
 use crate::timeline::ScriptError;
 use serde::{Deserialize, Serialize};
 
@@ -27,7 +27,7 @@ pub struct PackFile {
 /// Makes call `name` on `arg` (JSON): its answer as JSON, or why the call could not be
 /// made (an unknown name, an argument that does not read).
 pub fn call(name: &str, arg: &str) -> Result<String, String> {
-    let out = match name {
+    match name {
         // The files a pack file lists, to fetch: `Result<Vec<path>, Vec<error>>`.
         "pack_list" => {
             let p: PackFile = read(arg)?;
@@ -52,9 +52,13 @@ pub fn call(name: &str, arg: &str) -> Result<String, String> {
             let c: ScriptCheck = read(arg)?;
             write(&script_check(&c))
         }
-        other => return Err(format!("the engine has no call `{other}`")),
-    };
-    out
+        // A generated or "what happens next?" question's instance: `Instance`.
+        "question" => {
+            let job: crate::lesson::generate::InstanceJob = read(arg)?;
+            write(&job.make())
+        }
+        other => Err(format!("the engine has no call `{other}`")),
+    }
 }
 
 /// What `script_check` is given.
@@ -80,26 +84,16 @@ pub const MAX_CONSOLE_LINES: usize = 500;
 
 /// The reply to the last of `lines`, run one after another on a fresh store.
 pub fn console_reply(lines: &[String]) -> String {
-    use crate::store::{parse_line, render, Store};
     if lines.len() > MAX_CONSOLE_LINES {
         return format!("(error) this console keeps {MAX_CONSOLE_LINES} commands at most: reload the page to start a new one");
     }
-    let mut store = Store::new(1);
-    let mut reply = String::new();
-    for line in lines {
-        reply = match parse_line(line) {
-            Ok(args) if args.is_empty() => continue,
-            Ok(args) => render(&store.execute(&args)),
-            Err(e) => format!("(error) {e}"),
-        };
-    }
-    reply
+    let mut store = crate::store::Store::new(1);
+    lines
+        .iter()
+        .filter_map(|line| store.answer_line(line))
+        .last()
+        .unwrap_or_default()
 }
-
-/// The answer of `pack_load`, as the page reads it.
-pub type PackAnswer = Result<Pack, Vec<String>>;
-/// The answer of `pack_list`.
-pub type ListAnswer = Result<Vec<String>, Vec<String>>;
 
 fn read<T: for<'de> Deserialize<'de>>(arg: &str) -> Result<T, String> {
     serde_json::from_str(arg).map_err(|e| format!("the call's argument: {e}"))
@@ -116,6 +110,12 @@ fn texts<E: std::fmt::Display>(errors: Vec<E>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::lesson::pack::Pack;
+
+    /// The answers of `pack_load` and `pack_list`, as the page reads them.
+    type PackAnswer = Result<Pack, Vec<String>>;
+    type ListAnswer = Result<Vec<String>, Vec<String>>;
 
     /// A pack's files, the pack file first, as the page fetches them.
     fn pack_files(dir: &str) -> Vec<(String, String)> {
@@ -242,5 +242,27 @@ mod tests {
             failing.is_err(),
             "a script that fails on the nodes is refused: {failing:?}"
         );
+    }
+
+    /// A generated question's instance through the call is the one made here.
+    #[test]
+    fn a_question_made_through_the_call_is_the_one_made_here() {
+        use crate::lesson::generate::{instance_in, needs_engine, Instance, InstanceJob};
+        let questions = crate::lesson::content::compiled_questions();
+        let mut made = 0;
+        for q in questions.iter().filter(|q| needs_engine(q)) {
+            let job = InstanceJob {
+                question: q.clone(),
+                lang: crate::lesson::content::Lang::Nb,
+                seed: 99,
+                scenarios: Vec::new(),
+            };
+            let got: Instance =
+                serde_json::from_str(&call("question", &serde_json::to_string(&job).unwrap()).unwrap())
+                    .unwrap();
+            assert_eq!(got, instance_in(q, job.lang, 99, &[]), "{}", q.id);
+            made += 1;
+        }
+        assert!(made >= 5, "{made} questions need the engine");
     }
 }

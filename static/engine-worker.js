@@ -1,6 +1,6 @@
 // The engine's module (src/bin/engine.rs) in a plain Worker of the page, one per page
 // (src/ui/engine_worker.rs), for the page's runs: the scenario panels' runs and forks,
-// generated questions, "Can this break?" and §4's trade-off tables (ARCHITECTURE.md, "The engine, off the page"). The page posts JSON
+// "Can this break?" and §4's trade-off tables (ARCHITECTURE.md, "The engine, off the page"). The page posts JSON
 // text; every answer is JSON text carrying the request's id:
 //   {"type":"explore","id":N,"scenario":"<the scenario's JSON, as text>","seed":"123","batches":20}
 //     (text, so no number of the scenario passes through a JavaScript number)
@@ -11,8 +11,6 @@
 //     → {"type":"part","id":N,"part":{…timeline::panel::RunPart}} … (the run's long lists,
 //       in pieces the page reads one task each), then
 //       {"type":"ran","id":N,"answer":{…timeline::panel::RunAnswer without them}} {"type":"done","id":N}
-//   {"type":"question","id":N,"job":"<lesson::generate::InstanceJob as JSON text>"}
-//     → {"type":"instance","id":N,"instance":{…lesson::generate::Instance}} {"type":"done","id":N}
 //   {"type":"call","id":N,"name":"pack_load","arg":"<JSON text>"} (lockstep::calls)
 //     → {"type":"result","id":N,"value":<the call's answer>} {"type":"done","id":N}
 //   or {"type":"error","id":N,"message":M} (the simulator's own error);
@@ -97,8 +95,6 @@ onmessage = async (event) => {
       : `{"type":"ran","id":${id},"answer":${parts[i]}}`));
   } else if (msg && msg.type === 'call') {
     await run(id, 1, () => `{"type":"result","id":${id},"value":${wasm_bindgen.call(String(msg.name), String(msg.arg))}}`);
-  } else if (msg && msg.type === 'question') {
-    await run(id, 1, () => `{"type":"instance","id":${id},"instance":${wasm_bindgen.question_instance(String(msg.job))}}`);
   } else if (msg && msg.type === 'sweep') {
     const ttls = Array.isArray(msg.ttls) ? msg.ttls.slice(0, 100).map(Number) : [];
     // The row is JSON text already: spliced, not parsed and written again.

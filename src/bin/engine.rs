@@ -5,12 +5,13 @@
 //! message between threads (ARCHITECTURE.md, "The engine, off the page").
 //!
 //! The page runs the same module in a plain Worker of its own (`static/engine-worker.js`)
-//! for the scenario panels' runs (`panel_run`), generated questions (`question_instance`),
-//! "Can this break?" (`explore_batch`) and
-//! §4's trade-off table (`sweep_point`), so none of them blocks the page.
+//! for the scenario panels' runs (`panel_run`), "Can this break?" (`explore_batch`),
+//! §4's trade-off table (`sweep_point`) and the calls of `lockstep::calls` (`call`:
+//! generated questions, packs, the console, script checks), so none of them blocks the
+//! page.
 //!
 //! It imports no browser API: only `wasm-bindgen` to export [`Trials`], `panel_run`,
-//! `question_instance`, `explore_batch` and `sweep_point`.
+//! `call`, `explore_batch` and `sweep_point`.
 
 #[cfg(target_arch = "wasm32")]
 mod web {
@@ -45,16 +46,6 @@ mod web {
         use lockstep::timeline::panel::{answer_parts, run_job, RunJob};
         let job: RunJob = serde_json::from_str(job).map_err(|e| JsError::new(&format!("the run: {e}")))?;
         answer_parts(run_job(&job)).map_err(|e| JsError::new(&e))
-    }
-
-    /// A question's instance that needs the engine (`lesson::generate::InstanceJob` as
-    /// JSON): the `Instance` as JSON.
-    #[wasm_bindgen]
-    pub fn question_instance(job: &str) -> Result<String, JsError> {
-        use lockstep::lesson::generate::InstanceJob;
-        let job: InstanceJob =
-            serde_json::from_str(job).map_err(|e| JsError::new(&format!("the question: {e}")))?;
-        serde_json::to_string(&job.make()).map_err(|e| JsError::new(&e.to_string()))
     }
 
     /// One of the engine's calls by name (`lockstep::calls`): JSON text in and out.

@@ -7,7 +7,7 @@
 
 use super::content::Lang;
 use super::quiz::{check, read_response, Answer, Form, Generator, Kind, NotAnswered, Question, Response};
-use crate::store::{parse_line, render, Store};
+use crate::store::Store;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -401,13 +401,7 @@ fn run_session(seed: u64, lines: &[String]) -> Vec<(String, String)> {
     store.set_now_ms(1_700_000_000_000);
     lines
         .iter()
-        .map(|line| {
-            let reply = match parse_line(line) {
-                Ok(argv) => render(&store.execute(&argv)),
-                Err(e) => format!("(error) {e}"),
-            };
-            (line.clone(), reply)
-        })
+        .map(|line| (line.clone(), store.answer_line(line).unwrap_or_default()))
         .collect()
 }
 

@@ -135,6 +135,16 @@ impl Store {
         self.db.max_memory = db::MaxMemory(bytes);
     }
 
+    /// Runs one redis-cli line on connection 0: its reply as redis-cli prints it (a line
+    /// that does not parse gets `(error) …`), or `None` for a line with no command.
+    pub fn answer_line(&mut self, line: &str) -> Option<String> {
+        match parse_line(line) {
+            Ok(argv) if argv.is_empty() => None,
+            Ok(argv) => Some(render(&self.execute(&argv))),
+            Err(e) => Some(format!("(error) {e}")),
+        }
+    }
+
     /// Runs one command on connection 0.
     pub fn execute(&mut self, argv: &[Vec<u8>]) -> Reply {
         self.execute_conn(0, argv)

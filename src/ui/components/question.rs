@@ -331,11 +331,11 @@ fn ask_worker(key: InstanceKey, made: UseStateHandle<MadeFor>) -> Option<crate::
         here();
         return None;
     };
-    let request = serde_json::json!({ "type": "question", "job": text });
+    let request = serde_json::json!({ "type": "call", "name": "question", "arg": text });
     let on_message = {
         let here = here.clone();
         move |mut v: serde_json::Value| match v["type"].as_str() {
-            Some("instance") => match serde_json::from_value::<Instance>(v["instance"].take()) {
+            Some("result") => match serde_json::from_value::<Instance>(v["value"].take()) {
                 Ok(inst) => made.set(Some((key.clone(), Some(Rc::new(inst)), "worker"))),
                 Err(_) => here(),
             },
