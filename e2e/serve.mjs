@@ -33,19 +33,20 @@ const TYPES = {
   '.json': 'application/json',
   '.toml': 'text/plain; charset=utf-8',
   '.md': 'text/plain; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
   '.ico': 'image/x-icon',
 };
 
 // Text and wasm compress; images are compressed already.
-const COMPRESS = new Set(['.html', '.js', '.mjs', '.css', '.wasm', '.json', '.toml', '.md', '.svg']);
+const COMPRESS = new Set(['.html', '.js', '.mjs', '.css', '.wasm', '.json', '.toml', '.md', '.svg', '.txt']);
 const gzipAsync = promisify(gzip);
 
 // Trunk's content-hashed names: `<name>-<hash>` before the extension, and the wasm beside
-// its JS (`<name>-<hash>_bg.wasm`). The hash is a u64 in hex without leading zeros: 1 to 16
+// its JS (`<name>-<hash>_bg.wasm`); the lesson's text is `lesson-text-<hash>.txt`. The hash is a u64 in hex without leading zeros: 1 to 16
 // digits (one build in 16 has 15; `app-3254efae2811b6c.js` was served uncached).
-const HASHED = /-[0-9a-f]{1,16}(_bg)?\.(js|wasm|css)$/;
+const HASHED = /-[0-9a-f]{1,16}(_bg)?\.(js|wasm|css|txt)$/;
 function cacheControl(file) {
   return HASHED.test(file) ? 'public, max-age=31536000, immutable' : 'no-cache';
 }

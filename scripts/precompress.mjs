@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 
-const COMPRESS = new Set(['.html', '.js', '.mjs', '.css', '.wasm', '.json', '.toml', '.md', '.svg']);
+const COMPRESS = new Set(['.html', '.js', '.mjs', '.css', '.wasm', '.json', '.toml', '.md', '.svg', '.txt']);
 const root = process.argv[2] ?? 'dist';
 const brotli = promisify(brotliCompress);
 

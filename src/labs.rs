@@ -22,30 +22,23 @@ pub const IDS: [&str; 6] = [
     "idempotency",
 ];
 
-macro_rules! shown {
-    ($id:literal) => {
-        (
-            $id,
-            include_str!(concat!("../labs/", $id, "/lab.toml")),
-            include_str!(concat!("../labs/", $id, "/scenario.toml")),
-            include_str!(concat!("../labs/", $id, "/starter.js")),
-        )
-    };
+/// What a section shows of each lab: (id, lab.toml, scenario.toml, starter.js), in the
+/// lesson's text (`build.rs`, `crate::text`).
+mod files {
+    use crate::text::Txt;
+    include!(concat!(env!("OUT_DIR"), "/lab_files.rs"));
 }
 
-/// What a section shows of each lab: (id, lab.toml, scenario.toml, starter.js).
-const SHOWN: [(&str, &str, &str, &str); 6] = [
-    shown!("set-nx"),
-    shown!("safe-release"),
-    shown!("watchdog"),
-    shown!("redlock"),
-    shown!("fencing"),
-    shown!("idempotency"),
-];
+/// The shown files of lab `id`: lab.toml, scenario.toml, starter.js.
+fn shown_files(id: &str) -> Option<(&'static str, &'static str, &'static str)> {
+    let (_, lab, scenario, starter) = files::SHOWN.iter().find(|s| s.0 == id)?;
+    Some((lab.get(), scenario.get(), starter.get()))
+}
 
 /// Each built-in lab's `lab.toml` and `scenario.toml` as JSON, by `<id>/lab` and
 /// `<id>/scenario`, compiled by `build.rs`.
 mod compiled {
+    use crate::text::Txt;
     include!(concat!(env!("OUT_DIR"), "/lab_json.rs"));
 }
 
@@ -55,7 +48,12 @@ mod compiled {
 /// [`shown_checked`] reads and validates the files themselves, and tests hold the two
 /// equal.
 pub fn shown(id: &str) -> Option<Result<Lab, String>> {
-    let json = |name: String| compiled::JSON.iter().find(|(n, _)| *n == name).map(|(_, j)| *j);
+    let json = |name: String| {
+        compiled::JSON
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, j)| j.get())
+    };
     let (lab_json, scenario_json) = (json(format!("{id}/lab"))?, json(format!("{id}/scenario"))?);
     with_sources(id, |src| Lab::from_compiled(src, lab_json, scenario_json))
 }
@@ -69,7 +67,7 @@ fn with_sources(
     id: &str,
     read: impl FnOnce(&LabSources) -> Result<Lab, crate::sim::lab::LabError>,
 ) -> Option<Result<Lab, String>> {
-    let (id, lab_toml, scenario_toml, starter) = SHOWN.iter().find(|s| s.0 == id)?;
+    let (lab_toml, scenario_toml, starter) = shown_files(id)?;
     let dir = format!("labs/{id}");
     Some(
         read(&LabSources {
@@ -443,6 +441,11 @@ mod tests {
             2 * IDS.len(),
             "a lab.toml and a scenario.toml per lab"
         );
+        let mut shown_ids: Vec<&str> = files::SHOWN.iter().map(|s| s.0).collect();
+        let mut ids = IDS.to_vec();
+        shown_ids.sort();
+        ids.sort();
+        assert_eq!(shown_ids, ids, "every lab directory is a built-in lab");
         for id in IDS {
             let checked = shown_checked(id).expect("a built-in");
             assert!(checked.is_ok(), "{id}: {checked:?}");
@@ -454,7 +457,7 @@ mod tests {
     /// from the compiled JSON.
     #[test]
     fn a_date_parameter_is_its_text() {
-        let (_, lab_toml, scenario_toml, starter) = SHOWN[0];
+        let (lab_toml, scenario_toml, starter) = shown_files("set-nx").expect("a built-in");
         let lab_toml = lab_toml.replace("[params]\n", "[params]\nwhen = 1979-05-27T07:32:00Z\n");
         assert!(lab_toml.contains("when ="), "the lab has a [params] table");
         let src = LabSources {

@@ -8,6 +8,7 @@ pub mod labs;
 pub mod lesson;
 pub mod sim;
 pub mod store;
+pub mod text;
 pub mod timeline;
 pub mod toml_error;
 

@@ -16,6 +16,9 @@ const me = document.querySelector('script[data-lockstep-boot]');
 const app = document.getElementById('app');
 const JS = me?.dataset.js;
 const WASM = me?.dataset.wasm;
+// The lesson's text, which the app's module does not carry (src/text.rs); Trunk's hook
+// (scripts/lesson-text.sh) names it here.
+const TEXT = document.querySelector('meta[name="lockstep-text"]')?.content;
 // Which page to show, decided by the inline script in <head> (static/boot-head.js).
 const first = window.lockstepFirstPage ?? { shown: Promise.resolve(false) };
 
@@ -99,6 +102,13 @@ function boot() {
   // The wasm is asked for at once, beside the JavaScript that will compile it, not after
   // it: one round trip less (half a second on a slow line).
   const wasm = fetch(WASM, { credentials: 'same-origin' });
+  // The lesson's text likewise: the app takes this fetch when it names its own file.
+  if (TEXT) {
+    window.lockstepTextFile = TEXT;
+    window.lockstepText = fetch(TEXT, { credentials: 'same-origin' })
+      .then((r) => (r.ok ? r.text() : null))
+      .catch(() => null);
+  }
   // The runs this page's panels open on, made at build time (scripts/prerender.sh), and
   // the snapshot's drawing of each panel, for one whose run is not shipped.
   const name = location.hash.match(/^#\/([^/?]+)\/([1-9][0-9]*)\/?$/)?.[2] ?? 'home';

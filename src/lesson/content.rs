@@ -15,23 +15,24 @@ mod generated_quiz {
 mod compiled {
     use super::super::quiz::{Generator, Kind, Question, Texts};
     use super::{Lang, Section};
+    use crate::text::Txt;
 
     pub struct S {
         pub lang: Lang,
         pub id: &'static str,
-        pub title: &'static str,
+        pub title: Txt,
         pub order: u32,
-        pub body: &'static str,
+        pub body: Txt,
         pub file: &'static str,
     }
 
     pub struct T {
-        pub prompt: &'static str,
-        pub options: &'static [&'static str],
-        pub explanations: &'static [&'static str],
-        pub explanation: &'static str,
-        pub unit: Option<&'static str>,
-        pub items: &'static [&'static str],
+        pub prompt: Txt,
+        pub options: &'static [Txt],
+        pub explanations: &'static [Txt],
+        pub explanation: Txt,
+        pub unit: Option<Txt>,
+        pub items: &'static [Txt],
     }
 
     pub enum K {
@@ -41,7 +42,7 @@ mod compiled {
         /// The answer and the tolerance, as `f64` bits.
         Numeric(u64, u64),
         Order,
-        Bug(&'static str, &'static str, usize),
+        Bug(Txt, &'static str, usize),
         Generated(Generator),
     }
 
@@ -59,26 +60,26 @@ mod compiled {
         pub fn section(&self) -> Section {
             Section {
                 id: self.id.into(),
-                title: self.title.into(),
+                title: self.title.get().into(),
                 order: self.order,
-                body: self.body.into(),
+                body: self.body.get().into(),
                 file: self.file.into(),
             }
         }
     }
 
-    fn strings(v: &[&str]) -> Vec<String> {
-        v.iter().map(|s| s.to_string()).collect()
+    fn strings(v: &[Txt]) -> Vec<String> {
+        v.iter().map(|s| s.get().to_string()).collect()
     }
 
     impl T {
         fn texts(&self) -> Texts {
             Texts {
-                prompt: self.prompt.into(),
+                prompt: self.prompt.get().into(),
                 options: strings(self.options),
                 explanations: strings(self.explanations),
-                explanation: self.explanation.into(),
-                unit: self.unit.map(String::from),
+                explanation: self.explanation.get().into(),
+                unit: self.unit.map(|u| u.get().to_string()),
                 items: strings(self.items),
             }
         }
@@ -101,7 +102,7 @@ mod compiled {
                 },
                 K::Order => Kind::Order,
                 K::Bug(code, code_lang, bug_line) => Kind::Bug {
-                    code: code.into(),
+                    code: code.get().into(),
                     code_lang: code_lang.into(),
                     bug_line,
                 },

@@ -4,6 +4,7 @@
 use super::content::Lang;
 
 mod compiled {
+    use crate::text::Txt;
     include!(concat!(env!("OUT_DIR"), "/ui_texts.rs"));
 }
 
@@ -11,7 +12,7 @@ mod compiled {
 fn lookup(lang: Lang, key: &str) -> Option<&'static str> {
     let (_, texts) = compiled::UI.iter().find(|(code, _)| *code == lang.code())?;
     let i = texts.binary_search_by(|(k, _)| (*k).cmp(key)).ok()?;
-    Some(texts[i].1)
+    Some(texts[i].1.get())
 }
 
 /// The texts of one language.
@@ -55,7 +56,7 @@ mod tests {
         let compiled: Table = compiled::UI
             .iter()
             .map(|(lang, texts)| {
-                let texts = texts.iter().map(|(k, v)| (k.to_string(), v.to_string()));
+                let texts = texts.iter().map(|(k, v)| (k.to_string(), v.get().to_string()));
                 (lang.to_string(), texts.collect())
             })
             .collect();

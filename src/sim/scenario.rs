@@ -819,6 +819,7 @@ builtins!(
 
 /// The built-in scenarios as JSON, compiled by `build.rs` from the same TOML files.
 mod compiled {
+    use crate::text::Txt;
     include!(concat!(env!("OUT_DIR"), "/scenario_json.rs"));
 }
 
@@ -827,7 +828,7 @@ mod compiled {
 /// valid ([`builtin_checked`]) and equal to this.
 pub fn builtin(name: &str) -> Option<Result<Scenario, ScenarioError>> {
     let (_, json) = compiled::JSON.iter().find(|(n, _)| *n == name)?;
-    Some(serde_json::from_str(json).map_err(|e| ScenarioError {
+    Some(serde_json::from_str(json.get()).map_err(|e| ScenarioError {
         file: format!("scenarios/{name}.toml"),
         line: None,
         field: String::new(),

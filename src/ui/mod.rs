@@ -15,10 +15,82 @@ pub use app::App;
 
 use wasm_bindgen::JsCast;
 
-/// Starts the app in the page: installs the panic panel and mounts into `#app`
-/// (or `<body>` if the page has no `#app`).
+/// Starts the app in the page: installs the panic panel, and mounts into `#app` (or
+/// `<body>` if the page has no `#app`) once the lesson's text is there: at once when it
+/// is part of the module, else when [`lesson_text`] has fetched it.
 pub fn start() {
     panic::install();
+    #[cfg(feature = "inline-text")]
+    show();
+    #[cfg(not(feature = "inline-text"))]
+    wasm_bindgen_futures::spawn_local(async {
+        match lesson_text().await.and_then(crate::text::take) {
+            Ok(()) => show(),
+            Err(e) => text_missing(&e),
+        }
+    });
+}
+
+/// The lesson's text: the fetch `static/boot.js` started beside the wasm's when it names
+/// this module's file (`window.lockstepText`, `window.lockstepTextFile`), else a fetch
+/// of [`crate::text::FILE`] beside the page.
+#[cfg(not(feature = "inline-text"))]
+async fn lesson_text() -> Result<String, String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let get = |name: &str| js_sys::Reflect::get(&window, &name.into()).ok();
+    if get("lockstepTextFile").and_then(|f| f.as_string()).as_deref() == Some(crate::text::FILE) {
+        if let Some(promise) = get("lockstepText").and_then(|p| p.dyn_into::<js_sys::Promise>().ok()) {
+            if let Some(text) = wasm_bindgen_futures::JsFuture::from(promise)
+                .await
+                .ok()
+                .and_then(|t| t.as_string())
+            {
+                return Ok(text);
+            }
+        }
+    }
+    pack_loader::fetch_text(crate::text::FILE, crate::text::LEN)
+        .await
+        .map_err(|e| match e {
+            pack_loader::FetchError::Failed(m) => m,
+            pack_loader::FetchError::TooBig { .. } => format!("{}: larger than expected", crate::text::FILE),
+        })
+}
+
+/// Without its text the app cannot draw: the page (the prerendered section, if any)
+/// stays, and a status line says what went wrong and what to do, in the page's language.
+#[cfg(not(feature = "inline-text"))]
+fn text_missing(error: &str) {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let nb = document
+        .document_element()
+        .is_some_and(|e| e.get_attribute("lang").as_deref() == Some("nb"));
+    let text = if nb {
+        format!("Lockstep fikk ikke lastet inn teksten til leksjonen ({error}). Last inn siden på nytt for å prøve igjen.")
+    } else {
+        format!("Lockstep could not load the lesson's text ({error}). Reload the page to try again.")
+    };
+    let status = match document.query_selector(".boot-status").ok().flatten() {
+        Some(s) => s,
+        None => {
+            let Ok(p) = document.create_element("p") else {
+                return;
+            };
+            p.set_class_name("boot-status");
+            let _ = p.set_attribute("role", "status");
+            if let Some(body) = document.body() {
+                let _ = body.append_child(&p);
+            }
+            p
+        }
+    };
+    status.set_text_content(Some(&text));
+}
+
+/// Replaces the page's placeholder (or prerendered section) with the app.
+fn show() {
     let Some(document) = web_sys::window().and_then(|w| w.document()) else {
         return;
     };
