@@ -223,9 +223,36 @@ try {
       seen[where] = shown;
       say(`the example pack, read in the ${where === 'page' ? 'page (the worker\'s script blocked)' : 'worker'}: "${shown[1]}", ${shown[2]} characters; calls to the worker: ${calls.join(', ') || 'none'}`);
       if (where === 'worker' && !(calls.includes('pack_list') && calls.includes('pack_load'))) problems.push(`the pack was not read by the engine's worker (calls: ${calls.join(', ')})`);
+      // The page parses no Markdown: the engine parsed the pack's texts for it, and the
+      // section shows them formatted (its paragraphs, lists, code), none as plain text.
+      const drawn = await page.evaluate(() => [document.querySelectorAll('article.section p').length,
+        document.querySelectorAll('article.section code, article.section li').length,
+        document.documentElement.dataset.markdownMisses ?? '0']);
+      say(`the pack's section 2 drew ${drawn[0]} paragraphs and ${drawn[1]} code spans and list items; texts shown unparsed: ${drawn[2]}`);
+      if (!calls.includes('markdown')) problems.push(`the pack's Markdown was not parsed by the engine (calls: ${calls.join(', ')})`);
+      if (drawn[0] < 2 || drawn[1] < 1 || drawn[2] !== '0') problems.push(`the pack's section is not drawn from its Markdown: ${drawn}`);
       await page.close();
     }
     if (seen.worker?.[1] !== 'Renewing a lease') problems.push(`the pack's section 2 shows "${seen.worker?.[1]}", not its title`);
+  }
+
+  // Every built-in section and its questions, as a learner pages through: all drawn
+  // from the trees the build made (the page parses no Markdown), none as plain text.
+  {
+    const page = await appAt(1);
+    let paragraphs = 0;
+    let questions = 0;
+    for (let n = 1; n <= 12; n++) {
+      await page.evaluate((n) => { location.hash = `#/distributed-locks/${n}`; }, n);
+      await page.waitForFunction((n) => document.querySelector('.section-kicker')?.innerText.startsWith(`Section ${n} `), n, { timeout: 30000 });
+      await page.waitForFunction(() => !document.querySelector('form.question[aria-busy]'), null, { timeout: 30000 });
+      paragraphs += await page.evaluate(() => document.querySelectorAll('article.section p').length);
+      questions += await page.evaluate(() => document.querySelectorAll('form.question legend').length);
+    }
+    const misses = await page.evaluate(() => document.documentElement.dataset.markdownMisses ?? '0');
+    say(`12 sections drew ${paragraphs} paragraphs and ${questions} questions; texts shown unparsed: ${misses}`);
+    if (paragraphs < 100 || questions < 10 || misses !== '0') problems.push(`the sections are not all drawn from their trees: ${paragraphs} paragraphs, ${questions} questions, ${misses} unparsed`);
+    await page.close();
   }
 
   // Another section opened while the app runs: its panel's first run, too, is made in

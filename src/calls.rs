@@ -57,9 +57,24 @@ pub fn call(name: &str, arg: &str) -> Result<String, String> {
             let job: crate::lesson::generate::InstanceJob = read(arg)?;
             write(&job.make())
         }
+        // Each text's Markdown tree, encoded (`lesson::docs`: the page parses no
+        // Markdown): `Vec<String>`, one per text. At most MAX_MARKDOWN_BYTES in all.
+        "markdown" => {
+            let texts: Vec<String> = read(arg)?;
+            if texts.iter().map(String::len).sum::<usize>() > MAX_MARKDOWN_BYTES {
+                return Err(format!(
+                    "more than {MAX_MARKDOWN_BYTES} bytes of Markdown in one call"
+                ));
+            }
+            write(&crate::lesson::docs::encode_all(&texts))
+        }
         other => Err(format!("the engine has no call `{other}`")),
     }
 }
+
+/// The most Markdown one `markdown` call parses: a whole pack's texts (its files are at
+/// most `MAX_PACK_BYTES` together) fit.
+pub const MAX_MARKDOWN_BYTES: usize = 2 * crate::lesson::pack::MAX_PACK_BYTES;
 
 /// What `script_check` is given.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

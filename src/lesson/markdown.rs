@@ -8,6 +8,13 @@
 //! - the tree is never deeper than [`MAX_DEPTH`]: containers nested deeper are flattened
 //!   into their parent, so walking or dropping a tree can never exhaust the stack (a pack
 //!   is rejected before that, by [`too_deep`]).
+//!
+//! The page's module parses no Markdown (it is built without `page-engine`, and
+//! pulldown-cmark with its entity table is about 66 KB gzip of it): a tree travels as the
+//! compact text [`encode`] writes and [`decode`] reads, made where the Markdown was made
+//! (by `build.rs` for the built-in lesson, by the engine for a pack or a generated
+//! question). `lesson::docs` finds the tree of a text; nothing the page's module runs
+//! calls [`parse`] or [`too_deep`], so the linker leaves them (and pulldown-cmark) out.
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
@@ -296,6 +303,190 @@ fn heading_tag(level: u8) -> &'static str {
     }
 }
 
+/// The elements a tree may hold; [`encode`] names each by its place here.
+const TAGS: [&str; 22] = [
+    "p",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "blockquote",
+    "ol",
+    "ul",
+    "li",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "em",
+    "strong",
+    "del",
+    "br",
+    "hr",
+];
+
+/// Marks a text that is a tree already ([`page_form`]): no Markdown starts with it.
+pub const TREE_MARK: char = '\u{1}';
+
+/// `markdown` as the page's module is given a section body: its tree, marked.
+pub fn page_form(markdown: &str) -> String {
+    format!("{TREE_MARK}{}", encode(&parse(markdown)))
+}
+
+/// `nodes` as a compact text that [`decode`] reads back: each node in document order,
+/// `t<len>:<text>`, `c<len>:<code>`, `b<len>:<lang><len>:<code>` (`B<len>:<code>`
+/// without a language), `e<tag>,<start>,<children>;` and `l<len>:<href><len>:<title>
+/// <children>;` followed by their children. Lengths are in bytes.
+pub fn encode(nodes: &[Node]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    for n in walk(nodes) {
+        let _ = match n {
+            Node::Text(t) => write!(out, "t{}:{t}", t.len()),
+            Node::InlineCode(t) => write!(out, "c{}:{t}", t.len()),
+            Node::CodeBlock { lang: Some(l), code } => write!(out, "b{}:{l}{}:{code}", l.len(), code.len()),
+            Node::CodeBlock { lang: None, code } => write!(out, "B{}:{code}", code.len()),
+            Node::Element { tag, start, children } => write!(
+                out,
+                "e{},{},{};",
+                TAGS.iter().position(|t| t == tag).unwrap_or(0),
+                start.map_or(String::new(), |s| s.to_string()),
+                children.len()
+            ),
+            Node::Link {
+                href,
+                title,
+                children,
+            } => {
+                write!(
+                    out,
+                    "l{}:{href}{}:{title}{};",
+                    href.len(),
+                    title.len(),
+                    children.len()
+                )
+            }
+        };
+    }
+    out
+}
+
+/// The tree [`encode`] wrote; `None` if `text` is not one (cut short, a length past its
+/// end or off a character's boundary, an unknown element, nesting past [`MAX_DEPTH`]).
+/// Iterative: no input can exhaust the stack, and nothing is allocated ahead of the text.
+pub fn decode(text: &str) -> Option<Vec<Node>> {
+    struct Open {
+        node: Node,
+        left: usize,
+    }
+    let mut at = 0usize;
+    let number = |at: &mut usize, end: u8| -> Option<u64> {
+        let rest = text.get(*at..)?;
+        let n = rest.bytes().position(|b| b == end)?;
+        *at += n + 1;
+        rest[..n].parse().ok()
+    };
+    let string = |at: &mut usize| -> Option<String> {
+        let len = usize::try_from(number(at, b':')?).ok()?;
+        let s = text.get(*at..at.checked_add(len)?)?;
+        *at += len;
+        Some(s.to_string())
+    };
+    let mut root: Vec<Node> = Vec::new();
+    let mut open: Vec<Open> = Vec::new();
+    while at < text.len() {
+        let kind = text.as_bytes()[at];
+        at += 1;
+        let (node, children) = match kind {
+            b't' => (Node::Text(string(&mut at)?), 0),
+            b'c' => (Node::InlineCode(string(&mut at)?), 0),
+            b'b' => {
+                let lang = string(&mut at)?;
+                let code = string(&mut at)?;
+                (
+                    Node::CodeBlock {
+                        lang: Some(lang),
+                        code,
+                    },
+                    0,
+                )
+            }
+            b'B' => (
+                Node::CodeBlock {
+                    lang: None,
+                    code: string(&mut at)?,
+                },
+                0,
+            ),
+            b'e' => {
+                let tag = *TAGS.get(usize::try_from(number(&mut at, b',')?).ok()?)?;
+                let start = match text.get(at..)?.strip_prefix(',') {
+                    Some(_) => {
+                        at += 1;
+                        None
+                    }
+                    None => Some(number(&mut at, b',')?),
+                };
+                let n = usize::try_from(number(&mut at, b';')?).ok()?;
+                (
+                    Node::Element {
+                        tag,
+                        start,
+                        children: Vec::new(),
+                    },
+                    n,
+                )
+            }
+            b'l' => {
+                let href = string(&mut at)?;
+                let title = string(&mut at)?;
+                let n = usize::try_from(number(&mut at, b';')?).ok()?;
+                (
+                    Node::Link {
+                        href,
+                        title,
+                        children: Vec::new(),
+                    },
+                    n,
+                )
+            }
+            _ => return None,
+        };
+        if children > 0 {
+            if open.len() >= MAX_DEPTH {
+                return None;
+            }
+            open.push(Open { node, left: children });
+            continue;
+        }
+        // A finished node goes to its parent; a parent with all its children is finished.
+        let mut done = node;
+        loop {
+            match open.last_mut() {
+                None => {
+                    root.push(done);
+                    break;
+                }
+                Some(parent) => {
+                    if let Node::Element { children, .. } | Node::Link { children, .. } = &mut parent.node {
+                        children.push(done);
+                    }
+                    parent.left -= 1;
+                    if parent.left > 0 {
+                        break;
+                    }
+                    done = open.pop()?.node;
+                }
+            }
+        }
+    }
+    open.is_empty().then_some(root)
+}
+
 /// Joins adjacent text nodes of one list (pulldown-cmark splits text at entities and
 /// breaks). Children were merged when their frame closed, so this is not recursive.
 fn merge_text(nodes: Vec<Node>) -> Vec<Node> {
@@ -469,5 +660,52 @@ mod tests {
         ] {
             let _ = parse(s);
         }
+    }
+
+    /// A tree read back from its encoding is the tree, whatever it holds.
+    #[test]
+    fn encoding_round_trips() {
+        let docs = [
+            "# Title\n\nSome *em*, **strong**, ~~del~~ and `code`; a [link](https://x.org \"t\").",
+            "1. one\n2. two\n\n5. five\n\n- a\n  - b\n\n> quote\n\n---\n\nline  \nbreak",
+            "```js\nconst a = 1;\n```\n\n    indented\n\n|a|b|\n|-|-|\n|1|2|",
+            "æøå — «quotes» 🙂 `ß`:;,0123 t5:x e1,,2;",
+            "",
+        ];
+        for d in docs {
+            let tree = parse(d);
+            assert_eq!(decode(&encode(&tree)), Some(tree), "{d:?}");
+        }
+    }
+
+    /// Anything else is refused, never a panic: cut short, lengths past the end or inside
+    /// a character, unknown kinds and elements, nesting past MAX_DEPTH.
+    #[test]
+    fn a_broken_encoding_is_refused() {
+        let good = encode(&parse("a *b* [c](https://d.e) `f`\n\n- g"));
+        // A prefix reads only where a node of the root ends (never inside an element).
+        let whole = decode(&good).expect("reads").len();
+        let read = (0..good.len())
+            .filter_map(|cut| good.get(..cut))
+            .filter_map(decode);
+        assert!(read.map(|t| t.len()).all(|n| n < whole));
+        for bad in [
+            "x",
+            "t",
+            "t5:ab",
+            "t1:ø",
+            "t99999999999999999999:a",
+            "e99,,0;",
+            "e0,,2;t1:a",
+            "e0,x,1;t1:a",
+            "l1:a",
+            "B-1:",
+        ] {
+            assert_eq!(decode(bad), None, "{bad:?}");
+        }
+        let deep = "e0,,1;".repeat(MAX_DEPTH + 1) + "t1:a";
+        assert_eq!(decode(&deep), None);
+        let ok = "e0,,1;".repeat(MAX_DEPTH - 1) + "t1:a";
+        assert!(decode(&ok).is_some());
     }
 }

@@ -6,6 +6,7 @@
 
 pub mod boot_rules;
 pub mod content;
+pub mod docs;
 pub mod embed;
 pub mod generate;
 pub mod guide;

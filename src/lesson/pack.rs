@@ -1580,7 +1580,7 @@ fn read_questions(
 pub fn section_scenarios(lesson: &Lesson, order: u32) -> Vec<String> {
     lesson
         .section(order)
-        .map_or_else(Vec::new, |s| scenario_blocks(&markdown::parse(&s.body)))
+        .map_or_else(Vec::new, |s| scenario_blocks(&super::docs::doc(&s.body)))
 }
 
 /// The scenario names a document's `scenario` blocks offer, in order.

@@ -248,7 +248,7 @@ impl Progress {
         let lab_ids: BTreeSet<String> = lesson
             .sections
             .iter()
-            .flat_map(|s| super::pack::lab_blocks(&super::markdown::parse(&s.body)))
+            .flat_map(|s| super::pack::lab_blocks(&super::docs::doc(&s.body)))
             .collect();
         let fitted = LessonProgress {
             visited: theirs

@@ -106,7 +106,10 @@ pub async fn from_url(url: &str) -> Result<Pack, Vec<String>> {
 /// The pack `files` make, validated in the engine's worker (the loader reads TOML and
 /// Markdown and checks scenarios and labs, none of which the page needs otherwise).
 async fn load(files: PackFiles) -> Result<Pack, Vec<String>> {
-    pack_call::<Pack>("pack_load", &files).await
+    let pack = pack_call::<Pack>("pack_load", &files).await?;
+    // The page parses no Markdown: the engine parses the pack's texts for it.
+    crate::ui::components::learn_trees(crate::lesson::docs::pack_texts(&pack)).await;
+    Ok(pack)
 }
 
 /// The files the pack file `name` lists, read in the engine's worker.

@@ -6,6 +6,43 @@ use crate::lesson::content::Lang;
 use crate::lesson::markdown::Node;
 use yew::prelude::*;
 
+/// The tree of `text` (`lesson::docs::doc`). A text shown plain because its tree was
+/// found nowhere is counted on the page, `<html data-markdown-misses="N">`, for the
+/// end-to-end checks.
+pub fn doc(text: &str) -> Vec<Node> {
+    let before = crate::lesson::docs::misses();
+    let nodes = crate::lesson::docs::doc(text);
+    let now = crate::lesson::docs::misses();
+    if now != before {
+        if let Some(html) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.document_element())
+        {
+            let _ = html.set_attribute("data-markdown-misses", &now.to_string());
+        }
+    }
+    nodes
+}
+
+/// Asks the engine for the trees of those of `texts` not known yet (a pack's, a
+/// generated question's), and keeps them; without the engine they stay unknown and are
+/// shown as plain text.
+pub async fn learn_trees(texts: Vec<String>) {
+    let texts = crate::lesson::docs::unknown(texts);
+    if texts.is_empty() {
+        return;
+    }
+    let Ok(arg) = serde_json::to_string(&texts) else {
+        return;
+    };
+    let answer = crate::ui::engine_worker::call_anywhere("markdown", arg).await;
+    if let Some(trees) = answer.and_then(|a| serde_json::from_str::<Vec<String>>(&a).ok()) {
+        if trees.len() == texts.len() {
+            crate::lesson::docs::learn(texts.into_iter().zip(trees));
+        }
+    }
+}
+
 pub fn render(nodes: &[Node], lang: Lang) -> Html {
     nodes.iter().map(|n| render_node(n, lang)).collect::<Html>()
 }
@@ -75,7 +112,7 @@ fn render_node(node: &Node, lang: Lang) -> Html {
 /// emphasis and safe links. Paragraphs become line breaks, so the result is phrasing
 /// content that may sit inside a `<legend>` or a `<label>`.
 pub fn render_inline(text: &str, lang: Lang) -> Html {
-    let nodes = crate::lesson::markdown::parse(text);
+    let nodes = crate::lesson::docs::doc(text);
     let mut out: Vec<Html> = Vec::new();
     for (i, node) in nodes.iter().enumerate() {
         if i > 0 {

@@ -21,7 +21,7 @@ pub use content_errors::ContentErrors;
 pub use deferred::Deferred;
 pub use guide::GuideView;
 pub use lang_switch::LangSwitch;
-pub use markdown::{render, render_inline};
+pub use markdown::{doc, learn_trees, render, render_inline};
 pub use notices::Notices;
 pub use pack_failed::PackFailed;
 pub use pager::Pager;

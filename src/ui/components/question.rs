@@ -336,7 +336,14 @@ fn ask_worker(key: InstanceKey, made: UseStateHandle<MadeFor>) -> Option<crate::
         let here = here.clone();
         move |mut v: serde_json::Value| match v["type"].as_str() {
             Some("result") => match serde_json::from_value::<Instance>(v["value"].take()) {
-                Ok(inst) => made.set(Some((key.clone(), Some(Rc::new(inst)), "worker"))),
+                // Shown once the engine has parsed its texts too (the page parses none).
+                Ok(inst) => {
+                    let (made, key) = (made.clone(), key.clone());
+                    wasm_bindgen_futures::spawn_local(async move {
+                        super::learn_trees(crate::lesson::docs::instance_texts(&inst)).await;
+                        made.set(Some((key, Some(Rc::new(inst)), "worker")));
+                    });
+                }
                 Err(_) => here(),
             },
             Some("done") => {}

@@ -1,7 +1,7 @@
+use super::markdown::doc;
 use super::markdown::render;
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
-use crate::lesson::markdown::parse;
 use crate::lesson::state::Lessons;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -21,14 +21,14 @@ pub fn section_view(props: &SectionProps) -> Html {
     let Some(section) = lesson.section(props.order) else {
         return html! {};
     };
-    // Parsing is cheap (a few hundred µs) and only reruns when the props change.
+    // Decoding is cheap (a few hundred µs) and only reruns when the props change.
     let body = use_memo(
         (props.lessons.clone(), props.lang, props.order),
         |(lessons, lang, order)| {
             lessons
                 .get(*lang)
                 .section(*order)
-                .map(|s| parse(&s.body))
+                .map(|s| doc(&s.body))
                 .unwrap_or_default()
         },
     );

@@ -13,7 +13,6 @@ mod sandbox;
 
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
-use crate::lesson::markdown::parse;
 use crate::lesson::progress::LabProgress;
 use crate::lesson::route::{hash_with_state, query_param};
 #[cfg(feature = "page-engine")]
@@ -23,6 +22,7 @@ use crate::sim::lab_seq::{self, Draw};
 use crate::sim::Violation;
 use crate::timeline::{self, Model};
 use crate::ui::browser;
+use crate::ui::components::doc;
 use crate::ui::components::render;
 use crate::ui::components::CodeBlock;
 use sandbox::{EngineFiles, Sandbox};
@@ -948,7 +948,7 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
     html! {
         <section class="lab" aria-labelledby={format!("lab-title-{}", props.id)} data-lab={props.id.clone()}>
             <h2 id={format!("lab-title-{}", props.id)}>{ title }</h2>
-            { render(&parse(&goal), lang) }
+            { render(&doc(&goal), lang) }
             <h3>{ t.t("lab_signature") }</h3>
             <CodeBlock lang={Some("js".to_string())} code={lab.signature.trim().to_string()} ui_lang={lang} />
             if from_link {
