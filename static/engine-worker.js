@@ -8,9 +8,10 @@
 //   {"type":"sweep","id":N,"scenario":"<JSON text>","seed":"123","ttls":[300,500,…]}
 //     → {"type":"row","id":N,"index":I,"row":{…sim::sweep::TtlPoint}} … {"type":"done","id":N}
 //   {"type":"panel","id":N,"job":"<timeline::panel::RunJob as JSON text>"}
-//     → {"type":"part","id":N,"part":{…timeline::panel::RunPart}} … (the run's long lists,
+//     → {"type":"part","id":N,"bin":"<timeline::panel::RunPart>"} … (the run's long lists,
 //       in pieces the page reads one task each), then
-//       {"type":"ran","id":N,"answer":{…timeline::panel::RunAnswer without them}} {"type":"done","id":N}
+//       {"type":"ran","id":N,"bin":"<timeline::panel::RunAnswer without them>"} {"type":"done","id":N}
+//       (each piece in bincode, base64: `timeline::panel::wire_text`)
 //   {"type":"call","id":N,"name":"pack_load","arg":"<JSON text>"} (lockstep::calls)
 //     → {"type":"result","id":N,"value":<the call's answer>} {"type":"done","id":N}
 //   or {"type":"error","id":N,"message":M} (the simulator's own error);
@@ -91,8 +92,8 @@ onmessage = async (event) => {
     }
     const last = parts.length - 1;
     await run(id, parts.length, (i) => (i < last
-      ? `{"type":"part","id":${id},"part":${parts[i]}}`
-      : `{"type":"ran","id":${id},"answer":${parts[i]}}`));
+      ? `{"type":"part","id":${id},"bin":"${parts[i]}"}`
+      : `{"type":"ran","id":${id},"bin":"${parts[i]}"}`));
   } else if (msg && msg.type === 'call') {
     await run(id, 1, () => `{"type":"result","id":${id},"value":${wasm_bindgen.call(String(msg.name), String(msg.arg))}}`);
   } else if (msg && msg.type === 'sweep') {

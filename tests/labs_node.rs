@@ -432,7 +432,9 @@ fn first_failure_in_groups(
 #[test]
 fn run_and_replay_in_the_engine_make_the_runs_made_in_order() {
     use lockstep::sim::lab_seq::{Draw, GroupReport, TrialSeq};
-    use lockstep::timeline::panel::{answer_parts, run_job, Parts, RunAnswer, RunJob, RunPart};
+    use lockstep::timeline::panel::{
+        answer_parts, read_answer, read_part, run_job, Parts, RunAnswer, RunJob,
+    };
     let mut failures = 0;
     for lab in labs_list() {
         for f in files(&lab.id, "fail") {
@@ -498,9 +500,9 @@ fn run_and_replay_in_the_engine_make_the_runs_made_in_order() {
                 let (last, parts) = texts.split_last().unwrap();
                 let mut got = Parts::default();
                 for p in parts {
-                    got.add(serde_json::from_str::<RunPart>(p).unwrap());
+                    got.add(read_part(p).unwrap());
                 }
-                let answer = got.finish(serde_json::from_str::<RunAnswer>(last).unwrap());
+                let answer = got.finish(read_answer(last).unwrap());
                 let RunAnswer::Lab(Ok(replay)) = answer else {
                     panic!("{name} {draw:?}: not replayed: {answer:?}")
                 };

@@ -65,7 +65,7 @@ pub struct Violation {
     pub to_ms: f64,
     pub detail: String,
     /// For a double effect: the write that happened twice.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub effect: Option<Effect>,
 }
 

@@ -751,7 +751,7 @@ pub struct CodeError {
     pub line: Option<u32>,
     pub col: Option<u32>,
     /// The worker whose code failed, if it failed while running.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub worker: Option<String>,
 }
 

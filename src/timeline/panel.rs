@@ -211,12 +211,13 @@ pub enum RunPart {
     KeyStates(Vec<super::KeyState>),
 }
 
-/// `answer` as JSON texts to post one by one: the pieces of its run's long lists, then
-/// the answer without them. [`Parts`] puts them together again.
+/// `answer` as texts to post one by one: the pieces of its run's long lists, then the
+/// answer without them, each in [`wire_text`]'s form. [`read_part`] and [`read_answer`]
+/// read them, and [`Parts`] puts them together again.
 pub fn answer_parts(mut answer: RunAnswer) -> Result<Vec<String>, String> {
     let mut texts = Vec::new();
     if let Some(m) = answer.model_mut() {
-        let mut part = |p: RunPart| serde_json::to_string(&p).map(|t| texts.push(t));
+        let mut part = |p: RunPart| wire_text(&p).map(|t| texts.push(t));
         for c in std::mem::take(&mut m.trace).chunks(PART_ITEMS) {
             part(RunPart::Trace(c.to_vec())).map_err(|e| e.to_string())?;
         }
@@ -230,8 +231,48 @@ pub fn answer_parts(mut answer: RunAnswer) -> Result<Vec<String>, String> {
             part(RunPart::KeyStates(c.to_vec())).map_err(|e| e.to_string())?;
         }
     }
-    texts.push(serde_json::to_string(&answer).map_err(|e| e.to_string())?);
+    texts.push(wire_text(&answer)?);
     Ok(texts)
+}
+
+/// The most bytes one piece of a run may take to read (a run's whole answer is a few MB).
+const WIRE_LIMIT: u64 = 64 << 20;
+
+fn wire_options() -> impl bincode::Options {
+    use bincode::Options;
+    bincode::DefaultOptions::new().with_limit(WIRE_LIMIT)
+}
+
+/// A run's piece as it crosses from the engine's worker to the page: bincode (varints),
+/// in base64 so it travels in the worker's JSON messages and in the runs made at build
+/// time (`pre/runs/`). JSON's readers for the run's types were 51 KB gzip of the page's
+/// module; bincode's are 20 KB (BENCHMARKS.md).
+pub fn wire_text<T: Serialize>(value: &T) -> Result<String, String> {
+    use base64::Engine as _;
+    use bincode::Options as _;
+    let bytes = wire_options().serialize(value).map_err(|e| e.to_string())?;
+    Ok(base64::engine::general_purpose::STANDARD.encode(bytes))
+}
+
+fn read_wire<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, String> {
+    use base64::Engine as _;
+    use bincode::Options as _;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .map_err(|e| format!("a run's piece: {e}"))?;
+    wire_options()
+        .deserialize(&bytes)
+        .map_err(|e| format!("a run's piece: {e}"))
+}
+
+/// A piece of a run's long lists, from [`answer_parts`]' text.
+pub fn read_part(text: &str) -> Result<RunPart, String> {
+    read_wire(text)
+}
+
+/// A run's answer without its long lists, from [`answer_parts`]' last text.
+pub fn read_answer(text: &str) -> Result<RunAnswer, String> {
+    read_wire(text)
 }
 
 /// The pieces of a run's long lists read so far (see [`answer_parts`]).
@@ -1222,6 +1263,34 @@ mod tests {
     /// A long run crosses in pieces of at most `PART_ITEMS` items, and is whole again
     /// after them: §4's run (15 000 events) and a console fork of it.
     #[test]
+    fn every_built_in_run_crosses_to_the_page_whole() {
+        for b in crate::sim::scenario::BUILTINS {
+            let scenario = crate::sim::scenario::builtin(b.name)
+                .expect("a built-in")
+                .expect("valid");
+            for seed in [1, 7] {
+                let answer = run_job(&RunJob::Run {
+                    scenario: scenario.clone(),
+                    seed,
+                    injections: Vec::new(),
+                });
+                let texts = answer_parts(answer.clone()).expect("parts");
+                let (last, pieces) = texts.split_last().expect("the answer");
+                let mut parts = Parts::default();
+                for t in pieces {
+                    parts.add(read_part(t).expect("a part"));
+                }
+                assert_eq!(
+                    parts.finish(read_answer(last).expect("answer")),
+                    answer,
+                    "{} {seed}",
+                    b.name
+                );
+            }
+        }
+    }
+
+    #[test]
     fn a_long_run_crosses_in_pieces_and_is_whole_again() {
         let s = at(&panel("ttl-workers"), 20_000);
         let m = s.model().expect("runs").clone();
@@ -1242,7 +1311,7 @@ mod tests {
             let mut parts = Parts::default();
             let (last, pieces) = texts.split_last().expect("the answer");
             for t in pieces {
-                let part: RunPart = serde_json::from_str(t).expect("a part");
+                let part = read_part(t).expect("a part");
                 let n = match &part {
                     RunPart::Trace(v) => v.len(),
                     RunPart::Arrows(v) => v.len(),
@@ -1254,7 +1323,11 @@ mod tests {
             }
             assert!(pieces.len() > m.trace.len() / PART_ITEMS, "{}", pieces.len());
             assert!(last.len() < 200_000, "the rest is small: {} bytes", last.len());
-            assert_eq!(parts.finish(serde_json::from_str(last).expect("answer")), answer);
+            assert_eq!(parts.finish(read_answer(last).expect("answer")), answer);
+            assert!(
+                read_part("not base64!").is_err()
+                    && read_answer(&wire_text(&1u8).expect("one byte")).is_err()
+            );
         }
     }
 
@@ -1362,11 +1435,11 @@ mod tests {
             let (last, parts) = texts.split_last().expect("an answer");
             let mut whole = Parts::default();
             for p in parts {
-                whole.add(serde_json::from_str(p).expect("a part"));
+                whole.add(read_part(p).expect("a part"));
             }
             let ahead = there
                 .clone()
-                .answered_now(whole.finish(serde_json::from_str(last).expect("the answer")));
+                .answered_now(whole.finish(read_answer(last).expect("the answer")));
             let there = settle(there);
             assert_eq!(
                 (there.model(), there.cursor, there.view, there.made_in),

@@ -1,9 +1,9 @@
-//! How a run's trace crosses from the engine's worker to the page (`Model`'s JSON, and
-//! `panel::RunPart`): each event as `[t_us, local_us, pid, kind]` with the kind
-//! externally tagged (`{"send": {…}}`, `"start"`). The trace's own JSON (`lockstep run
-//! --json`) tags each event's kind inside it (`"kind": "send"`), which serde can only read
-//! by buffering each event first: more code on the page and a slower read (§4's model,
-//! natively: 2.81 MB read in 13.4 ms that way, 2.39 MB in 10.5 ms this way). The mirror
+//! How a run's trace crosses from the engine's worker to the page (`panel::RunPart`, in
+//! bincode: `panel::wire_text`): each event as `[t_us, local_us, pid, kind]` with the kind
+//! externally tagged (in JSON `{"send": {…}}`, `"start"`). The trace's own JSON (`lockstep
+//! run --json`) tags each event's kind inside it (`"kind": "send"`), which serde can only
+//! read by buffering each event first (more code on the page and a slower read), and which
+//! bincode cannot read at all. The mirror
 //! below is checked against `TraceKind` by the compiler (serde's `remote`): a variant or
 //! field added there and not here fails to build.
 

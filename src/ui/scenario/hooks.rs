@@ -5,7 +5,9 @@
 use super::url::write_url_state;
 use super::Handle;
 use crate::timeline::pace::Pace;
-use crate::timeline::panel::{run_here, PanelAction, Parts, RunAnswer, RunJob, RunPart, RunsIn};
+use crate::timeline::panel::{
+    read_answer, read_part, run_here, PanelAction, Parts, RunAnswer, RunJob, RunPart, RunsIn,
+};
 use crate::ui::{browser, engine_worker};
 use gloo::timers::callback::Timeout;
 use std::rc::Rc;
@@ -34,13 +36,30 @@ pub fn use_runs(panel: &Handle) {
 }
 
 /// What a caller reads of the worker's answers to a run: a piece of the run's long
-/// lists, the answer without them, or the end.
+/// lists (`part`), the answer without them (`ran`), each as `panel::wire_text` wrote it,
+/// or the end (`done`).
 #[derive(serde::Deserialize)]
 struct Heard {
     #[serde(rename = "type")]
     kind: String,
-    part: Option<RunPart>,
-    answer: Option<RunAnswer>,
+    bin: Option<String>,
+}
+
+/// What one of the worker's texts for a run says.
+enum Said {
+    Part(RunPart),
+    Answer(Box<RunAnswer>),
+    Done,
+}
+
+fn said(text: &str) -> Option<Said> {
+    let h = serde_json::from_str::<Heard>(text).ok()?;
+    match (h.kind.as_str(), h.bin) {
+        ("part", Some(bin)) => read_part(&bin).ok().map(Said::Part),
+        ("ran", Some(bin)) => read_answer(&bin).ok().map(|a| Said::Answer(Box::new(a))),
+        ("done", _) => Some(Said::Done),
+        _ => None,
+    }
 }
 
 /// `job` made in the engine's worker, its answer to `on_answer` (with where it was made);
@@ -68,27 +87,25 @@ pub fn make_elsewhere(
     let on_text = {
         let here = here.clone();
         move |text: &str| {
-            let heard = serde_json::from_str::<Heard>(text);
-            if let (Some((key, texts)), Ok(h)) = (&recording, &heard) {
-                if h.kind != "done" {
+            let heard = said(text);
+            if let (Some((key, texts)), Some(h)) = (&recording, &heard) {
+                if !matches!(h, Said::Done) {
                     texts.borrow_mut().push(text.to_string());
                 }
-                if h.answer.is_some() {
+                if matches!(h, Said::Answer(_)) {
                     browser::record_run(key, &texts.borrow());
                 }
             }
             match heard {
-                Ok(Heard { part: Some(part), .. }) => parts.borrow_mut().add(part),
+                Some(Said::Part(part)) => parts.borrow_mut().add(part),
                 // Taken in a task of its own: reading the answer and drawing it are two tasks.
-                Ok(Heard {
-                    answer: Some(answer), ..
-                }) => {
-                    let (answer, on_answer) = (parts.take().finish(answer), on_answer.clone());
+                Some(Said::Answer(answer)) => {
+                    let (answer, on_answer) = (parts.take().finish(*answer), on_answer.clone());
                     Timeout::new(0, move || on_answer(answer, RunsIn::Elsewhere)).forget();
                 }
-                Ok(h) if h.kind == "done" => {}
+                Some(Said::Done) => {}
                 // The engine's own error, or an answer that does not read: made here.
-                _ => here(),
+                None => here(),
             }
         }
     };
@@ -110,12 +127,10 @@ pub fn made_ahead(job: &RunJob) -> Option<RunAnswer> {
     let texts = browser::run_made_ahead(&job_key(&serde_json::to_string(job).ok()?))?;
     let mut parts = Parts::default();
     for text in texts {
-        match serde_json::from_str::<Heard>(&text).ok()? {
-            Heard { part: Some(part), .. } => parts.add(part),
-            Heard {
-                answer: Some(answer), ..
-            } => return Some(parts.finish(answer)),
-            _ => {}
+        match said(&text)? {
+            Said::Part(part) => parts.add(part),
+            Said::Answer(answer) => return Some(parts.finish(*answer)),
+            Said::Done => {}
         }
     }
     None
