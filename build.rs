@@ -273,8 +273,9 @@ fn write_markdown_docs(
     fs::write(out_dir.join("markdown_shown.rs"), out).expect("write markdown_shown.rs");
 }
 
-/// Whether this build is the page's module: built without `inline-text`, it fetches the
-/// text, and gets Markdown as trees (it has no parser).
+/// Whether this build fetches the text (built without `inline-text`: the page's module,
+/// which gets Markdown as trees since it has no parser, and the engine's, whose worker
+/// fetches the same file; both read the same text, and the engine parses what it must).
 fn page_module() -> bool {
     env::var_os("CARGO_FEATURE_INLINE_TEXT").is_none()
 }

@@ -20,7 +20,14 @@
 // A message without an id ({"type":"error","message":M}) says the worker itself failed.
 'use strict';
 importScripts('engine.js');
-const started = wasm_bindgen({ module_or_path: 'engine_bg.wasm' });
+// The module carries no lesson text (src/text.rs): the built-in scenarios, questions and
+// texts are in the file the page fetched too, usually in the browser's cache by now.
+const started = wasm_bindgen({ module_or_path: 'engine_bg.wasm' }).then(async () => {
+  const file = wasm_bindgen.text_file();
+  const response = await fetch(file, { credentials: 'same-origin' });
+  if (!response.ok) throw new Error(`${file}: HTTP ${response.status}`);
+  wasm_bindgen.take_text(await response.text());
+});
 
 const say = (msg) => postMessage(JSON.stringify(msg));
 const cancelled = new Set();

@@ -39,13 +39,28 @@ mod web {
     }
 
     /// A scenario panel's run (`timeline::panel::RunJob` as JSON): the run, or a console
-    /// line's fork, as JSON texts to post one by one (`timeline::panel::answer_parts`):
+    /// line's fork, as texts to post one by one (`timeline::panel::answer_parts`):
     /// the pieces of its long lists, then the `RunAnswer` without them.
     #[wasm_bindgen]
     pub fn panel_run(job: &str) -> Result<Vec<String>, JsError> {
         use lockstep::timeline::panel::{answer_parts, run_job, RunJob};
         let job: RunJob = serde_json::from_str(job).map_err(|e| JsError::new(&format!("the run: {e}")))?;
         answer_parts(run_job(&job)).map_err(|e| JsError::new(&e))
+    }
+
+    /// The file of the lesson's text this module was built with (`lockstep::text`): the
+    /// module is built without it, and its worker fetches it (the page fetched the same
+    /// file, so it usually comes from the browser's cache).
+    #[wasm_bindgen]
+    pub fn text_file() -> String {
+        lockstep::text::FILE.to_string()
+    }
+
+    /// Takes the lesson's text, fetched beside the module; an error if it is not the one
+    /// the module was built with.
+    #[wasm_bindgen]
+    pub fn take_text(text: String) -> Result<(), JsError> {
+        lockstep::text::take(text).map_err(|e| JsError::new(&e))
     }
 
     /// One of the engine's calls by name (`lockstep::calls`): JSON text in and out.
