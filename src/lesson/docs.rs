@@ -70,7 +70,10 @@ pub fn doc(text: &str) -> Vec<Node> {
         });
     }
     let found = compiled(text)
-        .and_then(markdown::decode)
+        .and_then(|tree| match tree {
+            markdown::PLAIN => Some(markdown::plain(text)),
+            tree => markdown::decode(tree),
+        })
         .or_else(|| LEARNED.with(|l| l.borrow().get(text).and_then(|e| markdown::decode(e))));
     if let Some(nodes) = found {
         return nodes;
@@ -197,6 +200,13 @@ mod tests {
             compiled::DOCS.windows(2).all(|w| w[0].0.get() < w[1].0.get()),
             "sorted, no duplicates"
         );
+        // A paragraph of plain text gets the plain mark instead of a tree.
+        assert_eq!(markdown::decode(markdown::PLAIN), None, "the plain mark is no encoding");
+        let plain = shown::SHOWN
+            .iter()
+            .filter(|t| markdown::parse(t.get()) == markdown::plain(t.get()))
+            .count();
+        assert!(plain > 100, "{plain}: most options and explanations are plain paragraphs");
     }
 
     /// What the page shows of the built-in lesson is all given to it as trees.

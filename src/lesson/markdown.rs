@@ -329,6 +329,19 @@ const TAGS: [&str; 22] = [
     "hr",
 ];
 
+/// The tree of a text that is one paragraph of plain text (most of a quiz's options and
+/// explanations): `build.rs` writes [`PLAIN`] for it instead of its encoding.
+pub fn plain(text: &str) -> Vec<Node> {
+    vec![Node::Element {
+        tag: "p",
+        start: None,
+        children: vec![Node::Text(text.to_string())],
+    }]
+}
+
+/// What `build.rs` writes for a text whose tree is [`plain`] (never an encoding).
+pub const PLAIN: &str = "=";
+
 /// Marks a text that is a tree already ([`page_form`]): no Markdown starts with it.
 pub const TREE_MARK: char = '\u{1}';
 
