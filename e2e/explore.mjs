@@ -236,6 +236,25 @@ try {
     if (seen.worker?.[1] !== 'Renewing a lease') problems.push(`the pack's section 2 shows "${seen.worker?.[1]}", not its title`);
   }
 
+  // The lesson's text that does not come (the page's module carries none): the
+  // prerendered section stays readable, and the status line says what went wrong and
+  // what to do.
+  {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.route('**/lesson-text-*.txt', (r) => r.abort());
+    await page.goto(`${BASE}?lang=en#/distributed-locks/3`);
+    await page.waitForFunction(() => typeof window.lockstepBoot === 'function', null, { timeout: 30000 });
+    await page.evaluate(() => { window.lockstepBoot().catch(() => {}); });
+    await page.waitForFunction(() => /lesson's text/.test(document.querySelector('.boot-status')?.textContent ?? ''), null, { timeout: 30000 }).catch(() => {});
+    const [status, title] = await page.evaluate(() => [document.querySelector('.boot-status')?.textContent ?? '',
+      document.querySelector('h1')?.textContent ?? '']);
+    say(`without its text the page says: "${status}", and still shows "${title}"`);
+    if (!/could not load the lesson's text .*Reload the page to try again\./.test(status) || !title) {
+      problems.push(`without the lesson's text: status "${status}", title "${title}"`);
+    }
+    await page.close();
+  }
+
   // Every built-in section and its questions, as a learner pages through: all drawn
   // from the trees the build made (the page parses no Markdown), none as plain text.
   {
