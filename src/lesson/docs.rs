@@ -201,12 +201,19 @@ mod tests {
             "sorted, no duplicates"
         );
         // A paragraph of plain text gets the plain mark instead of a tree.
-        assert_eq!(markdown::decode(markdown::PLAIN), None, "the plain mark is no encoding");
+        assert_eq!(
+            markdown::decode(markdown::PLAIN),
+            None,
+            "the plain mark is no encoding"
+        );
         let plain = shown::SHOWN
             .iter()
             .filter(|t| markdown::parse(t.get()) == markdown::plain(t.get()))
             .count();
-        assert!(plain > 100, "{plain}: most options and explanations are plain paragraphs");
+        assert!(
+            plain > 100,
+            "{plain}: most options and explanations are plain paragraphs"
+        );
     }
 
     /// What the page shows of the built-in lesson is all given to it as trees.
