@@ -13,7 +13,9 @@ use crate::lesson::route::{
 use crate::lesson::state::{Action, Lessons, Notice, ReaderState, View};
 use crate::ui::browser;
 use crate::ui::components::{
-    ContentErrors, LangSwitch, Notices, PackFailed, Pager, ProgressPage, Quiz, SectionView, ShareDialog, Toc,
+    content_errors_view, lang_switch_view, notices_view, pack_failed_view, pager_view, toc_view,
+    ContentErrorsProps, LangSwitchProps, NoticesProps, PackFailedProps, PagerProps, ProgressPage, Quiz,
+    SectionView, ShareDialog, TocProps,
 };
 use crate::ui::embed;
 use crate::ui::pack_loader;
@@ -98,7 +100,7 @@ pub fn app() -> Html {
     }
     match load_lessons() {
         Ok(lessons) => html! { <Reader_ lessons={Rc::new(lessons)} /> },
-        Err(errors) => html! { <ContentErrors {errors} /> },
+        Err(errors) => content_errors_view(&ContentErrorsProps { errors }),
     }
 }
 
@@ -152,7 +154,12 @@ fn pack_app(props: &PackAppProps) -> Html {
                 .and_then(|w| w.location().pathname().ok())
                 .unwrap_or_default();
             let builtin = format!("{path}{}", without_query_param(&browser::search(), "pack"));
-            html! { <PackFailed lang={initial_lang()} source={props.source.clone()} errors={errors.clone()} {builtin} /> }
+            pack_failed_view(&PackFailedProps {
+                lang: initial_lang(),
+                source: props.source.clone(),
+                errors: errors.clone(),
+                builtin,
+            })
         }
         PackLoad::Ready(lessons, scenarios, labs) => html! {
             <ContextProvider<PackScenarios> context={scenarios.clone()}>
@@ -299,13 +306,13 @@ fn reader(props: &ReaderProps) -> Html {
                           lessons={s.lessons.clone()} lang={s.lang} section_id={section.id.clone()}
                           progress={s.progress.clone()} on_answer={on_answer.clone()}
                           on_complete={(lesson.next_order(*order).is_none()).then(|| on_quick_done.clone())} />
-                    <Pager
-                        lang={s.lang}
-                        prev={lesson.prev_order(*order).and_then(|o| lesson.section(o)).map(|x| x.title.clone())}
-                        next={lesson.next_order(*order).and_then(|o| lesson.section(o)).map(|x| x.title.clone())}
-                        on_prev={on_prev}
-                        on_next={on_next}
-                    />
+                    { pager_view(&PagerProps {
+                        lang: s.lang,
+                        prev: lesson.prev_order(*order).and_then(|o| lesson.section(o)).map(|x| x.title.clone()),
+                        next: lesson.next_order(*order).and_then(|o| lesson.section(o)).map(|x| x.title.clone()),
+                        on_prev: on_prev.clone(),
+                        on_next: on_next.clone(),
+                    }) }
                 </>
             },
             None => html! {},
@@ -349,7 +356,7 @@ fn reader(props: &ReaderProps) -> Html {
             <ContextProvider<Rc<EmbedConfig>> context={embed_cfg.clone()}>
             <ContextProvider<crate::ui::lab::LabStore> context={lab_store}>
                 <main id="main" class="embedded" tabindex="-1">
-                    <Notices notices={s.notices.clone()} lang={s.lang} on_dismiss={on_dismiss} />
+                    { notices_view(&NoticesProps { notices: s.notices.clone(), lang: s.lang, on_dismiss: on_dismiss.clone() }) }
                     { body }
                 </main>
             </ContextProvider<crate::ui::lab::LabStore>>
@@ -377,12 +384,12 @@ fn reader(props: &ReaderProps) -> Html {
                 </div>
                 <ShareDialog lang={s.lang} />
                 if s.lessons.languages().len() > 1 {
-                    <LangSwitch lang={s.lang} on_change={on_lang} />
+                    { lang_switch_view(&LangSwitchProps { lang: s.lang, on_change: on_lang.clone() }) }
                 }
             </header>
-            <Toc lessons={s.lessons.clone()} current={s.current()} on_progress_page={s.view == View::Progress} progress={s.progress.clone()} lang={s.lang} on_navigate={close_menu} />
+            { toc_view(&TocProps { lessons: s.lessons.clone(), current: s.current(), on_progress_page: s.view == View::Progress, progress: s.progress.clone(), lang: s.lang, on_navigate: close_menu.clone() }) }
             <main id="main" tabindex="-1">
-                <Notices notices={s.notices.clone()} lang={s.lang} on_dismiss={on_dismiss} />
+                { notices_view(&NoticesProps { notices: s.notices.clone(), lang: s.lang, on_dismiss: on_dismiss.clone() }) }
                 { main }
                 <p class="shortcuts">{ t.t("shortcuts") }</p>
             </main>

@@ -9,7 +9,6 @@ pub struct ContentErrorsProps {
 
 /// Shown instead of the lesson when its files have mistakes: every mistake, with its
 /// file, line and field, so the author can fix them all in one go.
-#[function_component(ContentErrors)]
 pub fn content_errors(props: &ContentErrorsProps) -> Html {
     let t = Texts::new(Lang::En);
     html! {

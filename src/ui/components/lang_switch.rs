@@ -11,7 +11,6 @@ pub struct LangSwitchProps {
 /// A group of toggle buttons, one per language, each named in its own language. The
 /// name is the text the button shows (the full name, or the code on a phone), so a
 /// speech user can say what they see (WCAG 2.5.3); the title has the full name.
-#[function_component(LangSwitch)]
 pub fn lang_switch(props: &LangSwitchProps) -> Html {
     let t = Texts::new(props.lang);
     html! {

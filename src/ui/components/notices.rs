@@ -24,7 +24,6 @@ pub fn notice_text(t: &Texts, n: &Notice) -> String {
 }
 
 /// Page-wide notices the learner should see (progress reset, storage blocked), announced politely.
-#[function_component(Notices)]
 pub fn notices(props: &NoticesProps) -> Html {
     let t = Texts::new(props.lang);
     html! {

@@ -17,7 +17,6 @@ pub struct PackFailedProps {
     pub builtin: String,
 }
 
-#[function_component(PackFailed)]
 pub fn pack_failed(props: &PackFailedProps) -> Html {
     let t = Texts::new(props.lang);
     html! {

@@ -15,7 +15,6 @@ pub struct PagerProps {
 /// Previous / next buttons under a section. A missing neighbour shows no button.
 /// The visible text is the whole name (no `aria-label`), so a speech user can say what
 /// they see (WCAG 2.5.3).
-#[function_component(Pager)]
 pub fn pager(props: &PagerProps) -> Html {
     let t = Texts::new(props.lang);
     let prev = props.on_prev.clone();

@@ -21,7 +21,6 @@ pub struct TocProps {
 
 /// The table of contents: one link per section, the current one marked for assistive
 /// technology with `aria-current`, read ones marked with a check and a word.
-#[function_component(Toc)]
 pub fn toc(props: &TocProps) -> Html {
     let t = Texts::new(props.lang);
     let lesson = props.lessons.get(props.lang);

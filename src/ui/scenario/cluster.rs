@@ -15,7 +15,6 @@ pub struct ClusterProps {
     pub lang: Lang,
 }
 
-#[function_component(Cluster)]
 pub fn cluster(props: &ClusterProps) -> Html {
     let (s, tx) = (&props.panel.state, Texts::new(props.lang));
     let Some(m) = s.model() else {

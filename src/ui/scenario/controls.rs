@@ -22,7 +22,6 @@ pub struct ControlsProps {
     pub lang: Lang,
 }
 
-#[function_component(Controls)]
 pub fn controls(props: &ControlsProps) -> Html {
     let (panel, tx) = (&props.panel, Texts::new(props.lang));
     let s = &panel.state;

@@ -18,7 +18,6 @@ pub struct LogsProps {
     pub lang: Lang,
 }
 
-#[function_component(Logs)]
 pub fn logs(props: &LogsProps) -> Html {
     let (s, tx, lang) = (&props.panel.state, Texts::new(props.lang), props.lang);
     let Some(m) = s.model() else {

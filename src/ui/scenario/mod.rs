@@ -251,7 +251,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             if let Some(d) = s.base.as_ref().as_ref().ok().map(|b| b.description_in(lang.code()).to_string()).filter(|d| !d.is_empty()) {
                 <p class="scenario-desc">{ d }</p>
             }
-            <controls::Controls panel={panel.clone()} step={shows("step")} play={shows("play")} speed={shows("speed")} zoom={shows("zoom")} scrub={shows("scrub")} {lang} />
+            { controls::controls(&controls::ControlsProps { panel: panel.clone(), step: shows("step"), play: shows("play"), speed: shows("speed"), zoom: shows("zoom"), scrub: shows("scrub"), lang }) }
             <plot::Plot panel={panel.clone()} {lang} />
             if let Some(sweep) = sweep_base.as_ref() {
                 <tradeoff::TradeoffTable
@@ -262,8 +262,8 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                     {lang} />
             }
             <div class="scenario-side">
-                <cluster::Cluster panel={panel.clone()} {panel_id} {lang} />
-                <logs::Logs panel={panel.clone()} {panel_id} {lang} />
+                { cluster::cluster(&cluster::ClusterProps { panel: panel.clone(), panel_id, lang }) }
+                { logs::logs(&logs::LogsProps { panel: panel.clone(), panel_id, lang }) }
             </div>
             if let Some(base) = base.cloned() {
                 <editor::VariantEditor key={format!("{}-{}", s.name, s.seed)} {base} seed={s.seed} variant={s.variant.clone()} on_change={on_variant} {lang} />
@@ -275,7 +275,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
                 <faults::FaultForm lanes={m.lanes.clone()} t_us={s.t_us()} on_inject={dispatch_with(&panel, PanelAction::Inject)} {lang} />
             }
             if shows("console") {
-                <takeover::TakeOver panel={panel.clone()} {lang} />
+                { takeover::take_over(&takeover::TakeOverProps { panel: panel.clone(), lang }) }
             }
         </section>
     }

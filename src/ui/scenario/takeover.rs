@@ -14,7 +14,6 @@ pub struct TakeOverProps {
     pub lang: Lang,
 }
 
-#[function_component(TakeOver)]
 pub fn take_over(props: &TakeOverProps) -> Html {
     let (panel, tx) = (&props.panel, Texts::new(props.lang));
     let s = &panel.state;
