@@ -43,11 +43,6 @@ fn blob() -> &'static str {
     FETCHED.get().copied().unwrap_or("")
 }
 
-/// Whether the text is there to read (always, when it is part of the module).
-pub fn ready() -> bool {
-    !blob().is_empty() || LEN == 0
-}
-
 /// FNV-1a, 64 bits, as `build.rs` names the file.
 pub fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
