@@ -90,8 +90,9 @@ function boot() {
   status.className = 'boot-status';
   status.setAttribute('role', 'status');
   document.body.append(status);
-  // Announced a moment later, so a live region that already exists reads it out.
-  setTimeout(() => { status.textContent = STARTING[shownLang]; }, 50);
+  // Announced a moment later, so a live region that already exists reads it out; unless
+  // the app has said something in it meanwhile (that it could not load its text).
+  setTimeout(() => { if (!status.textContent) status.textContent = STARTING[shownLang]; }, 50);
   // Where the learner is reading, up to the moment the app replaces the page.
   let scrollY = window.scrollY;
   const track = () => { if (document.documentElement.dataset.lockstep !== 'ready') scrollY = window.scrollY; };
