@@ -88,7 +88,7 @@ impl Blob {
     }
 }
 
-/// FNV-1a, 64 bits (as `src/text.rs` checks a fetched text).
+/// FNV-1a, 64 bits: `sim::rng::fnv1a`, with which `src/text.rs` checks a fetched text.
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)

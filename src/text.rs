@@ -43,12 +43,7 @@ fn blob() -> &'static str {
     FETCHED.get().copied().unwrap_or("")
 }
 
-/// FNV-1a, 64 bits, as `build.rs` names the file.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
+use crate::sim::rng::fnv1a;
 
 /// Checks that `text` is the one this module was built with (its length and hash); a
 /// module built without `inline-text` then keeps it for [`Txt::get`].
