@@ -55,9 +55,13 @@ async function startClock(page, selector, pattern = null) {
   }, [selector, pattern]);
 }
 
-/** The armed clock's reading in whole ms, once it has stopped. */
-async function readClock(page) {
-  await page.waitForFunction(() => window.__clock.to > 0, null, { timeout: 180000 });
+/** The armed clock's reading in whole ms, once it has stopped; `null` if it never does. */
+async function readClock(page, timeout = 30000) {
+  try {
+    await page.waitForFunction(() => window.__clock.to > 0, null, { timeout });
+  } catch {
+    return null;
+  }
   return Math.round(await page.evaluate(() => window.__clock.to - window.__clock.from));
 }
 
@@ -85,10 +89,16 @@ try {
     await startClock(page, 'section.lab[data-lab="safe-release"] svg.timeline');
     await lab.getByRole('button', { name: 'Run', exact: true }).click();
     await lab.locator('.lab-verdict').waitFor({ timeout: 30000 });
-    say(name, `Run to its timeline in ${await readClock(page)} ms (a measurement, not a check)`);
     const verdict = await lab.locator('.lab-verdict').innerText();
     say(name, 'naive Run:', verdict.split('\n')[0]);
-    if (!/Broken/.test(verdict)) problems.push(`${name}: the naive DEL release was not broken in the Run: ${verdict}`);
+    if (!/Broken/.test(verdict)) {
+      problems.push(`${name}: the naive DEL release was not broken in the Run: ${verdict}`);
+      await page.close();
+      continue;
+    }
+    const toTimeline = await readClock(page);
+    if (toTimeline === null) problems.push(`${name}: the broken Run's timeline was never drawn`);
+    say(name, `Run to its timeline in ${toTimeline} ms (a measurement, not a check)`);
     const broken = await lab.locator('.lab-checks li.broken').allInnerTexts();
     if (!broken.some((t) => /deleted another worker/.test(t))) problems.push(`${name}: no_foreign_delete not shown broken: ${broken}`);
     if (!/lab=safe-release&trial=\d+/.test(page.url())) problems.push(`${name}: the URL does not carry the trial: ${page.url()}`);
@@ -129,7 +139,8 @@ try {
       'Every check held in all|Broken in trial|failed');
     await lab.getByRole('button', { name: /Try to break it/ }).click();
     await lab.locator('.lab-verdict').waitFor({ timeout: 120000 });
-    const ms = await readClock(page);
+    const ms = await readClock(page, 120000);
+    if (ms === null) problems.push(`${name}: Try to break it gave no verdict of this session`);
     const v2 = await lab.locator('.lab-verdict').innerText();
     say(name, `200 trials in ${ms} ms: ${(200000 / ms).toFixed(0)} trials/s (a measurement, not a check)`);
     say(name, 'fixed, Try to break it:', v2);
