@@ -22,7 +22,7 @@ pub fn lang_switch(props: &LangSwitchProps) -> Html {
                             data-lang={l.code()}
                             onclick={Callback::from(move |_| on_change.emit(l))}>
                         <span class="lang-long">{ l.native_name() }</span>
-                        <span class="lang-short">{ l.code().to_uppercase() }</span>
+                        <span class="lang-short">{ l.code().to_ascii_uppercase() }</span>
                     </button>
                 }
             }) }
