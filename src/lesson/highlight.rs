@@ -88,6 +88,13 @@ fn push(out: &mut Vec<(Kind, String)>, kind: Kind, text: &str) {
     }
 }
 
+/// A character that starts or continues a name: an ASCII letter, `_`, `$`, or any
+/// non-ASCII character (`størrelse` is one name). Not `char::is_alphabetic`, whose
+/// Unicode tables the page's module would carry for this alone; the keywords are ASCII.
+fn word_char(c: char) -> bool {
+    c.is_ascii_alphabetic() || c == '_' || c == '$' || !c.is_ascii()
+}
+
 fn tokens(code: &str, keywords: &[&str], line_comment: &str) -> Vec<(Kind, String)> {
     let mut out = Vec::new();
     let mut rest = code;
@@ -102,9 +109,9 @@ fn tokens(code: &str, keywords: &[&str], line_comment: &str) -> Vec<(Kind, Strin
                 rest.find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '.'))
                     .unwrap_or(rest.len()),
             )
-        } else if c.is_alphabetic() || c == '_' {
+        } else if word_char(c) {
             let len = rest
-                .find(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
+                .find(|ch: char| !(word_char(ch) || ch.is_ascii_digit()))
                 .unwrap_or(rest.len());
             let word = &rest[..len];
             (
@@ -178,6 +185,20 @@ mod tests {
         assert!(spans.contains(&(Kind::Str, "'get'".into())));
         assert!(spans.contains(&(Kind::Keyword, "then".into())));
         assert!(spans.contains(&(Kind::Number, "1".into())));
+    }
+
+    #[test]
+    fn names_with_letters_beyond_ascii_are_one_name() {
+        // `ønew` and `$return` are names, not `new` or `return` after something else.
+        let code = "const størrelse = ønew + $return; return x2;";
+        let spans = highlight(Some("js"), code);
+        assert_eq!(joined(&spans), code);
+        let keywords: Vec<&str> = spans
+            .iter()
+            .filter(|(k, _)| *k == Kind::Keyword)
+            .map(|(_, s)| s.as_str())
+            .collect();
+        assert_eq!(keywords, ["const", "return"]);
     }
 
     #[test]
