@@ -30,6 +30,10 @@ mod lang;
 #[allow(dead_code)]
 #[path = "src/lesson/quiz.rs"]
 mod quiz;
+// The quiz reads a typed number with it.
+#[allow(dead_code)]
+#[path = "src/decimal.rs"]
+mod decimal;
 #[allow(dead_code)]
 #[path = "src/lesson/section.rs"]
 mod section;

@@ -4,6 +4,7 @@
 //! `ui` is the only module that knows the browser; it exists only on wasm32.
 
 pub mod calls;
+pub mod decimal;
 pub mod labs;
 pub mod lesson;
 pub mod sim;

@@ -740,10 +740,7 @@ pub fn read_number(input: &str, whole: bool, unit: Option<&str>) -> Result<f64, 
         if int.is_empty() { "0" } else { &int },
         frac.unwrap_or("0")
     );
-    text.parse::<f64>()
-        .ok()
-        .filter(|x| x.is_finite())
-        .ok_or(NumberProblem::NotANumber)
+    crate::decimal::parse(&text).ok_or(NumberProblem::NotANumber)
 }
 
 /// The words an explanation may open with that only repeat the verdict the page marks

@@ -168,14 +168,14 @@ pub fn encode_variant(v: &Variant) -> Vec<(&'static str, String)> {
 pub fn decode_variant(get: impl Fn(&str) -> Option<String>) -> Variant {
     let num = |k: &str, b: Bounds| {
         get(k)
-            .and_then(|s| s.parse::<f64>().ok())
+            .and_then(|s| crate::decimal::parse(&s))
             .filter(|x| x.is_finite() && b.contains(*x))
     };
     // N and retries are whole numbers.
     let whole = |k: &str, b: Bounds| num(k, b).filter(|n| n.fract() == 0.0).map(|n| n as u32);
     let work = get("work").and_then(|w| {
         let (m, p) = w.split_once('~')?;
-        let (m, p) = (m.parse::<f64>().ok()?, p.parse::<f64>().ok()?);
+        let (m, p) = (crate::decimal::parse(m)?, crate::decimal::parse(p)?);
         (bounds::WORK_MS.contains(m) && bounds::WORK_MS.contains(p) && p >= m).then_some((m, p))
     });
     Variant {

@@ -34,7 +34,7 @@ pub fn controls(props: &ControlsProps) -> Html {
         let panel = panel.clone();
         Callback::from(move |e: Event| {
             let v = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value();
-            if let Ok(x) = v.parse::<f64>() {
+            if let Some(x) = crate::decimal::parse(&v) {
                 panel.dispatch(PanelAction::SetSpeed(x));
             }
         })

@@ -77,19 +77,14 @@ impl KnobText {
 fn first_work(base: &Scenario) -> Option<(f64, f64)> {
     base.clients.iter().flat_map(|c| &c.work).find_map(|w| {
         let (m, p) = w.strip_prefix("sleep ")?.split_once('~')?;
-        Some((m.trim().parse().ok()?, p.trim().parse().ok()?))
+        Some((crate::decimal::parse(m.trim())?, crate::decimal::parse(p.trim())?))
     })
 }
 
 /// Parses the knobs; `Err` names the first one out of range.
 fn parse_knobs(k: &KnobText, v: &Variant, tx: Texts) -> Result<Variant, String> {
     fn num(s: &str) -> Option<f64> {
-        s.trim()
-            .replace(',', ".")
-            .replace(' ', "")
-            .parse::<f64>()
-            .ok()
-            .filter(|x| x.is_finite())
+        crate::decimal::parse(&s.trim().replace(',', ".").replace(' ', ""))
     }
     let opt = |s: &str, b: Bounds, what: &str| -> Result<Option<f64>, String> {
         if s.trim().is_empty() {

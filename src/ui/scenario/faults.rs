@@ -104,13 +104,9 @@ pub fn fault_form(props: &FaultFormProps) -> Html {
             e.prevent_default();
             let ms: Option<i64> = amount.trim().parse().ok();
             // A clock's drift in percent (2 = 2 % fast), as parts per million.
-            let ppm = pct
-                .trim()
-                .replace(',', ".")
-                .replace('\u{2212}', "-")
-                .parse::<f64>()
-                .ok()
-                .filter(|p| p.is_finite() && p.abs() <= 50.0)
+            let pct = pct.trim().replace(',', ".").replace('\u{2212}', "-");
+            let ppm = crate::decimal::parse(&pct)
+                .filter(|p| p.abs() <= 50.0)
                 .map(|p| (p * 10_000.0).round() as i64);
             let (Some(n), Some(c)) = (node_pid.map(|p| p as usize), client_pid.map(|p| p as usize)) else {
                 error.set(Some(tx.t("fault_no_process")));
