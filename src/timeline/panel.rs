@@ -383,6 +383,35 @@ pub struct PanelState {
     answered_before: Option<u64>,
 }
 
+/// A run's answer carried by [`PanelAction::Ran`], taken out once by the reducer: a
+/// long run is megabytes, so it is moved, never copied (a copy would also put the run's
+/// whole `Clone` on the page, about 9 KB of code). Equal only to itself.
+#[derive(Clone)]
+pub struct Answer(Rc<std::cell::RefCell<Option<RunAnswer>>>);
+
+impl Answer {
+    pub fn new(answer: RunAnswer) -> Answer {
+        Answer(Rc::new(std::cell::RefCell::new(Some(answer))))
+    }
+
+    /// The answer, the first time; `None` after.
+    fn take(&self) -> Option<RunAnswer> {
+        self.0.borrow_mut().take()
+    }
+}
+
+impl PartialEq for Answer {
+    fn eq(&self, other: &Answer) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl std::fmt::Debug for Answer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Answer")
+    }
+}
+
 /// Everything a learner (or the page) can do to the panel.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PanelAction {
@@ -436,7 +465,7 @@ pub enum PanelAction {
     /// it was made (the page makes it if the worker cannot).
     Ran {
         id: u64,
-        answer: Rc<RunAnswer>,
+        answer: Answer,
         made_in: RunsIn,
     },
     /// A console line, run on the console's node at the cursor.
@@ -510,7 +539,7 @@ impl PanelState {
     /// is the one the worker's answer would have made.
     pub fn answered_now(mut self, answer: RunAnswer) -> PanelState {
         if let Some(id) = self.pending.as_ref().map(|p| p.id) {
-            self.answered(id, Rc::new(answer), RunsIn::Elsewhere);
+            self.answered(id, Answer::new(answer), RunsIn::Elsewhere);
         }
         self
     }
@@ -823,14 +852,19 @@ impl PanelState {
     }
 
     /// The answer to run `id`, if it is the one pending.
-    fn answered(&mut self, id: u64, answer: Rc<RunAnswer>, made_in: RunsIn) -> bool {
-        let Some(p) = self.pending.take_if(|p| p.id == id) else {
+    fn answered(&mut self, id: u64, answer: Answer, made_in: RunsIn) -> bool {
+        if self.pending.as_ref().is_none_or(|p| p.id != id) {
+            return false;
+        }
+        // Taken once: the same action reduced again finds nothing to take.
+        let Some(answer) = answer.take() else {
+            return false;
+        };
+        let Some(p) = self.pending.take() else {
             return false;
         };
         self.made_in = made_in;
         self.answered_before = Some(p.before_us);
-        // The action's own answer, not a copy: a long run is megabytes.
-        let answer = Rc::try_unwrap(answer).unwrap_or_else(|shared| (*shared).clone());
         self.take(answer, p.then.clone());
         true
     }
@@ -1255,7 +1289,7 @@ mod tests {
         let answer: RunAnswer = serde_json::from_str(&text).expect("answer back");
         s.reduce(A::Ran {
             id: p.id,
-            answer: Rc::new(answer),
+            answer: Answer::new(answer),
             made_in: RunsIn::Elsewhere,
         })
     }
@@ -1483,7 +1517,7 @@ mod tests {
         // The answer to seed 7 comes late: dropped.
         let s = s.reduce(A::Ran {
             id: stale.id,
-            answer: Rc::new(run_job(&stale.job)),
+            answer: Answer::new(run_job(&stale.job)),
             made_in: RunsIn::Elsewhere,
         });
         assert!(s.running());

@@ -26,7 +26,7 @@ pub fn use_runs(panel: &Handle) {
             make_elsewhere(p.job.clone(), move |answer, made_in| {
                 dispatch.dispatch(PanelAction::Ran {
                     id,
-                    answer: Rc::new(answer),
+                    answer: crate::timeline::panel::Answer::new(answer),
                     made_in,
                 })
             })
