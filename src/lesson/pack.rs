@@ -327,13 +327,49 @@ impl LineIndex {
     }
 }
 
-/// `text[span]` as its own TOML document, its `[[header]]` line blanked, and the number
+/// Where each table header (`[name]` or `[[name]]` at the start of a line, outside any
+/// value) of TOML `text` starts, in order: toml's own lexer tells strings, comments and
+/// multi-line arrays apart from headers. One pass over the text.
+fn table_headers(text: &str) -> Vec<usize> {
+    use toml_parser::lexer::TokenKind as K;
+    let (mut out, mut depth, mut line_start, mut in_header) = (Vec::new(), 0usize, true, false);
+    for t in toml_parser::Source::new(text).lex() {
+        match t.kind() {
+            K::Newline => {
+                line_start = true;
+                in_header = false;
+            }
+            K::Whitespace | K::Comment => {}
+            K::LeftSquareBracket if depth == 0 && line_start => {
+                out.push(t.span().start());
+                in_header = true;
+                line_start = false;
+            }
+            K::LeftSquareBracket | K::LeftCurlyBracket if !in_header => {
+                depth += 1;
+                line_start = false;
+            }
+            K::RightSquareBracket | K::RightCurlyBracket if !in_header => {
+                depth = depth.saturating_sub(1);
+                line_start = false;
+            }
+            _ => line_start = false,
+        }
+    }
+    out
+}
+
+/// The table whose header starts at `header.start`, as its own TOML document (its
+/// header line blanked; it runs to the next header or the end of `text`), and the number
 /// of lines to add to a line of it to get the line in `text`. Only the slice is copied,
 /// so cutting every table out of a pack file is linear in its size.
-fn sub_document(text: &str, span: &Range<usize>, lines: &LineIndex) -> (String, usize) {
-    let slice = text.get(span.start..span.end.max(span.start)).unwrap_or("");
+fn sub_document(text: &str, header: &Range<usize>, headers: &[usize], lines: &LineIndex) -> (String, usize) {
+    let start = header.start;
+    let next = headers.partition_point(|&h| h <= start);
+    let end = headers.get(next).copied().unwrap_or(text.len()).max(start);
+    let slice = text.get(start..end).unwrap_or("");
     let doc = slice.find('\n').map_or("", |i| &slice[i..]).to_string();
-    (doc, lines.line(span.start) - 1)
+    (doc, lines.line(start) - 1)
 }
 
 /// The line a string value's content starts on (a multi-line string's first newline is
@@ -735,6 +771,8 @@ struct PackFile<'a> {
     path: &'a str,
     text: &'a str,
     lines: LineIndex,
+    /// Where its table headers start ([`table_headers`]).
+    headers: Vec<usize>,
     raw: RawPack,
     langs: Vec<Lang>,
 }
@@ -798,6 +836,7 @@ fn load_gathered(
         path: pack_path,
         text: pack_text,
         lines: LineIndex::new(pack_text),
+        headers: table_headers(pack_text),
         raw,
         langs: Vec::new(),
     };
@@ -1129,7 +1168,7 @@ fn inline_sections(p: &PackFile<'_>, room: usize, g: &mut Gathered) {
     for t in p.raw.section.iter().take(room) {
         let span = t.span();
         let header = p.lines.line(span.start);
-        let (doc, shift) = sub_document(p.text, &span, &p.lines);
+        let (doc, shift) = sub_document(p.text, &span, &p.headers, &p.lines);
         g.parsed += doc.len();
         let s: RawInlineSection = match toml::from_str(&doc) {
             Ok(s) => s,
@@ -1247,7 +1286,7 @@ fn inline_questions(p: &PackFile<'_>, g: &mut Gathered) {
 fn inline_scenarios(p: &PackFile<'_>, room: usize, g: &mut Gathered) {
     for t in p.raw.scenario.iter().take(room) {
         let span = t.span();
-        let (doc, shift) = sub_document(p.text, &span, &p.lines);
+        let (doc, shift) = sub_document(p.text, &span, &p.headers, &p.lines);
         g.parsed += doc.len();
         let s: RawInlineScenario = match toml::from_str(&doc) {
             Ok(s) => s,
@@ -1923,6 +1962,26 @@ fn read_regular(file: &std::path::Path, inside: Option<&std::path::Path>) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn table_headers_are_found_by_toml_s_lexer_not_by_a_leading_bracket() {
+        let text = "id = \"p\"\nlist = [\n  [1, 2],\n  [3],\n]\n\n[[section]]\nbody = '''\n[not] a header\n[[nor]] this\n'''\n# [a] comment\n  [[scenario]] # indented\nt = { a = [1] }\n[x.y]\nq = \"[z]\"\n";
+        let at: Vec<&str> = table_headers(text)
+            .into_iter()
+            .map(|i| text[i..].lines().next().unwrap_or(""))
+            .collect();
+        assert_eq!(at, ["[[section]]", "[[scenario]] # indented", "[x.y]"]);
+        // A table runs to the next header: the section keeps its body's bracketed lines.
+        let headers = table_headers(text);
+        let lines = LineIndex::new(text);
+        let start = headers[0];
+        let (doc, shift) = sub_document(text, &(start..start + 11), &headers, &lines);
+        assert!(
+            doc.contains("[not] a header\n[[nor]] this") && !doc.contains("scenario"),
+            "{doc}"
+        );
+        assert_eq!(shift, 6);
+    }
 
     #[test]
     fn quoted_strings_survive_a_round_trip() {
