@@ -56,7 +56,7 @@ use super::quiz::{self, Kind, Question, QuizError};
 use super::route::Route;
 use super::section::is_slug;
 use super::state::Lessons;
-use crate::sim::scenario::{self as scenario, Scenario, ScenarioError, BUILTINS};
+use crate::sim::scenario::{self as scenario, Scenario, ScenarioError, BUILTIN_NAMES};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -871,9 +871,7 @@ fn load_gathered(
     let orders: BTreeSet<u32> = sections.iter().map(|s| s.section.order).collect();
     let recovered_names = std::mem::take(&mut g.recovered_names);
     let scenario_known = |name: &str| {
-        scenario_names.contains_key(name)
-            || recovered_names.contains(name)
-            || BUILTINS.iter().any(|b| b.name == name)
+        scenario_names.contains_key(name) || recovered_names.contains(name) || BUILTIN_NAMES.contains(&name)
     };
     let lab_ids: BTreeSet<String> = g.labs.iter().map(|l| l.lab.id.clone()).collect();
     let recovered_labs = std::mem::take(&mut g.recovered_labs);
@@ -1347,7 +1345,7 @@ fn check_scenario_names(g: &mut Gathered) -> BTreeMap<String, String> {
                     s.name
                 ),
             ));
-        } else if BUILTINS.iter().any(|b| b.name == s.name) {
+        } else if BUILTIN_NAMES.contains(&s.name.as_str()) {
             g.errors.push(PackError::new(
                 file,
                 *line,

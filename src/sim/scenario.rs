@@ -783,6 +783,9 @@ macro_rules! builtins {
         pub const BUILTINS: &[Builtin] = &[
             $(Builtin { name: $name, source: include_str!(concat!("../../scenarios/", $name, ".toml")) }),*
         ];
+        /// Their names alone, for code that needs no TOML: naming [`BUILTINS`] would
+        /// put every file's text into the module that calls it (60 KB in the engine's).
+        pub const BUILTIN_NAMES: &[&str] = &[$($name),*];
     };
 }
 
