@@ -622,6 +622,40 @@ async fn the_panel_speaks_norwegian_in_the_norwegian_lesson() {
         "Endre innstillingene eller Lua-skriptene"
     );
     assert!(text(&p, "form.knobs").contains("Driftfaktor"));
+    // A Norwegian learner writes a decimal comma: 0,02 is read as 0.02 (crate::decimal)
+    // and the run is made with it; out of range, the bound is said with a comma too.
+    let drift: HtmlInputElement = query(&p, "input.knob-drift")
+        .expect("a drift knob")
+        .dyn_into()
+        .unwrap();
+    type_into(&drift, "0,02").await;
+    submit_form(&p, "form.knobs");
+    wait_until("drift 0.02 in the link", || {
+        web_sys::window()
+            .unwrap()
+            .location()
+            .hash()
+            .unwrap()
+            .contains("drift=0.02")
+    })
+    .await;
+    let drift: HtmlInputElement = query(&p, "input.knob-drift")
+        .expect("a drift knob")
+        .dyn_into()
+        .unwrap();
+    type_into(&drift, "0,9").await;
+    submit_form(&p, "form.knobs");
+    let pp = p.clone();
+    wait_until("the knob error", move || {
+        text(&pp, "form.knobs [role=alert]").contains("fra 0 til 0,5")
+    })
+    .await;
+    assert!(web_sys::window()
+        .unwrap()
+        .location()
+        .hash()
+        .unwrap()
+        .contains("drift=0.02"));
     reset_search();
 }
 

@@ -86,6 +86,11 @@ fn parse_knobs(k: &KnobText, v: &Variant, tx: Texts) -> Result<Variant, String> 
     fn num(s: &str) -> Option<f64> {
         crate::decimal::parse(&s.trim().replace(',', ".").replace(' ', ""))
     }
+    // A bound as the learner writes a number: Norwegian with a decimal comma (0,5).
+    let shown = |x: f64| match tx.lang {
+        Lang::Nb => x.to_string().replace('.', ","),
+        _ => x.to_string(),
+    };
     let opt = |s: &str, b: Bounds, what: &str| -> Result<Option<f64>, String> {
         if s.trim().is_empty() {
             return Ok(None);
@@ -93,11 +98,7 @@ fn parse_knobs(k: &KnobText, v: &Variant, tx: Texts) -> Result<Variant, String> 
         num(s).filter(|x| b.contains(*x)).map(Some).ok_or_else(|| {
             tx.fmt(
                 "knob_range",
-                &[
-                    ("what", tx.t(what)),
-                    ("lo", b.lo.to_string()),
-                    ("hi", b.hi.to_string()),
-                ],
+                &[("what", tx.t(what)), ("lo", shown(b.lo)), ("hi", shown(b.hi))],
             )
         })
     };
