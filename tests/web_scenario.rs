@@ -624,38 +624,15 @@ async fn the_panel_speaks_norwegian_in_the_norwegian_lesson() {
     assert!(text(&p, "form.knobs").contains("Driftfaktor"));
     // A Norwegian learner writes a decimal comma: 0,02 is read as 0.02 (crate::decimal)
     // and the run is made with it; out of range, the bound is said with a comma too.
-    let drift: HtmlInputElement = query(&p, "input.knob-drift")
-        .expect("a drift knob")
-        .dyn_into()
-        .unwrap();
-    type_into(&drift, "0,02").await;
-    submit_form(&p, "form.knobs");
-    wait_until("drift 0.02 in the link", || {
-        web_sys::window()
-            .unwrap()
-            .location()
-            .hash()
-            .unwrap()
-            .contains("drift=0.02")
-    })
-    .await;
-    let drift: HtmlInputElement = query(&p, "input.knob-drift")
-        .expect("a drift knob")
-        .dyn_into()
-        .unwrap();
-    type_into(&drift, "0,9").await;
-    submit_form(&p, "form.knobs");
+    type_and_submit(&p, "input.knob-drift", "0,02", "form.knobs").await;
+    wait_until("drift 0.02 in the link", || current_hash().contains("drift=0.02")).await;
+    type_and_submit(&p, "input.knob-drift", "0,9", "form.knobs").await;
     let pp = p.clone();
     wait_until("the knob error", move || {
         text(&pp, "form.knobs [role=alert]").contains("fra 0 til 0,5")
     })
     .await;
-    assert!(web_sys::window()
-        .unwrap()
-        .location()
-        .hash()
-        .unwrap()
-        .contains("drift=0.02"));
+    assert!(current_hash().contains("drift=0.02"), "{}", current_hash());
     reset_search();
 }
 
@@ -772,22 +749,12 @@ async fn persistence_knob_drift_and_delayed_restart_faults() {
     );
     // A node's clock made to drift 2 % fast, at the cursor: the run forks with a mark.
     choose(&p, "select.fault-kind", "drift").await;
-    let pct: HtmlInputElement = query(&p, "input.fault-pct")
-        .expect("a percent field")
-        .dyn_into()
-        .unwrap();
-    type_into(&pct, "2").await;
-    submit_form(&p, ".fault-form");
+    type_and_submit(&p, "input.fault-pct", "2", ".fault-form").await;
     let pp = p.clone();
     wait_until("a drift mark", move || marks(&pp, "drift +2.0 %").len() == 1).await;
     // Crash a node and bring it back 3 s later, in one step.
     choose(&p, "select.fault-kind", "crash-restart").await;
-    let ms: HtmlInputElement = query(&p, "input.fault-amount")
-        .expect("a ms field")
-        .dyn_into()
-        .unwrap();
-    type_into(&ms, "3000").await;
-    submit_form(&p, ".fault-form");
+    type_and_submit(&p, "input.fault-amount", "3000", ".fault-form").await;
     let pp = p.clone();
     wait_until("a crash and a restart", move || {
         marks(&pp, "crash").len() == 1 && marks(&pp, "restart").len() == 1
@@ -795,22 +762,12 @@ async fn persistence_knob_drift_and_delayed_restart_faults() {
     .await;
     // Slow one client's link to a node: the log says so and the link carries it.
     choose(&p, "select.fault-kind", "latency").await;
-    let ms: HtmlInputElement = query(&p, "input.fault-amount")
-        .expect("a ms field")
-        .dyn_into()
-        .unwrap();
-    type_into(&ms, "40").await;
-    submit_form(&p, ".fault-form");
+    type_and_submit(&p, "input.fault-amount", "40", ".fault-form").await;
     let hash = || web_sys::window().unwrap().location().hash().unwrap();
     wait_until("the latency in the link", move || hash().contains(":40000:40000")).await;
     // Nonsense is refused with a message, and the run stays as it was.
     choose(&p, "select.fault-kind", "drift").await;
-    let pct: HtmlInputElement = query(&p, "input.fault-pct")
-        .expect("a percent field")
-        .dyn_into()
-        .unwrap();
-    type_into(&pct, "90").await;
-    submit_form(&p, ".fault-form");
+    type_and_submit(&p, "input.fault-pct", "90", ".fault-form").await;
     TimeoutFuture::new(50).await;
     assert!(text(&p, ".fault-form [role=alert]").contains("drift from −50 to 50 %"));
     assert_eq!(marks(&p, "drift").len(), 1);

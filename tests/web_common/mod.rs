@@ -198,6 +198,21 @@ pub fn submit_form(root: &Element, selector: &str) {
         .expect("submitted");
 }
 
+/// The page's location hash (`#/…`).
+pub fn current_hash() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().hash().ok())
+        .unwrap_or_default()
+}
+
+/// Types `value` into the field `field` inside `root` (see [`type_into`]), then submits
+/// the form `form` inside `root`: a knob, a fault, a console line as a learner sends it.
+pub async fn type_and_submit(root: &Element, field: &str, value: &str, form: &str) {
+    let f = query(root, field).unwrap_or_else(|| panic!("no field {field}"));
+    type_into(&f, value).await;
+    submit_form(root, form);
+}
+
 /// Types `value` into a text field or text area as a learner would (an `input` event
 /// follows), then lets the app re-render.
 pub async fn type_into(field: &web_sys::EventTarget, value: &str) {
