@@ -108,6 +108,23 @@ pub fn parse(text: &str) -> Option<f64> {
     value.is_finite().then_some(value)
 }
 
+/// A number as a learner types it in a field: spaces around or between digits, a decimal
+/// comma (`0,5`) and the minus sign `−` (U+2212) are read as `0.5` and `-`; then
+/// [`parse`]. (A quiz's answer has its own reader, which also tells a thousands separator
+/// from a decimal comma: `lesson::quiz::read_number`.)
+pub fn parse_typed(text: &str) -> Option<f64> {
+    let plain: String = text
+        .chars()
+        .filter(|c| *c != ' ')
+        .map(|c| match c {
+            ',' => '.',
+            '\u{2212}' => '-',
+            c => c,
+        })
+        .collect();
+    parse(&plain)
+}
+
 /// `mantissa × 10^exp10`.
 fn scale(mantissa: u64, exp10: i64) -> f64 {
     if mantissa == 0 {
@@ -194,6 +211,15 @@ mod tests {
             let (ours, std) = (parse(t).unwrap(), t.parse::<f64>().unwrap());
             assert!(((ours - std) / std).abs() < 1e-14, "{t}: {ours} vs {std}");
         }
+    }
+
+    #[test]
+    fn typed_numbers_take_a_decimal_comma_spaces_and_the_minus_sign() {
+        assert_eq!(parse_typed(" 0,02 "), Some(0.02));
+        assert_eq!(parse_typed("10 000"), Some(10_000.0));
+        assert_eq!(parse_typed("\u{2212}1,5"), Some(-1.5));
+        assert_eq!(parse_typed("1,2,3"), None);
+        assert_eq!(parse_typed(""), None);
     }
 
     #[test]

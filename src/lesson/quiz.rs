@@ -777,8 +777,8 @@ pub fn without_verdict(text: &str) -> std::borrow::Cow<'_, str> {
         };
         let rest = rest.trim_start();
         let mut chars = rest.chars();
-        return match chars.next().and_then(|c| Some((c, latin_upper(c)?))) {
-            Some((_, up)) => format!("{up}{}", chars.as_str()).into(),
+        return match chars.next().and_then(latin_upper) {
+            Some(up) => format!("{up}{}", chars.as_str()).into(),
             None => rest.into(),
         };
     }

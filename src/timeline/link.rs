@@ -169,7 +169,7 @@ pub fn decode_variant(get: impl Fn(&str) -> Option<String>) -> Variant {
     let num = |k: &str, b: Bounds| {
         get(k)
             .and_then(|s| crate::decimal::parse(&s))
-            .filter(|x| x.is_finite() && b.contains(*x))
+            .filter(|x| b.contains(*x))
     };
     // N and retries are whole numbers.
     let whole = |k: &str, b: Bounds| num(k, b).filter(|n| n.fract() == 0.0).map(|n| n as u32);

@@ -83,9 +83,6 @@ fn first_work(base: &Scenario) -> Option<(f64, f64)> {
 
 /// Parses the knobs; `Err` names the first one out of range.
 fn parse_knobs(k: &KnobText, v: &Variant, tx: Texts) -> Result<Variant, String> {
-    fn num(s: &str) -> Option<f64> {
-        crate::decimal::parse(&s.trim().replace(',', ".").replace(' ', ""))
-    }
     // A bound as the learner writes a number: Norwegian with a decimal comma (0,5).
     let shown = |x: f64| match tx.lang {
         Lang::Nb => x.to_string().replace('.', ","),
@@ -95,12 +92,15 @@ fn parse_knobs(k: &KnobText, v: &Variant, tx: Texts) -> Result<Variant, String> 
         if s.trim().is_empty() {
             return Ok(None);
         }
-        num(s).filter(|x| b.contains(*x)).map(Some).ok_or_else(|| {
-            tx.fmt(
-                "knob_range",
-                &[("what", tx.t(what)), ("lo", shown(b.lo)), ("hi", shown(b.hi))],
-            )
-        })
+        crate::decimal::parse_typed(s)
+            .filter(|x| b.contains(*x))
+            .map(Some)
+            .ok_or_else(|| {
+                tx.fmt(
+                    "knob_range",
+                    &[("what", tx.t(what)), ("lo", shown(b.lo)), ("hi", shown(b.hi))],
+                )
+            })
     };
     let ttl = opt(&k.ttl, bounds::TTL_MS, "knob_ttl")?;
     let drift = opt(&k.drift, bounds::DRIFT_FACTOR, "knob_drift")?;

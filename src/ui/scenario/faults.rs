@@ -104,8 +104,7 @@ pub fn fault_form(props: &FaultFormProps) -> Html {
             e.prevent_default();
             let ms: Option<i64> = amount.trim().parse().ok();
             // A clock's drift in percent (2 = 2 % fast), as parts per million.
-            let pct = pct.trim().replace(',', ".").replace('\u{2212}', "-");
-            let ppm = crate::decimal::parse(&pct)
+            let ppm = crate::decimal::parse_typed(&pct)
                 .filter(|p| p.abs() <= 50.0)
                 .map(|p| (p * 10_000.0).round() as i64);
             let (Some(n), Some(c)) = (node_pid.map(|p| p as usize), client_pid.map(|p| p as usize)) else {
