@@ -6,7 +6,7 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 export CHROMEDRIVER ?= /usr/bin/chromedriver
 WASM := --target wasm32-unknown-unknown
 
-.PHONY: setup serve test fmt lint test-native test-browser oracle bundle build fuzz e2e screenshot firstload
+.PHONY: setup serve test fmt lint test-native test-browser oracle bundle build fuzz e2e screenshot firstload builtins
 
 # make fuzz FUZZ_SECONDS=900   runs every cargo-fuzz target for that long (default 60 s each)
 FUZZ_SECONDS ?= 60
@@ -29,6 +29,12 @@ build: setup
 
 fmt:
 	cargo fmt --all -- --check
+
+# After editing scenarios/*.toml or labs/*/*.toml (or a type they are read into): writes
+# src/builtins.wire, the validated built-ins in the form the page reads (src/wire.rs).
+# `make test` fails while the file is not current.
+builtins:
+	LOCKSTEP_WRITE_BUILTINS=1 cargo test --lib wire::tests::the_builtins_file_is_current
 
 lint:
 	cargo clippy --all-targets -- -D warnings

@@ -35,27 +35,28 @@ fn shown_files(id: &str) -> Option<(&'static str, &'static str, &'static str)> {
     Some((lab.get(), scenario.get(), starter.get()))
 }
 
-/// Each built-in lab's `lab.toml` and `scenario.toml` as JSON, by `<id>/lab` and
-/// `<id>/scenario`, compiled by `build.rs`.
-mod compiled {
-    use crate::text::Txt;
-    include!(concat!(env!("OUT_DIR"), "/lab_json.rs"));
-}
-
 /// A built-in lab as the page knows it: without its driver and solution (see
-/// [`Lab::driver`]; the browser fetches them). Read from the JSON `build.rs` compiled
-/// from its files ([`Lab::from_compiled`]: no TOML parser, no validation at run time);
-/// [`shown_checked`] reads and validates the files themselves, and tests hold the two
-/// equal.
+/// [`Lab::driver`]; the browser fetches them). Read from its compiled form, which `make
+/// builtins` wrote from [`shown_checked`] (`src/builtins.wire`: no TOML parser, no
+/// validation at run time); tests hold the two equal.
 pub fn shown(id: &str) -> Option<Result<Lab, String>> {
-    let json = |name: String| {
-        compiled::JSON
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, j)| j.get())
-    };
-    let (lab_json, scenario_json) = (json(format!("{id}/lab"))?, json(format!("{id}/scenario"))?);
-    with_sources(id, |src| Lab::from_compiled(src, lab_json, scenario_json))
+    let (_, text) = crate::sim::scenario::compiled::LABS
+        .iter()
+        .find(|(n, _)| *n == id)?;
+    let (lab_toml, scenario_toml, starter) = shown_files(id)?;
+    Some(
+        crate::wire::from_byte_text::<Lab>(text.get())
+            .map(|mut lab| {
+                // Compiled without its files' texts, which the lesson's text holds once.
+                lab.texts.lab_toml = lab_toml.to_string();
+                lab.texts.scenario_toml = scenario_toml.to_string();
+                lab.starter = starter.to_string();
+                lab
+            })
+            .map_err(|e| {
+                format!("labs/{id}: its compiled form in src/builtins.wire does not read ({e}): run `make builtins`")
+            }),
+    )
 }
 
 /// Like [`shown`], reading and validating the lab's TOML files as any lab's are.
@@ -432,14 +433,14 @@ mod node {
 mod tests {
     use super::*;
 
-    /// What the page reads of each built-in lab (the JSON compiled from its files) is the
-    /// lab its TOML files make, validated.
+    /// What the page reads of each built-in lab (its compiled form) is the lab its TOML
+    /// files make, validated.
     #[test]
     fn every_built_in_lab_compiled_is_the_one_its_files_make() {
         assert_eq!(
-            compiled::JSON.len(),
-            2 * IDS.len(),
-            "a lab.toml and a scenario.toml per lab"
+            crate::sim::scenario::compiled::LABS.len(),
+            IDS.len(),
+            "every lab is in src/builtins.wire (`make builtins`)"
         );
         let mut shown_ids: Vec<&str> = files::SHOWN.iter().map(|s| s.0).collect();
         let mut ids = IDS.to_vec();
@@ -449,12 +450,16 @@ mod tests {
         for id in IDS {
             let checked = shown_checked(id).expect("a built-in");
             assert!(checked.is_ok(), "{id}: {checked:?}");
-            assert_eq!(shown(id), Some(checked), "{id}");
+            assert_eq!(
+                shown(id),
+                Some(checked),
+                "{id}: src/builtins.wire differs: run `make builtins`"
+            );
         }
     }
 
-    /// A date among a lab's parameters reaches the driver as its text, read from TOML or
-    /// from the compiled JSON.
+    /// A date among a lab's parameters reaches the driver as its text, read from TOML and
+    /// after the lab crossed the wire.
     #[test]
     fn a_date_parameter_is_its_text() {
         let (lab_toml, scenario_toml, starter) = shown_files("set-nx").expect("a built-in");
@@ -470,10 +475,7 @@ mod tests {
         };
         let lab = Lab::parse(&src).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(lab.params["when"], serde_json::json!("1979-05-27T07:32:00Z"));
-        let value: toml::Value = toml::from_str(&lab_toml).unwrap_or_else(|e| panic!("{e}"));
-        let json = serde_json::to_string(&value).unwrap_or_else(|e| panic!("{e}"));
-        let scenario: toml::Value = toml::from_str(scenario_toml).unwrap_or_else(|e| panic!("{e}"));
-        let scenario = serde_json::to_string(&scenario).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(Lab::from_compiled(&src, &json, &scenario), Ok(lab));
+        let text = crate::wire::to_text(&lab).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(crate::wire::from_text::<Lab>(&text), Ok(lab));
     }
 }

@@ -12,6 +12,7 @@ pub mod store;
 pub mod text;
 pub mod timeline;
 pub mod toml_error;
+pub mod wire;
 
 #[cfg(target_arch = "wasm32")]
 pub mod ui;

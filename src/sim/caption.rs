@@ -62,15 +62,15 @@ pub enum CaptionEvent {
 #[serde(deny_unknown_fields)]
 pub struct CaptionSpec {
     pub at: CaptionEvent,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub process: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub command: Option<String>,
     #[serde(default = "first")]
     pub nth: u32,
     pub en: String,
     /// The Norwegian text; a scenario without it shows the English one.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default)]
     pub nb: String,
 }
 

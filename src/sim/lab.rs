@@ -312,7 +312,9 @@ pub struct Lab {
     pub functions: Vec<String>,
     pub checks: Vec<Check>,
     pub trials: u32,
-    /// Parameters for the driver (JSON object).
+    /// Parameters for the driver (JSON object); on the wire as JSON text
+    /// ([`params_form`]: bincode cannot read a `Value`).
+    #[serde(with = "params_form")]
     pub params: Value,
     pub scenario: Scenario,
     pub driver: String,
@@ -331,6 +333,30 @@ pub struct Lab {
     /// The files it was read from: the engine's worker reads the lab again from them
     /// (`sim::lab_seq`), so the page sends text, not a parsed lab.
     pub texts: LabTexts,
+}
+
+/// A lab's parameters as they are for people (a JSON object, in JSON) and on the wire
+/// (`crate::wire`): JSON text, since bincode cannot read a value of any shape.
+mod params_form {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde_json::Value;
+
+    pub fn serialize<S: Serializer>(v: &Value, s: S) -> Result<S::Ok, S::Error> {
+        if s.is_human_readable() {
+            v.serialize(s)
+        } else {
+            v.to_string().serialize(s)
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+        if d.is_human_readable() {
+            Value::deserialize(d)
+        } else {
+            let text = String::deserialize(d)?;
+            serde_json::from_str(&text).map_err(serde::de::Error::custom)
+        }
+    }
 }
 
 impl LabTexts {
@@ -456,24 +482,6 @@ impl Lab {
             field,
             message,
         })?;
-        Lab::assemble(src, f, scenario)
-    }
-
-    /// A built-in lab from its files as `build.rs` compiled them to JSON (`lab_json`,
-    /// `scenario_json`), `src` holding the files' own text: no TOML parser and no
-    /// validation of the scenario at run time (the page has neither). Tests hold every
-    /// built-in equal to what [`Lab::parse`] makes of its files.
-    pub fn from_compiled(src: &LabSources, lab_json: &str, scenario_json: &str) -> Result<Lab, LabError> {
-        let unread = |file: String, e: serde_json::Error| LabError {
-            file,
-            line: None,
-            field: String::new(),
-            message: e.to_string(),
-        };
-        let f: LabFile =
-            serde_json::from_str(lab_json).map_err(|e| unread(format!("{}/lab.toml", src.dir), e))?;
-        let scenario: Scenario = serde_json::from_str(scenario_json)
-            .map_err(|e| unread(format!("{}/scenario.toml", src.dir), e))?;
         Lab::assemble(src, f, scenario)
     }
 

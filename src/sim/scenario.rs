@@ -108,7 +108,7 @@ pub struct Scenario {
     #[serde(default)]
     pub description: String,
     /// The description in other languages, by language code (`[descriptions] nb = "…"`).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(default)]
     pub descriptions: BTreeMap<String, String>,
     /// Syllabus section this scenario belongs to (for the lesson UI).
     #[serde(default)]
@@ -138,10 +138,10 @@ pub struct Scenario {
     /// TTLs (ms) to compare in a trade-off table: the UI reruns the scenario once per
     /// value and shows overlaps and stale writes against the time the lock stayed stuck
     /// after a crash.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub sweep_ttl_ms: Vec<f64>,
     /// Sentences for the run's key moments, shown under the picture (`sim/caption.rs`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub captions: Vec<super::caption::CaptionSpec>,
 }
 
@@ -155,17 +155,67 @@ impl Scenario {
     }
 }
 
+/// Serde for a number that is a fixed value or a `[lo, hi]` range. People write either
+/// bare (`latency_ms = 5` or `latency_ms = [2, 9]`: untagged, in TOML and JSON); on the
+/// wire (`crate::wire`, bincode, which cannot guess a variant) the variant is written out.
+/// The untagged reader keeps the type's own name, so its error names the type.
+macro_rules! fixed_or_range {
+    ($t:ident, $forms:ident) => {
+        mod $forms {
+            use serde::{Deserialize, Serialize};
+            #[derive(Serialize, Deserialize)]
+            #[serde(untagged)]
+            pub enum $t {
+                Fixed(f64),
+                Range([f64; 2]),
+            }
+            #[derive(Serialize, Deserialize)]
+            pub enum Tagged {
+                Fixed(f64),
+                Range([f64; 2]),
+            }
+        }
+
+        impl Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                match (self, s.is_human_readable()) {
+                    ($t::Fixed(x), true) => $forms::$t::Fixed(*x).serialize(s),
+                    ($t::Range(r), true) => $forms::$t::Range(*r).serialize(s),
+                    ($t::Fixed(x), false) => $forms::Tagged::Fixed(*x).serialize(s),
+                    ($t::Range(r), false) => $forms::Tagged::Range(*r).serialize(s),
+                }
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                Ok(if d.is_human_readable() {
+                    match $forms::$t::deserialize(d)? {
+                        $forms::$t::Fixed(x) => $t::Fixed(x),
+                        $forms::$t::Range(r) => $t::Range(r),
+                    }
+                } else {
+                    match $forms::Tagged::deserialize(d)? {
+                        $forms::Tagged::Fixed(x) => $t::Fixed(x),
+                        $forms::Tagged::Range(r) => $t::Range(r),
+                    }
+                })
+            }
+        }
+    };
+}
+
 fn default_end_ms() -> f64 {
     60_000.0
 }
 
 /// A latency: a fixed number of ms, or `[lo, hi]` drawn uniformly per message.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum LatencySpec {
     Fixed(f64),
     Range([f64; 2]),
 }
+fixed_or_range!(LatencySpec, latency_forms);
 
 impl Default for LatencySpec {
     fn default() -> Self {
@@ -308,7 +358,7 @@ pub struct ResourceSpec {
     pub init: BTreeMap<String, String>,
     /// Keys whose writes are real-world effects (a charge, an email): the checker
     /// reports the same write accepted twice as a double effect.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub effects: Vec<String>,
 }
 
@@ -372,12 +422,12 @@ pub enum ReleaseKind {
 }
 
 /// A retry delay: fixed ms, or `[lo, hi)` drawn uniformly.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum DelaySpec {
     Fixed(f64),
     Range([f64; 2]),
 }
+fixed_or_range!(DelaySpec, delay_forms);
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -820,23 +870,27 @@ builtins!(
     "idempotency-crash",
 );
 
-/// The built-in scenarios as JSON, compiled by `build.rs` from the same TOML files.
-mod compiled {
+/// The built-in scenarios and labs in the wire's form (`src/builtins.wire`, by `build.rs`).
+pub(crate) mod compiled {
     use crate::text::Txt;
-    include!(concat!(env!("OUT_DIR"), "/scenario_json.rs"));
+    include!(concat!(env!("OUT_DIR"), "/builtin_wire.rs"));
 }
 
-/// The built-in `name`, read from its JSON form compiled at build time: no TOML parser
-/// and no validation at run time (the page has neither). `tests` hold every built-in
-/// valid ([`builtin_checked`]) and equal to this.
+/// The built-in `name` as `make builtins` wrote it from its TOML file, validated
+/// (`src/builtins.wire`): no TOML parser and no validation at run time (the page has
+/// neither). `tests` hold every built-in valid ([`builtin_checked`]) and equal to this.
 pub fn builtin(name: &str) -> Option<Result<Scenario, ScenarioError>> {
-    let (_, json) = compiled::JSON.iter().find(|(n, _)| *n == name)?;
-    Some(serde_json::from_str(json.get()).map_err(|e| ScenarioError {
-        file: format!("scenarios/{name}.toml"),
-        line: None,
-        field: String::new(),
-        message: e.to_string(),
-    }))
+    let (_, text) = compiled::SCENARIOS.iter().find(|(n, _)| *n == name)?;
+    Some(
+        crate::wire::from_byte_text(text.get()).map_err(|e| ScenarioError {
+            file: format!("scenarios/{name}.toml"),
+            line: None,
+            field: String::new(),
+            message: format!(
+                "its compiled form in src/builtins.wire does not read ({e}): run `make builtins`"
+            ),
+        }),
+    )
 }
 
 /// The built-in `name` read from its TOML file and validated, as any scenario file is.
@@ -884,18 +938,18 @@ mod tests {
     fn every_builtin_parses() {
         assert_eq!(BUILTINS.len(), 28);
         assert_eq!(
-            compiled::JSON.len(),
+            compiled::SCENARIOS.len(),
             BUILTINS.len(),
-            "every file of scenarios/ is a built-in"
+            "every file of scenarios/ is a built-in, and in src/builtins.wire (`make builtins`)"
         );
         for b in BUILTINS {
-            // Valid as a scenario file, and what the app reads from the JSON compiled
-            // from it is the same scenario.
+            // Valid as a scenario file, and what the app reads of its compiled form is
+            // the same scenario.
             let checked = builtin_checked(b.name).map(|r| r.map_err(|e| e.to_string()));
             let compiled = builtin(b.name).map(|r| r.map_err(|e| e.to_string()));
             assert_eq!(
                 compiled, checked,
-                "{}: the compiled JSON and the TOML differ",
+                "{}: src/builtins.wire and the TOML differ: run `make builtins`",
                 b.name
             );
             let s = checked;

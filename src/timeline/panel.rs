@@ -235,34 +235,16 @@ pub fn answer_parts(mut answer: RunAnswer) -> Result<Vec<String>, String> {
     Ok(texts)
 }
 
-/// The most bytes one piece of a run may take to read (a run's whole answer is a few MB).
-const WIRE_LIMIT: u64 = 64 << 20;
-
-fn wire_options() -> impl bincode::Options {
-    use bincode::Options;
-    bincode::DefaultOptions::new().with_limit(WIRE_LIMIT)
-}
-
-/// A run's piece as it crosses from the engine's worker to the page: bincode (varints),
-/// in base64 so it travels in the worker's JSON messages and in the runs made at build
-/// time (`pre/runs/`). JSON's readers for the run's types were 51 KB gzip of the page's
+/// A run's piece as it crosses from the engine's worker to the page, in the wire's form
+/// (`crate::wire`): in the worker's messages and in the runs made at build time
+/// (`pre/runs/`). JSON's readers for the run's types were 51 KB gzip of the page's
 /// module; bincode's are 20 KB (BENCHMARKS.md).
 pub fn wire_text<T: Serialize>(value: &T) -> Result<String, String> {
-    use base64::Engine as _;
-    use bincode::Options as _;
-    let bytes = wire_options().serialize(value).map_err(|e| e.to_string())?;
-    Ok(base64::engine::general_purpose::STANDARD.encode(bytes))
+    crate::wire::to_text(value)
 }
 
 fn read_wire<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, String> {
-    use base64::Engine as _;
-    use bincode::Options as _;
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(text)
-        .map_err(|e| format!("a run's piece: {e}"))?;
-    wire_options()
-        .deserialize(&bytes)
-        .map_err(|e| format!("a run's piece: {e}"))
+    crate::wire::from_text(text).map_err(|e| format!("a run's piece: {e}"))
 }
 
 /// A piece of a run's long lists, from [`answer_parts`]' text.
