@@ -1,5 +1,6 @@
 //! The engine's calls by name, for work the page hands to the engine's worker that is
-//! not a scenario's run, "Can this break?" or a trade-off row: JSON text in, JSON text out (`src/bin/engine.rs` exports [`call`];
+//! not a scenario's run, "Can this break?" or a trade-off row: the argument and the
+//! answer in the wire's form (`crate::wire`; `src/bin/engine.rs` exports [`call`];
 //! `static/engine-worker.js` answers `{"type":"call","name":N,"arg":A}` with
 //! `{"type":"result","value":V}`). Each call's answer is a `Result`, so a mistake in what
 //! it was given is an answer, not a failure of the worker.
@@ -24,7 +25,7 @@ pub struct PackFile {
     pub text: String,
 }
 
-/// Makes call `name` on `arg` (JSON): its answer as JSON, or why the call could not be
+/// Makes call `name` on `arg` (wire text): its answer as wire text, or why the call could not be
 /// made (an unknown name, an argument that does not read).
 pub fn call(name: &str, arg: &str) -> Result<String, String> {
     match name {
@@ -111,11 +112,11 @@ pub fn console_reply(lines: &[String]) -> String {
 }
 
 fn read<T: for<'de> Deserialize<'de>>(arg: &str) -> Result<T, String> {
-    serde_json::from_str(arg).map_err(|e| format!("the call's argument: {e}"))
+    crate::wire::from_text(arg).map_err(|e| format!("the call's argument: {e}"))
 }
 
 fn write<T: Serialize>(answer: &T) -> Result<String, String> {
-    serde_json::to_string(answer).map_err(|e| e.to_string())
+    crate::wire::to_text(answer)
 }
 
 fn texts<E: std::fmt::Display>(errors: Vec<E>) -> Vec<String> {
@@ -156,35 +157,35 @@ mod tests {
         files
     }
 
-    /// Packs loaded through the calls (JSON both ways) are the packs the loader makes of
+    /// Packs loaded through the calls (the wire both ways) are the packs the loader makes of
     /// their files directly, labs included; a mistake comes back as its text.
     #[test]
     fn a_pack_loaded_through_the_calls_is_the_one_loaded_here() {
         for dir in ["packs/example", "tests/fixtures/packs/lab-ok"] {
             let files = pack_files(dir);
             let (name, text) = files[0].clone();
-            let arg = serde_json::to_string(&PackFile {
+            let arg = crate::wire::to_text(&PackFile {
                 name: name.clone(),
                 text: text.clone(),
             })
             .unwrap();
-            let listed: ListAnswer = serde_json::from_str(&call("pack_list", &arg).unwrap()).unwrap();
+            let listed: ListAnswer = crate::wire::from_text(&call("pack_list", &arg).unwrap()).unwrap();
             assert_eq!(listed, files_to_fetch(&name, &text).map_err(texts), "{dir}");
-            let arg = serde_json::to_string(&PackFiles {
+            let arg = crate::wire::to_text(&PackFiles {
                 files: files.clone(),
                 unreadable: Vec::new(),
             })
             .unwrap();
-            let got: PackAnswer = serde_json::from_str(&call("pack_load", &arg).unwrap()).unwrap();
+            let got: PackAnswer = crate::wire::from_text(&call("pack_load", &arg).unwrap()).unwrap();
             let here = load_with_unreadable(&files, &[]).map_err(texts);
             assert!(here.is_ok(), "{dir}: {here:?}");
             assert_eq!(got, here, "{dir}");
         }
         let pack = pack_files("tests/fixtures/packs/lab-ok");
-        let got: PackAnswer = serde_json::from_str(
+        let got: PackAnswer = crate::wire::from_text(
             &call(
                 "pack_load",
-                &serde_json::to_string(&PackFiles {
+                &crate::wire::to_text(&PackFiles {
                     files: pack,
                     unreadable: Vec::new(),
                 })
@@ -199,21 +200,22 @@ mod tests {
             unreadable: Vec::new(),
         };
         let got: PackAnswer =
-            serde_json::from_str(&call("pack_load", &serde_json::to_string(&bad).unwrap()).unwrap()).unwrap();
+            crate::wire::from_text(&call("pack_load", &crate::wire::to_text(&bad).unwrap()).unwrap())
+                .unwrap();
         assert!(matches!(&got, Err(e) if !e.is_empty()), "{got:?}");
         assert!(call("nope", "{}").is_err());
-        assert!(call("pack_load", "not json").is_err());
+        assert!(call("pack_load", "not the wire!").is_err());
     }
 
     /// §2's console: every line so far on a fresh store whose clock moves only with
-    /// DEBUG SLEEP; the reply is the last line's, through the call as through JSON.
+    /// DEBUG SLEEP; the reply is the last line's, through the call.
     #[test]
     fn the_console_replies_to_its_last_line_on_a_store_of_its_own() {
         let lines = |ls: &[&str]| {
-            serde_json::to_string(&ls.iter().map(|l| l.to_string()).collect::<Vec<_>>()).unwrap()
+            crate::wire::to_text(&ls.iter().map(|l| l.to_string()).collect::<Vec<_>>()).unwrap()
         };
         let reply =
-            |ls: &[&str]| serde_json::from_str::<String>(&call("console", &lines(ls)).unwrap()).unwrap();
+            |ls: &[&str]| crate::wire::from_text::<String>(&call("console", &lines(ls)).unwrap()).unwrap();
         assert_eq!(
             reply(&["SET lock:a t1 NX PX 1000", "DEBUG SLEEP 0.25", "PTTL lock:a"]),
             "(integer) 750"
@@ -243,8 +245,8 @@ mod tests {
                 scenario: variant.apply(&scenario),
                 seed: 1,
             };
-            serde_json::from_str::<Result<(), ScriptError>>(
-                &call("script_check", &serde_json::to_string(&c).unwrap()).unwrap(),
+            crate::wire::from_text::<Result<(), ScriptError>>(
+                &call("script_check", &crate::wire::to_text(&c).unwrap()).unwrap(),
             )
             .unwrap()
         };
@@ -273,7 +275,7 @@ mod tests {
                 scenarios: Vec::new(),
             };
             let got: Instance =
-                serde_json::from_str(&call("question", &serde_json::to_string(&job).unwrap()).unwrap())
+                crate::wire::from_text(&call("question", &crate::wire::to_text(&job).unwrap()).unwrap())
                     .unwrap();
             assert_eq!(got, instance_in(q, job.lang, 99, &[]), "{}", q.id);
             made += 1;

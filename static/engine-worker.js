@@ -1,19 +1,20 @@
 // The engine's module (src/bin/engine.rs) in a plain Worker of the page, one per page
 // (src/ui/engine_worker.rs), for the page's runs: the scenario panels' runs and forks,
 // "Can this break?" and §4's trade-off tables (ARCHITECTURE.md, "The engine, off the page"). The page posts JSON
-// text; every answer is JSON text carrying the request's id:
-//   {"type":"explore","id":N,"scenario":"<the scenario's JSON, as text>","seed":"123","batches":20}
-//     (text, so no number of the scenario passes through a JavaScript number)
-//     → {"type":"batch","id":N,"batch":B,"report":{…sim::explore::BatchSummary}} … {"type":"done","id":N}
-//   {"type":"sweep","id":N,"scenario":"<JSON text>","seed":"123","ttls":[300,500,…]}
-//     → {"type":"row","id":N,"index":I,"row":{…sim::sweep::TtlPoint}} … {"type":"done","id":N}
-//   {"type":"panel","id":N,"job":"<timeline::panel::RunJob as JSON text>"}
+// text; every answer is JSON text carrying the request's id. The engine's values travel
+// in them as strings in the wire's form (src/wire.rs: bincode in base64, which needs no
+// escaping), so the page reads no JSON of its own:
+//   {"type":"explore","id":N,"scenario":"<the scenario, wire>","seed":"123","batches":20}
+//     → {"type":"batch","id":N,"batch":B,"report":"<sim::explore::BatchSummary, wire>"} … {"type":"done","id":N}
+//   {"type":"sweep","id":N,"scenario":"<wire>","seed":"123","ttls":[300,500,…]}
+//     → {"type":"row","id":N,"index":I,"row":"<sim::sweep::TtlPoint, wire>"} … {"type":"done","id":N}
+//   {"type":"panel","id":N,"job":"<timeline::panel::RunJob, wire>"}
 //     → {"type":"part","id":N,"bin":"<timeline::panel::RunPart>"} … (the run's long lists,
 //       in pieces the page reads one task each), then
 //       {"type":"ran","id":N,"bin":"<timeline::panel::RunAnswer without them>"} {"type":"done","id":N}
 //       (each piece in bincode, base64: `timeline::panel::wire_text`)
-//   {"type":"call","id":N,"name":"pack_load","arg":"<JSON text>"} (lockstep::calls)
-//     → {"type":"result","id":N,"value":<the call's answer>} {"type":"done","id":N}
+//   {"type":"call","id":N,"name":"pack_load","arg":"<wire>"} (lockstep::calls)
+//     → {"type":"result","id":N,"value":"<the call's answer, wire>"} {"type":"done","id":N}
 //   or {"type":"error","id":N,"message":M} (the simulator's own error);
 //   {"type":"cancel","id":N}: the run stops before its next batch or row.
 // Runs yield between batches and rows, so a cancel is heard and runs share the worker.
@@ -102,14 +103,14 @@ onmessage = async (event) => {
       ? `{"type":"part","id":${id},"bin":"${parts[i]}"}`
       : `{"type":"ran","id":${id},"bin":"${parts[i]}"}`));
   } else if (msg && msg.type === 'call') {
-    await run(id, 1, () => `{"type":"result","id":${id},"value":${wasm_bindgen.call(String(msg.name), String(msg.arg))}}`);
+    await run(id, 1, () => `{"type":"result","id":${id},"value":"${wasm_bindgen.call(String(msg.name), String(msg.arg))}"}`);
   } else if (msg && msg.type === 'sweep') {
     const ttls = Array.isArray(msg.ttls) ? msg.ttls.slice(0, 100).map(Number) : [];
-    // The row is JSON text already: spliced, not parsed and written again.
-    await run(id, ttls.length, (i) => `{"type":"row","id":${id},"index":${i},"row":${wasm_bindgen.sweep_point(scenario, seed, ttls[i])}}`);
+    // The row is base64 text: spliced as a string, with nothing to escape.
+    await run(id, ttls.length, (i) => `{"type":"row","id":${id},"index":${i},"row":"${wasm_bindgen.sweep_point(scenario, seed, ttls[i])}"}`);
   } else if (msg && msg.type === 'explore') {
     const batches = Math.min(Math.max(Number(msg.batches) | 0, 0), 1000);
-    await run(id, batches, (b) => `{"type":"batch","id":${id},"batch":${b},"report":${wasm_bindgen.explore_batch(scenario, seed, b)}}`);
+    await run(id, batches, (b) => `{"type":"batch","id":${id},"batch":${b},"report":"${wasm_bindgen.explore_batch(scenario, seed, b)}"}`);
   } else {
     say({ type: 'error', id, message: `engine worker: unknown message type ${JSON.stringify(msg && msg.type)}` });
   }

@@ -41,7 +41,7 @@ fn open_local(files: &[(String, String)]) -> Element {
     w.session_storage()
         .unwrap()
         .unwrap()
-        .set_item("lockstep.pack.files", &serde_json::to_string(files).unwrap())
+        .set_item("lockstep.pack.files", &lockstep::wire::to_text(files).unwrap())
         .unwrap();
     let _ = w
         .session_storage()
@@ -372,7 +372,7 @@ async fn a_chosen_file_too_large_to_read_is_named() {
         .unwrap()
         .set_item(
             "lockstep.pack.skipped",
-            &serde_json::to_string(&[(big.clone(), reason)]).unwrap(),
+            &lockstep::wire::to_text(&[(big.clone(), reason.to_string())][..]).unwrap(),
         )
         .unwrap();
     let _app = Mounted::new(&root);

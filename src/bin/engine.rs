@@ -38,13 +38,14 @@ mod web {
         })
     }
 
-    /// A scenario panel's run (`timeline::panel::RunJob` as JSON): the run, or a console
+    /// A scenario panel's run (`timeline::panel::RunJob` in the wire's form): the run, or a console
     /// line's fork, as texts to post one by one (`timeline::panel::answer_parts`):
     /// the pieces of its long lists, then the `RunAnswer` without them.
     #[wasm_bindgen]
     pub fn panel_run(job: &str) -> Result<Vec<String>, JsError> {
         use lockstep::timeline::panel::{answer_parts, run_job, RunJob};
-        let job: RunJob = serde_json::from_str(job).map_err(|e| JsError::new(&format!("the run: {e}")))?;
+        let job: RunJob =
+            lockstep::wire::from_text(job).map_err(|e| JsError::new(&format!("the run: {e}")))?;
         answer_parts(run_job(&job)).map_err(|e| JsError::new(&e))
     }
 
@@ -63,26 +64,26 @@ mod web {
         lockstep::text::take(text).map_err(|e| JsError::new(&e))
     }
 
-    /// One of the engine's calls by name (`lockstep::calls`): JSON text in and out.
+    /// One of the engine's calls by name (`lockstep::calls`): wire text in and out.
     #[wasm_bindgen]
     pub fn call(name: &str, arg: &str) -> Result<String, JsError> {
         lockstep::calls::call(name, arg).map_err(|e| JsError::new(&e))
     }
 
-    /// The worker's calls: the scenario as the page serializes it (JSON) and the seed as
-    /// decimal text (a u64 does not fit a JavaScript number) in, `run`'s answer as JSON out.
+    /// The worker's calls: the scenario in the wire's form and the seed as decimal text (a
+    /// u64 does not fit a JavaScript number) in, `run`'s answer in the wire's form out.
     fn answer<T: serde::Serialize>(
         scenario: &str,
         seed: &str,
         run: impl FnOnce(&Scenario, u64) -> Result<T, String>,
     ) -> Result<String, JsError> {
         let scenario: Scenario =
-            serde_json::from_str(scenario).map_err(|e| JsError::new(&format!("the scenario: {e}")))?;
+            lockstep::wire::from_text(scenario).map_err(|e| JsError::new(&format!("the scenario: {e}")))?;
         let seed: u64 = seed
             .parse()
             .map_err(|_| JsError::new("the seed is not a number"))?;
         let out = run(&scenario, seed).map_err(|e| JsError::new(&e))?;
-        serde_json::to_string(&out).map_err(|e| JsError::new(&e.to_string()))
+        lockstep::wire::to_text(&out).map_err(|e| JsError::new(&e))
     }
 
     /// One group of a "Try to break it" session, or a lab's Run or a shared trial's

@@ -5,7 +5,9 @@
 //! engine loads once.
 //!
 //! A run is a [`Job`]: a request with an id, whose answers (JSON messages carrying that
-//! id) go to the job's handler. Dropping the job forgets it and tells the worker to stop
+//! id, read by the browser's own JSON parser: [`Message`]) go to the job's handler. What
+//! they carry of the engine's values is in the wire's form (`crate::wire`), so the page
+//! has no JSON reader for any of them. Dropping the job forgets it and tells the worker to stop
 //! it between two batches (Cancel, a new seed). If the worker cannot start or breaks,
 //! every job's `on_failed` runs once; a broken worker is started again for the next job,
 //! twice at most. The app's page has no engine of its own, so a job that fails says the
@@ -13,11 +15,10 @@
 //! makes it there, with the same result.
 
 use gloo::events::EventListener;
-use serde_json::Value;
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 
 struct Worker {
     worker: web_sys::Worker,
@@ -32,8 +33,7 @@ impl Drop for Worker {
 }
 
 struct Handler {
-    /// Gets each answer as the JSON text the worker posted.
-    on_message: Rc<dyn Fn(&str)>,
+    on_message: Rc<dyn Fn(&Message)>,
     on_failed: Rc<dyn Fn()>,
 }
 
@@ -92,11 +92,8 @@ fn ensure() -> bool {
 fn start() -> Option<Worker> {
     let worker = web_sys::Worker::new(&script()?).ok()?;
     let message = EventListener::new(&worker, "message", |e| {
-        if let Some(text) = e
-            .dyn_ref::<web_sys::MessageEvent>()
-            .and_then(|m| m.data().as_string())
-        {
-            route(&text);
+        if let Some(m) = e.dyn_ref::<web_sys::MessageEvent>() {
+            route(m.data());
         }
     });
     let error = EventListener::new(&worker, "error", |e| {
@@ -122,41 +119,82 @@ impl Drop for Job {
             .ok()
             .flatten();
         if known.is_some() {
-            post(&serde_json::json!({ "type": "cancel", "id": self.id }).to_string());
+            post(&format!("{{\"type\":\"cancel\",\"id\":{}}}", self.id));
         }
     }
 }
 
-/// Hands `request` (a JSON object; its `id` is set here) to the worker. Each answer goes
+/// One of the worker's answers, as the browser's JSON parser read it.
+pub struct Message {
+    text: JsValue,
+    value: JsValue,
+}
+
+impl Message {
+    /// The message in `text` (one the worker posted), if it is a JSON object.
+    pub fn read(text: JsValue) -> Option<Message> {
+        let value = js_sys::JSON::parse(&text.as_string()?).ok()?;
+        value.is_object().then_some(Message { text, value })
+    }
+
+    fn field(&self, name: &str) -> Option<JsValue> {
+        js_sys::Reflect::get(&self.value, &JsValue::from_str(name)).ok()
+    }
+
+    /// Its `type`.
+    pub fn kind(&self) -> Option<String> {
+        self.text_field("type")
+    }
+
+    /// Its field `name`, if that is a string.
+    pub fn text_field(&self, name: &str) -> Option<String> {
+        self.field(name)?.as_string()
+    }
+
+    /// Its field `name`, if that is a whole number.
+    pub fn whole(&self, name: &str) -> Option<u64> {
+        self.field(name)?
+            .as_f64()
+            .filter(|n| n.fract() == 0.0 && *n >= 0.0 && *n < 9.0e15)
+            .map(|n| n as u64)
+    }
+
+    /// The value its field `name` holds in the wire's form.
+    pub fn wire<T: serde::de::DeserializeOwned>(&self, name: &str) -> Option<T> {
+        crate::wire::from_text(&self.text_field(name)?).ok()
+    }
+
+    /// The text the worker posted.
+    pub fn text(&self) -> String {
+        self.text.as_string().unwrap_or_default()
+    }
+}
+
+/// A request for the worker: a JSON object of type `kind` with these fields (its `id` is
+/// set when it is submitted).
+pub fn request(kind: &str, fields: &[(&str, JsValue)]) -> js_sys::Object {
+    let o = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&o, &"type".into(), &kind.into());
+    for (k, v) in fields {
+        let _ = js_sys::Reflect::set(&o, &JsValue::from_str(k), v);
+    }
+    o
+}
+
+/// Hands `request` (see [`request`]; its `id` is set here) to the worker. Each answer goes
 /// to `on_message`; if the worker fails, `on_failed` runs once instead of any more
 /// answers. `None` when the worker does not run: the caller computes on the page.
 pub fn submit(
-    request: Value,
-    on_message: impl Fn(Value) + 'static,
-    on_failed: impl Fn() + 'static,
-) -> Option<Job> {
-    submit_text(
-        request,
-        move |text| match serde_json::from_str::<Value>(text) {
-            Ok(v) => on_message(v),
-            Err(_) => broke(),
-        },
-        on_failed,
-    )
-}
-
-/// Like [`submit`], with each answer as the JSON text the worker posted, for a caller
-/// that reads it straight into its own types (a run is megabytes: read once, not twice).
-pub fn submit_text(
-    mut request: Value,
-    on_message: impl Fn(&str) + 'static,
+    request: js_sys::Object,
+    on_message: impl Fn(&Message) + 'static,
     on_failed: impl Fn() + 'static,
 ) -> Option<Job> {
     if !ensure() {
         return None;
     }
     let id = NEXT_ID.with(|n| n.replace(n.get() + 1));
-    request.as_object_mut()?.insert("id".into(), id.into());
+    let _ = js_sys::Reflect::set(&request, &"id".into(), &JsValue::from_f64(id as f64));
+    let text = js_sys::JSON::stringify(&request).ok()?.as_string()?;
     JOBS.with(|j| {
         j.borrow_mut().insert(
             id,
@@ -166,7 +204,7 @@ pub fn submit_text(
             },
         )
     });
-    if post(&request.to_string()) {
+    if post(&text) {
         return Some(Job { id });
     }
     // Not sent: forgotten, and the worker is not used again on this page.
@@ -184,24 +222,18 @@ fn post(text: &str) -> bool {
     })
 }
 
-/// What `route` reads of an answer: only its id (the rest is skipped, not kept).
-#[derive(serde::Deserialize)]
-struct Envelope {
-    id: Option<u64>,
-}
-
 /// An answer, to the job whose id it carries (a forgotten job's answers are dropped).
-fn route(text: &str) {
-    let Ok(Envelope { id }) = serde_json::from_str::<Envelope>(text) else {
+fn route(data: JsValue) {
+    let Some(message) = Message::read(data) else {
         return broke();
     };
-    let Some(id) = id else {
+    let Some(id) = message.whole("id") else {
         // Not an answer: the worker itself failed (its engine did not start).
         return broke();
     };
     let handler = JOBS.with(|j| j.borrow().get(&id).map(|h| h.on_message.clone()));
     if let Some(on_message) = handler {
-        on_message(text);
+        on_message(&message);
     }
 }
 
@@ -247,23 +279,23 @@ pub async fn call_anywhere(name: &str, arg: String) -> Option<String> {
 }
 
 /// Call `name` of the engine (`lockstep::calls`) on `arg` in the worker: its answer as
-/// JSON text, or `None` where the worker cannot make it (not served, broken) or the
+/// wire text, or `None` where the worker cannot make it (not served, broken) or the
 /// engine failed, for the caller to make it itself.
 pub async fn call(name: &str, arg: String) -> Option<String> {
     let slot: Rc<RefCell<Option<String>>> = Rc::new(RefCell::new(None));
     let mut job = None;
     let promise = js_sys::Promise::new(&mut |resolve, _| {
         let done = move || {
-            let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
+            let _ = resolve.call0(&JsValue::NULL);
         };
-        let request = serde_json::json!({ "type": "call", "name": name, "arg": arg });
+        let r = request("call", &[("name", name.into()), ("arg", arg.as_str().into())]);
         let (slot, on_answer, on_failed) = (slot.clone(), done.clone(), done.clone());
         job = submit(
-            request,
-            move |mut v| match v["type"].as_str() {
+            r,
+            move |m| match m.kind().as_deref() {
                 Some("done") => {}
                 Some("result") => {
-                    *slot.borrow_mut() = Some(v["value"].take().to_string());
+                    *slot.borrow_mut() = m.text_field("value");
                     on_answer();
                 }
                 // The engine's own error: no answer.
@@ -278,4 +310,13 @@ pub async fn call(name: &str, arg: String) -> Option<String> {
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
     drop(job);
     slot.take()
+}
+
+/// Call `name` of the engine on `value` (sent in the wire's form) and read its answer.
+pub async fn call_for<T: serde::de::DeserializeOwned>(
+    name: &str,
+    value: &impl serde::Serialize,
+) -> Option<T> {
+    let arg = crate::wire::to_text(value).ok()?;
+    crate::wire::from_text(&call_anywhere(name, arg).await?).ok()
 }

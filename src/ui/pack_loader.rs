@@ -127,12 +127,8 @@ async fn pack_call<T>(name: &str, arg: &impl serde::Serialize) -> Result<T, Vec<
 where
     T: for<'de> serde::Deserialize<'de>,
 {
-    let answer = match serde_json::to_string(arg) {
-        Ok(arg) => engine_worker::call_anywhere(name, arg).await,
-        Err(_) => None,
-    };
-    answer
-        .and_then(|a| serde_json::from_str::<Result<T, Vec<String>>>(&a).ok())
+    engine_worker::call_for::<Result<T, Vec<String>>>(name, arg)
+        .await
         .unwrap_or_else(|| Err(vec![NO_READER.to_string()]))
 }
 
@@ -191,11 +187,11 @@ pub async fn from_session() -> Result<Pack, Vec<String>> {
         .as_ref()
         .and_then(|s| s.get_item(LOCAL_KEY).ok().flatten())
         .ok_or_else(|| vec!["No chosen pack files are kept in this tab; choose them again.".to_string()])?;
-    let files: Vec<(String, String)> = serde_json::from_str(&raw)
+    let files: Vec<(String, String)> = crate::wire::from_text(&raw)
         .map_err(|_| vec!["The chosen pack files could not be read back.".to_string()])?;
     let skipped: Vec<(String, String)> = storage
         .and_then(|s| s.get_item(SKIPPED_KEY).ok().flatten())
-        .and_then(|j| serde_json::from_str(&j).ok())
+        .and_then(|j| crate::wire::from_text(&j).ok())
         .unwrap_or_default();
     load(PackFiles {
         files,
@@ -230,10 +226,10 @@ pub fn arrange(mut files: Vec<(String, String)>) -> Vec<(String, String)> {
 /// `?pack=local`.
 pub fn open_local(files: Vec<(String, String)>, skipped: Vec<(String, String)>) {
     let Some(w) = web_sys::window() else { return };
-    let json = serde_json::to_string(&arrange(files)).unwrap_or_default();
+    let json = crate::wire::to_text(&arrange(files)).unwrap_or_default();
     if let Some(s) = w.session_storage().ok().flatten() {
         let _ = s.set_item(LOCAL_KEY, &json);
-        let _ = s.set_item(SKIPPED_KEY, &serde_json::to_string(&skipped).unwrap_or_default());
+        let _ = s.set_item(SKIPPED_KEY, &crate::wire::to_text(&skipped).unwrap_or_default());
     }
     let _ = w.location().set_search("?pack=local");
 }

@@ -32,11 +32,8 @@ pub async fn learn_trees(texts: Vec<String>) {
     if texts.is_empty() {
         return;
     }
-    let Ok(arg) = serde_json::to_string(&texts) else {
-        return;
-    };
-    let answer = crate::ui::engine_worker::call_anywhere("markdown", arg).await;
-    if let Some(trees) = answer.and_then(|a| serde_json::from_str::<Vec<String>>(&a).ok()) {
+    let answer = crate::ui::engine_worker::call_for::<Vec<String>>("markdown", &texts).await;
+    if let Some(trees) = answer {
         if trees.len() == texts.len() {
             crate::lesson::docs::learn(texts.into_iter().zip(trees));
         }

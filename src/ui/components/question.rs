@@ -327,24 +327,25 @@ fn ask_worker(key: InstanceKey, made: UseStateHandle<MadeFor>) -> Option<crate::
             made.set(Some((key.clone(), inst.map(Rc::new), "page")))
         }
     };
-    let Ok(text) = serde_json::to_string(&job) else {
+    let Ok(text) = crate::wire::to_text(&job) else {
         here();
         return None;
     };
-    let request = serde_json::json!({ "type": "call", "name": "question", "arg": text });
+    use crate::ui::engine_worker::{request, Message};
+    let request = request("call", &[("name", "question".into()), ("arg", text.into())]);
     let on_message = {
         let here = here.clone();
-        move |mut v: serde_json::Value| match v["type"].as_str() {
-            Some("result") => match serde_json::from_value::<Instance>(v["value"].take()) {
+        move |m: &Message| match m.kind().as_deref() {
+            Some("result") => match m.wire::<Instance>("value") {
                 // Shown once the engine has parsed its texts too (the page parses none).
-                Ok(inst) => {
+                Some(inst) => {
                     let (made, key) = (made.clone(), key.clone());
                     wasm_bindgen_futures::spawn_local(async move {
                         super::learn_trees(crate::lesson::docs::instance_texts(&inst)).await;
                         made.set(Some((key, Some(Rc::new(inst)), "worker")));
                     });
                 }
-                Err(_) => here(),
+                None => here(),
             },
             Some("done") => {}
             // The engine's own error: made here, where it is shown as the page makes it.

@@ -115,12 +115,11 @@ pub fn console_exercise(props: &ConsoleExerciseProps) -> Html {
                 return;
             }
             lines.borrow_mut().push(line.clone());
-            let arg = serde_json::to_string(&*lines.borrow()).unwrap_or_default();
+            let arg = lines.borrow().clone();
             let (history, redraw) = (history.clone(), redraw.clone());
             wasm_bindgen_futures::spawn_local(async move {
-                let reply = crate::ui::engine_worker::call_anywhere("console", arg)
+                let reply = crate::ui::engine_worker::call_for::<String>("console", &arg)
                     .await
-                    .and_then(|a| serde_json::from_str::<String>(&a).ok())
                     .unwrap_or_else(|| {
                         "(error) the store could not be reached: the simulator did not start".into()
                     });

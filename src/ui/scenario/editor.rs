@@ -154,12 +154,8 @@ enum Which {
 /// A learner's script compiled, and the scenario run once with it (a script that fails on
 /// the nodes is refused too), by the engine: in its worker where the page has one.
 async fn checked(check: &crate::calls::ScriptCheck) -> Result<(), ScriptError> {
-    let answer = match serde_json::to_string(check) {
-        Ok(arg) => crate::ui::engine_worker::call_anywhere("script_check", arg).await,
-        Err(_) => None,
-    };
-    answer
-        .and_then(|a| serde_json::from_str::<Result<(), ScriptError>>(&a).ok())
+    crate::ui::engine_worker::call_for::<Result<(), ScriptError>>("script_check", check)
+        .await
         .unwrap_or_else(|| {
             Err(ScriptError {
                 line: None,

@@ -189,15 +189,17 @@ struct Session {
 
 impl Session {
     fn start(self) {
-        let Ok(scenario) = serde_json::to_string(&*self.scenario) else {
+        let Ok(scenario) = crate::wire::to_text(&*self.scenario) else {
             return self.on_page(0);
         };
-        let request = serde_json::json!({
-            "type": "explore",
-            "scenario": scenario,
-            "seed": self.seed.to_string(),
-            "batches": BATCHES,
-        });
+        let request = engine_worker::request(
+            "explore",
+            &[
+                ("scenario", scenario.into()),
+                ("seed", self.seed.to_string().into()),
+                ("batches", wasm_bindgen::JsValue::from_f64(BATCHES as f64)),
+            ],
+        );
         let (heard, failed) = (self.clone(), self.clone());
         let job = engine_worker::submit(request, move |v| heard.heard(v), move || failed.worker_failed());
         match job {
@@ -207,27 +209,21 @@ impl Session {
     }
 
     /// An answer from the engine's worker.
-    fn heard(&self, mut v: serde_json::Value) {
+    fn heard(&self, m: &engine_worker::Message) {
         if *self.cancel.borrow() {
             return;
         }
-        match v.get("type").and_then(serde_json::Value::as_str) {
-            Some("batch") => {
-                let report = v
-                    .get_mut("report")
-                    .map(serde_json::Value::take)
-                    .unwrap_or_default();
-                match serde_json::from_value::<BatchSummary>(report) {
-                    Ok(r) => self.absorb(Ok(r), "worker"),
-                    Err(_) => self.worker_failed(),
-                }
-            }
+        match m.kind().as_deref() {
+            Some("batch") => match m.wire::<BatchSummary>("report") {
+                Some(r) => self.absorb(Ok(r), "worker"),
+                None => self.worker_failed(),
+            },
             Some("done") => drop(self.job.borrow_mut().take()),
             // The explorer's own error (the scenario cannot run): shown, as on the page.
             Some("error") => {
-                let why = v.get("message").and_then(serde_json::Value::as_str).unwrap_or("");
+                let why = m.text_field("message").unwrap_or_default();
                 self.job.borrow_mut().take();
-                self.absorb(Err(why.to_string()), "worker");
+                self.absorb(Err(why), "worker");
             }
             _ => self.worker_failed(),
         }

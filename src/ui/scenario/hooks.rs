@@ -35,26 +35,17 @@ pub fn use_runs(panel: &Handle) {
     });
 }
 
-/// What a caller reads of the worker's answers to a run: a piece of the run's long
-/// lists (`part`), the answer without them (`ran`), each as `panel::wire_text` wrote it,
-/// or the end (`done`).
-#[derive(serde::Deserialize)]
-struct Heard {
-    #[serde(rename = "type")]
-    kind: String,
-    bin: Option<String>,
-}
-
-/// What one of the worker's texts for a run says.
+/// What one of the worker's answers to a run says: a piece of the run's long lists
+/// (`part`), the answer without them (`ran`), each as `panel::wire_text` wrote it, or the
+/// end (`done`).
 enum Said {
     Part(RunPart),
     Answer(Box<RunAnswer>),
     Done,
 }
 
-fn said(text: &str) -> Option<Said> {
-    let h = serde_json::from_str::<Heard>(text).ok()?;
-    match (h.kind.as_str(), h.bin) {
+fn said(m: &engine_worker::Message) -> Option<Said> {
+    match (m.kind()?.as_str(), m.text_field("bin")) {
         ("part", Some(bin)) => read_part(&bin).ok().map(Said::Part),
         ("ran", Some(bin)) => read_answer(&bin).ok().map(|a| Said::Answer(Box::new(a))),
         ("done", _) => Some(Said::Done),
@@ -75,22 +66,22 @@ pub fn make_elsewhere(
         let (job, on_answer) = (job.clone(), on_answer.clone());
         move || on_answer(run_here(&job), RunsIn::Here)
     };
-    let Ok(text) = serde_json::to_string(job.as_ref()) else {
+    let Ok(text) = crate::wire::to_text(job.as_ref()) else {
         here();
         return None;
     };
     // While prerendering, what the worker posts is kept to be written out: the runs the
     // hand-over from the prerendered page takes instead of making them.
     let recording = browser::prerendering().then(|| (job_key(&text), std::cell::RefCell::new(Vec::new())));
-    let request = serde_json::json!({ "type": "panel", "job": text });
+    let request = engine_worker::request("panel", &[("job", text.into())]);
     let parts = std::cell::RefCell::new(Parts::default());
     let on_text = {
         let here = here.clone();
-        move |text: &str| {
-            let heard = said(text);
+        move |m: &engine_worker::Message| {
+            let heard = said(m);
             if let (Some((key, texts)), Some(h)) = (&recording, &heard) {
                 if !matches!(h, Said::Done) {
-                    texts.borrow_mut().push(text.to_string());
+                    texts.borrow_mut().push(m.text());
                 }
                 if matches!(h, Said::Answer(_)) {
                     browser::record_run(key, &texts.borrow());
@@ -109,14 +100,14 @@ pub fn make_elsewhere(
             }
         }
     };
-    let handle = engine_worker::submit_text(request, on_text, here.clone());
+    let handle = engine_worker::submit(request, on_text, here.clone());
     if handle.is_none() {
         here();
     }
     handle
 }
 
-/// The name of a run's job (its JSON text) among the runs made ahead of time.
+/// The name of a run's job (its wire text) among the runs made ahead of time.
 pub fn job_key(job: &str) -> String {
     format!("{:016x}", crate::sim::rng::fnv1a(job.as_bytes()))
 }
@@ -124,10 +115,10 @@ pub fn job_key(job: &str) -> String {
 /// A run made ahead of time for `job`, as the worker posted it at build time (see
 /// `browser::run_made_ahead`): `None` if there is none, or it does not read.
 pub fn made_ahead(job: &RunJob) -> Option<RunAnswer> {
-    let texts = browser::run_made_ahead(&job_key(&serde_json::to_string(job).ok()?))?;
+    let texts = browser::run_made_ahead(&job_key(&crate::wire::to_text(job).ok()?))?;
     let mut parts = Parts::default();
     for text in texts {
-        match said(&text)? {
+        match said(&engine_worker::Message::read(text.into())?)? {
             Said::Part(part) => parts.add(part),
             Said::Answer(answer) => return Some(parts.finish(*answer)),
             Said::Done => {}

@@ -140,13 +140,21 @@ impl Sweep {
             timer: RefCell::new(None),
             on_page: Cell::new(false),
         });
-        let request = serde_json::to_string(&*sweep.scenario).map(|scenario| {
-            serde_json::json!({
-                "type": "sweep",
-                "scenario": scenario,
-                "seed": seed.to_string(),
-                "ttls": sweep.scenario.sweep_ttl_ms,
-            })
+        let request = crate::wire::to_text(&*sweep.scenario).map(|scenario| {
+            let ttls: js_sys::Array = sweep
+                .scenario
+                .sweep_ttl_ms
+                .iter()
+                .map(|t| wasm_bindgen::JsValue::from_f64(*t))
+                .collect();
+            engine_worker::request(
+                "sweep",
+                &[
+                    ("scenario", scenario.into()),
+                    ("seed", seed.to_string().into()),
+                    ("ttls", ttls.into()),
+                ],
+            )
         });
         let (heard, failed) = (Rc::downgrade(&sweep), Rc::downgrade(&sweep));
         let job = request.ok().and_then(|request| {
@@ -172,20 +180,16 @@ impl Sweep {
     }
 
     /// The worker's answer: a row, the end, or the simulator's error.
-    fn heard(self: &Rc<Self>, mut v: serde_json::Value) {
-        match v.get("type").and_then(serde_json::Value::as_str) {
-            Some("row") => {
-                let index = v.get("index").and_then(serde_json::Value::as_u64);
-                let row = v.get_mut("row").map(serde_json::Value::take).unwrap_or_default();
-                match (index, serde_json::from_value::<TtlPoint>(row)) {
-                    (Some(i), Ok(row)) if i as usize == self.done.borrow().len() => self.add(row),
-                    _ => self.worker_failed(),
-                }
-            }
+    fn heard(self: &Rc<Self>, m: &engine_worker::Message) {
+        match m.kind().as_deref() {
+            Some("row") => match (m.whole("index"), m.wire::<TtlPoint>("row")) {
+                (Some(i), Some(row)) if i as usize == self.done.borrow().len() => self.add(row),
+                _ => self.worker_failed(),
+            },
             Some("done") => {}
             Some("error") => {
-                let why = v.get("message").and_then(serde_json::Value::as_str).unwrap_or("");
-                self.finish(Err(why.to_string()));
+                let why = m.text_field("message").unwrap_or_default();
+                self.finish(Err(why));
             }
             _ => self.worker_failed(),
         }
