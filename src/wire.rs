@@ -23,11 +23,16 @@ fn options() -> impl bincode::Options {
     bincode::DefaultOptions::new().with_limit(LIMIT)
 }
 
-/// `value` in the wire's form.
+/// `value` in the wire's form. Written in one pass, without a limit (what is written is
+/// ours; the reader has the limit): bincode's `serialize` measures a value first, which
+/// compiles every written type's `Serialize` a second time, for the measuring.
 pub fn to_text<T: Serialize + ?Sized>(value: &T) -> Result<String, String> {
     use base64::Engine as _;
     use bincode::Options as _;
-    let bytes = options().serialize(value).map_err(|e| e.to_string())?;
+    let mut bytes = Vec::new();
+    bincode::DefaultOptions::new()
+        .serialize_into(&mut bytes, value)
+        .map_err(|e| e.to_string())?;
     Ok(base64::engine::general_purpose::STANDARD.encode(bytes))
 }
 
@@ -93,6 +98,19 @@ mod tests {
         assert_eq!(
             from_text::<(String, Vec<Option<u64>>, f64)>(&to_text(&v).unwrap()),
             Ok(v)
+        );
+    }
+
+    /// Written in one pass, the bytes are what the limited reader's options write.
+    #[test]
+    fn the_writer_and_the_reader_agree_on_the_form() {
+        use base64::Engine as _;
+        let v = (vec![1u64, 300, u64::MAX], "å".to_string(), [0.25f64, -1.0]);
+        let measured = bincode::Options::serialize(options(), &v).unwrap();
+        let text = to_text(&v).unwrap();
+        assert_eq!(
+            base64::engine::general_purpose::STANDARD.decode(&text).unwrap(),
+            measured
         );
     }
 
