@@ -39,6 +39,10 @@ mod decimal;
 #[allow(dead_code)]
 #[path = "src/lesson/section.rs"]
 mod section;
+// The section list is ordered with it.
+#[allow(dead_code)]
+#[path = "src/sorting.rs"]
+mod sorting;
 // The Markdown parser, so the trees the page is given are the ones the app would make.
 #[allow(dead_code)]
 #[path = "src/lesson/markdown.rs"]

@@ -8,6 +8,7 @@ pub mod decimal;
 pub mod labs;
 pub mod lesson;
 pub mod sim;
+pub mod sorting;
 pub mod store;
 pub mod text;
 pub mod timeline;

@@ -152,7 +152,7 @@ pub fn unknown(texts: Vec<String>) -> Vec<String> {
         .into_iter()
         .filter(|t| !t.trim().is_empty() && !known(t))
         .collect();
-    out.sort();
+    crate::sorting::sort(&mut out);
     out.dedup();
     out
 }

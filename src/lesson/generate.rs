@@ -144,7 +144,7 @@ impl Instance {
             }
             Body::Order { items, rank } => {
                 let mut by_rank: Vec<(usize, &String)> = rank.iter().copied().zip(items).collect();
-                by_rank.sort();
+                crate::sorting::sort(&mut by_rank);
                 by_rank
                     .iter()
                     .map(|(_, s)| s.as_str())
@@ -564,7 +564,7 @@ fn session_text(run: &[(String, String)]) -> String {
 
 fn choice_body(out: &mut Instance, options: Vec<String>, reply: &str, lang: Lang) {
     let texts = super::i18n::Texts::new(lang);
-    let correct: BTreeSet<usize> = options.iter().position(|o| o == reply).into_iter().collect();
+    let correct: BTreeSet<usize> = crate::sorting::set_of(options.iter().position(|o| o == reply));
     let explanations = options
         .iter()
         .map(|o| {

@@ -152,7 +152,7 @@ pub fn parse(code: &str) -> Result<Guide, Vec<GuideError>> {
     if errors.is_empty() {
         Ok(Guide { questions })
     } else {
-        errors.sort_by_key(|e| e.line);
+        crate::sorting::sort_by_key(&mut errors, |e| e.line);
         Err(errors)
     }
 }

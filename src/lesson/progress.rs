@@ -241,15 +241,17 @@ impl Progress {
         let Some(theirs) = self.lessons.get(&lesson.id) else {
             return out;
         };
-        let section_ids: BTreeSet<&str> = lesson.sections.iter().map(|s| s.id.as_str()).collect();
-        let question_ids: BTreeSet<&str> = questions.iter().map(|q| q.id.as_str()).collect();
+        let section_ids: BTreeSet<&str> =
+            crate::sorting::set_of(lesson.sections.iter().map(|s| s.id.as_str()));
+        let question_ids: BTreeSet<&str> = crate::sorting::set_of(questions.iter().map(|q| q.id.as_str()));
         let count = u32::try_from(questions.len()).unwrap_or(u32::MAX);
         // The labs its sections show: built-in ones, and a pack's own.
-        let lab_ids: BTreeSet<String> = lesson
-            .sections
-            .iter()
-            .flat_map(|s| super::pack::lab_blocks(&super::docs::doc(&s.body)))
-            .collect();
+        let lab_ids: BTreeSet<String> = crate::sorting::set_of(
+            lesson
+                .sections
+                .iter()
+                .flat_map(|s| super::pack::lab_blocks(&super::docs::doc(&s.body))),
+        );
         let fitted = LessonProgress {
             visited: theirs
                 .visited

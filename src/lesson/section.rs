@@ -217,7 +217,7 @@ pub fn build_lesson<'a>(
     if !errors.is_empty() {
         return Err(errors);
     }
-    sections.sort_by_key(|s| s.order);
+    crate::sorting::sort_by_key(&mut sections, |s| s.order);
     Ok(Lesson {
         id: id.to_string(),
         lang,

@@ -110,7 +110,7 @@ pub fn around(m: &Model, cursor: usize, rows: usize) -> Vec<LensRow> {
             item: LensItem::Story(s.kind.clone()),
         });
     }
-    out.sort_by_key(|r| (r.index, matches!(r.item, LensItem::Story(_))));
+    crate::sorting::sort_by_key(&mut out, |r| (r.index, matches!(r.item, LensItem::Story(_))));
     let skip = out.len().saturating_sub(rows);
     out.drain(..skip);
     out

@@ -46,7 +46,7 @@ fn merge<'a>(visible: &[&'a Bar], gap_us: u64) -> Vec<ShownBar<'a>> {
     let mut out = Vec::new();
     for group in lanes.into_values() {
         let mut group = group;
-        group.sort_by_key(|b| (b.from_us, b.to_us));
+        crate::sorting::sort_by_key(&mut group, |b| (b.from_us, b.to_us));
         let mut run: Vec<&Bar> = Vec::new();
         let mut run_end = 0u64;
         for b in group {

@@ -409,7 +409,7 @@ fn build_from(mut tl: Timeline, scenario: &Scenario, seed: u64) -> Result<Model,
             .filter(|(p, _)| nodes.contains(p))
             .collect();
         // Each node once, from its first change in this step.
-        touched.sort_unstable();
+        crate::sorting::sort(&mut touched);
         touched.dedup_by_key(|(p, _)| *p);
         // The clients' commands each touched node ran in these events: (node, client,
         // command name, trace index).
@@ -639,7 +639,7 @@ fn stories(
             }
         })
         .collect();
-    out.sort_by_key(|s| (s.after, s.t_us));
+    crate::sorting::sort_by_key(&mut out, |s| (s.after, s.t_us));
     out
 }
 
@@ -765,7 +765,7 @@ fn layout(
             kind: kind_of(pid),
         })
         .collect();
-    lanes.sort_by_key(|l| (l.kind, l.pid));
+    crate::sorting::sort_by_key(&mut lanes, |l| (l.kind, l.pid));
 
     let mut bars = fixed;
     let mut arrows = Vec::new();
@@ -935,9 +935,9 @@ fn layout(
             b
         })
         .collect();
-    bars.sort_by_key(|b| (b.from_us, b.pid));
+    crate::sorting::sort_by_key(&mut bars, |b| (b.from_us, b.pid));
     // In send order: the lens finds the messages up to a cursor by bisection.
-    arrows.sort_by_key(|a| a.index);
+    crate::sorting::sort_by_key(&mut arrows, |a| a.index);
     Model {
         scenario,
         seed,

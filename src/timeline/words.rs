@@ -300,7 +300,7 @@ pub fn story(m: &Model, cursor: usize, max: usize, lang: Lang) -> Vec<String> {
         .take(max);
     picked.extend(events.by_ref().map(|(i, _)| (i, 0, i)));
     picked.extend(stories.by_ref().map(|(j, s)| (s.after, 1, j)));
-    picked.sort_unstable();
+    crate::sorting::sort(&mut picked);
     let skip = picked.len().saturating_sub(max);
     picked
         .into_iter()

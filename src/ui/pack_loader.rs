@@ -208,9 +208,9 @@ pub fn arrange(mut files: Vec<(String, String)>) -> Vec<(String, String)> {
         && files
             .iter()
             .map(|(p, _)| p.split('/').next().unwrap_or(""))
-            .collect::<std::collections::BTreeSet<_>>()
-            .len()
-            == 1;
+            .collect::<Vec<_>>()
+            .windows(2)
+            .all(|w| w[0] == w[1]);
     if common {
         for (p, _) in &mut files {
             if let Some((_, rest)) = p.split_once('/') {
@@ -218,7 +218,9 @@ pub fn arrange(mut files: Vec<(String, String)>) -> Vec<(String, String)> {
             }
         }
     }
-    files.sort_by_key(|(p, _)| (p != "pack.toml", p.contains('/'), p.clone()));
+    crate::sorting::sort_by_key(&mut files, |(p, _)| {
+        (p != "pack.toml", p.contains('/'), p.clone())
+    });
     files
 }
 

@@ -363,7 +363,7 @@ fn layers(props: &LayersProps) -> Html {
         .iter()
         .filter(|k| visible(k.t_us, k.t_us) && (marks_in_view <= MAX_MARKS || !minor(&k.kind)))
         .collect();
-    shown.sort_by_key(|k| (k.t_us, k.index));
+    crate::sorting::sort_by_key(&mut shown, |k| (k.t_us, k.index));
     let tab_stop = (*active).min(shown.len().saturating_sub(1));
     let seek_to: Rc<Vec<usize>> = Rc::new(shown.iter().map(|k| k.index).collect());
     let marks = shown.iter().enumerate().map(|(pos, k)| {
@@ -677,7 +677,7 @@ fn strips(m: &Model, view: (u64, u64), w: f64, lang: Lang) -> Html {
     if tags.len() > 4 * MAX_TAGS {
         tags.retain(|t| t.0 == 0);
     }
-    tags.sort_by_key(|t| (t.0, t.2, t.1));
+    crate::sorting::sort_by_key(&mut tags, |t| (t.0, t.2, t.1));
     tags.truncate(MAX_TAGS);
     let tags: Vec<Html> = tags.into_iter().filter_map(|(_, pid, t, tag)| {
         let (text, title, class) = match tag {

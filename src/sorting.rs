@@ -1,0 +1,132 @@
+//! Stable sorting with one compiled sorting routine for every element type.
+//!
+//! `slice::sort_by` and its kin compile the whole of std's sort (driftsort: quicksort,
+//! merges, small sorts) once per element type and comparator; on the page that was 16
+//! copies, about 70 KB of the module's code (BENCHMARKS.md, issue #16). Here the order
+//! is found once, by a merge sort of indices behind a `dyn` comparator ([`order`], not
+//! generic), and then applied by swaps: only that small step is compiled per type. Code
+//! the page runs sorts with these; the result is exactly `sort_by`'s (stable).
+
+use std::cmp::Ordering;
+
+/// Sorts `v` by `cmp`, keeping equal elements in their order, as `slice::sort_by`.
+pub fn sort_by<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> Ordering) {
+    let perm = order(v.len(), &mut |a, b| cmp(&v[a], &v[b]));
+    apply(v, perm);
+}
+
+/// Sorts `v` by the key `f` gives, keeping equal keys in their order, as
+/// `slice::sort_by_key`.
+pub fn sort_by_key<T, K: Ord>(v: &mut [T], mut f: impl FnMut(&T) -> K) {
+    sort_by(v, |a, b| f(a).cmp(&f(b)));
+}
+
+/// Sorts `v`, keeping equal elements in their order, as `slice::sort`.
+pub fn sort<T: Ord>(v: &mut [T]) {
+    sort_by(v, T::cmp);
+}
+
+/// The set of what `items` yields, built by inserting: `collect` into a `BTreeSet` sorts
+/// a vector with std's sort first (one more copy of it per type).
+pub fn set_of<T: Ord>(items: impl IntoIterator<Item = T>) -> std::collections::BTreeSet<T> {
+    let mut set = std::collections::BTreeSet::new();
+    for x in items {
+        set.insert(x);
+    }
+    set
+}
+
+/// The order of `n` items that `cmp` (by index) sorts stably: position `i` of the result
+/// holds the index of the item that goes there. A bottom-up merge sort: n log n
+/// comparisons, two vectors of `n` indices.
+#[inline(never)]
+fn order(n: usize, cmp: &mut dyn FnMut(usize, usize) -> Ordering) -> Vec<usize> {
+    let mut from: Vec<usize> = (0..n).collect();
+    let mut to = vec![0; n];
+    let mut width = 1;
+    while width < n {
+        let mut start = 0;
+        while start < n {
+            let mid = (start + width).min(n);
+            let end = (start + 2 * width).min(n);
+            let (mut i, mut j, mut k) = (start, mid, start);
+            while i < mid && j < end {
+                // Only a strictly smaller right item goes first: equal items keep their order.
+                if cmp(from[j], from[i]) == Ordering::Less {
+                    to[k] = from[j];
+                    j += 1;
+                } else {
+                    to[k] = from[i];
+                    i += 1;
+                }
+                k += 1;
+            }
+            to[k..k + (mid - i)].copy_from_slice(&from[i..mid]);
+            k += mid - i;
+            to[k..k + (end - j)].copy_from_slice(&from[j..end]);
+            start = end;
+        }
+        std::mem::swap(&mut from, &mut to);
+        width *= 2;
+    }
+    from
+}
+
+/// Puts item `perm[i]` at position `i`, for every `i`, by following each cycle of the
+/// permutation with swaps.
+fn apply<T>(v: &mut [T], mut perm: Vec<usize>) {
+    for i in 0..v.len() {
+        let mut at = i;
+        loop {
+            let next = perm[at];
+            perm[at] = at;
+            if next == i {
+                break;
+            }
+            v.swap(at, next);
+            at = next;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The same order as std's stable sort, equal keys included, on lists of every
+    /// length up to 70 and a long one, from a fixed generator.
+    #[test]
+    fn the_order_is_std_stable_sorts() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for n in (0..=70).chain([1000, 4097]) {
+            let v: Vec<(u64, usize)> = (0..n).map(|i| (next() % 7, i)).collect();
+            let mut ours = v.clone();
+            let mut std_sorted = v.clone();
+            sort_by_key(&mut ours, |p| p.0);
+            std_sorted.sort_by_key(|p| p.0);
+            assert_eq!(ours, std_sorted, "n = {n}");
+            let mut desc = v.clone();
+            let mut std_desc = v;
+            sort_by(&mut desc, |a, b| b.0.cmp(&a.0));
+            std_desc.sort_by_key(|p| std::cmp::Reverse(p.0));
+            assert_eq!(desc, std_desc, "n = {n}, descending");
+        }
+        let mut words = vec!["b", "a", "c", "a"];
+        sort(&mut words);
+        assert_eq!(words, ["a", "a", "b", "c"]);
+    }
+
+    /// Items that own memory are moved, not copied or dropped twice.
+    #[test]
+    fn owned_items_move_into_place() {
+        let mut v: Vec<String> = ["d", "b", "a", "c", "b"].iter().map(|s| s.to_string()).collect();
+        sort(&mut v);
+        assert_eq!(v, ["a", "b", "b", "c", "d"]);
+    }
+}
