@@ -31,7 +31,7 @@ const BASE = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
 const HELLO = process.env.HELLO_URL;
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const TARGET = Number(process.env.BUNDLE_TARGET_BYTES ?? 358400);
-const MAX = Number(process.env.BUNDLE_MAX_BYTES ?? 500000); // scripts/bundle-size.sh says why
+const MAX = Number(process.env.BUNDLE_MAX_BYTES ?? 495000); // scripts/bundle-size.sh says why
 const RUNS = Number(process.env.FIRSTLOAD_RUNS ?? 5);
 
 const browser = await chromium.launch({ executablePath: CHROMIUM });

@@ -1,6 +1,6 @@
 // The first page's loader. `scripts/prerender.sh` writes each section, as the app draws
 // it for a first visitor, into the release build: the page a visitor opens is plain HTML
-// and CSS, readable at once, and the app (about 485 KB gzip of WebAssembly) is fetched only
+// and CSS, readable at once, and the app (about 480 KB gzip of WebAssembly) is fetched only
 // when the learner starts using it. This script:
 //   1. waits for static/boot-head.js to show the prerendered section the URL asks for
 //      (index.html holds the first one; the others are small JSON files under pre/), or

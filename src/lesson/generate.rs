@@ -226,7 +226,7 @@ pub fn instance_in(
             let mut inst = base(Body::Choice {
                 options,
                 explanations,
-                correct: correct.into_iter().collect(),
+                correct: crate::sorting::set_of(correct),
                 multiple: false,
             });
             inst.scenario = Some((scenario.clone(), *pause_at_ms));
@@ -302,7 +302,7 @@ pub fn fixed(q: &Question, lang: Lang, seed: u64) -> Option<Instance> {
             Body::Choice {
                 options: t.options.clone(),
                 explanations: t.explanations.clone(),
-                correct: [*correct].into_iter().collect(),
+                correct: crate::sorting::set_of([*correct]),
                 multiple: false,
             },
             None,

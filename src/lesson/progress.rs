@@ -253,31 +253,34 @@ impl Progress {
                 .flat_map(|s| super::pack::lab_blocks(&super::docs::doc(&s.body))),
         );
         let fitted = LessonProgress {
-            visited: theirs
-                .visited
-                .iter()
-                .filter(|id| section_ids.contains(id.as_str()))
-                .cloned()
-                .collect(),
+            visited: crate::sorting::set_of(
+                theirs
+                    .visited
+                    .iter()
+                    .filter(|id| section_ids.contains(id.as_str()))
+                    .cloned(),
+            ),
             last: theirs.last.filter(|&o| lesson.section(o).is_some()),
-            questions: theirs
-                .questions
-                .iter()
-                .filter(|(id, _)| question_ids.contains(id.as_str()))
-                .map(|(id, q)| (id.clone(), *q))
-                .collect(),
+            questions: crate::sorting::map_of(
+                theirs
+                    .questions
+                    .iter()
+                    .filter(|(id, _)| question_ids.contains(id.as_str()))
+                    .map(|(id, q)| (id.clone(), *q)),
+            ),
             quick_check: theirs
                 .quick_check
                 .filter(|s| s.total >= 1 && s.total <= count && s.correct <= s.total),
-            labs: theirs
-                .labs
-                .iter()
-                .filter(|(id, l)| {
-                    (crate::labs::IDS.contains(&id.as_str()) || lab_ids.contains(id.as_str()))
-                        && l.code.len() <= crate::sim::lab::MAX_SOURCE_BYTES
-                })
-                .map(|(id, l)| (id.clone(), l.clone()))
-                .collect(),
+            labs: crate::sorting::map_of(
+                theirs
+                    .labs
+                    .iter()
+                    .filter(|(id, l)| {
+                        (crate::labs::IDS.contains(&id.as_str()) || lab_ids.contains(id.as_str()))
+                            && l.code.len() <= crate::sim::lab::MAX_SOURCE_BYTES
+                    })
+                    .map(|(id, l)| (id.clone(), l.clone())),
+            ),
         };
         out.lessons.insert(lesson.id.clone(), fitted);
         out

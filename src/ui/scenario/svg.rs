@@ -140,7 +140,7 @@ struct Frame {
 impl Frame {
     fn new(m: &Model, view: (u64, u64), w: f64) -> Frame {
         let (v0, v1, _, _) = geometry(m, view);
-        let row = m.lanes.iter().enumerate().map(|(i, l)| (l.pid, i)).collect();
+        let row = crate::sorting::map_of(m.lanes.iter().enumerate().map(|(i, l)| (l.pid, i)));
         Frame { v0, v1, w, row }
     }
 
