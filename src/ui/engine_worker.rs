@@ -131,9 +131,13 @@ pub struct Message {
 }
 
 impl Message {
-    /// The message in `text` (one the worker posted), if it is a JSON object.
+    /// The message in `text` (one the worker posted), if it is a JSON object. Parsed
+    /// where it is, in JavaScript: a run's piece is not copied into the module to be read.
     pub fn read(text: JsValue) -> Option<Message> {
-        let value = js_sys::JSON::parse(&text.as_string()?).ok()?;
+        if !text.is_string() {
+            return None;
+        }
+        let value = parse_json(&text).ok()?;
         value.is_object().then_some(Message { text, value })
     }
 
@@ -168,6 +172,14 @@ impl Message {
     pub fn text(&self) -> String {
         self.text.as_string().unwrap_or_default()
     }
+}
+
+#[wasm_bindgen::prelude::wasm_bindgen]
+extern "C" {
+    /// `JSON.parse` of a string that stays in JavaScript (`js_sys::JSON::parse` takes a
+    /// `&str`, a copy made in the module first).
+    #[wasm_bindgen(js_namespace = JSON, js_name = parse, catch)]
+    fn parse_json(text: &JsValue) -> Result<JsValue, JsValue>;
 }
 
 /// A request for the worker: a JSON object of type `kind` with these fields (its `id` is
