@@ -12,7 +12,7 @@
 //     → {"type":"part","id":N,"bin":"<timeline::panel::RunPart>"} … (the run's long lists,
 //       in pieces the page reads one task each), then
 //       {"type":"ran","id":N,"bin":"<timeline::panel::RunAnswer without them>"} {"type":"done","id":N}
-//       (each piece in bincode, base64: `timeline::panel::wire_text`)
+//       (each piece in the wire's form, bincode in base64: src/wire.rs)
 //   {"type":"call","id":N,"name":"pack_load","arg":"<wire>"} (lockstep::calls)
 //     → {"type":"result","id":N,"value":"<the call's answer, wire>"} {"type":"done","id":N}
 //   or {"type":"error","id":N,"message":M} (the simulator's own error);

@@ -212,12 +212,12 @@ pub enum RunPart {
 }
 
 /// `answer` as texts to post one by one: the pieces of its run's long lists, then the
-/// answer without them, each in [`wire_text`]'s form. [`read_part`] and [`read_answer`]
+/// answer without them, each in the wire's form (`crate::wire::to_text`). [`read_part`] and [`read_answer`]
 /// read them, and [`Parts`] puts them together again.
 pub fn answer_parts(mut answer: RunAnswer) -> Result<Vec<String>, String> {
     let mut texts = Vec::new();
     if let Some(m) = answer.model_mut() {
-        let mut part = |p: RunPart| wire_text(&p).map(|t| texts.push(t));
+        let mut part = |p: RunPart| crate::wire::to_text(&p).map(|t| texts.push(t));
         for c in std::mem::take(&mut m.trace).chunks(PART_ITEMS) {
             part(RunPart::Trace(c.to_vec())).map_err(|e| e.to_string())?;
         }
@@ -231,18 +231,14 @@ pub fn answer_parts(mut answer: RunAnswer) -> Result<Vec<String>, String> {
             part(RunPart::KeyStates(c.to_vec())).map_err(|e| e.to_string())?;
         }
     }
-    texts.push(wire_text(&answer)?);
+    texts.push(crate::wire::to_text(&answer)?);
     Ok(texts)
 }
 
-/// A run's piece as it crosses from the engine's worker to the page, in the wire's form
-/// (`crate::wire`): in the worker's messages and in the runs made at build time
-/// (`pre/runs/`). JSON's readers for the run's types were 51 KB gzip of the page's
+/// A run's piece as it crosses from the engine's worker to the page (in the worker's
+/// messages and in the runs made at build time, `pre/runs/`) is in the wire's form
+/// (`crate::wire`). JSON's readers for the run's types were 51 KB gzip of the page's
 /// module; bincode's are 20 KB (BENCHMARKS.md).
-pub fn wire_text<T: Serialize>(value: &T) -> Result<String, String> {
-    crate::wire::to_text(value)
-}
-
 fn read_wire<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, String> {
     crate::wire::from_text(text).map_err(|e| format!("a run's piece: {e}"))
 }
@@ -1342,7 +1338,7 @@ mod tests {
             assert_eq!(parts.finish(read_answer(last).expect("answer")), answer);
             assert!(
                 read_part("not base64!").is_err()
-                    && read_answer(&wire_text(&1u8).expect("one byte")).is_err()
+                    && read_answer(&crate::wire::to_text(&1u8).expect("one byte")).is_err()
             );
         }
     }

@@ -1,5 +1,5 @@
 //! How a run's trace crosses from the engine's worker to the page (`panel::RunPart`, in
-//! bincode: `panel::wire_text`): each event as `[t_us, local_us, pid, kind]` with the kind
+//! bincode: `crate::wire`): each event as `[t_us, local_us, pid, kind]` with the kind
 //! externally tagged (in JSON `{"send": {…}}`, `"start"`). The trace's own JSON (`lockstep
 //! run --json`) tags each event's kind inside it (`"kind": "send"`), which serde can only
 //! read by buffering each event first (more code on the page and a slower read), and which

@@ -259,15 +259,16 @@ pub fn watch_width(el: &web_sys::Element, on: impl Fn(f64) + 'static) -> Option<
 /// The runs made ahead of time for the page the prerendered snapshot showed: the JSON
 /// texts the engine's worker posted for each at build time, by the key of its job
 /// (`e2e/prerender.mjs` writes them, `static/boot.js` puts them in `window.lockstepRuns`
-/// before the app starts).
-pub fn run_made_ahead(key: &str) -> Option<Vec<String>> {
+/// before the app starts). Left as JavaScript strings: `engine_worker::Message` parses
+/// them there.
+pub fn run_made_ahead(key: &str) -> Option<Vec<wasm_bindgen::JsValue>> {
     use wasm_bindgen::JsCast;
     let runs = js_sys::Reflect::get(&window()?.into(), &"lockstepRuns".into()).ok()?;
     if !runs.is_object() {
         return None;
     }
     let texts: js_sys::Array = js_sys::Reflect::get(&runs, &key.into()).ok()?.dyn_into().ok()?;
-    texts.iter().map(|t| t.as_string()).collect()
+    Some(texts.iter().collect())
 }
 
 /// While prerendering: keeps `texts`, what the engine's worker posted for the run of job

@@ -278,7 +278,7 @@ fn broke() {
 
 /// Call `name` of the engine on `arg`: in the worker, or on the page where the worker
 /// cannot and the page has the engine (the browser tests' page); `None` if neither.
-pub async fn call_anywhere(name: &str, arg: String) -> Option<String> {
+async fn call_anywhere(name: &str, arg: String) -> Option<String> {
     #[cfg(feature = "page-engine")]
     let here = arg.clone();
     if let Some(answer) = call(name, arg).await {
@@ -293,7 +293,7 @@ pub async fn call_anywhere(name: &str, arg: String) -> Option<String> {
 /// Call `name` of the engine (`lockstep::calls`) on `arg` in the worker: its answer as
 /// wire text, or `None` where the worker cannot make it (not served, broken) or the
 /// engine failed, for the caller to make it itself.
-pub async fn call(name: &str, arg: String) -> Option<String> {
+async fn call(name: &str, arg: String) -> Option<String> {
     let slot: Rc<RefCell<Option<String>>> = Rc::new(RefCell::new(None));
     let mut job = None;
     let promise = js_sys::Promise::new(&mut |resolve, _| {

@@ -36,7 +36,7 @@ pub fn use_runs(panel: &Handle) {
 }
 
 /// What one of the worker's answers to a run says: a piece of the run's long lists
-/// (`part`), the answer without them (`ran`), each as `panel::wire_text` wrote it, or the
+/// (`part`), the answer without them (`ran`), each in the wire's form (`crate::wire`), or the
 /// end (`done`).
 enum Said {
     Part(RunPart),
@@ -118,7 +118,7 @@ pub fn made_ahead(job: &RunJob) -> Option<RunAnswer> {
     let texts = browser::run_made_ahead(&job_key(&crate::wire::to_text(job).ok()?))?;
     let mut parts = Parts::default();
     for text in texts {
-        match said(&engine_worker::Message::read(text.into())?)? {
+        match said(&engine_worker::Message::read(text)?)? {
             Said::Part(part) => parts.add(part),
             Said::Answer(answer) => return Some(parts.finish(*answer)),
             Said::Done => {}
