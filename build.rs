@@ -43,6 +43,10 @@ mod section;
 #[allow(dead_code)]
 #[path = "src/sorting.rs"]
 mod sorting;
+// The quiz's sets of answers are kept in it.
+#[allow(dead_code)]
+#[path = "src/vecmap.rs"]
+mod vecmap;
 // The Markdown parser, so the trees the page is given are the ones the app would make.
 #[allow(dead_code)]
 #[path = "src/lesson/markdown.rs"]

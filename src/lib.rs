@@ -13,6 +13,7 @@ pub mod store;
 pub mod text;
 pub mod timeline;
 pub mod toml_error;
+pub mod vecmap;
 pub mod wire;
 
 #[cfg(target_arch = "wasm32")]

@@ -26,26 +26,6 @@ pub fn sort<T: Ord>(v: &mut [T]) {
     sort_by(v, T::cmp);
 }
 
-/// The set of what `items` yields, built by inserting: `collect` into a `BTreeSet` sorts
-/// a vector with std's sort first (one more copy of it per type).
-pub fn set_of<T: Ord>(items: impl IntoIterator<Item = T>) -> std::collections::BTreeSet<T> {
-    let mut set = std::collections::BTreeSet::new();
-    for x in items {
-        set.insert(x);
-    }
-    set
-}
-
-/// The map of the pairs `items` yields (a later key's value wins, as with `collect`),
-/// built by inserting, for the same reason as [`set_of`].
-pub fn map_of<K: Ord, V>(items: impl IntoIterator<Item = (K, V)>) -> std::collections::BTreeMap<K, V> {
-    let mut map = std::collections::BTreeMap::new();
-    for (k, v) in items {
-        map.insert(k, v);
-    }
-    map
-}
-
 /// The order of `n` items that `cmp` (by index) sorts stably: position `i` of the result
 /// holds the index of the item that goes there. A bottom-up merge sort: n log n
 /// comparisons, two vectors of `n` indices.
@@ -130,17 +110,6 @@ mod tests {
         let mut words = vec!["b", "a", "c", "a"];
         sort(&mut words);
         assert_eq!(words, ["a", "a", "b", "c"]);
-    }
-
-    /// Built by inserting, a set and a map hold what `collect` makes of the same items
-    /// (for a repeated key, the later value).
-    #[test]
-    fn sets_and_maps_are_what_collect_makes() {
-        let items = [(3, "c"), (1, "a"), (3, "z"), (2, "b"), (1, "y")];
-        let map: std::collections::BTreeMap<_, _> = items.into_iter().collect();
-        assert_eq!(map_of(items), map);
-        let set: std::collections::BTreeSet<_> = items.iter().map(|p| p.0).collect();
-        assert_eq!(set_of(items.iter().map(|p| p.0)), set);
     }
 
     /// Items that own memory are moved, not copied or dropped twice.

@@ -2,7 +2,7 @@
 //! the query string (plain Rust, tested natively; `ui` applies it).
 
 use super::route::{query_param, with_query_param};
-use std::collections::BTreeSet;
+use crate::vecmap::VecSet;
 
 /// What the embedded page shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,7 +41,7 @@ pub struct EmbedConfig {
     pub section: Option<u32>,
     pub theme: Theme,
     /// `None`: every control.
-    pub controls: Option<BTreeSet<String>>,
+    pub controls: Option<VecSet<String>>,
     pub autoplay: bool,
     /// The only origin messages are sent to and accepted from; without it only `ready`
     /// and `resize` are sent (to any origin) and nothing is accepted.
@@ -90,7 +90,7 @@ pub struct EmbedChoice {
     pub show: Show,
     pub theme: Theme,
     /// The scenario controls offered (all of [`CONTROLS`]: no `controls=` at all).
-    pub controls: BTreeSet<String>,
+    pub controls: VecSet<String>,
 }
 
 impl Default for EmbedChoice {

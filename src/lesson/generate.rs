@@ -8,10 +8,10 @@
 use super::content::Lang;
 use super::quiz::{check, read_response, Answer, Form, Generator, Kind, NotAnswered, Question, Response};
 use crate::store::Store;
+use crate::vecmap::VecSet;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::collections::BTreeSet;
 
 /// The release script the `release-result` generator runs (and the app shows).
 pub const RELEASE_SCRIPT: &str =
@@ -38,7 +38,7 @@ pub enum Body {
         options: Vec<String>,
         /// One per option: why it is right or wrong.
         explanations: Vec<String>,
-        correct: BTreeSet<usize>,
+        correct: VecSet<usize>,
         multiple: bool,
     },
     Numeric {
@@ -226,7 +226,7 @@ pub fn instance_in(
             let mut inst = base(Body::Choice {
                 options,
                 explanations,
-                correct: crate::sorting::set_of(correct),
+                correct: VecSet::from_iter(correct),
                 multiple: false,
             });
             inst.scenario = Some((scenario.clone(), *pause_at_ms));
@@ -302,7 +302,7 @@ pub fn fixed(q: &Question, lang: Lang, seed: u64) -> Option<Instance> {
             Body::Choice {
                 options: t.options.clone(),
                 explanations: t.explanations.clone(),
-                correct: crate::sorting::set_of([*correct]),
+                correct: VecSet::from_iter([*correct]),
                 multiple: false,
             },
             None,
@@ -564,7 +564,7 @@ fn session_text(run: &[(String, String)]) -> String {
 
 fn choice_body(out: &mut Instance, options: Vec<String>, reply: &str, lang: Lang) {
     let texts = super::i18n::Texts::new(lang);
-    let correct: BTreeSet<usize> = crate::sorting::set_of(options.iter().position(|o| o == reply));
+    let correct: VecSet<usize> = options.iter().position(|o| o == reply).into_iter().collect();
     let explanations = options
         .iter()
         .map(|o| {
@@ -587,6 +587,7 @@ fn choice_body(out: &mut Instance, options: Vec<String>, reply: &str, lang: Lang
 mod tests {
     use super::*;
     use crate::lesson::quiz::{parse_file, Texts};
+    use std::collections::BTreeSet;
 
     /// What the page gets from the engine's worker: the job crosses as JSON, the
     /// instance comes back as JSON, and both read back to what the page would make.

@@ -57,6 +57,7 @@ use super::route::Route;
 use super::section::is_slug;
 use super::state::Lessons;
 use crate::sim::scenario::{self as scenario, Scenario, ScenarioError, BUILTIN_NAMES};
+use crate::vecmap::VecMap;
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -165,11 +166,11 @@ pub struct Pack {
     /// The pack's id: a slug, also the first part of its routes (`#/<id>/<order>`).
     pub id: String,
     /// The pack's title in each of its languages.
-    pub titles: BTreeMap<Lang, String>,
+    pub titles: VecMap<Lang, String>,
     /// Its languages; the first is the reference the others are checked against.
     pub langs: Vec<Lang>,
     /// One lesson per language (same section ids and orders in each), with `id` = pack id.
-    pub lessons: BTreeMap<Lang, Lesson>,
+    pub lessons: VecMap<Lang, Lesson>,
     /// Every question, in file order (folder files first, then the pack file's own).
     pub questions: Vec<Question>,
     /// The pack's own scenarios (built-ins are not repeated here).
@@ -915,7 +916,7 @@ fn load_gathered(
         .collect();
     Ok(Pack {
         id,
-        titles,
+        titles: titles.into_iter().collect(),
         langs: p.langs,
         lessons,
         questions,

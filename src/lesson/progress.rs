@@ -5,9 +5,9 @@
 
 use super::content::Lesson;
 use super::quiz::Question;
+use crate::vecmap::{VecMap, VecSet};
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet};
 
 /// The storage key. Its suffix follows [`FORMAT_VERSION`]. The prerendered first page
 /// (`static/boot-head.js`) reads `lessons.<id>.last` under this key and `LANG_KEY`, to
@@ -26,19 +26,19 @@ pub const FORMAT_VERSION: u32 = 2;
 pub struct LessonProgress {
     /// Ids of the sections the learner has opened.
     #[serde(default)]
-    pub visited: BTreeSet<String>,
+    pub visited: VecSet<String>,
     /// The order of the section the learner was last on, to resume there.
     #[serde(default)]
     pub last: Option<u32>,
     /// Per question id: how often it was checked and the best result.
     #[serde(default)]
-    pub questions: BTreeMap<String, QuestionProgress>,
+    pub questions: VecMap<String, QuestionProgress>,
     /// The last complete run of the final quick check.
     #[serde(default)]
     pub quick_check: Option<Score>,
     /// Per lab id: the learner's code and how its graded runs went.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub labs: BTreeMap<String, LabProgress>,
+    #[serde(default, skip_serializing_if = "VecMap::is_empty")]
+    pub labs: VecMap<String, LabProgress>,
 }
 
 /// A lab: the code in its editor, and its graded runs.
@@ -82,7 +82,7 @@ impl Score {
 pub struct Progress {
     pub v: u32,
     #[serde(default)]
-    pub lessons: BTreeMap<String, LessonProgress>,
+    pub lessons: VecMap<String, LessonProgress>,
 }
 
 /// Why stored progress was not used.
@@ -98,7 +98,7 @@ impl Progress {
     pub fn new() -> Progress {
         Progress {
             v: FORMAT_VERSION,
-            lessons: BTreeMap::new(),
+            lessons: VecMap::new(),
         }
     }
 
@@ -241,19 +241,18 @@ impl Progress {
         let Some(theirs) = self.lessons.get(&lesson.id) else {
             return out;
         };
-        let section_ids: BTreeSet<&str> =
-            crate::sorting::set_of(lesson.sections.iter().map(|s| s.id.as_str()));
-        let question_ids: BTreeSet<&str> = crate::sorting::set_of(questions.iter().map(|q| q.id.as_str()));
+        let section_ids: VecSet<&str> = VecSet::from_iter(lesson.sections.iter().map(|s| s.id.as_str()));
+        let question_ids: VecSet<&str> = VecSet::from_iter(questions.iter().map(|q| q.id.as_str()));
         let count = u32::try_from(questions.len()).unwrap_or(u32::MAX);
         // The labs its sections show: built-in ones, and a pack's own.
-        let lab_ids: BTreeSet<String> = crate::sorting::set_of(
+        let lab_ids: VecSet<String> = VecSet::from_iter(
             lesson
                 .sections
                 .iter()
                 .flat_map(|s| super::pack::lab_blocks(&super::docs::doc(&s.body))),
         );
         let fitted = LessonProgress {
-            visited: crate::sorting::set_of(
+            visited: VecSet::from_iter(
                 theirs
                     .visited
                     .iter()
@@ -261,7 +260,7 @@ impl Progress {
                     .cloned(),
             ),
             last: theirs.last.filter(|&o| lesson.section(o).is_some()),
-            questions: crate::sorting::map_of(
+            questions: VecMap::from_iter(
                 theirs
                     .questions
                     .iter()
@@ -271,7 +270,7 @@ impl Progress {
             quick_check: theirs
                 .quick_check
                 .filter(|s| s.total >= 1 && s.total <= count && s.correct <= s.total),
-            labs: crate::sorting::map_of(
+            labs: VecMap::from_iter(
                 theirs
                     .labs
                     .iter()

@@ -5,8 +5,8 @@
 //! carry no answer here: `generate` computes it by running the store or the simulator.
 
 use super::lang::Lang;
+use crate::vecmap::VecSet;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
 use std::fmt;
 use toml::Spanned;
 
@@ -83,7 +83,7 @@ pub enum Kind {
         correct: usize,
     },
     Multiple {
-        correct: BTreeSet<usize>,
+        correct: VecSet<usize>,
     },
     Numeric {
         answer: f64,
@@ -370,7 +370,7 @@ fn question_kind(q: &RawQuestion, en: &Texts, nb: &Texts, bad: &mut dyn FnMut(&s
     let kind = match q.kind.as_str() {
         "single" | "multiple" => {
             let n = options_ok(bad)?;
-            let correct: BTreeSet<usize> = q.correct.clone().unwrap_or_default().into_iter().collect();
+            let correct: VecSet<usize> = q.correct.clone().unwrap_or_default().into_iter().collect();
             if let Some(&i) = correct.iter().find(|&&i| i >= n) {
                 bad(
                     "correct",
@@ -565,7 +565,7 @@ pub fn parse_all<'a>(
 #[derive(Clone, Debug, PartialEq)]
 pub enum Answer {
     /// Indices of the chosen options (one for single choice).
-    Choice(BTreeSet<usize>),
+    Choice(VecSet<usize>),
     Number(f64),
     /// Item indices (into the items as written) in the order the learner put them.
     Order(Vec<usize>),
@@ -800,7 +800,7 @@ fn latin_upper(c: char) -> Option<char> {
 /// What the learner has given so far, as the page's controls hold it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Response {
-    pub chosen: BTreeSet<usize>,
+    pub chosen: VecSet<usize>,
     pub number: String,
     /// Indices into the shown items, in the learner's order.
     pub order: Vec<usize>,

@@ -130,7 +130,7 @@ pub struct CrashGap {
 pub struct Figures {
     /// Per client: time from its start to its first acquisition (or to the end of the
     /// run / giving up, when it never got the lock).
-    pub wait_ms: BTreeMap<String, f64>,
+    pub wait_ms: crate::vecmap::VecMap<String, f64>,
     pub unavailable_after_crash: Vec<CrashGap>,
 }
 

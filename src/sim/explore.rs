@@ -17,7 +17,6 @@ use super::scenario::{Fencing, Scenario};
 use super::trace::{fmt_ms, TraceEvent, TraceLevel};
 use super::world::{Fault, Latency, Pid, World};
 use super::{run_with, Run};
-use std::collections::BTreeMap;
 
 /// Trials are capped so a typo cannot start a week-long run.
 pub const MAX_TRIALS: u64 = 10_000_000;
@@ -58,7 +57,7 @@ pub struct ExploreReport {
     /// Trials that broke a property that counts for this scenario ([`counts`]).
     pub violating: u64,
     /// Per property: the trials that broke it (a trial may break several).
-    pub by_property: BTreeMap<Property, u64>,
+    pub by_property: crate::vecmap::VecMap<Property, u64>,
     /// Trials whose only violations the resource absorbed (e.g. an overlap whose
     /// stale write a fenced resource rejected): not broken.
     pub absorbed: u64,
@@ -348,7 +347,7 @@ pub fn explore(scenario: &Scenario, cfg: &ExploreConfig) -> Result<ExploreReport
     let t = targets(scenario, &world);
     let mut violating = 0;
     let mut absorbed = 0;
-    let mut by_property: BTreeMap<Property, u64> = BTreeMap::new();
+    let mut by_property = crate::vecmap::VecMap::new();
     let mut best: Option<(usize, f64, u64, Vec<FaultUnit>)> = None;
     for i in 0..cfg.trials {
         let seed = sub_seed(cfg.seed, &format!("trial:{i}"));

@@ -243,7 +243,7 @@ impl Check {
 }
 
 /// Text in each language, by code (`en`, `nb`).
-pub type Texts = BTreeMap<String, String>;
+pub type Texts = crate::vecmap::VecMap<String, String>;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

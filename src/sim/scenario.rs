@@ -86,8 +86,8 @@
 //! ```
 
 use super::scripts::Scripts;
+use crate::vecmap::VecMap;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use std::fmt;
 
 /// Upper bound on any time in a scenario: one simulated day. Keeps µs arithmetic far
@@ -109,7 +109,7 @@ pub struct Scenario {
     pub description: String,
     /// The description in other languages, by language code (`[descriptions] nb = "…"`).
     #[serde(default)]
-    pub descriptions: BTreeMap<String, String>,
+    pub descriptions: VecMap<String, String>,
     /// Syllabus section this scenario belongs to (for the lesson UI).
     #[serde(default)]
     pub section: u32,
@@ -355,7 +355,7 @@ pub struct ResourceSpec {
     pub idempotency: bool,
     /// Initial values (version 0).
     #[serde(default)]
-    pub init: BTreeMap<String, String>,
+    pub init: VecMap<String, String>,
     /// Keys whose writes are real-world effects (a charge, an email): the checker
     /// reports the same write accepted twice as a double effect.
     #[serde(default)]
@@ -378,7 +378,7 @@ impl Default for ResourceSpec {
             name: default_resource_name(),
             fencing: Fencing::Off,
             idempotency: false,
-            init: BTreeMap::new(),
+            init: VecMap::new(),
             effects: Vec::new(),
         }
     }
@@ -588,26 +588,26 @@ pub struct Expect {
     pub rejected: Vec<ExpectRejected>,
     /// Number of accepted writes per key, when given.
     #[serde(default)]
-    pub accepted_per_key: BTreeMap<String, u32>,
+    pub accepted_per_key: VecMap<String, u32>,
     /// When each listed client first believed it held the lock.
     #[serde(default)]
-    pub first_held_ms: BTreeMap<String, f64>,
+    pub first_held_ms: VecMap<String, f64>,
     /// Clients that must never hold the lock.
     #[serde(default)]
     pub never_held: Vec<String>,
     /// When each listed client first believed it held the lock, within `[lo, hi]`
     /// (for times that depend on random retry delays).
     #[serde(default)]
-    pub first_held_range: BTreeMap<String, [f64; 2]>,
+    pub first_held_range: VecMap<String, [f64; 2]>,
     /// Clients that must hold the lock at some point.
     #[serde(default)]
     pub eventually_held: Vec<String>,
     /// When each listed client first stopped believing without releasing (lost, aborted).
     #[serde(default)]
-    pub lost_ms: BTreeMap<String, f64>,
+    pub lost_ms: VecMap<String, f64>,
     /// The validity end each listed client computed at its first acquisition.
     #[serde(default)]
-    pub valid_until_ms: BTreeMap<String, f64>,
+    pub valid_until_ms: VecMap<String, f64>,
     /// After each holder crash, the lock was unavailable for at most this long.
     #[serde(default)]
     pub max_unavailable_ms: Option<f64>,

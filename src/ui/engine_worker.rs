@@ -14,9 +14,9 @@
 //! simulator could not start; where the page has one (the browser tests'), the caller
 //! makes it there, with the same result.
 
+use crate::vecmap::VecMap;
 use gloo::events::EventListener;
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -47,7 +47,7 @@ thread_local! {
     static UNAVAILABLE: Cell<bool> = const { Cell::new(false) };
     /// How many times the worker has broken on this page.
     static BROKE: Cell<u32> = const { Cell::new(0) };
-    static JOBS: RefCell<BTreeMap<u64, Handler>> = const { RefCell::new(BTreeMap::new()) };
+    static JOBS: RefCell<VecMap<u64, Handler>> = const { RefCell::new(VecMap::new()) };
     static NEXT_ID: Cell<u64> = const { Cell::new(1) };
 }
 

@@ -85,7 +85,7 @@ impl AnswerArea<'_> {
         &self,
         options: &[String],
         explanations: &[String],
-        correct: &std::collections::BTreeSet<usize>,
+        correct: &crate::vecmap::VecSet<usize>,
         multiple: bool,
     ) -> Html {
         let dom_id = self.dom_id;

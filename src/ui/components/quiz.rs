@@ -5,7 +5,7 @@ use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
 use crate::lesson::progress::{Progress, Score};
 use crate::lesson::state::Lessons;
-use std::collections::BTreeMap;
+use crate::vecmap::VecMap;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -31,7 +31,7 @@ pub fn quiz(props: &QuizProps) -> Html {
         .map(Rc::new)
         .collect();
     // Latest result per question in this visit (for the quick-check score).
-    let results = use_state(BTreeMap::<String, bool>::new);
+    let results = use_state(VecMap::<String, bool>::new);
     if questions.is_empty() {
         return html! {};
     }
@@ -41,7 +41,7 @@ pub fn quiz(props: &QuizProps) -> Html {
     // completes it has been reported, so a host hears that `answer` before `complete`.
     let report_if_complete = {
         let on_complete = props.on_complete.clone();
-        move |r: &BTreeMap<String, bool>| {
+        move |r: &VecMap<String, bool>| {
             if let Some(done) = &on_complete {
                 if r.len() == total {
                     let correct = r.values().filter(|&&v| v).count() as u32;
@@ -70,8 +70,8 @@ pub fn quiz(props: &QuizProps) -> Html {
         let results = results.clone();
         Callback::from(move |id: String| {
             let mut r = (*results).clone();
-            if let std::collections::btree_map::Entry::Vacant(e) = r.entry(id) {
-                e.insert(false);
+            if !r.contains_key(&id) {
+                r.insert(id, false);
                 report_if_complete(&r);
                 results.set(r);
             }

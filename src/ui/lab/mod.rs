@@ -25,16 +25,16 @@ use crate::ui::browser;
 use crate::ui::components::doc;
 use crate::ui::components::render;
 use crate::ui::components::CodeBlock;
+use crate::vecmap::VecMap;
 use sandbox::{EngineFiles, Sandbox};
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::prelude::*;
 
 /// The labs' saved code and results (from the learner's progress), and how to save.
 #[derive(Clone, PartialEq)]
 pub struct LabStore {
-    pub saved: Rc<BTreeMap<String, LabProgress>>,
+    pub saved: Rc<VecMap<String, LabProgress>>,
     /// (lab id, code): the editor's code changed.
     pub on_code: Callback<(String, String)>,
     /// (lab id, passed): a run or session graded the code.
@@ -110,7 +110,7 @@ enum Phase {
 
 thread_local! {
     /// Files fetched from `labs/`, by path: fetched once per page.
-    static FILES: RefCell<BTreeMap<String, Rc<str>>> = const { RefCell::new(BTreeMap::new()) };
+    static FILES: RefCell<VecMap<String, Rc<str>>> = const { RefCell::new(VecMap::new()) };
     /// Sandboxes opened ahead of the learner's click ([`warm`]): frame loaded, harness
     /// and engine sent, no code yet.
     static SPARES: RefCell<Vec<Spare>> = const { RefCell::new(Vec::new()) };

@@ -10,9 +10,9 @@ use crate::sim::scenario::Scenario;
 use crate::sim::Fault;
 use crate::sim::Property;
 use crate::ui::engine_worker::{self, Job};
+use crate::vecmap::VecMap;
 use gloo::timers::callback::Timeout;
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -36,7 +36,7 @@ struct Progress {
     done: u64,
     violating: u64,
     /// Per property: the trials that broke it.
-    by_property: BTreeMap<Property, u64>,
+    by_property: VecMap<Property, u64>,
     /// Trials with violations the resource absorbed (not broken).
     absorbed: u64,
     running: bool,

@@ -134,13 +134,13 @@ struct Frame {
     v0: u64,
     v1: u64,
     w: f64,
-    row: std::collections::BTreeMap<u32, usize>,
+    row: crate::vecmap::VecMap<u32, usize>,
 }
 
 impl Frame {
     fn new(m: &Model, view: (u64, u64), w: f64) -> Frame {
         let (v0, v1, _, _) = geometry(m, view);
-        let row = crate::sorting::map_of(m.lanes.iter().enumerate().map(|(i, l)| (l.pid, i)));
+        let row = m.lanes.iter().enumerate().map(|(i, l)| (l.pid, i)).collect();
         Frame { v0, v1, w, row }
     }
 
@@ -492,7 +492,7 @@ fn tallies(m: &Model, view: (u64, u64), w: f64, lang: Lang) -> Vec<Html> {
         |a: u64, b: u64| f.visible(a, b),
         |pid: u32| f.lane_y(pid),
     );
-    let mut last_x: std::collections::BTreeMap<u32, f64> = std::collections::BTreeMap::new();
+    let mut last_x: crate::vecmap::VecMap<u32, f64> = crate::vecmap::VecMap::new();
     m.tallies
         .iter()
         .filter(|t| visible(t.t_us, t.t_us))
@@ -519,7 +519,7 @@ fn tallies(m: &Model, view: (u64, u64), w: f64, lang: Lang) -> Vec<Html> {
 
 /// Where text already sits on each lane's strip, so that no label covers another.
 struct Room {
-    taken: std::collections::BTreeMap<u32, Vec<(f64, f64)>>,
+    taken: crate::vecmap::VecMap<u32, Vec<(f64, f64)>>,
     w: f64,
 }
 
@@ -571,7 +571,7 @@ fn strips(m: &Model, view: (u64, u64), w: f64, lang: Lang) -> Html {
     };
     // A bracket starts only where the one before it on its lane ended (they would cover
     // each other), so a dense run zoomed out draws a few, cheaply.
-    let mut bracket_end: std::collections::BTreeMap<u32, f64> = std::collections::BTreeMap::new();
+    let mut bracket_end: crate::vecmap::VecMap<u32, f64> = crate::vecmap::VecMap::new();
     for t in m.tallies.iter().filter(|t| window(t)).take(MAX_MARKS * 4) {
         if bracket_end.get(&t.pid).is_some_and(|e| x(t.t_us) < *e) {
             continue;
