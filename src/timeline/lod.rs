@@ -5,7 +5,6 @@
 //! one shown item.
 
 use super::{Bar, BarKind};
-use std::collections::BTreeMap;
 
 /// What the timeline draws for the bars in a window.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,7 +38,7 @@ pub fn thin_bars(bars: &[Bar], v0: u64, v1: u64, budget: usize, gap_us: u64) -> 
 }
 
 fn merge<'a>(visible: &[&'a Bar], gap_us: u64) -> Vec<ShownBar<'a>> {
-    let mut lanes: BTreeMap<(u32, u8), Vec<&Bar>> = BTreeMap::new();
+    let mut lanes: crate::vecmap::VecMap<(u32, u8), Vec<&Bar>> = crate::vecmap::VecMap::new();
     for b in visible {
         lanes.entry((b.pid, b.kind as u8)).or_default().push(*b);
     }

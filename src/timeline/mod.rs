@@ -1047,11 +1047,11 @@ pub fn snapshot(m: &Model, cursor: usize) -> Snapshot {
         t_us,
         ..Snapshot::default()
     };
-    let mut status: BTreeMap<u32, &'static str> = BTreeMap::new();
-    let mut token: BTreeMap<u32, Option<String>> = BTreeMap::new();
-    let mut valid: BTreeMap<u32, Option<u64>> = BTreeMap::new();
-    let mut up: BTreeMap<u32, bool> = BTreeMap::new();
-    let mut offset: BTreeMap<u32, i64> = BTreeMap::new();
+    let mut status: crate::vecmap::VecMap<u32, &'static str> = crate::vecmap::VecMap::new();
+    let mut token: crate::vecmap::VecMap<u32, Option<String>> = crate::vecmap::VecMap::new();
+    let mut valid: crate::vecmap::VecMap<u32, Option<u64>> = crate::vecmap::VecMap::new();
+    let mut up: crate::vecmap::VecMap<u32, bool> = crate::vecmap::VecMap::new();
+    let mut offset: crate::vecmap::VecMap<u32, i64> = crate::vecmap::VecMap::new();
     let mut highest: Option<i64> = None;
     let mut writes: Vec<WriteView> = Vec::new();
     // A client without a lock is never "acquiring": it is working.
