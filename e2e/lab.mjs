@@ -192,6 +192,20 @@ try {
     say(name, 'infinite loop:', v3.split('\n')[0]);
     const alive = await page.evaluate(() => 1 + 1);
     if (alive !== 2) problems.push(`${name}: the page stopped answering`);
+    if (name === 'desktop') {
+      // The panel is the lab module's, the learner's progress the page's (#16): after a
+      // reload the editor holds the code last typed, and the solution is offered at once
+      // (graded runs were counted).
+      await page.reload();
+      const back = page.locator('section.lab[data-lab="safe-release"]');
+      await back.scrollIntoViewIfNeeded();
+      await back.locator('textarea').click();
+      await page.waitForFunction(() => !!document.querySelector('section.lab textarea:not([readonly])'));
+      const kept = await back.locator('textarea').inputValue();
+      if (kept !== LOOP) problems.push(`${name}: after a reload the editor holds ${JSON.stringify(kept.slice(0, 60))}, not the code last typed`);
+      if (await back.getByRole('button', { name: 'Show a solution' }).count() !== 1) problems.push(`${name}: after a reload the graded runs were forgotten (no solution offered)`);
+      say(name, 'after a reload: the code and the graded runs were kept');
+    }
     await page.close();
   }
 } finally {

@@ -50,8 +50,8 @@ async function snapshot(lang, hash) {
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(`${BASE}${hash}`);
   await page.waitForSelector('html[data-lockstep="ready"]', { timeout: 30000 });
-  // The scenario panels' runs come from the engine's worker.
-  await page.waitForFunction(() => !document.querySelector('#app section.scenario[aria-busy], #app .scenario-snapshot'),
+  // The scenario panels' runs come from the engine's worker, a lab from its own module.
+  await page.waitForFunction(() => !document.querySelector('#app section.scenario[aria-busy], #app .scenario-snapshot, #app .lab-host[aria-busy]'),
     null, { timeout: 60000 });
   // Whatever the page computes after its first frame (a scenario's timeline, §4's
   // table) has finished once the DOM has been still for 300 ms.

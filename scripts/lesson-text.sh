@@ -15,12 +15,14 @@ target=${CARGO_TARGET_DIR:-target}
 src=$(ls -t "$target"/wasm32-unknown-unknown/"$profile"/build/lockstep-*/out/"$name" 2>/dev/null | head -1 || true)
 [ -n "$src" ] || { echo "lesson-text: $name is not under $target/wasm32-unknown-unknown/$profile/build/" >&2; exit 1; }
 cp "$src" "$stage/$name"
-# The engine's module (built without `inline-text` too) must read the same text.
-if [ -f "$stage/engine_bg.wasm" ]; then
-  engine=$(grep -aoE 'lesson-text-[0-9a-f]{16}\.txt' "$stage/engine_bg.wasm" | head -1 || true)
-  [ -z "$engine" ] || [ "$engine" = "$name" ] || {
-    echo "lesson-text: the engine's module names $engine, the page's $name" >&2; exit 1; }
-fi
+# The engine's and the lab panel's modules (built without `inline-text` too) must read
+# the same text.
+for other in engine lab; do
+  [ -f "$stage/${other}_bg.wasm" ] || continue
+  theirs=$(grep -aoE 'lesson-text-[0-9a-f]{16}\.txt' "$stage/${other}_bg.wasm" | head -1 || true)
+  [ -z "$theirs" ] || [ "$theirs" = "$name" ] || {
+    echo "lesson-text: the $other module names $theirs, the page's $name" >&2; exit 1; }
+done
 grep -q 'name="lockstep-text"' "$stage/index.html" ||
   sed -i "s|</head>|<meta name=\"lockstep-text\" content=\"$name\"></head>|" "$stage/index.html"
 grep -q "content=\"$name\"" "$stage/index.html" || { echo "lesson-text: could not name $name in index.html" >&2; exit 1; }

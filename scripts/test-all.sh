@@ -17,8 +17,8 @@ cargo clippy --all-targets -- -D warnings
 step "lint, wasm32 (clippy -D warnings)"
 cargo clippy --lib --bins --test 'web_*' --target wasm32-unknown-unknown -- -D warnings
 
-step "lint, the page as the app builds it: without the engine (clippy -D warnings)"
-cargo clippy --no-default-features --lib --bin app --target wasm32-unknown-unknown -- -D warnings
+step "lint, the page and the lab panel as the app builds them: without the engine (clippy -D warnings)"
+cargo clippy --no-default-features --features lab-apart --lib --bin app --bin lab --target wasm32-unknown-unknown -- -D warnings
 
 step "native tests (the labs' tests run learners' files in Node.js)"
 cargo test

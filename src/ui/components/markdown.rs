@@ -64,6 +64,10 @@ fn render_node(node: &Node, lang: Lang) -> Html {
         // ```lab blocks name a lab (labs/<id>/) to write and run here.
         Node::CodeBlock { lang: Some(l), code } if l == "lab" => {
             let id = code.trim().to_string();
+            // The page's module (`lab-apart`) loads the panel's own module for it.
+            #[cfg(feature = "lab-apart")]
+            return html! { <crate::ui::lab_host::LabHost key={id.clone()} id={id.clone()} {lang} /> };
+            #[cfg(not(feature = "lab-apart"))]
             html! { <crate::ui::lab::LabPanel key={id.clone()} id={id.clone()} {lang} /> }
         }
         Node::CodeBlock { lang: Some(l), .. } if l == "console" => {

@@ -8,6 +8,7 @@
 //! answers, each awaited. Try to break it runs in the sandboxes' workers beside the
 //! engine's module ([`engine`]); where that module is not served, here as Run does.
 
+pub mod apart;
 mod engine;
 mod sandbox;
 
@@ -230,6 +231,13 @@ fn lab_param(id: &str, name: &str) -> Option<String> {
     (query_param(q, "lab").as_deref() == Some(id))
         .then(|| query_param(q, name))
         .flatten()
+}
+
+/// Whether the URL names the lab `id` (`lab=<id>`: a shared link, a replayed trial).
+pub fn in_url(id: &str) -> bool {
+    let hash = browser::hash();
+    let q = hash.split_once('?').map_or("", |(_, q)| q);
+    query_param(q, "lab").as_deref() == Some(id)
 }
 
 /// The lab's `lab=…&trial=…` in the URL, if this panel's.

@@ -1,0 +1,113 @@
+//! The lab panel as a module of its own (`src/bin/lab.rs`, `lab.js` and `lab_bg.wasm`):
+//! the page's module is built with the `lab-apart` feature and draws a
+//! [`crate::ui::lab_host::LabHost`] where a lesson has a lab, which loads this module
+//! the first time a lab is shown and mounts a [`LabPanel`] into it. A reader who never
+//! opens a lab section never downloads the panel, its editor, its sandboxes' driver and
+//! the replayed run's reader (issue #16: the page's module under 400 KB).
+//!
+//! Here the panel runs as its own small yew app, given what the page's contexts give it
+//! inside the page: the learner's saved labs ([`LabStore`], kept current by
+//! [`Mounted::set_saved`]), the pack's own lab if the lab is one, and the page's callbacks
+//! for a changed editor and a graded run.
+
+use super::{LabPanel, LabStore, PackLabs};
+use crate::lesson::content::Lang;
+use crate::lesson::progress::LabProgress;
+use crate::sim::lab::Lab;
+use crate::vecmap::VecMap;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// What the page hands the module for one lab, in the wire's form (`crate::wire`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Opening {
+    pub id: String,
+    /// The page's language code (`en`, `nb`).
+    pub lang: String,
+    /// The learner's saved labs in this lesson.
+    pub saved: VecMap<String, LabProgress>,
+    /// The pack's own lab of that id, if it is one (with its driver and solution).
+    pub pack_lab: Option<Lab>,
+    /// The Markdown trees the page learned from the engine for that lab's texts (a
+    /// pack's lab: the module has no parser, as the page has none).
+    pub trees: Vec<(String, String)>,
+}
+
+#[derive(Properties, PartialEq, Clone)]
+pub struct LabRootProps {
+    pub id: String,
+    pub lang: Lang,
+    pub store: LabStore,
+    pub pack: PackLabs,
+}
+
+/// The module's app: the page's contexts, then the panel.
+#[function_component(LabRoot)]
+pub fn lab_root(props: &LabRootProps) -> Html {
+    html! {
+        <ContextProvider<PackLabs> context={props.pack.clone()}>
+            <ContextProvider<LabStore> context={props.store.clone()}>
+                <LabPanel id={props.id.clone()} lang={props.lang} />
+            </ContextProvider<LabStore>>
+        </ContextProvider<PackLabs>>
+    }
+}
+
+/// A lab mounted by the page: its app, and what it was opened with.
+pub struct Mounted {
+    app: Option<yew::AppHandle<LabRoot>>,
+    props: LabRootProps,
+}
+
+impl Mounted {
+    /// Mounts the lab that `opening` (the wire's form of an [`Opening`]) names into
+    /// `host`; `on_code(id, code)` and `on_run(id, passed)` reach the page.
+    pub fn open(
+        host: web_sys::Element,
+        opening: &str,
+        on_code: js_sys::Function,
+        on_run: js_sys::Function,
+    ) -> Result<Mounted, String> {
+        let o: Opening = crate::wire::from_text(opening).map_err(|e| format!("the lab's opening: {e}"))?;
+        crate::lesson::docs::learn(o.trees);
+        let lang = Lang::from_code(&o.lang).unwrap_or(Lang::En);
+        let store = LabStore {
+            saved: Rc::new(o.saved),
+            on_code: Callback::from(move |(id, code): (String, String)| {
+                let _ = on_code.call2(&wasm_bindgen::JsValue::NULL, &id.into(), &code.into());
+            }),
+            on_run: Callback::from(move |(id, passed): (String, bool)| {
+                let _ = on_run.call2(&wasm_bindgen::JsValue::NULL, &id.into(), &passed.into());
+            }),
+        };
+        let props = LabRootProps {
+            id: o.id,
+            lang,
+            store,
+            pack: PackLabs(Rc::new(o.pack_lab.into_iter().collect())),
+        };
+        let app = yew::Renderer::<LabRoot>::with_root_and_props(host, props.clone()).render();
+        Ok(Mounted {
+            app: Some(app),
+            props,
+        })
+    }
+
+    /// The learner's saved labs changed on the page (a run was graded, the code saved).
+    pub fn set_saved(&mut self, saved: &str) -> Result<(), String> {
+        let saved: VecMap<String, LabProgress> =
+            crate::wire::from_text(saved).map_err(|e| format!("the saved labs: {e}"))?;
+        self.props.store.saved = Rc::new(saved);
+        if let Some(app) = self.app.as_mut() {
+            app.update(self.props.clone());
+        }
+        Ok(())
+    }
+
+    /// Takes the panel out of the page (its section was left).
+    pub fn close(&mut self) {
+        if let Some(app) = self.app.take() {
+            app.destroy();
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! Where the page's module (built with `lab-apart`) shows a lab: a host that loads the lab
+//! panel's module the first time a lab is shown (`static/lab-module.js`: `lab.js`,
+//! `lab_bg.wasm`) and mounts the panel in it (`ui::lab::apart`). The page keeps what
+//! the panel needs from it, the learner's saved labs, and hands each change over.
+
+use crate::lesson::content::Lang;
+use crate::lesson::i18n::Texts;
+use crate::ui::lab::apart::Opening;
+use crate::ui::lab::{LabStore, PackLabs};
+use js_sys::{Array, Function, Promise, Reflect};
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use yew::prelude::*;
+
+/// The loader's script, named by the page (`<meta name="lockstep-lab-module">`).
+const META: &str = "meta[name=lockstep-lab-module]";
+const DEFAULT_LOADER: &str = "lab-module.js";
+
+#[derive(Properties, PartialEq)]
+pub struct LabHostProps {
+    pub id: String,
+    pub lang: Lang,
+}
+
+#[derive(Clone, PartialEq)]
+enum Status {
+    Opening,
+    Open,
+    Failed(String),
+}
+
+/// A mounted panel and the callbacks it calls, kept while it is shown.
+#[derive(Default)]
+struct Held {
+    mount: Option<JsValue>,
+    _on_code: Option<Closure<dyn Fn(String, String)>>,
+    _on_run: Option<Closure<dyn Fn(String, bool)>>,
+}
+
+impl Held {
+    fn call(&self, method: &str, args: &[JsValue]) {
+        if let Some(m) = &self.mount {
+            if let Ok(f) = Reflect::get(m, &method.into()).and_then(|f| f.dyn_into::<Function>()) {
+                let _ = f.apply(m, &args.iter().collect::<Array>());
+            }
+        }
+    }
+
+    fn close(&mut self) {
+        self.call("close", &[]);
+        if let Some(m) = self.mount.take() {
+            self.call_free(&m);
+        }
+    }
+
+    /// Frees the module's side of a closed mount (wasm-bindgen's `free`).
+    fn call_free(&self, m: &JsValue) {
+        if let Ok(f) = Reflect::get(m, &"free".into()).and_then(|f| f.dyn_into::<Function>()) {
+            let _ = f.call0(m);
+        }
+    }
+}
+
+#[function_component(LabHost)]
+pub fn lab_host(props: &LabHostProps) -> Html {
+    let store = use_context::<LabStore>();
+    let pack = use_context::<PackLabs>();
+    let host = use_node_ref();
+    let held = use_mut_ref(Held::default);
+    let status = use_state(|| Status::Opening);
+    let saved = store.as_ref().map(|s| s.saved.clone()).unwrap_or_default();
+
+    {
+        let (host, held, status) = (host.clone(), held.clone(), status.clone());
+        let (store, saved) = (store.clone(), saved.clone());
+        use_effect_with((props.id.clone(), props.lang, pack), move |(id, lang, pack)| {
+            let pack_lab = pack
+                .as_ref()
+                .and_then(|p| p.0.iter().find(|l| l.id == *id).cloned());
+            let trees = pack_lab.as_ref().map_or_else(Vec::new, |l| {
+                crate::lesson::docs::learned(&l.goal.values().cloned().collect::<Vec<_>>())
+            });
+            let opening = Opening {
+                id: id.clone(),
+                lang: lang.code().to_string(),
+                saved: (*saved).clone(),
+                pack_lab,
+                trees,
+            };
+            status.set(Status::Opening);
+            let alive = Rc::new(RefCell::new(true));
+            {
+                let (alive, held) = (alive.clone(), held.clone());
+                wasm_bindgen_futures::spawn_local(async move {
+                    // A lab the URL names (a shared link, a replayed trial) opens at
+                    // once; another when it comes near the screen.
+                    let near = (!crate::ui::lab::in_url(&opening.id))
+                        .then(|| host.get())
+                        .flatten();
+                    let result = match module(near).await {
+                        // Left before the module came: nothing to mount.
+                        _ if !*alive.borrow() => return,
+                        Ok(module) => mount(&module, &host, &opening, store.as_ref(), &held),
+                        Err(e) => Err(e),
+                    };
+                    status.set(match result {
+                        Ok(()) => Status::Open,
+                        Err(e) => Status::Failed(e),
+                    });
+                });
+            }
+            move || {
+                *alive.borrow_mut() = false;
+                held.borrow_mut().close();
+            }
+        });
+    }
+    {
+        // A graded run or saved code changes the learner's progress: the panel is told.
+        let held = held.clone();
+        use_effect_with(saved, move |saved| {
+            if let Ok(text) = crate::wire::to_text(&**saved) {
+                held.borrow().call("set_saved", &[text.into()]);
+            }
+        });
+    }
+
+    let t = Texts::new(props.lang);
+    html! {
+        <div class="lab-host" data-lab={props.id.clone()} aria-busy={(*status == Status::Opening).then_some("true")}>
+            <div class="lab-mount" ref={host}></div>
+            if *status == Status::Opening {
+                <p class="hint" role="status">{ t.t("lab_opening") }</p>
+            }
+            if let Status::Failed(why) = &*status {
+                <p class="lab-error" role="alert">{ t.fmt("lab_module_failed", &[("why", why.clone())]) }</p>
+            }
+        </div>
+    }
+}
+
+/// Mounts the panel `opening` names in `host`, with the lab panel's module.
+fn mount(
+    module: &JsValue,
+    host: &NodeRef,
+    opening: &Opening,
+    store: Option<&LabStore>,
+    held: &Rc<RefCell<Held>>,
+) -> Result<(), String> {
+    let el = host.cast::<web_sys::Element>().ok_or("the lab's place is gone")?;
+    let ctor = Reflect::get(module, &"LabMount".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<Function>().ok())
+        .ok_or("lab.js has no LabMount")?;
+    let on_code = store.map(|s| s.on_code.clone());
+    let on_code = Closure::<dyn Fn(String, String)>::new(move |id, code| {
+        if let Some(c) = &on_code {
+            c.emit((id, code));
+        }
+    });
+    let on_run = store.map(|s| s.on_run.clone());
+    let on_run = Closure::<dyn Fn(String, bool)>::new(move |id, passed| {
+        if let Some(c) = &on_run {
+            c.emit((id, passed));
+        }
+    });
+    let text = crate::wire::to_text(opening)?;
+    let args: Array = [
+        el.into(),
+        JsValue::from(text),
+        on_code.as_ref().clone(),
+        on_run.as_ref().clone(),
+    ]
+    .into_iter()
+    .collect();
+    let mount = Reflect::construct(&ctor, &args).map_err(describe)?;
+    let mut h = held.borrow_mut();
+    h.close();
+    *h = Held {
+        mount: Some(mount),
+        _on_code: Some(on_code),
+        _on_run: Some(on_run),
+    };
+    Ok(())
+}
+
+/// The lab panel's module, loaded and given the lesson's text (`static/lab-module.js`),
+/// once `near` (the lab's place) is near the screen.
+async fn module(near: Option<web_sys::Node>) -> Result<JsValue, String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let loader = || {
+        Reflect::get(&window, &"lockstepLabModule".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<Function>().ok())
+    };
+    if loader().is_none() {
+        load_script(&window).await?;
+    }
+    let load = loader().ok_or("lab-module.js did not start")?;
+    let promise: Promise = load
+        .call1(&JsValue::NULL, &near.map_or(JsValue::NULL, JsValue::from))
+        .map_err(describe)?
+        .dyn_into()
+        .map_err(describe)?;
+    JsFuture::from(promise).await.map_err(describe)
+}
+
+/// Adds the loader's `<script>` and waits for it.
+async fn load_script(window: &web_sys::Window) -> Result<(), String> {
+    let document = window.document().ok_or("no document")?;
+    let src = document
+        .query_selector(META)
+        .ok()
+        .flatten()
+        .and_then(|m| m.get_attribute("content"))
+        .unwrap_or_else(|| DEFAULT_LOADER.to_string());
+    let script = document.create_element("script").map_err(describe)?;
+    script.set_attribute("src", &src).map_err(describe)?;
+    let loaded = Promise::new(&mut |resolve, reject| {
+        let _ = Reflect::set(&script, &"onload".into(), &resolve);
+        let _ = Reflect::set(&script, &"onerror".into(), &reject);
+    });
+    document
+        .head()
+        .ok_or("no head")?
+        .append_child(&script)
+        .map_err(describe)?;
+    JsFuture::from(loaded)
+        .await
+        .map(|_| ())
+        .map_err(|_| format!("{src} could not be loaded"))
+}
+
+/// What a JavaScript error says.
+fn describe(e: JsValue) -> String {
+    e.dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| "an error in the lab's module".to_string())
+}

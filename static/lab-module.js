@@ -1,0 +1,52 @@
+// Loads the lab panel's module (lab.js and lab_bg.wasm, built from src/bin/lab.rs) the
+// first time a lab on the page comes near the screen (src/ui/lab_host.rs): within a
+// screen and a half of it, so that the module is there when the learner reaches the lab,
+// and a reader who clicks at the top of a section is not kept waiting by it (the
+// prerendering loads it at once). It hands the module the lesson's text:
+// the text static/boot.js fetched for the page when it is the same file, else a fetch
+// of it (from the browser's cache, usually). lab.js defines `wasm_bindgen` as a script's
+// global, which only a script can read: the page's module asks this one for it.
+'use strict';
+(() => {
+  let loading = null;
+  function script(src) {
+    return new Promise((resolve, reject) => {
+      const s = document.createElement('script');
+      s.src = src;
+      s.onload = resolve;
+      s.onerror = () => reject(new Error(`${src} could not be loaded`));
+      document.head.append(s);
+    });
+  }
+  async function load() {
+    await script('lab.js');
+    await wasm_bindgen({ module_or_path: 'lab_bg.wasm' });
+    const file = wasm_bindgen.text_file();
+    let text;
+    if (window.lockstepTextFile === file && window.lockstepText) text = await window.lockstepText;
+    if (typeof text !== 'string') {
+      const response = await fetch(file);
+      if (!response.ok) throw new Error(`${file}: HTTP ${response.status}`);
+      text = await response.text();
+    }
+    wasm_bindgen.take_text(text);
+    return wasm_bindgen;
+  }
+  // Resolves when `el` is near the screen (at once where that cannot be watched).
+  function near(el) {
+    if (window.lockstepPrerender || !el || typeof IntersectionObserver !== 'function') return Promise.resolve();
+    return new Promise((resolve) => {
+      const watch = new IntersectionObserver((entries) => {
+        if (entries.some((e) => e.isIntersecting)) { watch.disconnect(); resolve(); }
+      }, { rootMargin: '150% 0px' });
+      watch.observe(el);
+    });
+  }
+  // One load per page, once a lab is near; a failed one (the network, say) is tried again
+  // next time.
+  window.lockstepLabModule = async (el) => {
+    await near(el);
+    loading ??= load().catch((e) => { loading = null; throw e; });
+    return loading;
+  };
+})();
