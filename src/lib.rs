@@ -5,6 +5,7 @@
 
 pub mod calls;
 pub mod decimal;
+pub mod json;
 pub mod labs;
 pub mod lesson;
 pub mod sim;

@@ -551,3 +551,50 @@ async fn a_debate_link_in_section_11_opens_its_scenario_in_section_7() {
     // §7's panel would show its first scenario otherwise.
     assert!(query(&root, "section.scenario[data-scenario=\"redlock-baseline\"]").is_none());
 }
+
+/// In the browser, progress is read and written with the browser's own JSON
+/// (`lockstep::json`): it reads a stored progress as serde_json does, writes a text that
+/// serde_json reads back equal, and rejects what serde_json rejects. (One known
+/// difference, which loses nothing: an empty array where a map belongs reads as an empty
+/// map, since a JavaScript array is an object with no keys; and serde_json reads a struct
+/// from an array, `[2]`, which the browser's refuses.)
+#[wasm_bindgen_test]
+fn the_browsers_json_reads_and_writes_progress_as_serde_json_does() {
+    use lockstep::lesson::progress::Progress;
+    let stored = r#"{"v":2,"lessons":{"distributed-locks":{"visited":["watchdog","ttl"],"last":5,
+        "questions":{"q-ttl":{"attempts":3,"solved":true},"q-a":{"attempts":1,"solved":false}},
+        "quick_check":{"correct":4,"total":6},
+        "labs":{"safe-release":{"code":"export async function release() {\n  // \"quoted\" é ✓\n}","runs":2,"passed":false}}},
+        "other":{"visited":[],"last":null,"extra":"ignored"}}}"#;
+    let (ours, discarded) = Progress::load(Some(stored));
+    assert_eq!(discarded, None);
+    let native: Progress = serde_json::from_str(stored).expect("serde_json reads it");
+    assert_eq!(ours, native);
+    let lesson = ours.lesson("distributed-locks").expect("the lesson");
+    assert_eq!(lesson.visited.iter().collect::<Vec<_>>(), ["ttl", "watchdog"]);
+    assert_eq!(lesson.labs["safe-release"].runs, 2);
+    let written = ours.to_json();
+    let back: Progress = serde_json::from_str(&written).expect("serde_json reads what the page writes");
+    assert_eq!(back, native);
+    let as_values = |t: &str| serde_json::from_str::<serde_json::Value>(t).unwrap();
+    assert_eq!(
+        as_values(&written),
+        as_values(&serde_json::to_string(&native).unwrap())
+    );
+    let broken = [
+        "",
+        "{",
+        r#"{"v":"two"}"#,
+        r#"{"v":2,"lessons":["x"]}"#,
+        r#"{"v":2,"lessons":{"x":{"last":-1}}}"#,
+        r#"{"v":2,"lessons":{"x":{"visited":"ttl"}}}"#,
+        r#"{"v":2,"lessons":{"x":{"questions":{"q":{"attempts":1.5,"solved":true}}}}}"#,
+    ];
+    for broken in broken {
+        assert_eq!(
+            Progress::load(Some(broken)).1.is_some(),
+            serde_json::from_str::<Progress>(broken).is_err(),
+            "{broken}"
+        );
+    }
+}

@@ -196,22 +196,39 @@ pub struct Goto {
     pub step: Option<usize>,
 }
 
+/// What a host's message holds that a `goto` reads: its `source` and `type` texts, and
+/// its `section` and `step` where they are whole numbers from 0 (JSON's `as_u64`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HostFields {
+    pub source: Option<String>,
+    pub kind: Option<String>,
+    pub section: Option<u64>,
+    pub step: Option<u64>,
+}
+
+/// The `goto` a host's message asks for: `{source: "lockstep-host", type: "goto"}` with a
+/// section from 1 or a step; anything else is `None`. The page reads the posted object's
+/// fields itself (`ui::embed`); [`parse_host_message`] reads them from JSON text.
+pub fn goto_of(m: &HostFields) -> Option<Goto> {
+    if m.source.as_deref() != Some("lockstep-host") || m.kind.as_deref() != Some("goto") {
+        return None;
+    }
+    let section = m.section.and_then(|s| u32::try_from(s).ok()).filter(|&s| s > 0);
+    let step = m.step.and_then(|s| usize::try_from(s).ok());
+    (section.is_some() || step.is_some()).then_some(Goto { section, step })
+}
+
 /// Parses a host message (JSON text of the posted object); anything else is `None`.
 pub fn parse_host_message(json: &str) -> Option<Goto> {
     let v: serde_json::Value = serde_json::from_str(json).ok()?;
-    if v.get("source")?.as_str()? != "lockstep-host" || v.get("type")?.as_str()? != "goto" {
-        return None;
-    }
-    let section = v
-        .get("section")
-        .and_then(|s| s.as_u64())
-        .and_then(|s| u32::try_from(s).ok())
-        .filter(|&s| s > 0);
-    let step = v
-        .get("step")
-        .and_then(|s| s.as_u64())
-        .and_then(|s| usize::try_from(s).ok());
-    (section.is_some() || step.is_some()).then_some(Goto { section, step })
+    let text = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
+    let whole = |k: &str| v.get(k).and_then(serde_json::Value::as_u64);
+    goto_of(&HostFields {
+        source: text("source"),
+        kind: text("type"),
+        section: whole("section"),
+        step: whole("step"),
+    })
 }
 
 #[cfg(test)]

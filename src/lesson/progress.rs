@@ -107,7 +107,7 @@ impl Progress {
         let Some(raw) = raw else {
             return (Progress::new(), None);
         };
-        match serde_json::from_str::<Progress>(raw) {
+        match crate::json::from_str::<Progress>(raw) {
             Ok(p) if p.v == FORMAT_VERSION => (p, None),
             // v1 is v2 without the quiz fields, which default to empty.
             Ok(p) if p.v == 1 => (
@@ -124,7 +124,7 @@ impl Progress {
 
     pub fn to_json(&self) -> String {
         // Serialising maps of strings cannot fail; fall back to a fresh record just in case.
-        serde_json::to_string(self).unwrap_or_else(|_| format!("{{\"v\":{FORMAT_VERSION}}}"))
+        crate::json::to_string(self).unwrap_or_else(|_| format!("{{\"v\":{FORMAT_VERSION}}}"))
     }
 
     pub fn lesson(&self, lesson: &str) -> Option<&LessonProgress> {

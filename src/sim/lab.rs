@@ -336,7 +336,8 @@ pub struct Lab {
 }
 
 /// A lab's parameters as they are for people (a JSON object, in JSON) and on the wire
-/// (`crate::wire`): JSON text, since bincode cannot read a value of any shape.
+/// (`crate::wire`): JSON text, since bincode cannot read a value of any shape (written and
+/// read by `crate::json`: in the browser, its own JSON).
 mod params_form {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
     use serde_json::Value;
@@ -345,7 +346,9 @@ mod params_form {
         if s.is_human_readable() {
             v.serialize(s)
         } else {
-            v.to_string().serialize(s)
+            crate::json::to_string(v)
+                .map_err(serde::ser::Error::custom)?
+                .serialize(s)
         }
     }
 
@@ -354,7 +357,7 @@ mod params_form {
             Value::deserialize(d)
         } else {
             let text = String::deserialize(d)?;
-            serde_json::from_str(&text).map_err(serde::de::Error::custom)
+            crate::json::from_str(&text).map_err(serde::de::Error::custom)
         }
     }
 }

@@ -208,7 +208,10 @@ fn reader(props: &ReaderProps) -> Html {
             embed::send(
                 &cfg,
                 "answer",
-                serde_json::json!({ "question": question, "correct": correct }),
+                &[
+                    ("question", question.as_str().into()),
+                    ("correct", correct.into()),
+                ],
             );
             dispatch.dispatch(Action::Answered { question, correct })
         })
@@ -220,7 +223,7 @@ fn reader(props: &ReaderProps) -> Html {
             embed::send(
                 &cfg,
                 "complete",
-                serde_json::json!({ "correct": score.correct, "total": score.total }),
+                &[("correct", score.correct.into()), ("total", score.total.into())],
             );
             dispatch.dispatch(Action::QuickCheckDone(score))
         })
@@ -233,7 +236,7 @@ fn reader(props: &ReaderProps) -> Html {
             embed::send(
                 &cfg,
                 "complete",
-                serde_json::json!({ "correct": score.correct, "total": score.total }),
+                &[("correct", score.correct.into()), ("total", score.total.into())],
             );
         })
     };
@@ -445,7 +448,7 @@ fn use_embed_bridge(embed_cfg: Rc<EmbedConfig>, dispatch: UseReducerDispatcher<R
         let cfg = embed_cfg.clone();
         use_effect_with((), move |_| {
             browser::set_document_theme(cfg.theme.attr());
-            embed::send(&cfg, "ready", serde_json::json!({}));
+            embed::send(&cfg, "ready", &[]);
             let listener = embed::listen(&cfg, move |goto| {
                 if let Some(order) = goto.section {
                     // A section the lesson lacks is ignored, not "page not found".
@@ -471,7 +474,18 @@ fn use_embed_bridge(embed_cfg: Rc<EmbedConfig>, dispatch: UseReducerDispatcher<R
         let id = current.and_then(|o| s.lesson().section(o)).map(|x| x.id.clone());
         use_effect_with(current, move |current| {
             if let Some(order) = current {
-                embed::send(&cfg, "section", serde_json::json!({ "section": order, "id": id }));
+                embed::send(
+                    &cfg,
+                    "section",
+                    &[
+                        ("section", (*order).into()),
+                        (
+                            "id",
+                            id.as_deref()
+                                .map_or(wasm_bindgen::JsValue::NULL, wasm_bindgen::JsValue::from),
+                        ),
+                    ],
+                );
             }
         });
     }

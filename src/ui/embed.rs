@@ -2,7 +2,7 @@
 //! `complete`), and `goto` messages from it, only with the origin the instructor named.
 //! Every message is `{source: "lockstep", type, …}`.
 
-use crate::lesson::embed::{parse_host_message, EmbedConfig, Goto};
+use crate::lesson::embed::{goto_of, EmbedConfig, Goto, HostFields};
 use gloo::events::EventListener;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -12,7 +12,7 @@ pub const STEP_EVENT: &str = "lockstep-step";
 
 /// Sends `{source: "lockstep", type: kind, ...fields}` to the host. `ready` and `resize`
 /// go to `*` when no origin was named; everything else only to the named origin.
-pub fn send(cfg: &EmbedConfig, kind: &str, fields: serde_json::Value) {
+pub fn send(cfg: &EmbedConfig, kind: &str, fields: &[(&str, JsValue)]) {
     let Some(window) = web_sys::window() else { return };
     let Ok(Some(parent)) = window.parent() else { return };
     let target = match (&cfg.origin, kind) {
@@ -20,13 +20,15 @@ pub fn send(cfg: &EmbedConfig, kind: &str, fields: serde_json::Value) {
         (None, "ready" | "resize") => "*".to_string(),
         (None, _) => return,
     };
-    let mut msg = serde_json::json!({ "source": "lockstep", "type": kind });
-    if let (Some(m), serde_json::Value::Object(extra)) = (msg.as_object_mut(), fields) {
-        m.extend(extra);
+    let msg = js_sys::Object::new();
+    let head = [
+        ("source", JsValue::from_str("lockstep")),
+        ("type", JsValue::from_str(kind)),
+    ];
+    for (key, value) in head.iter().chain(fields) {
+        let _ = js_sys::Reflect::set(&msg, &JsValue::from_str(key), value);
     }
-    if let Ok(value) = js_sys::JSON::parse(&msg.to_string()) {
-        let _ = parent.post_message(&value, &target);
-    }
+    let _ = parent.post_message(&msg, &target);
 }
 
 /// Listens for the host's `goto` messages from the named origin only.
@@ -40,14 +42,30 @@ pub fn listen(cfg: &EmbedConfig, on_goto: impl Fn(Goto) + 'static) -> Option<Eve
         if e.origin() != origin {
             return; // not the instructor's page: ignored
         }
-        let text = js_sys::JSON::stringify(&e.data())
-            .ok()
-            .and_then(|s| s.as_string())
-            .unwrap_or_default();
-        if let Some(goto) = parse_host_message(&text) {
+        if let Some(goto) = goto_of(&host_fields(&e.data())) {
             on_goto(goto);
         }
     }))
+}
+
+/// What a posted message holds for a `goto` (an object's `source`, `type`, `section` and
+/// `step`): read as `lesson::embed::parse_host_message` reads its JSON text.
+fn host_fields(data: &JsValue) -> HostFields {
+    let get = |key: &str| js_sys::Reflect::get(data, &JsValue::from_str(key)).ok();
+    let text = |key: &str| get(key).and_then(|v| v.as_string());
+    // A JSON number that is a whole number from 0 to u64::MAX (`as_u64`).
+    let whole = |key: &str| {
+        get(key)
+            .and_then(|v| v.as_f64())
+            .filter(|n| *n >= 0.0 && n.fract() == 0.0 && *n < 18_446_744_073_709_551_616.0)
+            .map(|n| n as u64)
+    };
+    HostFields {
+        source: text("source"),
+        kind: text("type"),
+        section: whole("section"),
+        step: whole("step"),
+    }
 }
 
 /// Tells the scenario panels to move their cursor to `step`.
@@ -84,7 +102,7 @@ pub fn report_resizes(cfg: EmbedConfig, element: &web_sys::Element) -> Option<Re
             .and_then(|d| d.document_element())
             .map_or(0, |e| e.scroll_height());
         if height != last.replace(height) {
-            send(&cfg, "resize", serde_json::json!({ "height": height }));
+            send(&cfg, "resize", &[("height", height.into())]);
         }
     });
     let observer = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()).ok()?;
