@@ -142,6 +142,13 @@ async function rendered(page, { svg = false, prerendered = false } = {}) {
     null,
     { timeout: 60000 },
   );
+  // A lab is drawn by its own module once it comes near the screen: bring each into view
+  // and audit it mounted, not its "Opening the lab…" placeholder.
+  for (const host of await page.$$('.lab-host')) {
+    await host.scrollIntoViewIfNeeded();
+    await page.waitForFunction((h) => !h.hasAttribute('aria-busy') && h.querySelector('section.lab, [role=alert]'), host, { timeout: 30000 });
+  }
+  if (await page.$('.lab-host')) await page.evaluate(() => window.scrollTo(0, 0));
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 }
 

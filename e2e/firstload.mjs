@@ -31,7 +31,7 @@ const BASE = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
 const HELLO = process.env.HELLO_URL;
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const TARGET = Number(process.env.BUNDLE_TARGET_BYTES ?? 358400);
-const MAX = Number(process.env.BUNDLE_MAX_BYTES ?? 495000); // scripts/bundle-size.sh says why
+const MAX = Number(process.env.BUNDLE_MAX_BYTES ?? 409600); // scripts/bundle-size.sh says why
 const RUNS = Number(process.env.FIRSTLOAD_RUNS ?? 5);
 
 const browser = await chromium.launch({ executablePath: CHROMIUM });
@@ -166,8 +166,10 @@ async function firstClick({ throttled = false } = {}) {
   if (page.errors.length) fail(`first use: ${page.errors.join('; ')}`);
   await context.close();
   // The engine's module is the worker's (fetched by it once the app runs, reported by
-  // scripts/bundle-size.sh with its own guard), not what the first click waits for.
-  const engine = (f) => /\/engine(-worker)?\.js$|\/engine_bg\.wasm$/.test(new URL(f.url).pathname);
+  // scripts/bundle-size.sh with its own guard), not what the first click waits for; nor is
+  // the lab panel's module, which §3's lab, a screen below, starts loading once the app
+  // has drawn it (lab-module.js: within a screen and a half of the view).
+  const engine = (f) => /\/engine(-worker)?\.js$|\/engine_bg\.wasm$|\/lab(-module)?\.js$|\/lab_bg\.wasm$/.test(new URL(f.url).pathname);
   // The engine's worker asks for the lesson's text the page asked for: the browser's
   // cache answers it, so each address counts once.
   const seen = new Set();

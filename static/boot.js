@@ -1,6 +1,6 @@
 // The first page's loader. `scripts/prerender.sh` writes each section, as the app draws
 // it for a first visitor, into the release build: the page a visitor opens is plain HTML
-// and CSS, readable at once, and the app (about 480 KB gzip of WebAssembly) is fetched only
+// and CSS, readable at once, and the app (about 400 KB gzip of WebAssembly) is fetched only
 // when the learner starts using it. This script:
 //   1. waits for static/boot-head.js to show the prerendered section the URL asks for
 //      (index.html holds the first one; the others are small JSON files under pre/), or
@@ -64,11 +64,12 @@ function identityOf(el) {
   return JSON.stringify([el.tagName, el.id, data, el.getAttribute('href'), el.getAttribute('name'), value,
     el.getAttribute('aria-label'), text]);
 }
-// Where an element is: its path under #app and its identity.
+// Where an element is: its path under #app and its identity, and whether it is in a
+// lab, which the app draws later (the lab panel's own module mounts it: lab-module.js).
 function placeOf(el) {
   if (el === app) return { path: [], identity: 'app' };
   const path = pathOf(el);
-  return path ? { path, identity: identityOf(el) } : null;
+  return path ? { path, identity: identityOf(el), lab: !!el.closest('.lab-host') } : null;
 }
 // The element at a place once the app has drawn the page: the one at the same path if
 // it is the same element, else the one element anywhere with that identity; none when
@@ -131,6 +132,12 @@ function boot() {
 }
 
 async function handOver(scrollY, tookOver) {
+  // What the learner did in a lab waits for the lab's panel, which its own module draws
+  // a moment after the app (it is on screen, so it loads at once): up to 15 s.
+  const places = [focusAt, pending?.at, ...[...typed.keys()].map((p) => JSON.parse(p))];
+  for (let i = 0; i < 750 && places.some((p) => p?.lab && !find(p)); i++) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
   // Find every element now: the quiz's placeholders are about to be filled in, which
   // moves later siblings.
   const focusEl = find(focusAt);
