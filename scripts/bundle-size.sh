@@ -29,9 +29,11 @@
 # Then the page stopped reading JSON for anything the engine sends, and for the built-in
 # scenarios and labs (src/wire.rs, bincode): 495 944; and with one compiled sort for
 # every type (src/sorting.rs) and bincode's writer in one pass: 478 916, and the guard
-# is 495 000.
-# Then the lab panel left the page's module for a module of its own, loaded when a lab
-# comes near the screen (src/ui/lab_host.rs): 444 515 -> 411 338.
+# was 495 000.
+# Then maps and sets on the page became sorted vectors (src/vecmap.rs): 444 515; the lab
+# panel left the page's module for a module of its own, loaded when a lab comes near the
+# screen (src/ui/lab_host.rs): 411 338; and the page reads JSON with the browser's own
+# (src/json.rs): 400 664. The limit is now the issue's 409 600.
 # The engine's module (engine.js + engine_bg.wasm, the labs' worker) is reported apart,
 # with its own guard ENGINE_MAX_BYTES (default 1000000), and so is the lab panel's
 # (lab-module.js, lab.js, lab_bg.wasm), with LAB_MAX_BYTES (default 370000).
@@ -97,9 +99,9 @@ else
   echo "bundle-size: OK: the first page is $first bytes gzip (target $target)"
 fi
 if [ "$total_gz" -gt "$max" ]; then
-  echo "bundle-size: FAIL: the app is $total_gz bytes gzip, over the regression guard of $max" >&2; status=1
+  echo "bundle-size: FAIL: the app is $total_gz bytes gzip, over the limit of $max" >&2; status=1
 else
-  echo "bundle-size: OK: the app is $total_gz bytes gzip (guard $max)"
+  echo "bundle-size: OK: the app is $total_gz bytes gzip (limit $max)"
 fi
 if [ "$engine" -gt "$engine_max" ]; then
   echo "bundle-size: FAIL: the engine's module is $engine bytes gzip, over the guard of $engine_max" >&2; status=1
