@@ -32,13 +32,16 @@
     wasm_bindgen.take_text(text);
     return wasm_bindgen;
   }
-  // Resolves when `el` is near the screen (at once where that cannot be watched).
+  // Resolves when `el` is near the screen (at once where that cannot be watched), or
+  // once it has left the page (its section was left: the page then mounts nothing).
   function near(el) {
     if (window.lockstepPrerender || !el || typeof IntersectionObserver !== 'function') return Promise.resolve();
     return new Promise((resolve) => {
+      const done = () => { watch.disconnect(); clearInterval(gone); resolve(); };
       const watch = new IntersectionObserver((entries) => {
-        if (entries.some((e) => e.isIntersecting)) { watch.disconnect(); resolve(); }
+        if (entries.some((e) => e.isIntersecting)) done();
       }, { rootMargin: '150% 0px' });
+      const gone = setInterval(() => { if (!el.isConnected) done(); }, 2000);
       watch.observe(el);
     });
   }
@@ -46,6 +49,7 @@
   // next time.
   window.lockstepLabModule = async (el) => {
     await near(el);
+    if (el && !el.isConnected) throw new Error('the lab has left the page');
     loading ??= load().catch((e) => { loading = null; throw e; });
     return loading;
   };

@@ -8,7 +8,7 @@ use crate::lesson::i18n::Texts;
 use crate::ui::lab::apart::Opening;
 use crate::ui::lab::{LabStore, PackLabs};
 use js_sys::{Array, Function, Promise, Reflect};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
@@ -32,10 +32,12 @@ enum Status {
     Failed(String),
 }
 
-/// A mounted panel and the callbacks it calls, kept while it is shown.
+/// A mounted panel and the callbacks it calls, kept while it is shown, and the learner's
+/// saved labs as last handed on (the wire's form).
 #[derive(Default)]
 struct Held {
     mount: Option<JsValue>,
+    saved: String,
     _on_code: Option<Closure<dyn Fn(String, String)>>,
     _on_run: Option<Closure<dyn Fn(String, bool)>>,
 }
@@ -70,7 +72,7 @@ pub fn lab_host(props: &LabHostProps) -> Html {
     let pack = use_context::<PackLabs>();
     let host = use_node_ref();
     let held = use_mut_ref(Held::default);
-    let status = use_state(|| Status::Opening);
+    let status = use_state_eq(|| Status::Opening);
     let saved = store.as_ref().map(|s| s.saved.clone()).unwrap_or_default();
 
     {
@@ -91,7 +93,7 @@ pub fn lab_host(props: &LabHostProps) -> Html {
                 trees,
             };
             status.set(Status::Opening);
-            let alive = Rc::new(RefCell::new(true));
+            let alive = Rc::new(Cell::new(true));
             {
                 let (alive, held) = (alive.clone(), held.clone());
                 wasm_bindgen_futures::spawn_local(async move {
@@ -102,7 +104,7 @@ pub fn lab_host(props: &LabHostProps) -> Html {
                         .flatten();
                     let result = match module(near).await {
                         // Left before the module came: nothing to mount.
-                        _ if !*alive.borrow() => return,
+                        _ if !alive.get() => return,
                         Ok(module) => mount(&module, &host, &opening, store.as_ref(), &held),
                         Err(e) => Err(e),
                     };
@@ -113,7 +115,7 @@ pub fn lab_host(props: &LabHostProps) -> Html {
                 });
             }
             move || {
-                *alive.borrow_mut() = false;
+                alive.set(false);
                 held.borrow_mut().close();
             }
         });
@@ -123,7 +125,9 @@ pub fn lab_host(props: &LabHostProps) -> Html {
         let held = held.clone();
         use_effect_with(saved, move |saved| {
             if let Ok(text) = crate::wire::to_text(&**saved) {
-                held.borrow().call("set_saved", &[text.into()]);
+                let mut h = held.borrow_mut();
+                h.call("set_saved", &[text.as_str().into()]);
+                h.saved = text;
             }
         });
     }
@@ -179,11 +183,17 @@ fn mount(
     let mount = Reflect::construct(&ctor, &args).map_err(describe)?;
     let mut h = held.borrow_mut();
     h.close();
+    let saved = std::mem::take(&mut h.saved);
     *h = Held {
         mount: Some(mount),
+        saved,
         _on_code: Some(on_code),
         _on_run: Some(on_run),
     };
+    // The saved labs changed while the module loaded: the panel gets them now.
+    if crate::wire::to_text(&opening.saved).is_ok_and(|t| t != h.saved) && !h.saved.is_empty() {
+        h.call("set_saved", &[h.saved.as_str().into()]);
+    }
     Ok(())
 }
 
