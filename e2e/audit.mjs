@@ -144,9 +144,17 @@ async function rendered(page, { svg = false, prerendered = false } = {}) {
   );
   // A lab is drawn by its own module once it comes near the screen: bring each into view
   // and audit it mounted, not its "Opening the lab…" placeholder.
-  for (const host of await page.$$('.lab-host')) {
-    await host.scrollIntoViewIfNeeded();
-    await page.waitForFunction((h) => !h.hasAttribute('aria-busy') && h.querySelector('section.lab, [role=alert]'), host, { timeout: 30000 });
+  const labs = await page.$$eval('.lab-host', (hs) => hs.length);
+  for (let i = 0; i < labs; i++) {
+    // By place, not by handle: the app may draw a lab's place afresh meanwhile.
+    await page.evaluate((n) => document.querySelectorAll('.lab-host')[n]?.scrollIntoView({ block: 'center' }), i);
+    await page.waitForFunction((n) => {
+      const h = document.querySelectorAll('.lab-host')[n];
+      return !h || (!h.hasAttribute('aria-busy') && h.querySelector('.lab-mount section.lab, [role=alert]'));
+    }, i, { timeout: 30000 }).catch(async (e) => {
+      console.log('  a lab did not open:', page.url(), await page.evaluate(() => [...document.querySelectorAll('.lab-host')].map((h) => [h.className, h.getAttribute('aria-busy'), h.querySelector('.lab-mount')?.childElementCount, !!h.querySelector('.lab-snapshot'), h.innerText.slice(0, 80)])));
+      throw e;
+    });
   }
   if (await page.$('.lab-host')) await page.evaluate(() => window.scrollTo(0, 0));
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));

@@ -358,7 +358,7 @@ for (const search of ['', '?lang=nb']) {
 // up (while the quiz below still draws): the Run runs what was typed, not the starter.
 {
   const { page, context, release } = await heldVisit(`${BASE}#/${LESSON}/3`);
-  const lab = page.locator('section.lab[data-lab="safe-release"]');
+  const lab = page.locator('.lab-mount section.lab[data-lab="safe-release"]');
   await lab.locator('textarea').fill(`export async function acquire(redis, key, ttlMs) {
   const token = crypto.randomUUID();
   return (await redis.set(key, token, { NX: true, PX: ttlMs })) === 'OK' ? token : null;

@@ -79,14 +79,14 @@ try {
         .observe({ type: 'longtask', buffered: true });
     });
     await page.goto(`${BASE}?lang=en#/distributed-locks/3`);
-    const lab = page.locator('section.lab[data-lab="safe-release"]');
+    const lab = page.locator('.lab-mount section.lab[data-lab="safe-release"]');
     await lab.scrollIntoViewIfNeeded();
     await lab.locator('textarea').click();
     await lab.locator('textarea').waitFor();
-    await page.waitForFunction(() => !!document.querySelector('section.lab textarea:not([readonly])'));
+    await page.waitForFunction(() => document.documentElement.dataset.lockstep === 'ready' && !!document.querySelector('.lab-host:not([aria-busy]) .lab-mount section.lab textarea:not([readonly])'));
     await lab.locator('textarea').fill(NAIVE);
     // Timed in the page, from the click to the broken run's timeline in the DOM.
-    await startClock(page, 'section.lab[data-lab="safe-release"] svg.timeline');
+    await startClock(page, '.lab-mount section.lab[data-lab="safe-release"] svg.timeline');
     await lab.getByRole('button', { name: 'Run', exact: true }).click();
     await lab.locator('.lab-verdict').waitFor({ timeout: 30000 });
     const verdict = await lab.locator('.lab-verdict').innerText();
@@ -114,7 +114,7 @@ try {
     await page.evaluate(() => { window.__long = []; });
     await lab.getByRole('button', { name: 'Run', exact: true }).click();
     await page.waitForFunction(() => {
-      const v = document.querySelector('section.lab[data-lab="safe-release"] .lab-verdict');
+      const v = document.querySelector('.lab-mount section.lab[data-lab="safe-release"] .lab-verdict');
       return v && !v.__seen;
     }, null, { timeout: 30000 });
     const again = await lab.locator('.lab-checks li.broken').allInnerTexts();
@@ -135,7 +135,7 @@ try {
     // Timed in the page, from the click event to the verdict's text (Playwright's own
     // click, which first waits for the button to be stable, and its polling add ~300 ms).
     // Not the last Run's verdict ("Broken in this run"): this session's.
-    await startClock(page, 'section.lab[data-lab="safe-release"] .lab-verdict',
+    await startClock(page, '.lab-mount section.lab[data-lab="safe-release"] .lab-verdict',
       'Every check held in all|Broken in trial|failed');
     await lab.getByRole('button', { name: /Try to break it/ }).click();
     await lab.locator('.lab-verdict').waitFor({ timeout: 120000 });
@@ -164,7 +164,7 @@ try {
       await lab.locator('.lab-verdict').evaluate((el) => { el.__seen = true; });
       await lab.getByRole('button', { name: /Try to break it/ }).click();
       await page.waitForFunction(() => {
-        const v = document.querySelector('section.lab[data-lab="safe-release"] .lab-verdict');
+        const v = document.querySelector('.lab-mount section.lab[data-lab="safe-release"] .lab-verdict');
         return v && !v.__seen && /Broken|failed/.test(v.innerText);
       }, null, { timeout: 60000 });
       const v4 = await lab.locator('.lab-verdict').innerText();
@@ -178,7 +178,7 @@ try {
       await lab.locator('.lab-verdict').evaluate((el) => { el.__seen = true; });
       await lab.getByRole('button', { name: /Try to break it/ }).click();
       await page.waitForFunction(() => {
-        const v = document.querySelector('section.lab[data-lab="safe-release"] .lab-verdict');
+        const v = document.querySelector('.lab-mount section.lab[data-lab="safe-release"] .lab-verdict');
         return v && !v.__seen && /infinite loop/.test(v.innerText);
       }, null, { timeout: 30000 });
       say(name, 'infinite loop in Try to break it:', (await lab.locator('.lab-verdict').innerText()).split('\n')[0]);
@@ -187,7 +187,7 @@ try {
     // An infinite loop is stopped and the page still answers.
     await lab.locator('textarea').fill(LOOP);
     await lab.getByRole('button', { name: 'Run', exact: true }).click();
-    await page.waitForFunction(() => /infinite loop/.test(document.querySelector('section.lab .lab-verdict')?.innerText ?? ''), null, { timeout: 30000 });
+    await page.waitForFunction(() => /infinite loop/.test(document.querySelector('.lab-mount section.lab .lab-verdict')?.innerText ?? ''), null, { timeout: 30000 });
     const v3 = await lab.locator('.lab-verdict').innerText();
     say(name, 'infinite loop:', v3.split('\n')[0]);
     const alive = await page.evaluate(() => 1 + 1);
@@ -197,10 +197,10 @@ try {
       // reload the editor holds the code last typed, and the solution is offered at once
       // (graded runs were counted).
       await page.reload();
-      const back = page.locator('section.lab[data-lab="safe-release"]');
+      const back = page.locator('.lab-mount section.lab[data-lab="safe-release"]');
       await back.scrollIntoViewIfNeeded();
       await back.locator('textarea').click();
-      await page.waitForFunction(() => !!document.querySelector('section.lab textarea:not([readonly])'));
+      await page.waitForFunction(() => document.documentElement.dataset.lockstep === 'ready' && !!document.querySelector('.lab-host:not([aria-busy]) .lab-mount section.lab textarea:not([readonly])'));
       const kept = await back.locator('textarea').inputValue();
       if (kept !== LOOP) problems.push(`${name}: after a reload the editor holds ${JSON.stringify(kept.slice(0, 60))}, not the code last typed`);
       if (await back.getByRole('button', { name: 'Show a solution' }).count() !== 1) problems.push(`${name}: after a reload the graded runs were forgotten (no solution offered)`);

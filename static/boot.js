@@ -77,10 +77,13 @@ function placeOf(el) {
 function find(place) {
   if (!place) return null;
   if (place.identity === 'app') return app;
+  // Never in a drawing the app shows, inert, until it has drawn the real thing (a
+  // panel's or a lab's snapshot).
+  const live = (el) => !el.closest('[inert]');
   const there = atPath(place.path);
-  if (there && identityOf(there) === place.identity) return there;
+  if (there && live(there) && identityOf(there) === place.identity) return there;
   const tag = JSON.parse(place.identity)[0];
-  const same = [...app.getElementsByTagName(tag)].filter((el) => identityOf(el) === place.identity);
+  const same = [...app.getElementsByTagName(tag)].filter((el) => live(el) && identityOf(el) === place.identity);
   return same.length === 1 ? same[0] : null;
 }
 
@@ -118,6 +121,15 @@ function boot() {
     ? fetch(`pre/runs/${name}.json`, { credentials: 'same-origin' }).then((r) => (r.ok ? r.json() : null)).catch(() => null)
     : null;
   window.lockstepPanels = [...app.querySelectorAll('section.scenario')].map((s) => [s.dataset.scenario, s.outerHTML]);
+  // Each lab's drawing as the learner left it (the text typed into its editor too), taken
+  // as the app replaces the page (src/ui/mod.rs calls this): shown, inert, until the lab
+  // panel's own module has drawn the panel (src/ui/lab_host.rs).
+  window.lockstepBeforeMount = () => {
+    window.lockstepLabs = [...app.querySelectorAll('.lab-host')].map((h) => {
+      for (const t of h.querySelectorAll('textarea')) t.textContent = t.value;
+      return [h.dataset.lab, h.querySelector('.lab-mount')?.innerHTML ?? ''];
+    }).filter(([, html]) => html);
+  };
   booting = Promise.all([import(JS), runs])
     .then(([m, made]) => { window.lockstepRuns = made ?? {}; return m.default({ module_or_path: wasm }); })
     .then(() => ready)

@@ -291,21 +291,45 @@ pub fn record_run(key: &str, texts: &[String]) {
 /// hand-over `static/boot.js` keeps each panel's HTML (`window.lockstepPanels`, pairs of
 /// name and HTML), for a panel to show until its first run comes.
 pub fn take_panel_snapshot(scenario: &str) -> Option<String> {
+    take_snapshot("lockstepPanels", scenario)
+}
+
+/// The prerendered page's drawing of the lab `id` as the learner left it, taken once:
+/// `static/boot.js` keeps it as the app replaces the page (`window.lockstepLabs`, pairs
+/// as above; [`before_mount`] asks for them).
+pub fn take_lab_snapshot(id: &str) -> Option<String> {
+    take_snapshot("lockstepLabs", id)
+}
+
+/// Lets the page's loader (`static/boot.js`) keep what it must before the app replaces the
+/// prerendered page (`window.lockstepBeforeMount`, if it set one).
+pub fn before_mount() {
     use wasm_bindgen::JsCast;
-    let panels: js_sys::Array = js_sys::Reflect::get(&window()?.into(), &"lockstepPanels".into())
+    if let Some(f) = window()
+        .and_then(|w| js_sys::Reflect::get(&w, &"lockstepBeforeMount".into()).ok())
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+    {
+        let _ = f.call0(&wasm_bindgen::JsValue::NULL);
+    }
+}
+
+/// The HTML kept under `key` in `list` (a global array of `[key, html]` pairs), taken.
+fn take_snapshot(list: &str, key: &str) -> Option<String> {
+    use wasm_bindgen::JsCast;
+    let pairs: js_sys::Array = js_sys::Reflect::get(&window()?.into(), &list.into())
         .ok()?
         .dyn_into()
         .ok()?;
-    let i = panels.iter().position(|p| {
+    let i = pairs.iter().position(|p| {
         js_sys::Reflect::get(&p, &0.into())
             .ok()
             .and_then(|n| n.as_string())
-            .is_some_and(|n| n == scenario)
+            .is_some_and(|n| n == key)
     })?;
-    let html = js_sys::Reflect::get(&panels.get(i as u32), &1.into())
+    let html = js_sys::Reflect::get(&pairs.get(i as u32), &1.into())
         .ok()?
         .as_string();
-    // Taken: another panel on the same scenario gets the next.
-    panels.set(i as u32, wasm_bindgen::JsValue::NULL);
+    // Taken: another panel on the same key gets the next.
+    pairs.set(i as u32, wasm_bindgen::JsValue::NULL);
     html
 }

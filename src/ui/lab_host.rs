@@ -73,6 +73,14 @@ pub fn lab_host(props: &LabHostProps) -> Html {
     let host = use_node_ref();
     let held = use_mut_ref(Held::default);
     let status = use_state_eq(|| Status::Opening);
+    // At the hand-over from the prerendered page, its drawing of this lab (with what the
+    // learner typed), inert, until the panel comes.
+    let snapshot = use_state(|| {
+        (!crate::ui::browser::app_started() && !crate::ui::browser::prerendering())
+            .then(|| crate::ui::browser::take_lab_snapshot(&props.id))
+            .flatten()
+            .map(AttrValue::from)
+    });
     let saved = store.as_ref().map(|s| s.saved.clone()).unwrap_or_default();
 
     {
@@ -98,9 +106,10 @@ pub fn lab_host(props: &LabHostProps) -> Html {
                 let (alive, held) = (alive.clone(), held.clone());
                 wasm_bindgen_futures::spawn_local(async move {
                     // A lab the URL names (a shared link, a replayed trial) opens at
-                    // once; another when it comes near the screen.
+                    // once; another when any of its place comes near the screen (the
+                    // whole place: a tall snapshot may hold the view far below the top).
                     let near = (!crate::ui::lab::in_url(&opening.id))
-                        .then(|| host.get())
+                        .then(|| host.get().and_then(|mount| mount.parent_node()))
                         .flatten();
                     let result = match module(near).await {
                         // Left before the module came: nothing to mount.
@@ -133,11 +142,17 @@ pub fn lab_host(props: &LabHostProps) -> Html {
     }
 
     let t = Texts::new(props.lang);
+    let opening = *status == Status::Opening;
     html! {
-        <div class="lab-host" data-lab={props.id.clone()} aria-busy={(*status == Status::Opening).then_some("true")}>
+        <div class={classes!("lab-host", (opening && snapshot.is_none()).then_some("lab-waiting"))}
+            data-lab={props.id.clone()} aria-busy={opening.then_some("true")}>
             <div class="lab-mount" ref={host}></div>
-            if *status == Status::Opening {
-                <p class="hint" role="status">{ t.t("lab_opening") }</p>
+            if opening {
+                if let Some(s) = &*snapshot {
+                    <div class="lab-snapshot" inert="">{ Html::from_html_unchecked(s.clone()) }</div>
+                } else {
+                    <p class="hint" role="status">{ t.t("lab_opening") }</p>
+                }
             }
             if let Status::Failed(why) = &*status {
                 <p class="lab-error" role="alert">{ t.fmt("lab_module_failed", &[("why", why.clone())]) }</p>

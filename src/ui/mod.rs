@@ -104,6 +104,7 @@ fn show() {
         .get_element_by_id("app")
         .or_else(|| document.body().map(|b| b.unchecked_into()));
     if let Some(root) = root {
+        browser::before_mount();
         // Replace the "Loading…" placeholder (node by node: the UI never sets inner_html).
         while let Some(child) = root.first_child() {
             let _ = root.remove_child(&child);
