@@ -41,11 +41,6 @@ impl<K, V> VecMap<K, V> {
         self.items.iter().map(|(k, v)| (k, v))
     }
 
-    /// The pairs in key order, values mutable.
-    pub fn iter_mut(&mut self) -> impl DoubleEndedIterator<Item = (&K, &mut V)> + ExactSizeIterator {
-        self.items.iter_mut().map(|(k, v)| (&*k, v))
-    }
-
     pub fn keys(&self) -> impl DoubleEndedIterator<Item = &K> + ExactSizeIterator + Clone {
         self.items.iter().map(|(k, _)| k)
     }
@@ -59,27 +54,9 @@ impl<K, V> VecMap<K, V> {
         self.items.into_iter().map(|(_, v)| v)
     }
 
-    pub fn values_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut V> + ExactSizeIterator {
-        self.items.iter_mut().map(|(_, v)| v)
-    }
-
-    /// The pair with the smallest key.
-    pub fn first_key_value(&self) -> Option<(&K, &V)> {
-        self.items.first().map(|(k, v)| (k, v))
-    }
-
-    /// The pair with the largest key.
-    pub fn last_key_value(&self) -> Option<(&K, &V)> {
-        self.items.last().map(|(k, v)| (k, v))
-    }
-
     /// Keeps the pairs `keep` accepts, in order.
     pub fn retain(&mut self, mut keep: impl FnMut(&K, &mut V) -> bool) {
         self.items.retain_mut(|(k, v)| keep(k, v));
-    }
-
-    pub fn clear(&mut self) {
-        self.items.clear();
     }
 }
 
@@ -285,14 +262,6 @@ impl<T> VecSet<T> {
     /// The items in order.
     pub fn iter(&self) -> std::slice::Iter<'_, T> {
         self.items.iter()
-    }
-
-    pub fn first(&self) -> Option<&T> {
-        self.items.first()
-    }
-
-    pub fn last(&self) -> Option<&T> {
-        self.items.last()
     }
 
     /// Keeps the items `keep` accepts, in order.
