@@ -41,10 +41,16 @@ pub fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String, String> {
 
 #[cfg(target_arch = "wasm32")]
 fn describe(e: &wasm_bindgen::JsValue) -> String {
+    error_message(e).unwrap_or_else(|| "not JSON".to_string())
+}
+
+/// What a thrown JavaScript value says: an `Error`'s message, or a thrown string.
+#[cfg(target_arch = "wasm32")]
+pub fn error_message(e: &wasm_bindgen::JsValue) -> Option<String> {
     use wasm_bindgen::JsCast;
     e.dyn_ref::<js_sys::Error>()
         .map(|e| String::from(e.message()))
-        .unwrap_or_else(|| "not JSON".to_string())
+        .or_else(|| e.as_string())
 }
 
 #[cfg(test)]

@@ -43,26 +43,26 @@ struct Held {
 }
 
 impl Held {
+    /// Calls the mount's `method` (`set_saved`, `close`), if a panel is mounted.
     fn call(&self, method: &str, args: &[JsValue]) {
         if let Some(m) = &self.mount {
-            if let Ok(f) = Reflect::get(m, &method.into()).and_then(|f| f.dyn_into::<Function>()) {
-                let _ = f.apply(m, &args.iter().collect::<Array>());
-            }
+            invoke(m, method, args);
         }
     }
 
+    /// Takes the panel out and frees the module's side of it (wasm-bindgen's `free`).
     fn close(&mut self) {
-        self.call("close", &[]);
         if let Some(m) = self.mount.take() {
-            self.call_free(&m);
+            invoke(&m, "close", &[]);
+            invoke(&m, "free", &[]);
         }
     }
+}
 
-    /// Frees the module's side of a closed mount (wasm-bindgen's `free`).
-    fn call_free(&self, m: &JsValue) {
-        if let Ok(f) = Reflect::get(m, &"free".into()).and_then(|f| f.dyn_into::<Function>()) {
-            let _ = f.call0(m);
-        }
+/// Calls `object.method(...args)`, if it has that method.
+fn invoke(object: &JsValue, method: &str, args: &[JsValue]) {
+    if let Ok(f) = Reflect::get(object, &method.into()).and_then(|f| f.dyn_into::<Function>()) {
+        let _ = f.apply(object, &args.iter().collect::<Array>());
     }
 }
 
@@ -261,8 +261,5 @@ async fn load_script(window: &web_sys::Window) -> Result<(), String> {
 
 /// What a JavaScript error says.
 fn describe(e: JsValue) -> String {
-    e.dyn_ref::<js_sys::Error>()
-        .map(|e| String::from(e.message()))
-        .or_else(|| e.as_string())
-        .unwrap_or_else(|| "an error in the lab's module".to_string())
+    crate::json::error_message(&e).unwrap_or_else(|| "an error in the lab's module".to_string())
 }
