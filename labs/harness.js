@@ -16,13 +16,12 @@
 (function (global) {
   'use strict';
 
-  const RealDate = global.Date;
-  const realMath = global.Math;
-
   /** The protocol's limits, mirrored here so a runaway loop stops early and clearly. */
   const MAX_ACTIONS_PER_ANSWER = 1000;
   const MAX_ARG_BYTES = 64 * 1024;
   const MAX_LOG_CHARS = 500;
+  /** An error's text, as the harness reports it (a 100 MB message is cut, not copied). */
+  const MAX_MESSAGE_CHARS = 2000;
   /** XORed into the seed for the driver's random stream (lab.random). */
   const DRIVER_STREAM = 0xD1B54A32D192ED03n;
 
@@ -253,7 +252,7 @@
   }
 
   /** Wraps prepared source in the one-line head and a closing part returning `names`. */
-  function wrap(src, names) {
+  function wrap(src, names, strict) {
     for (const name of names) {
       if (!IDENT.test(name)) throw new Error(`"${name}" is not a function name`);
     }
@@ -266,7 +265,7 @@
     });
     // The closing starts on a new line so a final `// comment` cannot swallow it.
     // An ES module is strict code in Node; CommonJS is not. Same line, so no line moves.
-    const head = isModule ? `${WRAPPER_HEAD} 'use strict';` : WRAPPER_HEAD;
+    const head = isModule || strict ? `${WRAPPER_HEAD} 'use strict';` : WRAPPER_HEAD;
     return `${head}\n${source}\n;var ${DEFAULT_EXPORT};\nreturn { ${pick.join(', ')} };\n})`;
   }
 
@@ -277,7 +276,94 @@
 
   /** The driver, wrapped; the function returns {worker}. */
   function wrapDriver(src) {
-    return wrap(src, ['worker']);
+    // Always strict: a sloppy function's `caller` and `arguments` would hand the
+    // driver's `lab` to any function it calls.
+    return wrap(src, ['worker'], true);
+  }
+
+  // ---------------------------------------------------------------------------
+  // Lockdown: a realm whose built-ins nobody can change.
+  // ---------------------------------------------------------------------------
+
+  /**
+   * Freezes every built-in reachable from `global` (and the realm's hidden ones, got
+   * from syntax), then `global` itself and each of `roots`. After it, code in the realm
+   * cannot patch `JSON.stringify`, `Array.prototype.push`, `Promise.prototype.then`,
+   * `Date.now` or any other shared object, nor leave a value on the global for another
+   * worker to find: what the harness and the driver call is what they were written
+   * against. A learner's own objects stay theirs.
+   *
+   * Freezing a prototype makes its properties read-only, and JavaScript then refuses to
+   * assign the same name on an object that inherits it (`this.name = 'LockError'` in an
+   * Error subclass, `obj.toString = …`). For the names code commonly assigns like that,
+   * the data property becomes a getter and a setter that gives the object its own
+   * property instead (as SES's "override taming" does).
+   *
+   * The hidden built-ins come from syntax, so it locks down the realm it was made in.
+   */
+  function lockdownRealm(global, roots) {
+    const { freeze, getPrototypeOf, getOwnPropertyDescriptors, defineProperty, isFrozen } = Object;
+    const ownKeys = Reflect.ownKeys;
+    const tame = (proto, names) => {
+      if (!proto) return;
+      for (const name of names) {
+        const d = Object.getOwnPropertyDescriptor(proto, name);
+        if (!d || !('value' in d) || !d.configurable) continue;
+        const value = d.value;
+        defineProperty(proto, name, {
+          get() { return value; },
+          set(v) {
+            if (this === proto) throw new TypeError(`Cannot assign to read only property '${String(name)}' of a built-in`);
+            defineProperty(this, name, { value: v, writable: true, enumerable: true, configurable: true });
+          },
+          enumerable: d.enumerable,
+          configurable: false,
+        });
+      }
+    };
+    const common = ['constructor', 'toString', 'valueOf', 'toLocaleString', 'toJSON'];
+    tame(global.Object && global.Object.prototype, common);
+    tame(global.Function && global.Function.prototype, ['constructor', 'toString']);
+    for (const E of ['Error', 'TypeError', 'RangeError', 'SyntaxError', 'ReferenceError', 'EvalError', 'URIError', 'AggregateError']) {
+      tame(global[E] && global[E].prototype, ['constructor', 'name', 'message', 'toString']);
+    }
+    const hidden = [];
+    const tryPush = (f) => { try { hidden.push(f()); } catch (e) { /* not in this engine */ } };
+    tryPush(() => getPrototypeOf(function* g() {}));
+    tryPush(() => getPrototypeOf(async function a() {}));
+    tryPush(() => getPrototypeOf(async function* ag() {}));
+    tryPush(() => getPrototypeOf(getPrototypeOf([][Symbol.iterator]())));
+    tryPush(() => getPrototypeOf([][Symbol.iterator]()));
+    tryPush(() => getPrototypeOf(new Map()[Symbol.iterator]()));
+    tryPush(() => getPrototypeOf(new Set()[Symbol.iterator]()));
+    tryPush(() => getPrototypeOf(''[Symbol.iterator]()));
+    tryPush(() => getPrototypeOf(/a/[Symbol.matchAll]('')));
+    tryPush(() => getPrototypeOf(getPrototypeOf((async function* ag() {})())));
+    tryPush(() => getPrototypeOf(getPrototypeOf(getPrototypeOf((async function* ag() {})()))));
+    tryPush(() => getPrototypeOf(Uint8Array));
+    tryPush(() => Object.getOwnPropertyDescriptor(function s() { 'use strict'; return arguments; }(), 'callee').get);
+    const seen = new Set();
+    const queue = [global, ...hidden, ...(roots || [])];
+    while (queue.length) {
+      const o = queue.pop();
+      if ((typeof o !== 'object' && typeof o !== 'function') || o === null || seen.has(o)) continue;
+      seen.add(o);
+      let descriptors;
+      try {
+        descriptors = getOwnPropertyDescriptors(o);
+      } catch (e) {
+        continue;
+      }
+      for (const key of ownKeys(descriptors)) {
+        const d = descriptors[key];
+        if ('value' in d) queue.push(d.value);
+        if (d.get) queue.push(d.get);
+        if (d.set) queue.push(d.set);
+      }
+      try { queue.push(getPrototypeOf(o)); } catch (e) { /* a revoked proxy */ }
+      try { if (!isFrozen(o)) freeze(o); } catch (e) { /* an exotic object that refuses */ }
+    }
+    return seen.size;
   }
 
   // ---------------------------------------------------------------------------
@@ -429,11 +515,42 @@
 
   /** "TypeError: x is not a function" for an Error, something readable otherwise. */
   function errorMessage(err) {
-    if (err && typeof err === 'object' && typeof err.message === 'string') {
-      const name = typeof err.name === 'string' && err.name ? err.name : 'Error';
-      return `${name}: ${err.message}`;
+    const cap = (text) => (text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS - 1)}…` : text);
+    try {
+      if (err && typeof err === 'object' && typeof err.message === 'string') {
+        const name = typeof err.name === 'string' && err.name ? err.name.slice(0, 100) : 'Error';
+        return cap(`${name}: ${err.message.slice(0, MAX_MESSAGE_CHARS)}`);
+      }
+      return cap(`Uncaught ${formatValue(err, 1)}`);
+    } catch (e) {
+      return 'Uncaught exception (it could not be read)';
     }
-    return `Uncaught ${formatValue(err, 1)}`;
+  }
+
+  /**
+   * A line and column in `filename` from an error's stack text, or null. A frame:
+   * "at acquire (learner.js:5:11)" or "at learner.js:5:11"; a compile error:
+   * "learner.js:5\n<source line>\n      ^^^^\n".
+   */
+  function locateIn(filename, stack) {
+    const text = String(stack).slice(0, 20000);
+    const escaped = filename.replace(/[.]/g, '\\.');
+    const frame = text.match(new RegExp(`${escaped}:(\\d+):(\\d+)`));
+    if (frame) return { line: Number(frame[1]), col: Number(frame[2]) };
+    const head = text.match(new RegExp(`^${escaped}:(\\d+)\\n[^\\n]*\\n( *)\\^`));
+    if (head) return { line: Number(head[1]), col: head[2].length + 1 };
+    const bare = text.match(new RegExp(`^${escaped}:(\\d+)`));
+    if (bare) return { line: Number(bare[1]), col: null };
+    return null;
+  }
+
+  /** `value` and everything in it, frozen (what the harness hands to two processes). */
+  function deepFreeze(value) {
+    if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+      Object.freeze(value);
+      for (const key of Object.keys(value)) deepFreeze(value[key]);
+    }
+    return value;
   }
 
   /** A timer delay as Node reads it: not a number ≥ 0 → 0; over 2^31 - 1 → 1. */
@@ -453,111 +570,142 @@
   const shortText = (value) => formatLog([value]);
 
   // ---------------------------------------------------------------------------
-  // Global shims: they read the process that runs now.
+  // Shims: Date, Math.random, crypto, performance, console and the timers, made for
+  // one realm. In the realm of the harness (and, in the browser, of everything) they
+  // act for the process that runs now (`current`); in a process's own realm (Node:
+  // one `vm` context per process) they act for that process only.
   // ---------------------------------------------------------------------------
 
   let current = null;
   const idleRng = makeRng('0');
-  const nowMs = () => (current ? current.now : 0);
-  const rng = () => (current ? current.rng : idleRng);
-
-  function SimDate(...args) {
-    if (!new.target) return new RealDate(nowMs()).toString();
-    return Reflect.construct(RealDate, args.length === 0 ? [nowMs()] : args, new.target);
-  }
-  SimDate.prototype = RealDate.prototype;
-  // Whole milliseconds, as in every engine: a learner who computes a PX or PXAT from
-  // Date.now() must not send Redis "1300.25" (performance.now() keeps the decimals).
-  SimDate.now = () => Math.floor(nowMs());
-  SimDate.parse = RealDate.parse;
-  SimDate.UTC = RealDate.UTC;
-
-  /** Bytes in the shape of a Node Buffer, enough for tokens: toString('hex'|'base64'). */
-  function makeBytes(n) {
-    const bytes = rng().fill(new Uint8Array(n));
-    Object.defineProperty(bytes, 'toString', {
-      value(encoding) {
-        if (encoding === 'hex') return bytesToHex(this);
-        if (encoding === 'base64') return bytesToBase64(this, false);
-        if (encoding === 'base64url') return bytesToBase64(this, true);
-        throw new Error(`randomBytes(…).toString(${encoding === undefined ? '' : JSON.stringify(encoding)}) is not available in a lab: use 'hex' or 'base64'`);
-      },
-    });
-    return bytes;
-  }
-
-  const cryptoShim = {
-    randomUUID() {
-      const b = rng().fill(new Uint8Array(16));
-      b[6] = (b[6] & 0x0f) | 0x40; // version 4
-      b[8] = (b[8] & 0x3f) | 0x80; // RFC 4122 variant
-      const h = bytesToHex(b);
-      return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-    },
-    getRandomValues(array) {
-      if (!ArrayBuffer.isView(array) || array instanceof Float32Array || array instanceof Float64Array) {
-        throw new TypeError('getRandomValues needs an integer typed array');
-      }
-      if (array.byteLength > 65536) throw new Error('getRandomValues: at most 65536 bytes at a time');
-      rng().fill(new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
-      return array;
-    },
-    randomBytes(n) {
-      const size = Number(n);
-      if (!Number.isInteger(size) || size < 0 || size > 65536) {
-        throw new RangeError('randomBytes(n): n must be an integer from 0 to 65536');
-      }
-      return makeBytes(size);
-    },
-  };
-  cryptoShim.default = cryptoShim;
-  cryptoShim.webcrypto = cryptoShim;
-
-  function labRequire(name) {
-    if (name === 'crypto' || name === 'node:crypto') return cryptoShim;
-    throw new Error(`require('${name}') is not available in a lab`);
-  }
-
-  const performanceShim = { now: () => nowMs(), timeOrigin: 0 };
-
-  /** The running process, for a global that only makes sense inside one. */
+  /** The process that runs now, for the shims of the harness's own realm. */
   const running = (what) => {
     if (!current) throw new Error(`${what} is only available while a worker runs`);
     return current;
   };
 
-  // Timers and console act for the process that runs now, like Date and Math.random.
-  // They replace the host's real ones too: a real timer would fire outside the
-  // simulator's time and make two runs of one seed differ.
-  const timerShims = {
-    setTimeout: (...args) => running('setTimeout').setTimeout(...args),
-    setInterval: (...args) => running('setInterval').setInterval(...args),
-    clearTimeout: (id) => { if (current) current.clearTimeout(id); },
-    clearInterval: (id) => { if (current) current.clearInterval(id); },
-    sleep: (ms) => running('sleep').sleep(ms),
-    // Node's vm context has none; an exception in the callback ends the process, as an
-    // uncaught exception would.
-    queueMicrotask: (cb) => {
-      const proc = running('queueMicrotask');
-      if (typeof cb !== 'function') throw new TypeError('queueMicrotask needs a function');
-      Promise.resolve().then(() => cb()).catch((err) => { if (!(err instanceof ProcessOver)) proc.fail(err); });
-    },
-  };
-  const consoleShim = {};
-  for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
-    consoleShim[level] = (...args) => { if (current) current.console[level](...args); };
+  /** A typed array's kind across realms (`instanceof` fails for another realm's arrays). */
+  const tagOf = (v) => Object.prototype.toString.call(v).slice(8, -1);
+
+  /**
+   * The shims of one realm. `procOf(what)` gives the process they act for (or throws
+   * when there is none); `peek()` gives it or null, for what works between processes
+   * (Date.now() reads 0 then). `RealDate` is that realm's own Date.
+   */
+  function makeShims(procOf, peek, RealDate) {
+    const nowMs = () => { const p = peek(); return p ? p.now : 0; };
+    const rng = () => { const p = peek(); return p ? p.rng : idleRng; };
+    function SimDate(...args) {
+      if (!new.target) return new RealDate(nowMs()).toString();
+      return Reflect.construct(RealDate, args.length === 0 ? [nowMs()] : args, new.target);
+    }
+    SimDate.prototype = RealDate.prototype;
+    // Whole milliseconds, as in every engine: a learner who computes a PX or PXAT from
+    // Date.now() must not send Redis "1300.25" (performance.now() keeps the decimals).
+    SimDate.now = () => Math.floor(nowMs());
+    SimDate.parse = RealDate.parse;
+    SimDate.UTC = RealDate.UTC;
+
+    /** Bytes in the shape of a Node Buffer, enough for tokens: toString('hex'|'base64'). */
+    const makeBytes = (n) => {
+      const bytes = rng().fill(new Uint8Array(n));
+      Object.defineProperty(bytes, 'toString', {
+        value(encoding) {
+          if (encoding === 'hex') return bytesToHex(this);
+          if (encoding === 'base64') return bytesToBase64(this, false);
+          if (encoding === 'base64url') return bytesToBase64(this, true);
+          throw new Error(`randomBytes(…).toString(${encoding === undefined ? '' : JSON.stringify(encoding)}) is not available in a lab: use 'hex' or 'base64'`);
+        },
+      });
+      return bytes;
+    };
+
+    const crypto = {
+      randomUUID() {
+        const b = rng().fill(new Uint8Array(16));
+        b[6] = (b[6] & 0x0f) | 0x40; // version 4
+        b[8] = (b[8] & 0x3f) | 0x80; // RFC 4122 variant
+        const h = bytesToHex(b);
+        return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+      },
+      getRandomValues(array) {
+        const tag = tagOf(array);
+        if (!ArrayBuffer.isView(array) || tag === 'Float32Array' || tag === 'Float64Array' || tag === 'DataView') {
+          throw new TypeError('getRandomValues needs an integer typed array');
+        }
+        if (array.byteLength > 65536) throw new Error('getRandomValues: at most 65536 bytes at a time');
+        rng().fill(new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
+        return array;
+      },
+      randomBytes(n) {
+        const size = Number(n);
+        if (!Number.isInteger(size) || size < 0 || size > 65536) {
+          throw new RangeError('randomBytes(n): n must be an integer from 0 to 65536');
+        }
+        return makeBytes(size);
+      },
+    };
+    crypto.default = crypto;
+    crypto.webcrypto = crypto;
+
+    const console = {};
+    for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
+      console[level] = (...args) => { const p = peek(); if (p) p.console[level](...args); };
+    }
+
+    return {
+      Date: SimDate,
+      crypto,
+      performance: { now: () => nowMs(), timeOrigin: 0 },
+      console,
+      random: () => rng().random(),
+      require(name) {
+        if (name === 'crypto' || name === 'node:crypto') return crypto;
+        throw new Error(`require('${name}') is not available in a lab`);
+      },
+      // Timers act for the process, like Date and Math.random. They replace the host's
+      // real ones: a real timer would fire outside the simulator's time.
+      timers: {
+        setTimeout: (...args) => procOf('setTimeout').setTimeout(...args),
+        setInterval: (...args) => procOf('setInterval').setInterval(...args),
+        clearTimeout: (id) => { const p = peek(); if (p) p.clearTimeout(id); },
+        clearInterval: (id) => { const p = peek(); if (p) p.clearInterval(id); },
+        sleep: (ms) => procOf('sleep').sleep(ms),
+        // Node's vm context has none; an exception in the callback ends the process, as an
+        // uncaught exception would.
+        queueMicrotask: (cb) => {
+          const proc = procOf('queueMicrotask');
+          if (typeof cb !== 'function') throw new TypeError('queueMicrotask needs a function');
+          Promise.resolve().then(() => cb()).catch((err) => { if (!(err instanceof ProcessOver)) proc.fail(err); });
+        },
+      },
+    };
   }
 
-  /** Replaces the globals once; own properties shadow a Worker's prototype accessors. */
-  function installGlobals() {
+  /** Puts `shims` on a realm's global; own properties shadow a Worker's prototype accessors. */
+  function installShims(global, shims) {
     const define = (name, value) =>
       Object.defineProperty(global, name, { value, writable: true, configurable: true, enumerable: false });
-    define('Date', SimDate);
-    define('crypto', cryptoShim);
-    define('performance', performanceShim);
-    define('console', consoleShim);
-    for (const [name, fn] of Object.entries(timerShims)) define(name, fn);
-    realMath.random = () => rng().random();
+    define('Date', shims.Date);
+    define('crypto', shims.crypto);
+    define('performance', shims.performance);
+    define('console', shims.console);
+    for (const [name, fn] of Object.entries(shims.timers)) define(name, fn);
+    global.Math.random = shims.random;
+    // It would block the thread without working: no simulated time passes meanwhile, and
+    // only a wall clock could stop it.
+    if (global.Atomics) {
+      global.Atomics.wait = () => { throw new Error('Atomics.wait is not available in a lab: use sleep(ms)'); };
+    }
+  }
+
+  /** The shims of this realm, acting for `current`: put on its global once. */
+  const realmShims = makeShims(running, () => current, global.Date);
+  let realmShimsInstalled = false;
+  function installGlobals() {
+    if (realmShimsInstalled) return;
+    realmShimsInstalled = true;
+    installShims(global, realmShims);
   }
 
   // ---------------------------------------------------------------------------
@@ -574,25 +722,44 @@
    * queue is empty; locate(err) gives {line, col} in the learner's file or null.
    */
   function createHarness(options) {
-    const { learnerFactory, driverFactory, drain, locate } = options;
+    const { learnerFactory, driverFactory, drain, locate, locateFile } = options;
     const functions = Array.from(options.functions || []);
-    let params = options.params || {};
+    let params = deepFreeze(options.params || {});
     let processes = new Map();
+    /** The process whose `input` waits for the host's drain (`begin`, then `finish`). */
+    let pending = null;
     installGlobals();
 
     const where = (err) => {
       try {
-        const at = locate ? locate(err) : null;
+        let at = null;
+        if (locate) at = locate(err);
+        else if (locateFile) at = locateIn(locateFile, err && typeof err.stack === 'string' ? err.stack : '');
         return at && Number.isFinite(at.line) ? { line: at.line, col: Number.isFinite(at.col) ? at.col : null } : { line: null, col: null };
       } catch (e) {
         return { line: null, col: null };
       }
     };
 
-    /** A fresh module instance with this process's console, timers and require. */
-    function instantiate(factory, proc) {
+    /** A fresh module instance, with the `require` of the realm it runs in. */
+    function instantiate(factory, require) {
       const module = { exports: {} };
-      return factory.call(undefined, module, module.exports, labRequire);
+      return factory.call(undefined, module, module.exports, require);
+    }
+
+    /**
+     * The learner's module for `proc`. With a realm of its own (Node), the process's
+     * shims go on that realm's global and the learner's code (compiled there by the
+     * host) runs there: what it changes of its built-ins or its global stays in its own
+     * process, as in a separate Node process. Otherwise it runs in this realm, locked
+     * down by the host.
+     */
+    function learnerOf(proc, realm) {
+      if (!realm) return instantiate(learnerFactory, realmShims.require);
+      const mine = () => proc;
+      const shims = makeShims(mine, mine, realm.global.Date);
+      installShims(realm.global, shims);
+      return instantiate(realm.factory, shims.require);
     }
 
     function makeProcess(pid, worker, inc, now, seed) {
@@ -735,7 +902,8 @@
         SCRIPT_LOAD: 'scriptLoad', SETNX: 'setNX',
       };
       for (const [upper, lower] of Object.entries(capitals)) client[upper] = client[lower];
-      return client;
+      // The learner's code receives it: it may not swap a method under the driver.
+      return Object.freeze(client);
     }
 
     function request(proc, action) {
@@ -753,7 +921,8 @@
       const timeoutMs = typeof params.timeout_ms === 'number' ? params.timeout_ms : null;
       const clients = [];
       for (let k = 0; k < nodes; k++) clients.push(makeClient(proc, k, timeoutMs));
-      return {
+      Object.freeze(clients);
+      return Object.freeze({
         redis: clients[0],
         clients,
         fns,
@@ -769,7 +938,7 @@
         lost(reason) { proc.emit({ a: 'lost', reason: shortText(reason) }); },
         failed(reason) { proc.emit({ a: 'failed', reason: shortText(reason) }); },
         note(text) { proc.emit({ a: 'log', text: shortText(text) }); },
-        resource: {
+        resource: Object.freeze({
           write(key, value, opts) {
             const token = opts && typeof opts.token === 'number' && Number.isFinite(opts.token) ? opts.token : null;
             try {
@@ -793,8 +962,8 @@
               return Promise.reject(err);
             }
           },
-        },
-      };
+        }),
+      });
     }
 
     /** Wraps each learner function so "stuck" can say which one never returned. */
@@ -825,7 +994,7 @@
 
     const missing = (learner) => functions.find((name) => !learner || typeof learner[name] !== 'function');
 
-    function start(msg, ev) {
+    function start(msg, ev, realm) {
       const old = processes.get(msg.pid);
       if (old) old.over = true;
       let seed = ev.seed;
@@ -834,10 +1003,10 @@
       processes.set(msg.pid, proc);
       current = proc;
       try {
-        const learner = instantiate(learnerFactory, proc);
+        const learner = learnerOf(proc, realm);
         const absent = missing(learner);
         if (absent) throw new Error(`your code does not define the function ${absent}`);
-        const driver = instantiate(driverFactory, proc);
+        const driver = instantiate(driverFactory, realmShims.require);
         if (!driver || typeof driver.worker !== 'function') throw new Error('the lab driver does not define worker(lab)');
         const result = driver.worker(makeLab(proc, trackCalls(proc, learner)));
         Promise.resolve(result).then(
@@ -914,28 +1083,37 @@
       proc.stuckReported = true;
     }
 
-    async function input(msg) {
+    /**
+     * The first half of an `input`: the event runs in the process's code. Gives
+     * {answer} when there is nothing to wait for, or {proc} whose actions are ready
+     * once the microtask queue has drained (`inputEnd`).
+     */
+    function inputBegin(msg, realm) {
       const ev = msg.ev || {};
       let proc = processes.get(msg.pid);
       if (ev.kind === 'start') {
-        proc = start(msg, ev);
-      } else {
-        if (!proc || proc.inc !== msg.inc) return { type: 'actions', actions: [] };
-        if (ev.kind === 'crash') {
-          proc.over = true;
-          processes.delete(msg.pid);
-          return { type: 'actions', actions: [] };
-        }
-        if (proc.over) return { type: 'actions', actions: [] };
-        proc.now = Number(msg.now_ms) || 0;
-        current = proc;
-        try {
-          deliver(proc, ev);
-        } catch (err) {
-          if (!(err instanceof ProcessOver)) proc.fail(err);
-        }
+        proc = start(msg, ev, realm);
+        return { proc };
       }
-      await drain();
+      const none = { answer: { type: 'actions', actions: [] } };
+      if (!proc || proc.inc !== msg.inc) return none;
+      if (ev.kind === 'crash') {
+        proc.over = true;
+        processes.delete(msg.pid);
+        return none;
+      }
+      if (proc.over) return none;
+      proc.now = Number(msg.now_ms) || 0;
+      current = proc;
+      try {
+        deliver(proc, ev);
+      } catch (err) {
+        if (!(err instanceof ProcessOver)) proc.fail(err);
+      }
+      return { proc };
+    }
+
+    function inputEnd(proc) {
       stuckCheck(proc);
       const actions = proc.actions;
       proc.actions = [];
@@ -943,12 +1121,12 @@
     }
 
     /** init: the host compiled both files; check the learner defines each function. */
-    function init(msg) {
-      if (msg.params && typeof msg.params === 'object') params = msg.params;
+    function init(msg, realm) {
+      if (msg.params && typeof msg.params === 'object') params = deepFreeze(msg.params);
       const probe = makeProcess(-1, 0, 0, 0, '0');
       current = probe;
       try {
-        const learner = instantiate(learnerFactory, probe);
+        const learner = learnerOf(probe, realm);
         const absent = missing(learner);
         if (absent) {
           return { type: 'error', message: `your code does not define the function ${absent} (write: export async function ${absent}(…) { … })`, line: null, col: null };
@@ -962,39 +1140,99 @@
       return { type: 'ready' };
     }
 
-    async function handle(msg) {
-      try {
-        switch (msg && msg.type) {
-          case 'init': return init(msg);
-          case 'run': processes = new Map(); current = null; return { type: 'ready' };
-          case 'input': return await input(msg);
-          default: return { type: 'error', message: `unknown message type ${JSON.stringify(msg && msg.type)}`, line: null, col: null };
-        }
-      } catch (err) {
-        return { type: 'error', message: `lab harness: ${errorMessage(err)}`, line: null, col: null };
+    const failure = (err) => ({ type: 'error', message: `lab harness: ${errorMessage(err)}`, line: null, col: null });
+
+    /** A message that needs no drain: its answer, or {proc} for an input. */
+    function begin(msg, realm) {
+      switch (msg && msg.type) {
+        case 'init': return { answer: init(msg, realm) };
+        case 'run': processes = new Map(); current = null; return { answer: { type: 'ready' } };
+        case 'input': return inputBegin(msg, realm);
+        default: return { answer: { type: 'error', message: `unknown message type ${JSON.stringify(msg && msg.type)}`, line: null, col: null } };
       }
     }
 
-    /** JSON text in, JSON text out: parsing here keeps host-realm objects away from the learner. */
+    /** One message, answered once quiet (the browser host: `drain` is its own). */
+    async function handle(msg) {
+      try {
+        const r = begin(msg, null);
+        if (r.answer) return r.answer;
+        await drain();
+        return inputEnd(r.proc);
+      } catch (err) {
+        return failure(err);
+      }
+    }
+
+    /** JSON text in, JSON text out. */
     async function handleJSON(text) {
       let msg;
       try {
         msg = JSON.parse(text);
       } catch (err) {
-        return JSON.stringify({ type: 'error', message: `lab harness: bad JSON: ${err.message}`, line: null, col: null });
+        return JSON.stringify({ type: 'error', message: `lab harness: bad JSON: ${errorMessage(err)}`, line: null, col: null });
       }
       return JSON.stringify(await handle(msg));
     }
 
-    return { handle, handleJSON };
+    /**
+     * The Node host's entry, which keeps every object of its own realm out of this one:
+     * text in, text out. A process's realm comes as its parts, made by the host for a
+     * `start` or `init` (its global, and the learner's factory compiled there). Gives
+     * the answer, or null when the host must let the microtask queue drain and then
+     * call `finishText`.
+     */
+    function beginText(text, global, factory) {
+      pending = null;
+      try {
+        const msg = JSON.parse(text);
+        const realm = typeof factory === 'function' ? { global, factory } : null;
+        const r = begin(msg, realm);
+        if (r.answer) return JSON.stringify(r.answer);
+        pending = r.proc;
+        return null;
+      } catch (err) {
+        return JSON.stringify(failure(err));
+      }
+    }
+
+    function finishText() {
+      const proc = pending;
+      pending = null;
+      try {
+        return JSON.stringify(proc ? inputEnd(proc) : failure(new Error('nothing to finish')));
+      } catch (err) {
+        return JSON.stringify(failure(err));
+      }
+    }
+
+    return Object.freeze({ handle, handleJSON, beginText, finishText });
+  }
+
+  /**
+   * The Node host's harness, made from the `init` message's text in this realm (so no
+   * object of the host's realm reaches the driver): each process's learner comes with
+   * its realm in `beginText`, and errors are located in 'learner.js'.
+   */
+  function createHostHarness(initText, driverFactory) {
+    const msg = JSON.parse(initText);
+    return createHarness({
+      driverFactory,
+      functions: Array.isArray(msg.functions) ? msg.functions.map(String) : [],
+      params: msg.params && typeof msg.params === 'object' ? msg.params : {},
+      locateFile: 'learner.js',
+    });
   }
 
   global.LockstepLab = {
     WRAPPER_HEAD,
+    lockdownRealm,
+    locateIn,
     prepareSource,
     wrapLearner,
     wrapDriver,
     createHarness,
+    createHostHarness,
     makeRng,
   };
 })(globalThis);

@@ -1,83 +1,91 @@
 // Node.js host for Lockstep labs: JSON lines on stdin, one JSON line per answer on stdout.
 //
-// Usage: node labs/node-host.mjs   (the lab, its driver and the learner's file come in `init`)
+// Usage: node labs/node-host.mjs [HARNESS_SOURCE]
+// (`lockstep lab run` starts it as `node --permission … -e <this file> -- <harness.js>`:
+// no file of ours is read or written at run time; the lab, its driver and the
+// learner's file come in `init`. Protocol: docs/labs.md.)
 //
-// The learner's code runs with labs/harness.js inside ONE fresh `vm` context: it sees
-// the JavaScript built-ins and the harness's shims, never `process`, a real `require`
-// or `fetch`. Messages are handed to the harness as JSON text and parsed inside the
-// context, so no object of this realm (whose constructors lead back to `process`)
-// ever reaches the learner. Protocol: docs/labs.md.
+// Who runs where (ARCHITECTURE.md, "Labs: a stranger's code"):
+// - this realm (the host) holds `process`. It hands the other realms nothing but
+//   strings, and reads nothing of theirs but the strings they return;
+// - the harness and the driver run in a `vm` context of their own, "the lab realm",
+//   which cannot compile code from strings and is locked down (every built-in
+//   frozen) before any driver or learner code runs;
+// - each worker process's copy of the learner's file runs in a context of its own,
+//   made fresh at its start (its own global and built-ins: what it changes there
+//   stays in that process, as in a separate Node process).
+// A hole in `vm` would still meet the process's own walls: Node's permission model (no
+// file, no child process, no worker, no addon), no code generation from strings here,
+// a heap cap, and a cap on all memory set by the parent (ulimit).
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 
-const HARNESS_PATH = fileURLToPath(new URL('./harness.js', import.meta.url));
-const harnessSource = readFileSync(HARNESS_PATH, 'utf8');
+// Run as a file (the self-test), it reads the harness beside it; run from `-e`, the
+// harness's text is its one argument.
+const harnessSource = import.meta.url.endsWith('/node-host.mjs')
+  ? readFileSync(new URL('./harness.js', import.meta.url), 'utf8')
+  : String(process.argv[1]);
 
-/** A line and column in the learner's file from an error's stack, or null. */
-export function locateIn(filename, err) {
-  const stack = err && typeof err.stack === 'string' ? err.stack : '';
-  const escaped = filename.replace(/[.]/g, '\\.');
-  // A frame: "at acquire (learner.js:5:11)" or "at learner.js:5:11".
-  const frame = stack.match(new RegExp(`${escaped}:(\\d+):(\\d+)`));
-  if (frame) return { line: Number(frame[1]), col: Number(frame[2]) };
-  // A compile error: "learner.js:5\n<source line>\n      ^^^^\n".
-  const head = stack.match(new RegExp(`^${escaped}:(\\d+)\\n[^\\n]*\\n( *)\\^`));
-  if (head) return { line: Number(head[1]), col: head[2].length + 1 };
-  const bare = stack.match(new RegExp(`^${escaped}:(\\d+)`));
-  if (bare) return { line: Number(bare[1]), col: null };
-  return null;
-}
+/** No eval, no new Function, no WebAssembly inside a lab's realms. */
+const SEALED = { codeGeneration: { strings: false, wasm: false } };
 
-/** Compiles wrapped source in `context`; learner line L is reported as L (see lineOffset). */
-function compile(context, wrapped, filename) {
-  const script = new vm.Script(wrapped, { filename, lineOffset: -1 });
-  return script.runInContext(context);
-}
+/** A fresh realm: its global has nothing of ours (a null-prototype sandbox). */
+const realm = () => vm.createContext(Object.create(null), SEALED);
 
-/** Drains the microtask queue (shared with the context): setImmediate runs after it. */
+/** Learner line L is reported as L: the wrapper adds one line on top. */
+const script = (source, filename) => new vm.Script(source, { filename, lineOffset: -1 });
+
+/** Lets the shared microtask queue run dry: every promise of the process settles. */
 const drain = () => new Promise((resolve) => setImmediate(resolve));
 
-let harness = null;
+const errorAnswer = (message, at) =>
+  JSON.stringify({ type: 'error', message, line: at ? at.line : null, col: at ? at.col : null });
 
-function errorAnswer(message, at) {
-  return JSON.stringify({ type: 'error', message, line: at ? at.line : null, col: at ? at.col : null });
+/** The lab of the last `init`: the harness (in the lab realm) and the compiled learner. */
+let lab = null;
+
+/**
+ * A realm of the learner's own, for one process (or `init`'s probe): [its global, the
+ * learner's module factory compiled in it].
+ */
+function processRealm() {
+  const context = realm();
+  return [vm.runInContext('globalThis', context), lab.learner.runInContext(context)];
 }
 
-function init(msg) {
-  harness = null;
-  const context = vm.createContext(Object.create(null), { codeGeneration: { strings: true, wasm: false } });
+/** Compiles what `init` brings; the answer text when it cannot, else null. */
+function init(text, msg) {
+  lab = null;
+  const context = realm();
   vm.runInContext(harnessSource, context, { filename: 'harness.js' });
-  const lab = context.LockstepLab;
+  const api = vm.runInContext('LockstepLab', context);
   const functions = Array.isArray(msg.functions) ? msg.functions.map(String) : [];
   let driverFactory;
   try {
-    driverFactory = compile(context, lab.wrapDriver(String(msg.driver ?? '')), 'driver.js');
+    driverFactory = script(api.wrapDriver(String(msg.driver ?? '')), 'driver.js').runInContext(context);
   } catch (err) {
-    return errorAnswer(`the lab's driver does not compile: ${err.name}: ${err.message}`, locateIn('driver.js', err));
+    // A compile error of ours (this realm's SyntaxError) or of prepareSource (a string).
+    return errorAnswer(`the lab's driver does not compile: ${String(err && err.message).slice(0, 2000)}`,
+      api.locateIn('driver.js', String(err && err.stack)));
   }
-  let learnerFactory;
+  let learner;
   try {
-    learnerFactory = compile(context, lab.wrapLearner(String(msg.learner ?? ''), functions), 'learner.js');
+    learner = script(api.wrapLearner(String(msg.learner ?? ''), functions), 'learner.js');
   } catch (err) {
     // prepareSource's own SyntaxError carries line/col; the engine's has them in its stack.
-    const at = Number.isFinite(err.line) ? { line: err.line, col: err.col } : locateIn('learner.js', err);
-    return errorAnswer(`${err.name}: ${err.message}`, at);
+    const line = Number(err && err.line);
+    const at = Number.isFinite(line) ? { line, col: Number(err.col) || null } : api.locateIn('learner.js', String(err && err.stack));
+    return errorAnswer(`${String(err && err.name)}: ${String(err && err.message).slice(0, 2000)}`, at);
   }
-  harness = lab.createHarness({
-    learnerFactory,
-    driverFactory,
-    functions,
-    params: msg.params ?? {},
-    drain,
-    locate: (err) => locateIn('learner.js', err),
-  });
-  // Nothing of the host stays reachable from the context's globals.
-  vm.runInContext('delete globalThis.LockstepLab', context);
+  // The harness reads `functions` and `params` from the text itself, in its realm.
+  const harness = api.createHostHarness(text, driverFactory);
+  api.lockdownRealm(vm.runInContext('globalThis', context), []);
+  lab = { harness, learner };
   return null;
 }
 
+/** One message in, its answer out (text). */
 async function answer(line) {
   let msg;
   try {
@@ -86,16 +94,22 @@ async function answer(line) {
     return errorAnswer(`bad JSON: ${err.message}`, null);
   }
   if (msg && msg.type === 'init') {
-    const failed = init(msg);
+    const failed = init(line, msg);
     if (failed) return failed;
-  } else if (!harness) {
+  } else if (!lab) {
     return errorAnswer('no lab: the first message must be init', null);
   }
-  return harness.handleJSON(line);
+  const starts = msg.type === 'init' || (msg.type === 'input' && msg.ev && msg.ev.kind === 'start');
+  const parts = starts ? processRealm() : [];
+  const first = lab.harness.beginText(line, ...parts);
+  if (typeof first === 'string') return first;
+  await drain();
+  return lab.harness.finishText();
 }
 
-// The learner may leave a rejected promise unawaited; in Node that would end this
-// host. The harness reports what matters (an error the driver did not catch).
+// A learner may leave a rejected promise unawaited; in Node that would end this host.
+// The harness reports what matters (an error the driver did not catch). The reason is
+// never looked at here: it is the learner's object.
 process.on('unhandledRejection', () => {});
 
 const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
@@ -108,7 +122,9 @@ lines.on('line', (line) => {
     try {
       text = await answer(line);
     } catch (err) {
-      text = errorAnswer(`lab host: ${err && err.message}`, null);
+      // Never read: an error thrown out of another realm is not ours to inspect.
+      void err;
+      text = errorAnswer('lab host: the lab failed in a way it cannot describe', null);
     }
     process.stdout.write(`${text}\n`);
   });

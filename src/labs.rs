@@ -6,9 +6,9 @@
 //! section shows); the harness, the driver and the reference solution are fetched from
 //! `labs/` when the learner first runs something or asks for the solution.
 //!
-//! The Node host is the one place a lab touches the wall clock: a watchdog that stops
-//! an answer taking longer than [`ANSWER_LIMIT`] (an infinite loop). It never feeds a
-//! simulated figure.
+//! The Node host is the one place a lab touches the clock of the machine: a watchdog
+//! that stops an answer working longer than [`ANSWER_LIMIT`] of CPU time (an infinite
+//! loop). It never feeds a simulated figure.
 
 use crate::sim::lab::{Lab, LabSources};
 
@@ -90,11 +90,10 @@ pub use node::*;
 mod node {
     use super::*;
     use crate::sim::lab::{CodeError, Host};
-    use std::io::{BufRead, BufReader, Write};
-    use std::path::PathBuf;
+    use std::io::{BufRead, BufReader, Read as _, Write};
     use std::process::{Child, ChildStdin, Command, Stdio};
-    use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
-    use std::time::Duration;
+    use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
+    use std::time::{Duration, Instant};
 
     /// The harness every host runs.
     pub const HARNESS: &str = include_str!("../labs/harness.js");
@@ -103,8 +102,20 @@ mod node {
     /// The browser host (the sandboxed iframe's document).
     pub const SANDBOX_HTML: &str = include_str!("../labs/sandbox.html");
 
-    /// A wall-clock limit on one answer of the learner's code: past it the host is stopped.
+    /// The learner's code may work this long (CPU time of the host's main thread) for one
+    /// answer: past it the host is stopped as an infinite loop. CPU time, not wall time,
+    /// so a busy machine never calls honest code a loop.
     pub const ANSWER_LIMIT: Duration = Duration::from_secs(5);
+    /// A host that neither answers nor works for this long waits on something that never
+    /// comes (`Atomics.wait`): it is stopped too.
+    pub const ANSWER_WALL_LIMIT: Duration = Duration::from_secs(60);
+    /// The longest answer line read from the host; past it the host is stopped.
+    pub const MAX_ANSWER_BYTES: usize = 16 << 20;
+    /// All the memory the host may map (`ulimit -d`, in KiB): V8's heap and the
+    /// `ArrayBuffer`s outside it together.
+    const MEMORY_LIMIT_KIB: u64 = 1 << 20;
+    /// V8's own heap cap, inside [`MEMORY_LIMIT_KIB`].
+    const HEAP_LIMIT_MIB: u32 = 384;
 
     macro_rules! lab_sources {
         ($id:literal) => {
@@ -152,37 +163,91 @@ mod node {
     pub struct NodeHost {
         child: Child,
         stdin: Option<ChildStdin>,
-        lines: Receiver<String>,
+        lines: Receiver<Result<String, String>>,
     }
 
-    fn host_dir() -> Result<PathBuf, String> {
-        let sum = crate::sim::rng::fnv1a(format!("{HARNESS}{NODE_HOST}").as_bytes());
-        let dir = std::env::temp_dir().join(format!("lockstep-lab-{sum:016x}"));
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        for (name, text) in [("harness.js", HARNESS), ("node-host.mjs", NODE_HOST)] {
-            let path = dir.join(name);
-            let same = std::fs::read_to_string(&path).is_ok_and(|t| t == text);
-            if !same {
-                // Written under a temporary name and moved, so a parallel run never reads
-                // half a file. The name is unique per process and per call: two threads
-                // (parallel tests) must not share one temporary file.
-                static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-                let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let tmp = dir.join(format!("{name}.{}.{n}.tmp", std::process::id()));
-                std::fs::write(&tmp, text).map_err(|e| format!("{}: {e}", tmp.display()))?;
-                std::fs::rename(&tmp, &path).map_err(|e| format!("{}: {e}", path.display()))?;
+    /// Node's flag for its permission model: `--permission` from 22.13 (and 23.5),
+    /// `--experimental-permission` from 20; an older Node.js cannot hold a stranger's code.
+    fn permission_flag() -> Result<&'static str, String> {
+        static FLAG: std::sync::OnceLock<Result<&'static str, String>> = std::sync::OnceLock::new();
+        FLAG.get_or_init(|| {
+            let out = Command::new("node")
+                .arg("--version")
+                .output()
+                .map_err(|e| format!("could not start Node.js (`node`): {e}. `make setup` installs it."))?;
+            let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            let mut parts = version.trim_start_matches('v').split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+            let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+            match (major, minor) {
+                (m, _) if m >= 23 => Ok("--permission"),
+                (22, n) if n >= 13 => Ok("--permission"),
+                (m, _) if m >= 20 => Ok("--experimental-permission"),
+                _ => Err(format!(
+                    "Node.js {version} has no permission model, so a lab's code could reach this machine: labs need Node.js 20 or later"
+                )),
+            }
+        })
+        .clone()
+    }
+
+    /// Main-thread CPU time of process `pid` (Linux: /proc/PID/schedstat, in ns).
+    fn cpu_time(pid: u32) -> Option<Duration> {
+        let text = std::fs::read_to_string(format!("/proc/{pid}/schedstat")).ok()?;
+        let ns: u64 = text.split_whitespace().next()?.parse().ok()?;
+        Some(Duration::from_nanos(ns))
+    }
+
+    /// Reads answer lines of at most [`MAX_ANSWER_BYTES`]; a longer one is an error, and
+    /// the last thing sent.
+    fn read_lines(stdout: impl std::io::Read, tx: Sender<Result<String, String>>) {
+        let mut reader = BufReader::new(stdout);
+        loop {
+            let mut buf = Vec::new();
+            let limit = MAX_ANSWER_BYTES as u64 + 1;
+            match (&mut reader).take(limit).read_until(b'\n', &mut buf) {
+                Ok(0) | Err(_) => return,
+                Ok(_) if buf.last() == Some(&b'\n') => {
+                    buf.pop();
+                    if tx.send(Ok(String::from_utf8_lossy(&buf).into_owned())).is_err() {
+                        return;
+                    }
+                }
+                Ok(_) if buf.len() > MAX_ANSWER_BYTES => {
+                    let _ = tx.send(Err(format!(
+                        "your code sent more than {} MiB in one go",
+                        MAX_ANSWER_BYTES >> 20
+                    )));
+                    return;
+                }
+                Ok(_) => return, // the host ended mid-line
             }
         }
-        Ok(dir)
     }
 
     impl NodeHost {
-        /// Start `node` on the harness (Node.js must be on PATH; `make setup` installs it).
+        /// Start `node` on the harness (Node.js ≥ 20 must be on PATH; `make setup`
+        /// installs it) as a process with no authority: Node's permission model grants
+        /// it no file, child process, worker or addon; it compiles no code from strings
+        /// outside the lab's realms; its memory, heap and `ArrayBuffer`s included, is
+        /// capped; and it reads no file of ours (the host and the harness come as
+        /// arguments), so nothing is written to a temporary folder.
         pub fn start() -> Result<NodeHost, String> {
-            let dir = host_dir()?;
-            let mut child = Command::new("node")
-                .arg("--max-old-space-size=512")
-                .arg(dir.join("node-host.mjs"))
+            let permission = permission_flag()?;
+            let mut child = Command::new("sh")
+                .arg("-c")
+                .arg(r#"ulimit -d "$1" && shift && exec "$@""#)
+                .arg("sh")
+                .arg(MEMORY_LIMIT_KIB.to_string())
+                .arg("node")
+                .arg(permission)
+                .arg("--disallow-code-generation-from-strings")
+                .arg(format!("--max-old-space-size={HEAP_LIMIT_MIB}"))
+                .arg("--no-warnings")
+                .arg("--input-type=module")
+                .arg("-e")
+                .arg(NODE_HOST)
+                .arg("--")
+                .arg(HARNESS)
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::null())
@@ -190,14 +255,7 @@ mod node {
                 .map_err(|e| format!("could not start Node.js (`node`): {e}. `make setup` installs it."))?;
             let stdout = child.stdout.take().ok_or("Node.js gave no stdout")?;
             let (tx, rx) = channel();
-            std::thread::spawn(move || {
-                for line in BufReader::new(stdout).lines() {
-                    let Ok(line) = line else { break };
-                    if tx.send(line).is_err() {
-                        break;
-                    }
-                }
-            });
+            std::thread::spawn(move || read_lines(stdout, tx));
             let stdin = child.stdin.take();
             Ok(NodeHost {
                 child,
@@ -210,6 +268,48 @@ mod node {
             self.stdin = None;
             let _ = self.child.kill();
             let _ = self.child.wait();
+        }
+
+        /// Waits for the answer to what was just sent, stopping a host that works past
+        /// [`ANSWER_LIMIT`] of CPU time (or, where that cannot be read, of wall time).
+        fn wait_answer(&mut self) -> Result<String, CodeError> {
+            let pid = self.child.id();
+            let cpu_at_start = cpu_time(pid);
+            let started = Instant::now();
+            loop {
+                match self.lines.recv_timeout(Duration::from_millis(100)) {
+                    Ok(Ok(line)) => return Ok(line),
+                    Ok(Err(e)) => {
+                        self.stop();
+                        return Err(CodeError::new(e));
+                    }
+                    Err(RecvTimeoutError::Disconnected) => {
+                        self.stop();
+                        return Err(CodeError::new(
+                            "the JavaScript host stopped (out of memory, or killed)",
+                        ));
+                    }
+                    Err(RecvTimeoutError::Timeout) => {}
+                }
+                let worked = match (cpu_at_start, cpu_time(pid)) {
+                    (Some(a), Some(b)) => b.saturating_sub(a),
+                    _ => started.elapsed(),
+                };
+                if worked > ANSWER_LIMIT {
+                    self.stop();
+                    return Err(CodeError::new(format!(
+                        "your code did not return within {} s: an infinite loop?",
+                        ANSWER_LIMIT.as_secs()
+                    )));
+                }
+                if started.elapsed() > ANSWER_WALL_LIMIT {
+                    self.stop();
+                    return Err(CodeError::new(format!(
+                        "your code did not return within {} s, without working: it waits for something that never comes",
+                        ANSWER_WALL_LIMIT.as_secs()
+                    )));
+                }
+            }
         }
     }
 
@@ -234,22 +334,7 @@ mod node {
                     "the JavaScript host stopped (out of memory, or killed)",
                 ));
             }
-            match self.lines.recv_timeout(ANSWER_LIMIT) {
-                Ok(line) => Ok(line),
-                Err(RecvTimeoutError::Timeout) => {
-                    self.stop();
-                    Err(CodeError::new(format!(
-                        "your code did not return within {} s: an infinite loop?",
-                        ANSWER_LIMIT.as_secs()
-                    )))
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    self.stop();
-                    Err(CodeError::new(
-                        "the JavaScript host stopped (out of memory, or killed)",
-                    ))
-                }
-            }
+            self.wait_answer()
         }
     }
 

@@ -4,7 +4,7 @@
 //! changed) are refused with the file, line and field, or the lab, check and trial seed.
 
 mod cli_common;
-use cli_common::lockstep;
+use cli_common::{copy_dir, lockstep};
 
 use lockstep::lesson::pack::{self, PackError};
 use std::path::{Path, PathBuf};
@@ -23,19 +23,6 @@ export async function release(redis, key, token) {
   await redis.del(key);
 }
 ";
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("{}: {e}", to.display()));
-    for entry in std::fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display())) {
-        let entry = entry.unwrap_or_else(|e| panic!("{e}"));
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap_or_else(|e| panic!("{}: {e}", target.display()));
-        }
-    }
-}
 
 /// A copy of the fixture pack in a fresh temporary folder, removed when dropped.
 struct Variant(PathBuf);

@@ -134,6 +134,10 @@ pub fn event_line(e: &TraceEvent, names: &[String]) -> String {
         TraceKind::LockKept { lock, token } => {
             format!("released, but {lock} still holds its token {}", short(token))
         }
+        TraceKind::HeldUnbacked { lock, token, on, of } => format!(
+            "says it holds {lock} with token {}, but only {on} of its {of} nodes store it",
+            short(token)
+        ),
         TraceKind::ForeignDelete { key, owner, token } => {
             format!("DELETES {key}, which held {}'s token {}", n(*owner), short(token))
         }

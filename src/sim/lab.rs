@@ -1197,6 +1197,9 @@ pub fn grade(lab: &Lab, trace: &[TraceEvent], names: &[String]) -> (Outcome, Vec
             Check::MutualExclusion | Check::NoStaleWrite | Check::NoDoubleEffect => {
                 let kind = check.violation_kind();
                 v.extend(outcome.violations.iter().filter(|x| x.kind == kind).cloned());
+                if check == Check::MutualExclusion {
+                    v.extend(unbacked_holds(trace, &name));
+                }
             }
             Check::UniqueTokens => {
                 let mut first: BTreeMap<&str, (u32, u64)> = BTreeMap::new();
@@ -1258,6 +1261,28 @@ pub fn grade(lab: &Lab, trace: &[TraceEvent], names: &[String]) -> (Outcome, Vec
         verdicts.push(Verdict { check, violations: v });
     }
     (outcome, verdicts)
+}
+
+/// Beliefs no majority of the worker's nodes stored: the worker said it held the lock
+/// (its driver reported what its code answered) with a token its nodes did not have.
+/// A lock made of anything but Redis (a table in a global, a token made up) ends here.
+fn unbacked_holds(trace: &[TraceEvent], name: &dyn Fn(u32) -> String) -> Vec<Violation> {
+    trace
+        .iter()
+        .filter_map(|e| match &e.kind {
+            TraceKind::HeldUnbacked { lock, token, on, of } => Some(violation(
+                Check::MutualExclusion,
+                vec![name(e.pid)],
+                e.t_us,
+                e.t_us,
+                format!(
+                    "{} believed it held {lock} with the token {token}, but only {on} of its {of} Redis nodes stored that token",
+                    name(e.pid)
+                ),
+            )),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Stale writes behind a fencing resource: an accepted write from a worker whose lock

@@ -186,6 +186,15 @@ pub enum TraceKind {
         lock: String,
         token: String,
     },
+    /// A lab worker said it holds `lock` with `token`, but only `on` of its `of` nodes
+    /// stored that token as the lock's value then (or were down): a belief the nodes do
+    /// not back.
+    HeldUnbacked {
+        lock: String,
+        token: String,
+        on: u32,
+        of: u32,
+    },
 }
 
 impl TraceKind {
@@ -202,6 +211,7 @@ impl TraceKind {
                 | TraceKind::CodeError { .. }
                 | TraceKind::ForeignDelete { .. }
                 | TraceKind::LockKept { .. }
+                | TraceKind::HeldUnbacked { .. }
                 | TraceKind::WriteAccepted { .. }
                 | TraceKind::WriteRejected { .. }
                 | TraceKind::Crash

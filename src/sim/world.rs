@@ -1048,17 +1048,27 @@ impl World {
                         now.saturating_add(clock.true_duration_us(ahead as u64))
                     }
                 });
+                let dests = l.dests.clone();
                 self.lab_owners.insert(token.clone(), pid);
+                let on = self.nodes_holding(&dests, &lock, &token);
+                let of = u32::try_from(dests.len()).unwrap_or(u32::MAX);
                 self.emit(
                     out,
                     pid,
                     TraceKind::LockHeld {
-                        lock,
-                        token,
+                        lock: lock.clone(),
+                        token: token.clone(),
                         fence: None,
                         valid_until_us,
                     },
                 );
+                // A belief is accepted only where the nodes back it: the worker's token
+                // is the lock's value on a majority of its nodes now (a node that is
+                // down counts for it). Whatever the code says, a lock no node stores is
+                // no lock.
+                if on.saturating_mul(2) <= of {
+                    self.emit(out, pid, TraceKind::HeldUnbacked { lock, token, on, of });
+                }
             }
             LabAction::Released => {
                 l.releasing = l.token.take();
@@ -1091,6 +1101,29 @@ impl World {
                 self.emit(out, pid, TraceKind::CodeError { message, line, col });
             }
         }
+    }
+
+    /// How many of `dests` back `token` as `lock`'s value now: store it (by the node's own
+    /// clock), or are down. A node that is down grants the lock to nobody, so it does not
+    /// contradict the belief; one that is up and stores something else does.
+    fn nodes_holding(&mut self, dests: &[Dest], lock: &str, token: &str) -> u32 {
+        let mut on = 0;
+        for d in dests {
+            let node = match d {
+                Dest::Node(p) => *p,
+                Dest::Group(g) => self.groups[*g].master,
+            };
+            let down = !self.procs[node].alive;
+            if down
+                || self
+                    .node_keys(node)
+                    .iter()
+                    .any(|(k, v, _)| k == lock && v == token)
+            {
+                on += 1;
+            }
+        }
+        on
     }
 
     /// A worker that released moves on (acquires again, or is done): its release has

@@ -49,6 +49,7 @@ pub fn is_key_moment(m: &Model, at: usize) -> bool {
                 | TraceKind::Stalled { .. }
                 | TraceKind::CodeError { .. }
                 | TraceKind::LockKept { .. }
+                | TraceKind::HeldUnbacked { .. }
                 | TraceKind::ForeignDelete { .. }
                 | TraceKind::WriteAccepted { .. }
                 | TraceKind::WriteRejected { .. }

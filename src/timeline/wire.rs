@@ -138,6 +138,12 @@ pub enum KindWire {
         lock: String,
         token: String,
     },
+    HeldUnbacked {
+        lock: String,
+        token: String,
+        on: u32,
+        of: u32,
+    },
 }
 
 /// One event on the wire.

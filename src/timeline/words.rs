@@ -162,6 +162,14 @@ pub fn describe(m: &Model, e: &TraceEvent, lang: Lang) -> String {
             None => f("ev_code_error", &[("message", clip(message, 160))]),
         },
         TraceKind::LockKept { lock, .. } => f("ev_lock_kept", &[("lock", lock.clone())]),
+        TraceKind::HeldUnbacked { lock, on, of, .. } => f(
+            "ev_held_unbacked",
+            &[
+                ("lock", lock.clone()),
+                ("on", on.to_string()),
+                ("of", of.to_string()),
+            ],
+        ),
         TraceKind::ForeignDelete { key, owner, .. } => {
             f("ev_foreign_delete", &[("key", key.clone()), ("owner", n(*owner))])
         }
@@ -215,6 +223,7 @@ pub fn is_key_event(k: &TraceKind) -> bool {
             | TraceKind::CodeError { .. }
             | TraceKind::ForeignDelete { .. }
             | TraceKind::LockKept { .. }
+            | TraceKind::HeldUnbacked { .. }
             | TraceKind::Read { .. }
             | TraceKind::WorkSkipped { .. }
             | TraceKind::WriteAccepted { .. }

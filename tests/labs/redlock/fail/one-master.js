@@ -1,5 +1,6 @@
-// expect: all_done
-// A lock on the first master only: when that master goes down, nobody gets the lock again.
+// expect: mutual_exclusion
+// A lock on the first master only: 1 of 5 nodes is no majority, so each "held" is a
+// belief the nodes do not back (and when that master goes down, nobody gets the lock).
 import crypto from 'node:crypto';
 
 const RELEASE = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) end return 0`;
