@@ -180,7 +180,7 @@ fn a_link_to_a_scenario_opens_a_section_that_shows_it() {
 #[test]
 fn the_debate_and_its_sources_are_in_both_languages() {
     let sources = [
-        "https://redis.io/docs/latest/develop/use/patterns/distributed-locks/",
+        "https://redis.io/docs/latest/develop/clients/patterns/distributed-locks/",
         "https://martin.kleppmann.com/2016/02/08/how-to-do-distributed-locking.html",
         "http://antirez.com/news/101",
     ];

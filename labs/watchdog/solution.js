@@ -18,7 +18,7 @@ export function startWatchdog(redis, key, token, ttlMs) {
     // Count from when we SEND: Redis sets the new expiry a little later, never earlier.
     const sentAt = Date.now();
     try {
-      const reply = await redis.eval(EXTEND_SCRIPT, { keys: [key], arguments: [token, ttlMs] });
+      const reply = await redis.eval(EXTEND_SCRIPT, { keys: [key], arguments: [token, String(ttlMs)] });
       if (lost) return;
       if (reply === 1) {
         validUntil = Math.max(validUntil, sentAt + ttlMs);

@@ -14,7 +14,7 @@ export function startWatchdog(redis, key, token, ttlMs) {
   //     const script = `if redis.call('GET', KEYS[1]) == ARGV[1] then
   //                       return redis.call('PEXPIRE', KEYS[1], ARGV[2])
   //                     else return 0 end`;
-  //     const reply = await redis.eval(script, { keys: [key], arguments: [token, ttlMs] });
+  //     const reply = await redis.eval(script, { keys: [key], arguments: [token, String(ttlMs)] });
   //   Note the time BEFORE you send it: on a reply of 1, validUntil = that time + ttlMs.
   //   On 0 (or an error), the lock is gone: set lost, and stop extending (clearInterval).
   //     const timer = setInterval(async () => { ... }, ttlMs / 3);
