@@ -3,7 +3,8 @@
 //
 // JSON has no undefined, Date, BigInt or Error, and a call's arguments and results
 // need them, so those become tagged objects: {"$": "undefined"}, {"$": "date", "ms": N},
-// {"$": "bigint", "v": "5"}, {"$": "error", "ctor", "name", "message"}. No case uses
+// {"$": "bigint", "v": "5"}, {"$": "number", "v": "NaN"} (NaN, ±Infinity),
+// {"$": "error", "ctor", "name", "message"}. No case uses
 // "$" as a key of its own.
 
 /** A case's argument (as stored in the corpus) → the JavaScript value to pass. */
@@ -13,6 +14,7 @@ export function decodeArg(v) {
     if (v.$ === 'undefined') return undefined;
     if (v.$ === 'date') return new Date(v.ms);
     if (v.$ === 'bigint') return BigInt(v.v);
+    if (v.$ === 'number') return Number(v.v);
     const out = {};
     for (const [k, x] of Object.entries(v)) out[k] = decodeArg(x);
     return out;

@@ -19,6 +19,9 @@ import { fileURLToPath } from 'node:url';
 import { createClient } from 'redis';
 import { decodeArg, encode, outcome } from './codec.mjs';
 
+// A Date argument goes to the server as Date#toString(), which names the time zone.
+process.env.TZ = 'UTC';
+
 const OUT = fileURLToPath(new URL('./corpus.json', import.meta.url));
 const U = { $: 'undefined' }; // an argument passed explicitly as undefined
 const PXAT = 4102444800000; // 2100-01-01, so a recorded reply never depends on today
