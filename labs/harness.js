@@ -435,6 +435,14 @@
     return s;
   }
 
+  /** Bytes (a Buffer-like view) as one character per byte, as node-redis sends a Buffer. */
+  function bytesToBinary(view) {
+    const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+    let s = '';
+    for (let k = 0; k < bytes.length && k <= MAX_ARG_BYTES; k++) s += String.fromCharCode(bytes[k]);
+    return s;
+  }
+
   function bytesToBase64(bytes, url) {
     let s = '';
     for (let k = 0; k < bytes.length; k += 3) {
@@ -715,6 +723,9 @@
   /** Thrown into the process's own code when it must stop (too many actions, crash). */
   class ProcessOver extends Error {}
 
+  /** A Redis error reply, as node-redis v4 rejects with it (its name stays "Error"). */
+  class ErrorReply extends Error {}
+
   /**
    * createHarness({learnerFactory, driverFactory, functions, params, drain, locate}):
    * learnerFactory/driverFactory are the compiled wrappers (called with module,
@@ -832,16 +843,16 @@
       const strings = [];
       for (let k = 0; k < args.length; k++) {
         const v = args[k];
+        // As node-redis v4's encoder: strings and Buffers only. A number is refused,
+        // not turned into text: code that passes here must not throw in production.
         if (typeof v === 'string') strings.push(v);
-        else if ((typeof v === 'number' && Number.isFinite(v)) || typeof v === 'bigint') strings.push(String(v));
-        else {
-          return Promise.reject(new TypeError(`redis ${name}: argument ${k + 1} is ${v === null ? 'null' : typeof v}; ` +
-            'every argument must be a string or a number'));
-        }
+        else if (ArrayBuffer.isView(v)) strings.push(bytesToBinary(v));
+        else return Promise.reject(new TypeError('Invalid argument type'));
         if (utf8Length(strings[k]) > MAX_ARG_BYTES) {
           return Promise.reject(new RangeError(`redis ${name}: argument ${k + 1} is longer than 64 KiB`));
         }
       }
+      // node-redis sends an empty command and waits for ever; a lab says why instead.
       if (!strings.length) return Promise.reject(new TypeError('redis sendCommand needs at least the command name'));
       let settle;
       const promise = new Promise((resolve, reject) => { settle = { resolve, reject }; });
@@ -854,52 +865,89 @@
     }
 
     const replyBoolean = (v) => v === 1 || v === true;
+    /** node-redis v4's `keys`/`arguments` of EVAL and EVALSHA (a string's characters spread). */
     const scriptArgs = (opts) => {
-      const keys = (opts && opts.keys) || [];
-      const args = (opts && opts.arguments) || [];
-      return [String(keys.length), ...keys, ...args];
+      const out = [];
+      if (opts && opts.keys) out.push(opts.keys.length.toString(), ...opts.keys);
+      else out.push('0');
+      if (opts && opts.arguments) out.push(...opts.arguments);
+      return out;
     };
-    const keyList = (keys, more) => (Array.isArray(keys) ? keys : [keys, ...more]);
+    /** DEL, EXISTS, UNLINK: an array's items, or the first argument alone (as node-redis). */
+    const keyList = (keys) => (Array.isArray(keys) ? keys : [keys]);
+    /** A time node-redis turns into text with `toString()`, or a Date as ms or s. */
+    const atTime = (t, seconds) => (t instanceof Date || tagOf(t) === 'Date'
+      ? String(seconds ? Math.floor(t.getTime() / 1000) : t.getTime())
+      : t.toString());
+    /** SET's options in node-redis v4's order: one expiry (EX, PX, EXAT, PXAT, KEEPTTL), then NX or XX, then GET. */
+    function setArgs(key, value, o) {
+      const args = ['SET', key, typeof value === 'number' ? value.toString() : value];
+      if (o) {
+        if (o.EX !== undefined) args.push('EX', o.EX.toString());
+        else if (o.PX !== undefined) args.push('PX', o.PX.toString());
+        else if (o.EXAT !== undefined) args.push('EXAT', o.EXAT.toString());
+        else if (o.PXAT !== undefined) args.push('PXAT', o.PXAT.toString());
+        else if (o.KEEPTTL) args.push('KEEPTTL');
+        if (o.NX) args.push('NX');
+        else if (o.XX) args.push('XX');
+        if (o.GET) args.push('GET');
+      }
+      return args;
+    }
 
-    /** A client like node-redis v4, talking to the worker's node `node`. */
+    /** A client like node-redis v4 (tests/client-oracle holds it to the real one). */
     function makeClient(proc, node, timeoutMs) {
-      const send = (name, args, map) => {
+      // Arguments are read first; what throws there rejects, as in node-redis.
+      const send = (name, build, map) => {
+        let args;
+        try {
+          args = build();
+        } catch (err) {
+          return Promise.reject(err);
+        }
         const p = command(proc, node, timeoutMs, name, args);
         return map ? p.then(map) : p;
       };
       const client = {
-        sendCommand: (args) => send(String(Array.isArray(args) ? args[0] : ''), Array.isArray(args) ? args : [args]),
-        set(key, value, opts) {
-          const o = opts || {};
-          const args = ['SET', key, value];
-          if (o.NX) args.push('NX');
-          if (o.XX) args.push('XX');
-          if (o.EX !== undefined) args.push('EX', o.EX);
-          if (o.PX !== undefined) args.push('PX', o.PX);
-          if (o.EXAT !== undefined) args.push('EXAT', o.EXAT);
-          if (o.PXAT !== undefined) args.push('PXAT', o.PXAT);
-          if (o.KEEPTTL) args.push('KEEPTTL');
-          if (o.GET) args.push('GET');
-          return send('SET', args);
-        },
-        get: (key) => send('GET', ['GET', key]),
-        del: (keys, ...more) => send('DEL', ['DEL', ...keyList(keys, more)]),
-        exists: (keys, ...more) => send('EXISTS', ['EXISTS', ...keyList(keys, more)]),
-        incr: (key) => send('INCR', ['INCR', key]),
-        pExpire: (key, ms) => send('PEXPIRE', ['PEXPIRE', key, ms], replyBoolean),
-        expire: (key, s) => send('EXPIRE', ['EXPIRE', key, s], replyBoolean),
-        pTTL: (key) => send('PTTL', ['PTTL', key]),
-        eval: (script, opts) => send('EVAL', ['EVAL', script, ...scriptArgs(opts)]),
-        evalSha: (sha, opts) => send('EVALSHA', ['EVALSHA', sha, ...scriptArgs(opts)]),
-        scriptLoad: (script) => send('SCRIPT', ['SCRIPT', 'LOAD', script]),
-        setNX: (key, value) => send('SETNX', ['SETNX', key, value], replyBoolean),
-        ttl: (key) => send('TTL', ['TTL', key]),
+        sendCommand: (args) => send('sendCommand', () => {
+          const list = [];
+          for (let k = 0; k < args.length; k++) list.push(args[k]);
+          return list;
+        }),
+        set: (key, value, opts) => send('SET', () => setArgs(key, value, opts)),
+        get: (key) => send('GET', () => ['GET', key]),
+        del: (keys) => send('DEL', () => ['DEL', ...keyList(keys)]),
+        unlink: (keys) => send('UNLINK', () => ['UNLINK', ...keyList(keys)]),
+        exists: (keys) => send('EXISTS', () => ['EXISTS', ...keyList(keys)]),
+        incr: (key) => send('INCR', () => ['INCR', key]),
+        incrBy: (key, by) => send('INCRBY', () => ['INCRBY', key, by.toString()]),
+        decr: (key) => send('DECR', () => ['DECR', key]),
+        pExpire: (key, ms, mode) => send('PEXPIRE', () => ['PEXPIRE', key, ms.toString(), ...(mode ? [mode] : [])], replyBoolean),
+        expire: (key, s, mode) => send('EXPIRE', () => ['EXPIRE', key, s.toString(), ...(mode ? [mode] : [])], replyBoolean),
+        pExpireAt: (key, at, mode) => send('PEXPIREAT', () => ['PEXPIREAT', key, atTime(at, false), ...(mode ? [mode] : [])], replyBoolean),
+        expireAt: (key, at, mode) => send('EXPIREAT', () => ['EXPIREAT', key, atTime(at, true), ...(mode ? [mode] : [])], replyBoolean),
+        persist: (key) => send('PERSIST', () => ['PERSIST', key], replyBoolean),
+        pTTL: (key) => send('PTTL', () => ['PTTL', key]),
+        ttl: (key) => send('TTL', () => ['TTL', key]),
+        eval: (script, opts) => send('EVAL', () => ['EVAL', script, ...scriptArgs(opts)]),
+        evalSha: (sha, opts) => send('EVALSHA', () => ['EVALSHA', sha, ...scriptArgs(opts)]),
+        scriptLoad: (script) => send('SCRIPT', () => ['SCRIPT', 'LOAD', script]),
+        scriptExists: (shas) => send('SCRIPT', () => ['SCRIPT', 'EXISTS', ...keyList(shas)],
+          (v) => (Array.isArray(v) ? v.map(replyBoolean) : v)),
+        setNX: (key, value) => send('SETNX', () => ['SETNX', key, value], replyBoolean),
+        setEx: (key, s, value) => send('SETEX', () => ['SETEX', key, s.toString(), value]),
+        pSetEx: (key, ms, value) => send('PSETEX', () => ['PSETEX', key, ms.toString(), value]),
+        getDel: (key) => send('GETDEL', () => ['GETDEL', key]),
+        getSet: (key, value) => send('GETSET', () => ['GETSET', key, value]),
+        ping: (message) => send('PING', () => (message === undefined ? ['PING'] : ['PING', message])),
       };
       // node-redis v4 also names each command in capitals (client.SET, client.SCRIPT_LOAD).
       const capitals = {
-        SET: 'set', GET: 'get', DEL: 'del', EXISTS: 'exists', INCR: 'incr', PEXPIRE: 'pExpire',
-        EXPIRE: 'expire', PTTL: 'pTTL', TTL: 'ttl', EVAL: 'eval', EVALSHA: 'evalSha',
-        SCRIPT_LOAD: 'scriptLoad', SETNX: 'setNX',
+        SET: 'set', GET: 'get', DEL: 'del', UNLINK: 'unlink', EXISTS: 'exists', INCR: 'incr',
+        INCRBY: 'incrBy', DECR: 'decr', PEXPIRE: 'pExpire', EXPIRE: 'expire', PEXPIREAT: 'pExpireAt',
+        EXPIREAT: 'expireAt', PERSIST: 'persist', PTTL: 'pTTL', TTL: 'ttl', EVAL: 'eval',
+        EVALSHA: 'evalSha', SCRIPT_LOAD: 'scriptLoad', SCRIPT_EXISTS: 'scriptExists', SETNX: 'setNX',
+        SETEX: 'setEx', PSETEX: 'pSetEx', GETDEL: 'getDel', GETSET: 'getSet', PING: 'ping',
       };
       for (const [upper, lower] of Object.entries(capitals)) client[upper] = client[lower];
       // The learner's code receives it: it may not swap a method under the driver.
@@ -1027,7 +1075,7 @@
           if (!c) return;
           proc.commands.delete(id);
           if (typeof ev.error === 'string') {
-            const err = new Error(ev.error);
+            const err = new ErrorReply(ev.error);
             // Keep the frames of the call that sent the command (see `command`).
             if (typeof c.origin.stack === 'string') {
               const frames = c.origin.stack.replace(/^[^\n]*Error[^\n]*\n/, '');

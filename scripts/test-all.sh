@@ -26,6 +26,9 @@ cargo test
 step "the labs' JavaScript harness on its own (node labs/selftest.mjs)"
 node labs/selftest.mjs
 
+step "the labs' redis client against real node-redis v4 (the recorded client oracle)"
+node tests/client-oracle/replay.mjs
+
 # wasm-bindgen-test-runner gives a whole test file 20 s by default, then reports "might
 # have timed out": web_scenario's debug-build "Can this break?" runs (200 trials each)
 # passed that on a quiet machine and failed on a busy one. A ceiling, not a speed check.

@@ -3,7 +3,7 @@
 //! the world's lab workers, the attacks and the grade are tested on their own.
 //! `tests/labs_node.rs` runs the real JavaScript harness.
 
-use lockstep::sim::lab::{self, Check, CodeError, Host, Lab, LabAttack, LabAttackOp, LabSources};
+use lockstep::sim::lab::{self, Check, CodeError, Host, Lab, LabAttack, LabAttackOp, LabSources, StallPoint};
 use lockstep::sim::ViolationKind;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -300,6 +300,7 @@ fn a_pause_before_a_command_holds_the_command_until_the_resume() {
         worker: 0,
         command: 2,
         op: LabAttackOp::Pause { for_us: 700_000 },
+        at: StallPoint::Command,
     };
     let t = lab::run_once(&lab, &mut h, 3, vec![attack]).unwrap_or_else(|e| panic!("{e}"));
     let pause = t
@@ -334,6 +335,98 @@ fn a_pause_before_a_command_holds_the_command_until_the_resume() {
     assert!(t.passed(), "{:?}", t.violations());
 }
 
+/// A host that keeps every message it was sent.
+struct Recording<H: Host> {
+    inner: H,
+    sent: Vec<Value>,
+}
+
+impl<H: Host> Host for Recording<H> {
+    fn exchange(&mut self, message: &str) -> Result<String, CodeError> {
+        self.sent
+            .push(serde_json::from_str(message).unwrap_or(Value::Null));
+        self.inner.exchange(message)
+    }
+}
+
+#[test]
+fn a_pause_as_a_timer_fires_runs_its_callback_after_the_resume_by_the_later_clock() {
+    let lab = lab_named("set-nx");
+    let mut h = Recording {
+        inner: FakeHarness::new(Acquire::SetNxPx, Release::Lua),
+        sent: Vec::new(),
+    };
+    let attack = LabAttack {
+        worker: 0,
+        command: 1,
+        op: LabAttackOp::Pause { for_us: 700_000 },
+        at: StallPoint::Timer,
+    };
+    let t = lab::run_once(&lab, &mut h, 3, vec![attack]).unwrap_or_else(|e| panic!("{e}"));
+    let a = t.names.iter().position(|n| n == "A").unwrap_or(usize::MAX) as u64;
+    let at = |kind: fn(&lockstep::sim::TraceKind) -> bool| {
+        t.trace
+            .iter()
+            .find(|e| u64::from(e.pid) == a && kind(&e.kind))
+            .map(|e| e.t_us)
+            .unwrap_or_else(|| panic!("no such event for A"))
+    };
+    let paused = at(|k| matches!(k, lockstep::sim::TraceKind::Pause));
+    let resumed = at(|k| matches!(k, lockstep::sim::TraceKind::Resume));
+    assert_eq!(resumed - paused, 700_000);
+    // A's first timer (its work, 40 ms after the lock) reaches its code only after the
+    // resume, and its clock then reads the resume's time, not the time the timer was due.
+    let first_timer = h
+        .sent
+        .iter()
+        .find(|m| m["pid"] == a && m["ev"]["kind"] == "timer")
+        .unwrap_or_else(|| panic!("A's timer never fired"));
+    let now_ms = first_timer["now_ms"].as_f64().unwrap_or(0.0);
+    assert!(
+        now_ms * 1000.0 >= resumed as f64,
+        "the callback ran at {now_ms} ms, the resume was at {resumed} µs"
+    );
+    assert_eq!(t.attacks.len(), 1);
+    assert!(t.attacks[0].label(&t.names).contains("as its 1st timer fires"));
+}
+
+#[test]
+fn a_crash_as_a_reply_arrives_loses_the_reply_with_the_process() {
+    // A's SET succeeds on the node, but A dies as the reply arrives: its code never
+    // learns it holds the lock, and says nothing; the key frees itself at its TTL.
+    let lab = lab_named("set-nx");
+    let mut h = FakeHarness::new(Acquire::SetNxPx, Release::Lua);
+    let attack = LabAttack {
+        worker: 0,
+        command: 1,
+        op: LabAttackOp::Crash {
+            restart_after_us: None,
+        },
+        at: StallPoint::Reply,
+    };
+    let t = lab::run_once(&lab, &mut h, 3, vec![attack]).unwrap_or_else(|e| panic!("{e}"));
+    let a = t.names.iter().position(|n| n == "A").unwrap_or(usize::MAX) as u32;
+    let crash = t
+        .trace
+        .iter()
+        .find(|e| e.pid == a && matches!(e.kind, lockstep::sim::TraceKind::Crash))
+        .map(|e| e.t_us)
+        .unwrap_or_else(|| panic!("A never crashed"));
+    let a_held = t
+        .trace
+        .iter()
+        .any(|e| e.pid == a && matches!(e.kind, lockstep::sim::TraceKind::LockHeld { .. }));
+    assert!(
+        !a_held,
+        "A's code never saw the SET's reply, so it never said it held the lock"
+    );
+    let b_held_after = t
+        .trace
+        .iter()
+        .any(|e| e.pid != a && e.t_us > crash && matches!(e.kind, lockstep::sim::TraceKind::LockHeld { .. }));
+    assert!(b_held_after, "A's key expired and another worker got the lock");
+}
+
 #[test]
 fn a_write_in_flight_when_its_writer_crashes_is_judged_by_the_key_not_by_the_crash() {
     // A writes, then crashes before its extension (its 2nd command), its lock still valid
@@ -348,6 +441,7 @@ fn a_write_in_flight_when_its_writer_crashes_is_judged_by_the_key_not_by_the_cra
         op: LabAttackOp::Crash {
             restart_after_us: None,
         },
+        at: StallPoint::Command,
     };
     let t = lab::run_once(&lab, &mut h, 3, vec![attack]).unwrap_or_else(|e| panic!("{e}"));
     let a = t.names.iter().position(|n| n == "A").unwrap_or(usize::MAX) as u32;
@@ -576,11 +670,13 @@ fn a_second_pause_while_catching_up_keeps_what_arrived_during_the_first() {
             worker: 0,
             command: 3,
             op: LabAttackOp::Pause { for_us: 100_000 },
+            at: StallPoint::Command,
         },
         LabAttack {
             worker: 0,
             command: 3,
             op: LabAttackOp::Pause { for_us: 200_000 },
+            at: StallPoint::Command,
         },
     ];
     let t = lab::run_once(&lab, &mut h, 5, attacks).unwrap_or_else(|e| panic!("{e}"));

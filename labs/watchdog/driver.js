@@ -31,10 +31,12 @@ async function takeLock(lab, key, ttlMs, retryMs) {
   for (;;) {
     // Unique per worker, job and life (drawn from lab.random, not from your stream).
     const token = `${lab.worker}-${lab.random().toString(36).slice(2)}${lab.random().toString(36).slice(2)}`;
+    // Read before sending: the key lives at least until sentAt + ttlMs by our clock.
+    const sentAt = Date.now();
     if ((await lab.redis.set(key, token, { NX: true, PX: ttlMs })) === 'OK') {
       // Until null: with a watchdog the belief lasts until we release or learn of a loss.
       lab.held(token, null);
-      return token;
+      return { token, sentAt };
     }
     lab.failed('the lock was taken');
     await lab.sleep(uniform(lab, retryMs));
@@ -49,9 +51,9 @@ async function worker(lab) {
   const name = 'ABCDEFGH'[lab.worker] || String(lab.worker);
 
   for (let job = 0; job < jobs; ) {
-    const token = await takeLock(lab, key, ttlMs, retryMs);
+    const { token, sentAt } = await takeLock(lab, key, ttlMs, retryMs);
     // `await` also accepts a watchdog that startWatchdog returns through a promise.
-    const watchdog = await startWatchdog(redis, key, token, ttlMs);
+    const watchdog = await startWatchdog(redis, key, token, ttlMs, sentAt);
 
     let lost = false;
     for (let step = 1; step <= steps; step++) {

@@ -8,10 +8,10 @@ else
   return 0
 end`;
 
-export function startWatchdog(redis, key, token, ttlMs) {
-  // The lock is surely ours until validUntil by our clock. The SET was sent a little
-  // before this call, so count from now (the driver keeps a margin for the gap).
-  let validUntil = Date.now() + ttlMs;
+export function startWatchdog(redis, key, token, ttlMs, setSentAt) {
+  // The lock is surely ours until validUntil by our clock: the SET's TTL, counted from
+  // when it was sent (not from now: the process may have stalled since).
+  let validUntil = setSentAt + ttlMs;
   let lost = false;
 
   async function extend() {

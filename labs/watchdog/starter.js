@@ -4,8 +4,9 @@
 // LONGER than that. Keep the lock alive while it works, and tell the worker, before
 // each write, how long the lock is surely still its own.
 
-export function startWatchdog(redis, key, token, ttlMs) {
-  // TODO 1: the lock is surely ours until this time, by our clock.
+export function startWatchdog(redis, key, token, ttlMs, setSentAt) {
+  // TODO 1: the lock is surely ours until this time, by our clock. Count the TTL from
+  //   when the SET was sent (setSentAt), not from now: the process may have stalled since.
   let validUntil = Date.now() + ttlMs;
   let lost = false;
 

@@ -100,13 +100,49 @@ pub enum LabAction {
     },
 }
 
-/// An attack on a lab worker, struck just before it sends its `command`-th command
-/// (1-based, counted per incarnation).
+/// An attack on a lab worker, struck at its `command`-th stall point of kind `at`
+/// (1-based, counted per incarnation): just before it sends a command, as a timer's
+/// callback starts, or as an awaited reply resumes its code.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LabAttack {
     pub worker: u32,
     pub command: u32,
     pub op: LabAttackOp,
+    #[serde(default)]
+    pub at: StallPoint,
+}
+
+/// Where a Node process can stall: wherever its thread runs again.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StallPoint {
+    /// Just before it sends a command.
+    #[default]
+    Command,
+    /// As a timer's callback starts (before it reads the clock).
+    Timer,
+    /// As a reply (from Redis or the resource) resumes the code that awaited it.
+    Reply,
+}
+
+impl StallPoint {
+    fn from_name(s: &str) -> Option<StallPoint> {
+        match s {
+            "command" => Some(StallPoint::Command),
+            "timer" => Some(StallPoint::Timer),
+            "reply" => Some(StallPoint::Reply),
+            _ => None,
+        }
+    }
+
+    /// "before its 2nd command", "as its 2nd timer fires", "as its 2nd reply arrives".
+    fn words(self, nth: &str) -> String {
+        match self {
+            StallPoint::Command => format!("before its {nth} command"),
+            StallPoint::Timer => format!("as its {nth} timer fires"),
+            StallPoint::Reply => format!("as its {nth} reply arrives"),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -128,21 +164,18 @@ impl LabAttack {
             .get(self.worker as usize)
             .cloned()
             .unwrap_or_else(|| format!("worker {}", self.worker));
-        let nth = ordinal(self.command);
+        let at = self.at.words(&ordinal(self.command));
         match &self.op {
             LabAttackOp::Pause { for_us } => {
-                format!("{who} pauses {} ms before its {nth} command", fmt_ms(*for_us))
+                format!("{who} pauses {} ms {at}", fmt_ms(*for_us))
             }
             LabAttackOp::Crash {
                 restart_after_us: Some(d),
-            } => format!(
-                "{who} crashes before its {nth} command and restarts {} ms later",
-                fmt_ms(*d)
-            ),
+            } => format!("{who} crashes {at} and restarts {} ms later", fmt_ms(*d)),
             LabAttackOp::Crash {
                 restart_after_us: None,
             } => {
-                format!("{who} crashes before its {nth} command")
+                format!("{who} crashes {at}")
             }
             LabAttackOp::NodeDown { node, at_us } => {
                 format!(
@@ -269,13 +302,21 @@ fn default_trials() -> u32 {
     200
 }
 
+fn default_points() -> Vec<String> {
+    vec!["command".to_string()]
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct AttackFile {
     /// `pause`, `crash`.
     ops: Vec<String>,
-    /// Attacks strike before one of a worker's first `max_command` commands.
+    /// Attacks strike at one of a worker's first `max_command` stall points of a kind.
     max_command: u32,
+    /// The kinds of stall points attacks strike at: `command` (the default), `timer`,
+    /// `reply`.
+    #[serde(default = "default_points")]
+    points: Vec<String>,
     pause_ms: [f64; 2],
     restart_ms: [f64; 2],
     /// How many attacks a trial draws: `[lo, hi]`.
@@ -299,6 +340,8 @@ struct RunAttack {
     command: u32,
     op: String,
     ms: f64,
+    #[serde(default)]
+    at: Option<String>,
 }
 
 /// A lab, ready to run.
@@ -323,6 +366,7 @@ pub struct Lab {
     /// Attacks of the fixed run ("Run").
     pub run_attacks: Vec<LabAttack>,
     attack_ops: Vec<String>,
+    attack_points: Vec<StallPoint>,
     max_command: u32,
     pause_us: (u64, u64),
     restart_us: (u64, u64),
@@ -543,6 +587,22 @@ impl Lab {
                 "max_command ≥ 1 and per_trial [lo, hi] with lo ≤ hi ≤ 8".into(),
             ));
         }
+        let point = |name: &str, field: &str| {
+            StallPoint::from_name(name).ok_or_else(|| {
+                bad(
+                    field,
+                    format!("`{name}` is not a stall point (command, timer, reply)"),
+                )
+            })
+        };
+        let attack_points = a
+            .points
+            .iter()
+            .map(|p| point(p, "attacks.points"))
+            .collect::<Result<Vec<_>, _>>()?;
+        if attack_points.is_empty() {
+            return Err(bad("attacks.points", "needs at least one stall point".into()));
+        }
         let pause_us = ms_pair(&file, text, "attacks.pause_ms", a.pause_ms)?;
         let restart_us = ms_pair(&file, text, "attacks.restart_ms", a.restart_ms)?;
         let node_down_us = match a.node_down_at_ms {
@@ -587,10 +647,15 @@ impl Lab {
                     ))
                 }
             };
+            let at = match &r.at {
+                Some(name) => point(name, "run.attacks.at")?,
+                None => StallPoint::Command,
+            };
             run_attacks.push(LabAttack {
                 worker: r.worker,
                 command: r.command,
                 op,
+                at,
             });
         }
         let params = Value::Object(f.params.into_iter().collect());
@@ -610,6 +675,7 @@ impl Lab {
             solution: src.solution.to_string(),
             run_attacks,
             attack_ops: a.ops.clone(),
+            attack_points,
             max_command: a.max_command,
             pause_us,
             restart_us,
@@ -650,7 +716,18 @@ impl Lab {
         for _ in 0..n {
             let worker = rng.range_u64(0, u64::from(self.workers)) as u32;
             let command = rng.range_u64(1, u64::from(self.max_command) + 1) as u32;
-            if out.iter().any(|a| a.worker == worker && a.command == command) {
+            // Drawn only where a lab has several kinds: one kind draws what it always did.
+            let at = match self.attack_points.as_slice() {
+                [one] => *one,
+                kinds => {
+                    let k = rng.range_u64(0, kinds.len() as u64) as usize;
+                    kinds.get(k).copied().unwrap_or_default()
+                }
+            };
+            if out
+                .iter()
+                .any(|a| a.worker == worker && a.command == command && a.at == at)
+            {
                 continue;
             }
             let i = rng.range_u64(0, self.attack_ops.len() as u64) as usize;
@@ -666,7 +743,12 @@ impl Lab {
                     for_us: rng.range_u64(self.pause_us.0, self.pause_us.1 + 1),
                 },
             };
-            out.push(LabAttack { worker, command, op });
+            out.push(LabAttack {
+                worker,
+                command,
+                op,
+                at,
+            });
         }
         out
     }

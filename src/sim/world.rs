@@ -20,7 +20,7 @@ pub(crate) use plan::validate;
 use super::client::{Action, Client, ClientCtx, Dest, Input, ResOp, ResReply, Timer};
 use super::clock::Clock;
 use super::fact::{Comeback, Message, Reason, Role};
-use super::lab::{LabAction, LabAttack, LabAttackOp, LabEvent, LabInput};
+use super::lab::{LabAction, LabAttack, LabAttackOp, LabEvent, LabInput, StallPoint};
 use super::rng::{sub_seed, SimRng};
 use super::scenario::{Algorithm, Fencing, Persistence, Scenario, MAX_TIME_MS};
 use super::trace::{TraceEvent, TraceKind, TraceLevel};
@@ -233,6 +233,12 @@ struct LabProc {
     waiting: BTreeSet<u64>,
     /// Commands this incarnation has sent (attacks strike before the k-th).
     sent: u32,
+    /// Timer callbacks and awaited replies that reached it (attacks strike as the k-th
+    /// of either arrives).
+    timers_fired: u32,
+    replies_seen: u32,
+    /// The inputs a stall struck at: delivered when the worker resumes, at that time.
+    stalled: Vec<LabEvent>,
     /// Actions held back by a pause that struck between two commands.
     deferred: Vec<LabAction>,
     /// Inputs that reached the runner's queue for this worker after it was paused.
@@ -248,6 +254,9 @@ impl LabProc {
         self.token = None;
         self.waiting.clear();
         self.sent = 0;
+        self.timers_fired = 0;
+        self.replies_seen = 0;
+        self.stalled.clear();
         self.deferred.clear();
         self.held.clear();
         self.over = false;
@@ -388,6 +397,9 @@ impl World {
                     token: None,
                     waiting: BTreeSet::new(),
                     sent: 0,
+                    timers_fired: 0,
+                    replies_seen: 0,
+                    stalled: Vec::new(),
                     deferred: Vec::new(),
                     held: Vec::new(),
                     over: false,
@@ -867,19 +879,78 @@ impl World {
     }
 
     fn lab_queue_input(&mut self, pid: Pid, ev: LabEvent) {
-        let p = &self.procs[pid];
-        let Kind::Lab(l) = &p.kind else { return };
-        if l.over {
-            return;
+        if let Some(input) = self.lab_input_now(pid, ev) {
+            self.lab_queue.push_back(input);
         }
-        let input = LabInput {
+    }
+
+    /// `ev` for lab worker `pid`, stamped with its clock now (None once it is over).
+    fn lab_input_now(&self, pid: Pid, ev: LabEvent) -> Option<LabInput> {
+        let p = &self.procs[pid];
+        let Kind::Lab(l) = &p.kind else { return None };
+        if l.over {
+            return None;
+        }
+        Some(LabInput {
             pid,
             worker: l.worker,
             inc: p.inc,
             now_local_us: p.clock.local_us(self.now_us),
             ev,
+        })
+    }
+
+    /// An input for lab worker `pid`, unless an attack strikes as it arrives: a timer's
+    /// callback about to start, or a reply about to resume the code that awaited it.
+    /// A pause keeps the input for the worker's resume (it then runs, late, by a clock
+    /// that moved on); a crash loses it with the process.
+    fn lab_input(&mut self, pid: Pid, ev: LabEvent, out: &mut Vec<TraceEvent>) {
+        let at = match ev {
+            LabEvent::Timer { .. } => StallPoint::Timer,
+            LabEvent::Reply { .. } | LabEvent::Resource { .. } | LabEvent::Timeout { .. } => {
+                StallPoint::Reply
+            }
+            _ => return self.lab_queue_input(pid, ev),
         };
-        self.lab_queue.push_back(input);
+        let Kind::Lab(l) = &mut self.procs[pid].kind else {
+            return;
+        };
+        if l.over {
+            return;
+        }
+        let k = if at == StallPoint::Timer {
+            l.timers_fired = l.timers_fired.saturating_add(1);
+            l.timers_fired
+        } else {
+            l.replies_seen = l.replies_seen.saturating_add(1);
+            l.replies_seen
+        };
+        let worker = l.worker;
+        let strike = self
+            .lab_attacks
+            .iter()
+            .position(|x| x.worker == worker && x.command == k && x.at == at);
+        let Some(i) = strike else {
+            return self.lab_queue_input(pid, ev);
+        };
+        let attack = self.lab_attacks.remove(i);
+        let now = self.now_us;
+        match attack.op {
+            LabAttackOp::Crash { restart_after_us } => {
+                self.fault(Fault::Crash(pid), out);
+                if let Some(d) = restart_after_us {
+                    self.schedule(now + d, Ev::Fault(Fault::Restart(pid)));
+                }
+            }
+            LabAttackOp::Pause { for_us } => {
+                self.fault(Fault::Pause(pid), out);
+                self.schedule(now + for_us, Ev::Fault(Fault::Resume(pid)));
+                if let Kind::Lab(l) = &mut self.procs[pid].kind {
+                    l.stalled.push(ev);
+                }
+            }
+            LabAttackOp::NodeDown { .. } => self.lab_queue_input(pid, ev),
+        }
     }
 
     /// Was command `req` of lab worker `pid` still waiting (then it is not any more)?
@@ -912,7 +983,7 @@ impl World {
             }
             _ => return,
         };
-        self.lab_queue_input(pid, ev);
+        self.lab_input(pid, ev, out);
     }
 
     /// Carry out what lab worker `pid` (incarnation `inc`) did with its last input.
@@ -941,7 +1012,10 @@ impl World {
                 let k = l.sent + 1;
                 let worker = l.worker;
                 let strike = self.lab_attacks.iter().position(|x| {
-                    x.worker == worker && x.command == k && !matches!(x.op, LabAttackOp::NodeDown { .. })
+                    x.worker == worker
+                        && x.command == k
+                        && x.at == StallPoint::Command
+                        && !matches!(x.op, LabAttackOp::NodeDown { .. })
                 });
                 if let Some(i) = strike {
                     let attack = self.lab_attacks.remove(i);
@@ -1185,8 +1259,12 @@ impl World {
     /// first, then what reached the runner's queue for it meanwhile.
     fn lab_resume(&mut self, pid: Pid, out: &mut Vec<TraceEvent>) {
         let inc = self.procs[pid].inc;
-        let (deferred, held) = match &mut self.procs[pid].kind {
-            Kind::Lab(l) => (std::mem::take(&mut l.deferred), std::mem::take(&mut l.held)),
+        let (deferred, held, stalled) = match &mut self.procs[pid].kind {
+            Kind::Lab(l) => (
+                std::mem::take(&mut l.deferred),
+                std::mem::take(&mut l.held),
+                std::mem::take(&mut l.stalled),
+            ),
             _ => return,
         };
         if !deferred.is_empty() {
@@ -1194,6 +1272,12 @@ impl World {
         }
         for input in held.into_iter().rev() {
             self.lab_queue.push_front(input);
+        }
+        // What the stall struck at runs first, by the clock as it reads now.
+        for ev in stalled.into_iter().rev() {
+            if let Some(input) = self.lab_input_now(pid, ev) {
+                self.lab_queue.push_front(input);
+            }
         }
     }
 
@@ -1257,7 +1341,7 @@ impl World {
                 Input::Res { req, reply } => LabEvent::Resource { id: req, reply },
                 Input::Timer(t) => return self.lab_timer(pid, t, out),
             };
-            self.lab_queue_input(pid, ev);
+            self.lab_input(pid, ev, out);
             return;
         }
         let now = self.now_us;

@@ -18,7 +18,7 @@ use crate::lesson::progress::LabProgress;
 use crate::lesson::route::{hash_with_state, query_param};
 #[cfg(feature = "page-engine")]
 use crate::sim::lab::TrialResult;
-use crate::sim::lab::{self, CodeError, Lab, LabAttack, LabAttackOp};
+use crate::sim::lab::{self, CodeError, Lab, LabAttack, LabAttackOp, StallPoint};
 use crate::sim::lab_seq::{self, Draw};
 use crate::sim::Violation;
 use crate::timeline::{self, Model};
@@ -300,16 +300,22 @@ fn attack_text(a: &LabAttack, names: &[String], lang: Lang) -> String {
     let t = Texts::new(lang);
     let who = names.get(a.worker as usize).cloned().unwrap_or_default();
     let nth = ordinal(a.command, lang);
+    let at_key = match a.at {
+        StallPoint::Command => "lab_at_command",
+        StallPoint::Timer => "lab_at_timer",
+        StallPoint::Reply => "lab_at_reply",
+    };
+    let at = t.fmt(at_key, &[("nth", nth)]);
     match &a.op {
         LabAttackOp::Pause { for_us } => t.fmt(
             "lab_attack_pause",
-            &[("who", who), ("nth", nth), ("ms", ms_text(*for_us))],
+            &[("who", who), ("at", at), ("ms", ms_text(*for_us))],
         ),
         LabAttackOp::Crash { restart_after_us } => t.fmt(
             "lab_attack_crash",
             &[
                 ("who", who),
-                ("nth", nth),
+                ("at", at),
                 ("ms", ms_text(restart_after_us.unwrap_or(0))),
             ],
         ),

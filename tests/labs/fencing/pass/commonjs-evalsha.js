@@ -11,7 +11,7 @@ let sha = null;
 
 async function acquire(redis, key, ttlMs) {
   const token = randomUUID();
-  const options = { keys: [key, key + ':fence'], arguments: [token, ttlMs] };
+  const options = { keys: [key, key + ':fence'], arguments: [token, String(ttlMs)] };
   let fence;
   try {
     sha = sha || (await redis.scriptLoad(ACQUIRE));

@@ -4,9 +4,9 @@ const EXTEND =
   "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end";
 
 class Watchdog {
-  constructor(redis, key, token, ttlMs) {
+  constructor(redis, key, token, ttlMs, setSentAt) {
     Object.assign(this, { redis, key, token, ttlMs });
-    this.validUntil = Date.now() + ttlMs;
+    this.validUntil = setSentAt + ttlMs;
     this.stopped = false;
     this.sha = null;
     this.arm();
@@ -44,4 +44,5 @@ class Watchdog {
   }
 }
 
-module.exports.startWatchdog = (redis, key, token, ttlMs) => new Watchdog(redis, key, token, ttlMs);
+module.exports.startWatchdog = (redis, key, token, ttlMs, setSentAt) =>
+  new Watchdog(redis, key, token, ttlMs, setSentAt);

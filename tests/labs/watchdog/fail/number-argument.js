@@ -1,0 +1,51 @@
+// expect: all_done
+// The reference solution as it was: a number in `arguments`. Real node-redis v4 rejects it
+// (`TypeError: Invalid argument type`), so every renewal fails, the watchdog reports the
+// lock lost at the first one, and no job ever gets its work done.
+
+// Extend only if the key still holds our token: GET, compare and PEXPIRE in one step.
+const EXTEND_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+else
+  return 0
+end`;
+
+export function startWatchdog(redis, key, token, ttlMs) {
+  // The lock is surely ours until validUntil by our clock. The SET was sent a little
+  // before this call, so count from now (the driver keeps a margin for the gap).
+  let validUntil = Date.now() + ttlMs;
+  let lost = false;
+
+  async function extend() {
+    // Count from when we SEND: Redis sets the new expiry a little later, never earlier.
+    const sentAt = Date.now();
+    try {
+      const reply = await redis.eval(EXTEND_SCRIPT, { keys: [key], arguments: [token, ttlMs] });
+      if (lost) return;
+      if (reply === 1) {
+        validUntil = Math.max(validUntil, sentAt + ttlMs);
+      } else {
+        lost = true; // 0: the key expired or is someone else's now
+        clearInterval(timer);
+      }
+    } catch (err) {
+      lost = true; // no answer: we cannot know, so we must assume the worst
+      clearInterval(timer);
+    }
+  }
+
+  const timer = setInterval(extend, ttlMs / 3);
+
+  return {
+    // How many ms the lock is surely still ours. A stall (GC, VM pause) moves the clock
+    // on: after a long one this is 0 even before the overdue extension gets its answer.
+    remainingMs() {
+      return lost ? 0 : Math.max(0, validUntil - Date.now());
+    },
+    stop() {
+      lost = true;
+      clearInterval(timer);
+    },
+  };
+}
