@@ -85,11 +85,21 @@ async fn the_naive_release_is_broken_on_the_timeline_and_the_fix_holds() {
         .iter()
         .filter_map(|e| e.text_content())
         .collect();
+    // A broken check says what happened, not the rule it broke.
     assert!(
         broken
             .iter()
-            .any(|b| b.contains("no release deleted another worker's lock")),
+            .any(|b| b.contains("broken: a release deleted another worker's lock")),
         "{broken:?}"
+    );
+    assert!(!broken.iter().any(|b| b.contains("broken: no ")), "{broken:?}");
+    let held: Vec<String> = query_all(&p, ".lab-checks li.held")
+        .iter()
+        .filter_map(|e| e.text_content())
+        .collect();
+    assert!(
+        held.iter().any(|h| h.contains("held: every worker finished its jobs")),
+        "{held:?}"
     );
     // The run is drawn, the cursor sits on the release that deleted someone else's key,
     // and the URL names the trial so the link replays it.

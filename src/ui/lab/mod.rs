@@ -292,6 +292,12 @@ fn ordinal(n: u32, lang: Lang) -> String {
     }
 }
 
+/// What a check says: its rule when it held ("no release deleted another worker's
+/// lock"), what happened when it broke ("a release deleted another worker's lock").
+fn check_words(t: &Texts, name: &str, held: bool) -> String {
+    t.t(&format!("lab_{}_{name}", if held { "check" } else { "broke" }))
+}
+
 fn ms_text(us: u64) -> String {
     format!("{}", us / 1000)
 }
@@ -1067,7 +1073,7 @@ fn result_view(
                     <li class={if *ok { "held" } else { "broken" }}>
                         <span aria-hidden="true">{ if *ok { "✓ " } else { "✗ " } }</span>
                         <strong>{ if *ok { t.t("lab_check_held") } else { t.t("lab_check_broken") } }</strong>
-                        { ": " }{ t.t(&format!("lab_check_{name}")) }
+                        { ": " }{ check_words(&t, name, *ok) }
                     </li>
                 }) }
             </ul>
