@@ -211,6 +211,8 @@ async fn injecting_a_crash_forks_the_timeline() {
     let pp = p.clone();
     wait_until("a crash mark on the timeline", move || crash_marks(&pp) == 1).await;
     assert!(query(&p, "button.undo-fork").is_some());
+    // One change, said in words: no "change(s)".
+    assert_eq!(text(&p, "button.undo-fork"), "Undo fork (1 change)");
     // With its only node down from the cursor on, nobody can take the lock again.
     let bands_after = query_all(&p, "svg .band").len();
     assert!(bands_after < bands_before, "{bands_before} → {bands_after}");

@@ -76,8 +76,17 @@ pub fn head(props: &HeadProps) -> Html {
                 if let Some(bad) = &s.seed_error { <span class="hint seed-error" role="alert">{ tx.fmt("sc_bad_seed", &[("seed", bad.clone())]) }</span> }
             }
             if !s.injections.is_empty() {
-                <button type="button" class="undo-fork" onclick={on_undo}>{ tx.fmt("sc_undo_fork", &[("n", s.injections.len().to_string())]) }</button>
+                <button type="button" class="undo-fork" onclick={on_undo}>{ undo_label(&tx, s.injections.len()) }</button>
             }
         </div>
+    }
+}
+
+/// "Undo fork (1 change)", "Undo fork (3 changes)".
+fn undo_label(tx: &Texts, changes: usize) -> String {
+    if changes == 1 {
+        tx.t("sc_undo_fork_one")
+    } else {
+        tx.fmt("sc_undo_fork", &[("n", changes.to_string())])
     }
 }
