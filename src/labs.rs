@@ -86,6 +86,10 @@ fn with_sources(
 #[cfg(not(target_arch = "wasm32"))]
 pub use node::*;
 
+/// `lockstep lab grade`: a class's files, graded in parallel.
+#[cfg(not(target_arch = "wasm32"))]
+pub mod grade;
+
 #[cfg(not(target_arch = "wasm32"))]
 mod node {
     use super::*;
@@ -371,7 +375,7 @@ mod node {
     }
 
     /// A lab of the pack at `pack` (checked as `check-pack` does), or a built-in one.
-    fn find_in_pack(pack: &str, id: &str) -> Result<Lab, String> {
+    pub(crate) fn find_in_pack(pack: &str, id: &str) -> Result<Lab, String> {
         let p = crate::lesson::pack::load_dir(pack).map_err(|errors| {
             let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
             format!(

@@ -98,7 +98,8 @@ async fn the_naive_release_is_broken_on_the_timeline_and_the_fix_holds() {
         .filter_map(|e| e.text_content())
         .collect();
     assert!(
-        held.iter().any(|h| h.contains("held: every worker finished its jobs")),
+        held.iter()
+            .any(|h| h.contains("held: every worker finished its jobs")),
         "{held:?}"
     );
     // The run is drawn, the cursor sits on the release that deleted someone else's key,

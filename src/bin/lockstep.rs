@@ -95,6 +95,30 @@ mod cli {
             #[arg(long)]
             pack: Option<String>,
         },
+        /// Grade a class's files: every file (or every .js/.mjs/.cjs in each folder) with
+        /// the same seed, each in its own sandboxed Node host, on all cores. One line per
+        /// file: the verdict, the broken checks, the trial that breaks it and its replay
+        /// command. Exit 0: every file passed; 1: a file failed; 2: nothing was graded.
+        Grade {
+            lab: String,
+            #[arg(required = true)]
+            paths: Vec<String>,
+            /// Trials per file (default: the lab's own, 200).
+            #[arg(long, allow_hyphen_values = true)]
+            trials: Option<String>,
+            /// Seed (decimal or 0x hex); a fresh one is drawn and printed when absent.
+            #[arg(long, allow_hyphen_values = true)]
+            seed: Option<String>,
+            /// table (default), csv, json or junit.
+            #[arg(long, default_value = "table")]
+            format: String,
+            /// A lesson pack whose own labs can be graded.
+            #[arg(long)]
+            pack: Option<String>,
+            /// Files graded at once (default: the machine's cores).
+            #[arg(long)]
+            jobs: Option<usize>,
+        },
     }
 
     fn lab(command: LabCommand) -> ExitCode {
@@ -155,7 +179,74 @@ mod cli {
                 }
                 ExitCode::from(code)
             }
+            LabCommand::Grade {
+                lab,
+                paths,
+                trials,
+                seed,
+                format,
+                pack,
+                jobs,
+            } => grade(&lab, &paths, trials, seed, &format, pack, jobs),
         }
+    }
+
+    fn grade(
+        lab: &str,
+        paths: &[String],
+        trials: Option<String>,
+        seed: Option<String>,
+        format: &str,
+        pack: Option<String>,
+        jobs: Option<usize>,
+    ) -> ExitCode {
+        use lockstep::labs::grade::{grade_command, Format, GradeRequest};
+        use lockstep::sim::cli::parse_u64;
+        let parsed = (|| -> Result<(u64, Option<u32>, Format), String> {
+            let seed = match seed.as_deref() {
+                Some(s) => parse_u64("--seed", s)?,
+                None => fresh_seed(),
+            };
+            let trials = match trials.as_deref() {
+                Some(t) => match u32::try_from(parse_u64("--trials", t)?) {
+                    Ok(n) if (1..=lockstep::sim::lab::MAX_TRIALS).contains(&n) => Some(n),
+                    _ => {
+                        return Err(format!(
+                            "--trials: between 1 and {}",
+                            lockstep::sim::lab::MAX_TRIALS
+                        ))
+                    }
+                },
+                None => None,
+            };
+            let format = Format::from_name(format)
+                .ok_or_else(|| format!("--format: `{format}` is not table, csv, json or junit"))?;
+            Ok((seed, trials, format))
+        })();
+        let (seed, trials, format) = match parsed {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("lockstep lab grade: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let (text, code) = grade_command(&GradeRequest {
+            lab,
+            paths,
+            seed,
+            trials,
+            format,
+            pack: pack.as_deref(),
+            jobs: jobs.unwrap_or(cores).max(1),
+        });
+        use std::io::Write as _;
+        if code == 2 && text.starts_with("lockstep lab grade:") {
+            eprint!("{text}");
+        } else {
+            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+        }
+        ExitCode::from(code)
     }
 
     /// A fresh seed for the simulator: entropy is read here, never in `lockstep::sim`.

@@ -68,6 +68,8 @@ pub fn render_line(reply: &Reply) -> String {
 
 fn line_into(out: &mut String, reply: &Reply) {
     match reply {
+        // As redis-cli says it (`KEYS *` on an empty node), not `[]`.
+        Reply::Array(items) if items.is_empty() => out.push_str("(empty array)"),
         Reply::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -169,6 +171,12 @@ mod tests {
         assert_eq!(
             render_line(&reply),
             r#"["a\"b", (integer) 2, [(nil), OK], (error) ERR no]"#
+        );
+        // An empty array reads as redis-cli says it, alone or inside another.
+        assert_eq!(render_line(&Reply::Array(vec![])), "(empty array)");
+        assert_eq!(
+            render_line(&Reply::Array(vec![Reply::Int(1), Reply::Array(vec![])])),
+            "[(integer) 1, (empty array)]"
         );
         for r in [
             Reply::bulk("x"),
