@@ -159,6 +159,7 @@
   }
 
   const blank = (text) => text.replace(/[^\n]/g, ' ');
+  const isThenable = (v) => v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function';
 
   /** `a, b as c, default as d` → [{local, exported}] */
   function parseSpecifiers(list, refuse) {
@@ -265,7 +266,10 @@
     });
     // The closing starts on a new line so a final `// comment` cannot swallow it.
     // An ES module is strict code in Node; CommonJS is not. Same line, so no line moves.
-    const head = isModule || strict ? `${WRAPPER_HEAD} 'use strict';` : WRAPPER_HEAD;
+    // An ES module may await at its top level (`await client.connect()`): its body runs
+    // as an async function, whose promise gives the module once those awaits are done.
+    const moduleHead = isModule && !strict ? `(async ${WRAPPER_HEAD.slice(1)}` : WRAPPER_HEAD;
+    const head = isModule || strict ? `${moduleHead} 'use strict';` : WRAPPER_HEAD;
     return `${head}\n${source}\n;var ${DEFAULT_EXPORT};\nreturn { ${pick.join(', ')} };\n})`;
   }
 
@@ -452,6 +456,107 @@
       s += k + 2 < bytes.length ? B64[v & 63] : '=';
     }
     return url ? s.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '') : s;
+  }
+
+  /** A string's UTF-8 bytes, without TextEncoder (a vm context has none). */
+  function utf8Bytes(text) {
+    const out = [];
+    for (let k = 0; k < text.length; k++) {
+      let c = text.charCodeAt(k);
+      if (c >= 0xd800 && c <= 0xdbff && k + 1 < text.length) {
+        c = 0x10000 + ((c - 0xd800) << 10) + (text.charCodeAt(++k) - 0xdc00);
+      }
+      if (c < 0x80) out.push(c);
+      else if (c < 0x800) out.push(0xc0 | (c >> 6), 0x80 | (c & 63));
+      else if (c < 0x10000) out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+      else out.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+    }
+    return out;
+  }
+
+  /**
+   * SHA-1 and SHA-256 (FIPS 180-4) of `bytes`, as 32-bit words: what a learner needs of
+   * node:crypto's createHash (a script's SHA1 for EVALSHA, a digest as a token).
+   */
+  function digestWords(algorithm, bytes) {
+    const rotl = (x, n) => (x << n) | (x >>> (32 - n));
+    const rotr = (x, n) => (x >>> n) | (x << (32 - n));
+    const m = bytes.slice();
+    const bits = bytes.length * 8;
+    m.push(0x80);
+    while (m.length % 64 !== 56) m.push(0);
+    for (let k = 7; k >= 0; k--) m.push(k >= 4 ? 0 : (bits >>> (k * 8)) & 0xff);
+    const sha1 = algorithm === 'sha1';
+    const h = sha1
+      ? [0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0]
+      : [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
+    const K = [
+      0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+      0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+      0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+      0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+      0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+      0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+      0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+      0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+    ];
+    const w = new Array(80);
+    for (let off = 0; off < m.length; off += 64) {
+      for (let t = 0; t < 16; t++) {
+        w[t] = (m[off + 4 * t] << 24) | (m[off + 4 * t + 1] << 16) | (m[off + 4 * t + 2] << 8) | m[off + 4 * t + 3];
+      }
+      if (sha1) {
+        for (let t = 16; t < 80; t++) w[t] = rotl(w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16], 1);
+        let [a, b, c, d, e] = h;
+        for (let t = 0; t < 80; t++) {
+          const f = t < 20 ? (b & c) | (~b & d) : t < 40 ? b ^ c ^ d : t < 60 ? (b & c) | (b & d) | (c & d) : b ^ c ^ d;
+          const k = t < 20 ? 0x5a827999 : t < 40 ? 0x6ed9eba1 : t < 60 ? 0x8f1bbcdc : 0xca62c1d6;
+          const tmp = (rotl(a, 5) + f + e + k + w[t]) | 0;
+          e = d; d = c; c = rotl(b, 30); b = a; a = tmp;
+        }
+        [a, b, c, d, e].forEach((v, i) => { h[i] = (h[i] + v) | 0; });
+      } else {
+        for (let t = 16; t < 64; t++) {
+          const s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >>> 3);
+          const s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >>> 10);
+          w[t] = (w[t - 16] + s0 + w[t - 7] + s1) | 0;
+        }
+        let [a, b, c, d, e, f, g, hh] = h;
+        for (let t = 0; t < 64; t++) {
+          const t1 = (hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[t] + w[t]) | 0;
+          const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) | 0;
+          hh = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+        }
+        [a, b, c, d, e, f, g, hh].forEach((v, i) => { h[i] = (h[i] + v) | 0; });
+      }
+    }
+    return h;
+  }
+
+  /** node:crypto's createHash('sha1' | 'sha256'): update(text or bytes), digest('hex' | 'base64'). */
+  function makeHash(algorithm) {
+    const name = String(algorithm).toLowerCase().replace('-', '');
+    if (name !== 'sha1' && name !== 'sha256') {
+      throw new Error(`createHash('${algorithm}') is not available in a lab: use 'sha1' or 'sha256'`);
+    }
+    let bytes = [];
+    const hash = {
+      update(data) {
+        const more = typeof data === 'string' ? utf8Bytes(data) : Array.from(new Uint8Array(data.buffer || data, data.byteOffset || 0, data.byteLength));
+        if (bytes.length + more.length > 1 << 20) throw new RangeError('createHash: at most 1 MiB in a lab');
+        bytes = bytes.concat(more);
+        return hash;
+      },
+      digest(encoding) {
+        const out = [];
+        for (const v of digestWords(name, bytes)) out.push((v >>> 24) & 255, (v >>> 16) & 255, (v >>> 8) & 255, v & 255);
+        if (encoding === 'hex') return bytesToHex(out);
+        if (encoding === 'base64') return bytesToBase64(out, false);
+        if (encoding === 'base64url') return bytesToBase64(out, true);
+        throw new Error(`digest(${encoding === undefined ? '' : JSON.stringify(encoding)}) is not available in a lab: use 'hex' or 'base64'`);
+      },
+    };
+    return hash;
   }
 
   /** UTF-8 length, counted without TextEncoder (a vm context has none). */
@@ -653,6 +758,7 @@
         return makeBytes(size);
       },
     };
+    crypto.createHash = (algorithm) => makeHash(algorithm);
     crypto.default = crypto;
     crypto.webcrypto = crypto;
 
@@ -669,7 +775,9 @@
       random: () => rng().random(),
       require(name) {
         if (name === 'crypto' || name === 'node:crypto') return crypto;
-        throw new Error(`require('${name}') is not available in a lab`);
+        const p = peek();
+        if ((name === 'redis' || name === '@redis/client') && p && p.modules) return p.modules.redis;
+        throw new Error(`require('${name}') is not available in a lab: it gives node:crypto and redis`);
       },
       // Timers act for the process, like Date and Math.random. They replace the host's
       // real ones: a real timer would fire outside the simulator's time.
@@ -737,7 +845,7 @@
     const functions = Array.from(options.functions || []);
     let params = deepFreeze(options.params || {});
     let processes = new Map();
-    /** The process whose `input` waits for the host's drain (`begin`, then `finish`). */
+    /** What waits for the host's drain (`beginText`, then `finishText`): {proc} or {init}. */
     let pending = null;
     installGlobals();
 
@@ -788,7 +896,9 @@
         over: false,
         stuckReported: false,
         running: new Map(), // learner function name → calls in progress (for "stuck")
+        clients: null,
       };
+      proc.modules = { redis: redisModuleOf(proc) };
 
       /** Every action goes through here, so the per-answer limit holds everywhere. */
       proc.emit = (action) => {
@@ -964,12 +1074,42 @@
     }
 
     /** The `lab` object of docs/labs.md "The driver". */
+    /** The process's clients, one per node, made once (its code and its driver share them). */
+    function clientsOf(proc) {
+      if (!proc.clients) {
+        const nodes = Number.isInteger(params.nodes) && params.nodes > 0 ? params.nodes : 1;
+        const timeoutMs = typeof params.timeout_ms === 'number' ? params.timeout_ms : null;
+        const clients = [];
+        for (let k = 0; k < nodes; k++) clients.push(makeClient(proc, k, timeoutMs));
+        proc.clients = Object.freeze(clients);
+      }
+      return proc.clients;
+    }
+
+    /**
+     * What `require('redis')` gives the learner's code in a lab: code pasted from a real
+     * project runs as it is. `createClient()` hands back the lab's own client for the
+     * first node (the one the functions receive), and says so in the log; connecting and
+     * quitting do nothing, since the lab owns the connection.
+     */
+    function redisModuleOf(proc) {
+      let told = false;
+      const createClient = () => {
+        if (!told && !proc.over) {
+          told = true;
+          proc.emit({ a: 'log', text: 'createClient(): in a lab you do not connect: this is the lab\'s client for Redis node 1, the same one your functions receive' });
+        }
+        const client = clientsOf(proc)[0];
+        const quiet = () => Promise.resolve();
+        return Object.freeze(Object.assign(Object.create(client), {
+          connect: quiet, disconnect: quiet, quit: quiet, on() { return this; }, isOpen: true, isReady: true,
+        }));
+      };
+      return Object.freeze({ createClient, default: Object.freeze({ createClient }) });
+    }
+
     function makeLab(proc, fns) {
-      const nodes = Number.isInteger(params.nodes) && params.nodes > 0 ? params.nodes : 1;
-      const timeoutMs = typeof params.timeout_ms === 'number' ? params.timeout_ms : null;
-      const clients = [];
-      for (let k = 0; k < nodes; k++) clients.push(makeClient(proc, k, timeoutMs));
-      Object.freeze(clients);
+      const clients = clientsOf(proc);
       return Object.freeze({
         redis: clients[0],
         clients,
@@ -1050,16 +1190,25 @@
       const proc = makeProcess(msg.pid, msg.worker, msg.inc, Number(msg.now_ms) || 0, seed);
       processes.set(msg.pid, proc);
       current = proc;
+      // The driver starts once the learner's module has run, top-level awaits included.
+      const run = (learner) => {
+        try {
+          const absent = missing(learner);
+          if (absent) throw new Error(`your code does not define the function ${absent}`);
+          const driver = instantiate(driverFactory, realmShims.require);
+          if (!driver || typeof driver.worker !== 'function') throw new Error('the lab driver does not define worker(lab)');
+          const result = driver.worker(makeLab(proc, trackCalls(proc, learner)));
+          Promise.resolve(result).then(
+            () => { if (!proc.over) { proc.actions.push({ a: 'done' }); proc.over = true; } },
+            (err) => proc.fail(err));
+        } catch (err) {
+          if (!(err instanceof ProcessOver)) proc.fail(err);
+        }
+      };
       try {
-        const learner = learnerOf(proc, realm);
-        const absent = missing(learner);
-        if (absent) throw new Error(`your code does not define the function ${absent}`);
-        const driver = instantiate(driverFactory, realmShims.require);
-        if (!driver || typeof driver.worker !== 'function') throw new Error('the lab driver does not define worker(lab)');
-        const result = driver.worker(makeLab(proc, trackCalls(proc, learner)));
-        Promise.resolve(result).then(
-          () => { if (!proc.over) { proc.actions.push({ a: 'done' }); proc.over = true; } },
-          (err) => proc.fail(err));
+        const made = learnerOf(proc, realm);
+        if (isThenable(made)) Promise.resolve(made).then(run, (err) => proc.fail(err));
+        else run(made);
       } catch (err) {
         proc.fail(err);
       }
@@ -1174,16 +1323,33 @@
       const probe = makeProcess(-1, 0, 0, 0, '0');
       current = probe;
       try {
-        const learner = learnerOf(probe, realm);
-        const absent = missing(learner);
-        if (absent) {
-          return { type: 'error', message: `your code does not define the function ${absent} (write: export async function ${absent}(…) { … })`, line: null, col: null };
-        }
+        const made = learnerOf(probe, realm);
+        if (!isThenable(made)) return { answer: initAnswer({ settled: true, value: made }) };
+        // An ES module with top-level awaits: its answer once the queue has drained.
+        const state = { settled: false };
+        Promise.resolve(made).then(
+          (value) => Object.assign(state, { settled: true, value }),
+          (error) => Object.assign(state, { settled: true, error, failed: true }));
+        return { init: state };
       } catch (err) {
-        const { line, col } = where(err);
-        return { type: 'error', message: errorMessage(err), line, col };
+        return { answer: initAnswer({ settled: true, failed: true, error: err }) };
       } finally {
         current = null;
+      }
+    }
+
+    /** init's answer, from how the learner's module (run once, as a probe) ended. */
+    function initAnswer(state) {
+      if (!state.settled) {
+        return { type: 'error', message: 'your module\'s top-level await never finished: it waits for something that never happens', line: null, col: null };
+      }
+      if (state.failed) {
+        const { line, col } = where(state.error);
+        return { type: 'error', message: errorMessage(state.error), line, col };
+      }
+      const absent = missing(state.value);
+      if (absent) {
+        return { type: 'error', message: `your code does not define the function ${absent} (write: export async function ${absent}(…) { … })`, line: null, col: null };
       }
       return { type: 'ready' };
     }
@@ -1193,7 +1359,7 @@
     /** A message that needs no drain: its answer, or {proc} for an input. */
     function begin(msg, realm) {
       switch (msg && msg.type) {
-        case 'init': return { answer: init(msg, realm) };
+        case 'init': return init(msg, realm);
         case 'run': processes = new Map(); current = null; return { answer: { type: 'ready' } };
         case 'input': return inputBegin(msg, realm);
         default: return { answer: { type: 'error', message: `unknown message type ${JSON.stringify(msg && msg.type)}`, line: null, col: null } };
@@ -1206,7 +1372,7 @@
         const r = begin(msg, null);
         if (r.answer) return r.answer;
         await drain();
-        return inputEnd(r.proc);
+        return r.init ? initAnswer(r.init) : inputEnd(r.proc);
       } catch (err) {
         return failure(err);
       }
@@ -1237,7 +1403,7 @@
         const realm = typeof factory === 'function' ? { global, factory } : null;
         const r = begin(msg, realm);
         if (r.answer) return JSON.stringify(r.answer);
-        pending = r.proc;
+        pending = r;
         return null;
       } catch (err) {
         return JSON.stringify(failure(err));
@@ -1245,10 +1411,11 @@
     }
 
     function finishText() {
-      const proc = pending;
+      const r = pending;
       pending = null;
       try {
-        return JSON.stringify(proc ? inputEnd(proc) : failure(new Error('nothing to finish')));
+        if (!r) return JSON.stringify(failure(new Error('nothing to finish')));
+        return JSON.stringify(r.init ? initAnswer(r.init) : inputEnd(r.proc));
       } catch (err) {
         return JSON.stringify(failure(err));
       }

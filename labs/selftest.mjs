@@ -235,10 +235,10 @@ async function main() {
   const restart = await host.ask({ type: 'input', pid: 1, worker: 0, inc: 1, now_ms: 1003, ev: { kind: 'start', seed: '9' } });
   check('a restart (inc + 1) runs a fresh worker', restart.actions.length === 1 && restart.actions[0].args[0] === 'SET', restart.actions);
 
-  // 11. require: only crypto.
+  // 11. require: only crypto and redis.
   a = await firstAnswer(host, "const fs = require('fs');\nexports.acquire = async () => null;\nexports.release = async () => {};\n");
   check("require('fs') fails with a clear message on line 1",
-    a.type === 'error' && a.message === "Error: require('fs') is not available in a lab" && a.line === 1, a);
+    a.type === 'error' && a.message === "Error: require('fs') is not available in a lab: it gives node:crypto and redis" && a.line === 1, a);
 
   // 12. setInterval re-arms itself with the same id until cleared.
   const ticker = [
@@ -372,6 +372,30 @@ async function main() {
     }
   }
 
+  // 18. Paste what you have: an ES module with top-level await and its own createClient,
+  // and the lesson's CommonJS with require('redis') and require('crypto').createHash.
+  const pasted = [
+    "import { createClient } from 'redis';",
+    "import { randomUUID, createHash } from 'node:crypto';",
+    'const client = createClient({ url: process_url() });',
+    'function process_url() { return "redis://localhost:6379"; }',
+    'await client.connect();',
+    "const sha = createHash('sha1').update('return 1').digest('hex');",
+    'export async function acquire(redis, key, ttlMs) {',
+    "  console.log(sha, client === redis, (await client.set(key, randomUUID(), { NX: true, PX: ttlMs })));",
+    '  return null;',
+    '}',
+    'export async function release() {}',
+  ].join('\n');
+  check('an ES module with top-level await and require(redis) initialises', (await host.ask(initMsg(pasted))).type === 'ready');
+  await host.ask({ type: 'run' });
+  const pastedRun = await firstAnswer(host, pasted);
+  check('createClient() says what it is, and gives a client that sends to node 1', pastedRun.actions.some((x) => x.a === 'log' && /createClient\(\): in a lab you do not connect/.test(x.text)) &&
+    pastedRun.actions.some((x) => x.a === 'cmd' && x.node === 0 && x.args[0] === 'SET'), pastedRun.actions);
+  const awaitsForEver = 'await new Promise(() => {});\nexport async function acquire() {}\nexport async function release() {}\n';
+  const never = await host.ask(initMsg(awaitsForEver));
+  check('a top-level await that never settles is said at init', never.type === 'error' && /top-level await never finished/.test(never.message), never);
+
   host.close();
 
   // 14. prepareSource keeps every line of every lab file where it was.
@@ -416,14 +440,16 @@ async function main() {
   const factory = vm.runInContext(context.LockstepLab.wrapLearner(tricky, ['acquire', 'release', 'default']), context);
   context.LockstepLab.createHarness({ learnerFactory: factory, driverFactory: factory, functions: [], drain: async () => {} });
   const mod = { exports: {} };
-  const got = factory(mod, mod.exports, (name) => ({ randomBytes: () => ({ toString: () => `bytes of ${name}` }) }));
+  // An ES module's body is an async function (top-level await): its module comes as a promise.
+  const got = await factory(mod, mod.exports, (name) => ({ randomBytes: () => ({ toString: () => `bytes of ${name}` }) }));
   const acquired = await got.acquire();
   check('the wrapped tricky source runs and returns its functions and default',
     JSON.stringify(acquired) === JSON.stringify(['bytes of node:crypto', "export { import }", 'export|import', 2]) &&
     got.release() === 'r' && got.default === 42, [acquired, got.default]);
 
   const head = context.LockstepLab.wrapLearner('export const x = 1;', ['x']).split('\n')[0];
-  check('the wrapper head is one line', head.startsWith(context.LockstepLab.WRAPPER_HEAD) && !head.includes('\n'), head);
+  check('the wrapper head is one line', head.endsWith(`${context.LockstepLab.WRAPPER_HEAD.slice(1)} 'use strict';`) && !head.includes('\n'), head);
+
 
   console.log(failures ? `${failures} check(s) failed` : 'all checks passed');
   process.exit(failures ? 1 : 0);

@@ -243,6 +243,43 @@ export async function release(redis, key, token) {}
     storage().remove_item("secret").ok();
 }
 
+/// The attack suite's faked grades (tests/labs/attacks), run in the browser's sandbox:
+/// its realm is locked down before the learner's code runs, so none turns the wrong
+/// release (a plain DEL, broken by the lab's own Run) into a pass.
+#[wasm_bindgen_test]
+async fn no_faked_grade_passes_in_the_browser_sandbox() {
+    let _x = Exclusive::acquire().await;
+    preload();
+    let attacks = [
+        ("safe-release", "fake-array-push", include_str!("labs/attacks/fake-array-push.js")),
+        ("safe-release", "fake-caller", include_str!("labs/attacks/fake-caller.js")),
+        ("safe-release", "fake-date-now", include_str!("labs/attacks/fake-date-now.js")),
+        ("safe-release", "fake-global-lock-table", include_str!("labs/attacks/fake-global-lock-table.js")),
+        ("safe-release", "fake-implicit-global", include_str!("labs/attacks/fake-implicit-global.js")),
+        ("safe-release", "fake-json-stringify", include_str!("labs/attacks/fake-json-stringify.js")),
+        ("safe-release", "fake-newline", include_str!("labs/attacks/fake-newline.js")),
+        ("safe-release", "fake-promise-then", include_str!("labs/attacks/fake-promise-then.js")),
+        ("safe-release", "fake-string", include_str!("labs/attacks/fake-string.js")),
+        ("safe-release", "fake-tojson", include_str!("labs/attacks/fake-tojson.js")),
+        ("set-nx", "fake-token-from-nowhere", include_str!("labs/attacks/fake-token-from-nowhere.js")),
+    ];
+    for (lab, name, code) in attacks {
+        let t = lockstep::ui::lab::run_once_in_sandbox(lab, code, 1)
+            .await
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(
+            t.code_error.is_some() || !t.passed(),
+            "{name} passed the lab's Run in the browser"
+        );
+    }
+    // The sandbox's own built-ins stay frozen for the next learner's code, which is
+    // graded as it deserves: the reference release passes in the same sandbox.
+    let t = lockstep::ui::lab::run_once_in_sandbox("safe-release", &fixed(), 1)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(t.code_error.is_none() && t.passed(), "{:?} {:?}", t.code_error, t.violations());
+}
+
 #[wasm_bindgen_test]
 async fn a_link_with_code_puts_it_in_the_editor_without_running_it() {
     let _x = Exclusive::acquire().await;
