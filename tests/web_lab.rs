@@ -251,17 +251,61 @@ async fn no_faked_grade_passes_in_the_browser_sandbox() {
     let _x = Exclusive::acquire().await;
     preload();
     let attacks = [
-        ("safe-release", "fake-array-push", include_str!("labs/attacks/fake-array-push.js")),
-        ("safe-release", "fake-caller", include_str!("labs/attacks/fake-caller.js")),
-        ("safe-release", "fake-date-now", include_str!("labs/attacks/fake-date-now.js")),
-        ("safe-release", "fake-global-lock-table", include_str!("labs/attacks/fake-global-lock-table.js")),
-        ("safe-release", "fake-implicit-global", include_str!("labs/attacks/fake-implicit-global.js")),
-        ("safe-release", "fake-json-stringify", include_str!("labs/attacks/fake-json-stringify.js")),
-        ("safe-release", "fake-newline", include_str!("labs/attacks/fake-newline.js")),
-        ("safe-release", "fake-promise-then", include_str!("labs/attacks/fake-promise-then.js")),
-        ("safe-release", "fake-string", include_str!("labs/attacks/fake-string.js")),
-        ("safe-release", "fake-tojson", include_str!("labs/attacks/fake-tojson.js")),
-        ("set-nx", "fake-token-from-nowhere", include_str!("labs/attacks/fake-token-from-nowhere.js")),
+        (
+            "safe-release",
+            "fake-array-push",
+            include_str!("labs/attacks/fake-array-push.js"),
+        ),
+        (
+            "safe-release",
+            "fake-caller",
+            include_str!("labs/attacks/fake-caller.js"),
+        ),
+        (
+            "safe-release",
+            "fake-date-now",
+            include_str!("labs/attacks/fake-date-now.js"),
+        ),
+        (
+            "safe-release",
+            "fake-global-lock-table",
+            include_str!("labs/attacks/fake-global-lock-table.js"),
+        ),
+        (
+            "safe-release",
+            "fake-implicit-global",
+            include_str!("labs/attacks/fake-implicit-global.js"),
+        ),
+        (
+            "safe-release",
+            "fake-json-stringify",
+            include_str!("labs/attacks/fake-json-stringify.js"),
+        ),
+        (
+            "safe-release",
+            "fake-newline",
+            include_str!("labs/attacks/fake-newline.js"),
+        ),
+        (
+            "safe-release",
+            "fake-promise-then",
+            include_str!("labs/attacks/fake-promise-then.js"),
+        ),
+        (
+            "safe-release",
+            "fake-string",
+            include_str!("labs/attacks/fake-string.js"),
+        ),
+        (
+            "safe-release",
+            "fake-tojson",
+            include_str!("labs/attacks/fake-tojson.js"),
+        ),
+        (
+            "set-nx",
+            "fake-token-from-nowhere",
+            include_str!("labs/attacks/fake-token-from-nowhere.js"),
+        ),
     ];
     for (lab, name, code) in attacks {
         let t = lockstep::ui::lab::run_once_in_sandbox(lab, code, 1)
@@ -277,7 +321,12 @@ async fn no_faked_grade_passes_in_the_browser_sandbox() {
     let t = lockstep::ui::lab::run_once_in_sandbox("safe-release", &fixed(), 1)
         .await
         .unwrap_or_else(|e| panic!("{e}"));
-    assert!(t.code_error.is_none() && t.passed(), "{:?} {:?}", t.code_error, t.violations());
+    assert!(
+        t.code_error.is_none() && t.passed(),
+        "{:?} {:?}",
+        t.code_error,
+        t.violations()
+    );
 }
 
 #[wasm_bindgen_test]

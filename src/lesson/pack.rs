@@ -64,7 +64,9 @@ use std::fmt;
 use std::ops::Range;
 use toml::Spanned;
 
+mod fetch;
 mod labs;
+pub use fetch::unfetchable;
 
 /// The usual name of a pack file in the folder form.
 pub const PACK_FILE: &str = "pack.toml";

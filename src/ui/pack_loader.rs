@@ -29,9 +29,12 @@ pub enum FetchError {
 pub async fn fetch_text(url: &str, limit: usize) -> Result<String, FetchError> {
     let failed = |m: String| FetchError::Failed(m);
     let window = web_sys::window().ok_or_else(|| failed("no window".into()))?;
-    let resp = JsFuture::from(window.fetch_with_str(url))
-        .await
-        .map_err(|_| failed(format!("{url}: could not be fetched")))?;
+    let resp = JsFuture::from(window.fetch_with_str(url)).await.map_err(|_| {
+        failed(crate::lesson::pack::unfetchable(
+            url,
+            &window.location().href().unwrap_or_default(),
+        ))
+    })?;
     let resp: web_sys::Response = resp
         .dyn_into()
         .map_err(|_| failed(format!("{url}: not a response")))?;
