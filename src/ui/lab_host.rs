@@ -222,7 +222,21 @@ async fn module(near: Option<web_sys::Node>) -> Result<JsValue, String> {
             .and_then(|f| f.dyn_into::<Function>().ok())
     };
     if loader().is_none() {
-        load_script(&window).await?;
+        // One <script> for every lab on the page: two labs opening at once each added
+        // one, and the second lab.js failed ("wasm_bindgen has already been declared").
+        if LOADING.with(|l| l.replace(true)) {
+            // Another lab is adding it: wait for it to have run (or failed), 15 s at most.
+            for _ in 0..750 {
+                if loader().is_some() || !LOADING.with(Cell::get) {
+                    break;
+                }
+                gloo::timers::future::TimeoutFuture::new(20).await;
+            }
+        } else {
+            let added = load_script(&window).await;
+            LOADING.with(|l| l.set(false));
+            added?;
+        }
     }
     let load = loader().ok_or("lab-module.js did not start")?;
     let promise: Promise = load
@@ -231,6 +245,11 @@ async fn module(near: Option<web_sys::Node>) -> Result<JsValue, String> {
         .dyn_into()
         .map_err(describe)?;
     JsFuture::from(promise).await.map_err(describe)
+}
+
+thread_local! {
+    /// A lab is adding the loader's `<script>` now.
+    static LOADING: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Adds the loader's `<script>` and waits for it.
