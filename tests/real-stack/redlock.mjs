@@ -188,7 +188,9 @@ export async function runRedlock(ports, report) {
       const res = await contend(bare, `redlock-without-${lang}`, ports);
       const crashed = res.filter((r) => r.code !== 0);
       const seen = res.map((r) => (r.stdout.match(/EMIT-ERROR ResourceLockedError/g) || []).length);
-      report(`redlock ${where}: the lesson's claim "Without a listener, the first \"error\" event ends the process" holds`,
+      // The claim in the block's own words: its comment line just above the listener.
+      const claim = (ex.code.match(/^\s*\/\/\s*(.*)\n\s*redlock\.on\(/m) || [, 'without the listener the process exits'])[1];
+      report(`redlock ${where}: without the listener, as its comment says ("${claim}"), a process exits with an error`,
         crashed.length > 0,
         `${crashed.length} of ${PROCESSES} processes exited non-zero, after ${seen.reduce((a, b) => a + b, 0)} ResourceLockedError events` +
           (crashed.length ? `: ${firstLine(crashed[0].stderr)}`
