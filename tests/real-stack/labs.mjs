@@ -99,12 +99,18 @@ export function loadDriver(src) {
 }
 
 let tmpCount = 0;
+/** Temp files not yet removed: removed on exit too (an interrupted run leaves none). */
+const tmpFiles = new Set();
+process.on('exit', () => { for (const f of tmpFiles) rmSync(f, { force: true }); });
+
 /** Writes src to a temp .mjs; returns {url, remove()}. */
 export function writeTempModule(src, label) {
   mkdirSync(TMP, { recursive: true });
   const file = join(TMP, `${label.replace(/[^\w.-]+/g, '_')}-${process.pid}-${++tmpCount}.mjs`);
   writeFileSync(file, src);
-  return { url: pathToFileURL(file).href, remove: () => rmSync(file, { force: true }) };
+  tmpFiles.add(file);
+  const remove = () => { rmSync(file, { force: true }); tmpFiles.delete(file); };
+  return { url: pathToFileURL(file).href, remove };
 }
 
 // ---------------------------------------------------------------------------------------

@@ -105,15 +105,21 @@ await pause(${startAt} - Date.now());
   return { src: prelude + code + postlude, hosts, imported: !!imp };
 }
 
+/** Children still running: killed if this process exits first (they would retry for ever). */
+const children = new Set();
+process.on('exit', () => { for (const c of children) c.kill('SIGKILL'); });
+
 function runChild(url) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [fileURLToPath(url)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => { stdout += d; });
     child.stderr.on('data', (d) => { stderr += d; });
     const timer = setTimeout(() => child.kill('SIGKILL'), CHILD_TIMEOUT_MS);
     child.on('exit', (code, signal) => {
+      children.delete(child);
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr });
     });
