@@ -1,4 +1,5 @@
-# Shared by scripts/e2e.sh and scripts/prerender.sh (source it; needs `set -euo pipefail`).
+# Shared by scripts/e2e.sh, scripts/prerender.sh and scripts/test-all.sh (source it; needs
+# `set -euo pipefail`).
 
 # e2e/'s npm packages: `npm ci` only when node_modules is missing or the lock file
 # changed since the last install.
@@ -8,11 +9,18 @@ npm_deps() {
   done
   export CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
   [ -x "$CHROMIUM" ] || { echo "no Chromium at $CHROMIUM (Debian: apt-get install chromium)" >&2; return 1; }
-  local stamp=e2e/node_modules/.lockstep-lock.sha256 want
-  want=$(sha256sum e2e/package-lock.json | cut -d' ' -f1)
-  if [ ! -d e2e/node_modules ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-    echo "installing e2e/'s npm packages (npm ci)"
-    (cd e2e && npm ci --no-audit --no-fund --loglevel=error)
+  npm_ci e2e
+}
+
+# npm_ci DIR: `npm ci` in DIR only when its node_modules is missing or its lock file
+# changed since the last install (every version pinned there, nothing else fetched).
+npm_ci() {
+  local dir=$1 stamp want
+  stamp=$dir/node_modules/.lockstep-lock.sha256
+  want=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)
+  if [ ! -d "$dir/node_modules" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    echo "installing $dir/'s npm packages (npm ci)"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
     echo "$want" > "$stamp"
   fi
 }

@@ -29,6 +29,12 @@ node labs/selftest.mjs
 step "the labs' redis client against real node-redis v4 (the recorded client oracle)"
 node tests/client-oracle/replay.mjs
 
+step "the JavaScript we ship on the real stack: each lab's solution, the lesson's code, §8's node-redlock (Node.js, node-redis v4, redlock 5, redis-server)"
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
+npm_ci tests/real-stack
+node tests/real-stack/run.mjs
+
 # wasm-bindgen-test-runner gives a whole test file 20 s by default, then reports "might
 # have timed out": web_scenario's debug-build "Can this break?" runs (200 trials each)
 # passed that on a quiet machine and failed on a busy one. A ceiling, not a speed check.
