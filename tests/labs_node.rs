@@ -521,3 +521,68 @@ fn run_and_replay_in_the_engine_make_the_runs_made_in_order() {
     }
     assert!(failures >= 6, "only {failures} failing runs were replayed");
 }
+
+/// "Where it broke" opens on the event that broke the check (#40): the stale write that
+/// came after a newer one (not the newer, legitimate write), the second charge (not the
+/// first).
+#[test]
+fn where_it_broke_is_the_stale_write_or_the_second_charge() {
+    use lockstep::sim::TraceKind;
+    let mut seen = 0;
+    for (lab_id, check) in [("fencing", "no_stale_write"), ("idempotency", "no_double_effect")] {
+        let lab = labs::find(lab_id).unwrap_or_else(|e| panic!("{e}"));
+        for f in files(lab_id, "fail") {
+            let text = std::fs::read_to_string(&f).unwrap_or_default();
+            if !text.starts_with(&format!("// expect: {check}")) {
+                continue;
+            }
+            let r = grade(&lab, &text, 2026, 200);
+            let t = r
+                .counterexample
+                .as_ref()
+                .unwrap_or_else(|| panic!("{}: no counterexample", f.display()));
+            let v = t
+                .violations()
+                .into_iter()
+                .find(|v| {
+                    v.kind
+                        == lab
+                            .checks
+                            .iter()
+                            .find(|c| c.name() == check)
+                            .map(|c| c.violation_kind())
+                            .unwrap_or(v.kind)
+                })
+                .unwrap_or_else(|| panic!("{}: no {check} violation", f.display()));
+            let i = lab::breaking_event(&t.trace, &v);
+            let TraceKind::WriteAccepted { key, lock_lapsed, .. } = &t.trace[i].kind else {
+                panic!(
+                    "{}: where it broke is {:?}, not a write",
+                    f.display(),
+                    t.trace[i].kind
+                );
+            };
+            if check == "no_stale_write" {
+                assert!(
+                    *lock_lapsed,
+                    "{}: opens on a write whose lock was live",
+                    f.display()
+                );
+            } else {
+                let earlier = t.trace[..i]
+                    .iter()
+                    .filter(|e| matches!(&e.kind, TraceKind::WriteAccepted { key: k, .. } if k == key))
+                    .count();
+                assert_eq!(
+                    earlier,
+                    1,
+                    "{}: opens on charge {} of {key}, not the second",
+                    f.display(),
+                    earlier + 1
+                );
+            }
+            seen += 1;
+        }
+    }
+    assert!(seen >= 2, "the fail files cover both checks ({seen})");
+}

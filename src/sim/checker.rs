@@ -81,6 +81,20 @@ impl Violation {
     pub fn property(&self) -> Option<Property> {
         Property::of_kind(self.kind)
     }
+
+    /// The moment the check broke: the second of two things where it takes two (the stale
+    /// write after the newer one, the second charge, the second grant of a token), the
+    /// start of the span otherwise (the second holder's acquisition, the crash).
+    pub fn broke_at_ms(&self) -> f64 {
+        match self.kind {
+            ViolationKind::StaleWrite
+            | ViolationKind::LostUpdate
+            | ViolationKind::DoubleEffect
+            | ViolationKind::DuplicateToken
+            | ViolationKind::DuplicateLockToken => self.to_ms,
+            _ => self.from_ms,
+        }
+    }
 }
 
 /// What the checker needs to know beyond the trace: the scenario's effect keys.

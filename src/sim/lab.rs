@@ -1198,6 +1198,33 @@ fn first_code_error(trace: &[TraceEvent], names: &[String]) -> Option<CodeError>
     })
 }
 
+/// The event of `trace` where violation `v` happened: the delete, the kept lock, the
+/// unbacked or second hold, the stale write or second charge, or a code error, at the
+/// moment it broke ([`Violation::broke_at_ms`]); else the last event before that moment.
+pub fn breaking_event(trace: &[TraceEvent], v: &Violation) -> usize {
+    let at_us = (v.broke_at_ms() * 1000.0).round() as u64;
+    let wanted = |k: &TraceKind| match v.kind {
+        ViolationKind::StaleWrite
+        | ViolationKind::LostUpdate
+        | ViolationKind::DoubleEffect
+        | ViolationKind::DuplicateToken => {
+            matches!(k, TraceKind::WriteAccepted { .. })
+        }
+        _ => matches!(
+            k,
+            TraceKind::ForeignDelete { .. }
+                | TraceKind::LockKept { .. }
+                | TraceKind::HeldUnbacked { .. }
+                | TraceKind::LockHeld { .. }
+                | TraceKind::CodeError { .. }
+        ),
+    };
+    trace
+        .iter()
+        .position(|e| e.t_us + 1 >= at_us && e.t_us <= at_us + 1 && wanted(&e.kind))
+        .unwrap_or_else(|| trace.iter().rposition(|e| e.t_us <= at_us).unwrap_or(0))
+}
+
 /// Every violation of these verdicts, in time order.
 pub fn violations_of(verdicts: &[Verdict]) -> Vec<Violation> {
     let mut all: Vec<Violation> = verdicts.iter().flat_map(|v| v.violations.clone()).collect();

@@ -1104,18 +1104,7 @@ fn broke_index(b: &Broken) -> usize {
             .position(|e| matches!(e.kind, K::CodeError { .. }))
             .unwrap_or(0);
     };
-    let from_us = (v.from_ms * 1000.0).round() as u64;
-    m.trace
-        .iter()
-        .position(|e| {
-            e.t_us >= from_us
-                && matches!(
-                    e.kind,
-                    K::ForeignDelete { .. } | K::LockKept { .. } | K::LockHeld { .. } | K::CodeError { .. }
-                )
-        })
-        .filter(|&i| m.trace.get(i).is_some_and(|e| e.t_us <= from_us + 1))
-        .unwrap_or_else(|| m.index_at(from_us))
+    lab::breaking_event(&m.trace, v)
 }
 
 fn broken_view(b: &Broken, lang: Lang, cursor: &UseStateHandle<usize>) -> Html {
