@@ -335,6 +335,18 @@ fn a_pause_before_a_command_holds_the_command_until_the_resume() {
     assert!(t.passed(), "{:?}", t.violations());
 }
 
+/// Worker `name`'s pid in `t`, and when it crashed.
+fn crash_of(t: &lab::TrialResult, name: &str) -> (u32, u64) {
+    let pid = t.names.iter().position(|n| n == name).unwrap_or(usize::MAX) as u32;
+    let at = t
+        .trace
+        .iter()
+        .find(|e| e.pid == pid && matches!(e.kind, lockstep::sim::TraceKind::Crash))
+        .map(|e| e.t_us)
+        .unwrap_or_else(|| panic!("{name} never crashed"));
+    (pid, at)
+}
+
 /// A host that keeps every message it was sent.
 struct Recording<H: Host> {
     inner: H,
@@ -405,13 +417,7 @@ fn a_crash_as_a_reply_arrives_loses_the_reply_with_the_process() {
         at: StallPoint::Reply,
     };
     let t = lab::run_once(&lab, &mut h, 3, vec![attack]).unwrap_or_else(|e| panic!("{e}"));
-    let a = t.names.iter().position(|n| n == "A").unwrap_or(usize::MAX) as u32;
-    let crash = t
-        .trace
-        .iter()
-        .find(|e| e.pid == a && matches!(e.kind, lockstep::sim::TraceKind::Crash))
-        .map(|e| e.t_us)
-        .unwrap_or_else(|| panic!("A never crashed"));
+    let (a, crash) = crash_of(&t, "A");
     let a_held = t
         .trace
         .iter()
@@ -444,13 +450,7 @@ fn a_write_in_flight_when_its_writer_crashes_is_judged_by_the_key_not_by_the_cra
         at: StallPoint::Command,
     };
     let t = lab::run_once(&lab, &mut h, 3, vec![attack]).unwrap_or_else(|e| panic!("{e}"));
-    let a = t.names.iter().position(|n| n == "A").unwrap_or(usize::MAX) as u32;
-    let crash = t
-        .trace
-        .iter()
-        .find(|e| e.pid == a && matches!(e.kind, lockstep::sim::TraceKind::Crash))
-        .map(|e| e.t_us)
-        .unwrap_or_else(|| panic!("A never crashed"));
+    let (a, crash) = crash_of(&t, "A");
     let landed = t
         .trace
         .iter()

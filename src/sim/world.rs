@@ -926,30 +926,46 @@ impl World {
             l.replies_seen
         };
         let worker = l.worker;
-        let strike = self
-            .lab_attacks
-            .iter()
-            .position(|x| x.worker == worker && x.command == k && x.at == at);
-        let Some(i) = strike else {
+        let Some(op) = self.take_attack(worker, k, at) else {
             return self.lab_queue_input(pid, ev);
         };
-        let attack = self.lab_attacks.remove(i);
+        if self.strike(pid, op, out) {
+            if let Kind::Lab(l) = &mut self.procs[pid].kind {
+                l.stalled.push(ev);
+            }
+        }
+    }
+
+    /// The attack on lab worker `worker` at its `k`-th stall point of kind `at`, taken off
+    /// the list (a node going down strikes at a time instead, never here).
+    fn take_attack(&mut self, worker: u32, k: u32, at: StallPoint) -> Option<LabAttackOp> {
+        let i = self.lab_attacks.iter().position(|x| {
+            x.worker == worker
+                && x.command == k
+                && x.at == at
+                && !matches!(x.op, LabAttackOp::NodeDown { .. })
+        })?;
+        Some(self.lab_attacks.remove(i).op)
+    }
+
+    /// Strikes `op` at lab worker `pid` now: a crash (and its restart, if any), or a pause
+    /// (and its resume). True for a pause: what the worker was about to do waits for it.
+    fn strike(&mut self, pid: Pid, op: LabAttackOp, out: &mut Vec<TraceEvent>) -> bool {
         let now = self.now_us;
-        match attack.op {
+        match op {
             LabAttackOp::Crash { restart_after_us } => {
                 self.fault(Fault::Crash(pid), out);
                 if let Some(d) = restart_after_us {
                     self.schedule(now + d, Ev::Fault(Fault::Restart(pid)));
                 }
+                false
             }
             LabAttackOp::Pause { for_us } => {
                 self.fault(Fault::Pause(pid), out);
                 self.schedule(now + for_us, Ev::Fault(Fault::Resume(pid)));
-                if let Kind::Lab(l) = &mut self.procs[pid].kind {
-                    l.stalled.push(ev);
-                }
+                true
             }
-            LabAttackOp::NodeDown { .. } => self.lab_queue_input(pid, ev),
+            LabAttackOp::NodeDown { .. } => false,
         }
     }
 
@@ -1009,37 +1025,15 @@ impl World {
                 return;
             }
             if let LabAction::Cmd { .. } = a {
-                let k = l.sent + 1;
-                let worker = l.worker;
-                let strike = self.lab_attacks.iter().position(|x| {
-                    x.worker == worker
-                        && x.command == k
-                        && x.at == StallPoint::Command
-                        && !matches!(x.op, LabAttackOp::NodeDown { .. })
-                });
-                if let Some(i) = strike {
-                    let attack = self.lab_attacks.remove(i);
-                    let now = self.now_us;
-                    match attack.op {
-                        LabAttackOp::Crash { restart_after_us } => {
-                            self.fault(Fault::Crash(pid), out);
-                            if let Some(d) = restart_after_us {
-                                self.schedule(now + d, Ev::Fault(Fault::Restart(pid)));
-                            }
-                            return;
+                let (worker, k) = (l.worker, l.sent + 1);
+                if let Some(op) = self.take_attack(worker, k, StallPoint::Command) {
+                    if self.strike(pid, op, out) {
+                        if let Kind::Lab(l) = &mut self.procs[pid].kind {
+                            l.deferred.push(a);
+                            l.deferred.extend(rest);
                         }
-                        LabAttackOp::Pause { for_us } => {
-                            self.fault(Fault::Pause(pid), out);
-                            self.schedule(now + for_us, Ev::Fault(Fault::Resume(pid)));
-                            if let Kind::Lab(l) = &mut self.procs[pid].kind {
-                                l.deferred.push(a);
-                                l.deferred.extend(rest);
-                            }
-                            return;
-                        }
-                        // Armed as a timed fault by the runner, never by command.
-                        LabAttackOp::NodeDown { .. } => {}
                     }
+                    return;
                 }
             }
             self.lab_apply(pid, a, out);
