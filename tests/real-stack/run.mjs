@@ -5,12 +5,13 @@
 //
 // Needs redis-server on the PATH. Starts 5 servers on free loopback ports once, runs
 // labs.mjs (each lab's driver and reference solution), lesson.mjs (every js block of the
-// lesson) and redlock.mjs (the §8 node-redlock example), prints one line per check, then
+// lesson), quiz.mjs (the quizzes' JavaScript) and redlock.mjs (the §8 node-redlock example), prints one line per check, then
 // `N passed, M failed`; exits 1 if any failed. Every server it started is stopped, on
 // success, failure or a crash.
 
 import { runAllLabs } from './labs.mjs';
 import { runLesson } from './lesson.mjs';
+import { runQuiz } from './quiz.mjs';
 import { runRedlock } from './redlock.mjs';
 import { startServers } from './servers.mjs';
 
@@ -28,6 +29,7 @@ try {
   for (const [part, run] of [
     ['labs', () => runAllLabs(servers.urls, report)],
     ['lesson', () => runLesson(servers.urls, report)],
+    ['quiz', () => runQuiz(servers.urls, report)],
     ['redlock', () => runRedlock(servers.ports, report)],
   ]) {
     try {
