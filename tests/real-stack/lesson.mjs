@@ -224,16 +224,6 @@ export async function runLesson(urls, report) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { startServers } = await import('./servers.mjs');
-  const servers = await startServers(5);
-  let failed = 0;
-  try {
-    await runLesson(servers.urls, (name, ok, detail) => {
-      if (!ok) failed++;
-      console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${detail ? ` — ${detail}` : ''}`);
-    });
-  } finally {
-    await servers.stop();
-  }
-  process.exit(failed ? 1 : 0);
+  const { runAlone } = await import('./servers.mjs');
+  await runAlone(5, (servers, report) => runLesson(servers.urls, report));
 }

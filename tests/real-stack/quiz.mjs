@@ -96,16 +96,6 @@ export async function runQuiz(urls, report) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { startServers } = await import('./servers.mjs');
-  const servers = await startServers(1);
-  let failed = 0;
-  try {
-    await runQuiz(servers.urls, (name, ok, detail) => {
-      if (!ok) failed++;
-      console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${detail ? ` — ${detail}` : ''}`);
-    });
-  } finally {
-    await servers.stop();
-  }
-  process.exit(failed ? 1 : 0);
+  const { runAlone } = await import('./servers.mjs');
+  await runAlone(1, (servers, report) => runQuiz(servers.urls, report));
 }

@@ -130,3 +130,21 @@ export async function startServers(n) {
   }
   return { urls: started.map((s) => s.url), ports: started.map((s) => s.port), stop };
 }
+
+/**
+ * Runs one part of the suite on its own (`node labs.mjs`): `n` servers, one line per
+ * check, the exit code 1 if any failed; every server stopped however it ends.
+ */
+export async function runAlone(n, part) {
+  const servers = await startServers(n);
+  let failed = 0;
+  try {
+    await part(servers, (name, ok, detail) => {
+      if (!ok) failed++;
+      console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${detail ? ` — ${detail}` : ''}`);
+    });
+  } finally {
+    await servers.stop();
+  }
+  process.exit(failed ? 1 : 0);
+}
