@@ -375,7 +375,15 @@ mod node {
     }
 
     /// A lab of the pack at `pack` (checked as `check-pack` does), or a built-in one.
-    pub(crate) fn find_in_pack(pack: &str, id: &str) -> Result<Lab, String> {
+    /// Lab `id`: the pack's own (when a pack is named), else a built-in one.
+    pub(crate) fn find_lab(pack: Option<&str>, id: &str) -> Result<Lab, String> {
+        match pack {
+            Some(pack) => find_in_pack(pack, id),
+            None => find(id),
+        }
+    }
+
+    fn find_in_pack(pack: &str, id: &str) -> Result<Lab, String> {
         let p = crate::lesson::pack::load_dir(pack).map_err(|errors| {
             let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
             format!(
@@ -395,11 +403,7 @@ mod node {
     /// `lockstep lab run`: the text (or JSON) to print and the exit code (0 every check
     /// held, 1 a check broke, 2 the learner's code failed or could not be run).
     pub fn run_command(r: &RunRequest) -> (String, u8) {
-        let found = match r.pack {
-            Some(pack) => find_in_pack(pack, r.lab),
-            None => find(r.lab),
-        };
-        let lab = match found {
+        let lab = match find_lab(r.pack, r.lab) {
             Ok(l) => l,
             Err(e) => return (format!("lockstep lab run: {e}\n"), 2),
         };

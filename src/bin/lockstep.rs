@@ -171,13 +171,7 @@ mod cli {
                     json,
                     pack: pack.as_deref(),
                 });
-                use std::io::Write as _;
-                if code == 2 && !json && text.starts_with("lockstep lab run:") {
-                    eprint!("{text}");
-                } else {
-                    let _ = std::io::stdout().lock().write_all(text.as_bytes());
-                }
-                ExitCode::from(code)
+                lab_output(&text, code, !json && text.starts_with("lockstep lab run:"))
             }
             LabCommand::Grade {
                 lab,
@@ -240,8 +234,14 @@ mod cli {
             pack: pack.as_deref(),
             jobs: jobs.unwrap_or(cores).max(1),
         });
+        lab_output(&text, code, text.starts_with("lockstep lab grade:"))
+    }
+
+    /// A lab command's text and exit code: the command's own failure (exit 2, a line
+    /// naming it) on stderr, a report on stdout (a closed pipe is not worth a panic).
+    fn lab_output(text: &str, code: u8, own_failure: bool) -> ExitCode {
         use std::io::Write as _;
-        if code == 2 && text.starts_with("lockstep lab grade:") {
+        if code == 2 && own_failure {
             eprint!("{text}");
         } else {
             let _ = std::io::stdout().lock().write_all(text.as_bytes());

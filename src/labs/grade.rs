@@ -5,7 +5,7 @@
 //! A file that does not compile, loops, or attacks its sandbox is a failed file: the
 //! grader goes on with the others.
 
-use super::node::{find, find_in_pack, NodeHost};
+use super::node::{find_lab, NodeHost};
 use crate::sim::lab::{self, Lab, LabReport, MAX_SOURCE_BYTES};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -159,11 +159,7 @@ fn row_of(lab: &Lab, file: &str, r: &LabReport, pack: Option<&str>) -> Row {
 /// `lockstep lab grade`: the report and the exit code (0 every file passed, 1 a file
 /// failed, 2 the grader could not start: no such lab, no files).
 pub fn grade_command(r: &GradeRequest) -> (String, u8) {
-    let found = match r.pack {
-        Some(pack) => find_in_pack(pack, r.lab),
-        None => find(r.lab),
-    };
-    let lab = match found {
+    let lab = match find_lab(r.pack, r.lab) {
         Ok(l) => l,
         Err(e) => return (format!("lockstep lab grade: {e}\n"), 2),
     };
