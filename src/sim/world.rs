@@ -14,6 +14,8 @@
 #![allow(clippy::indexing_slicing)]
 
 mod plan;
+mod resource;
+pub use resource::Resource;
 
 pub(crate) use plan::validate;
 
@@ -22,7 +24,7 @@ use super::clock::Clock;
 use super::fact::{Comeback, Message, Reason, Role};
 use super::lab::{LabAction, LabAttack, LabAttackOp, LabEvent, LabInput, StallPoint};
 use super::rng::{sub_seed, SimRng};
-use super::scenario::{Algorithm, Fencing, Persistence, Scenario, MAX_TIME_MS};
+use super::scenario::{Algorithm, Persistence, Scenario, MAX_TIME_MS};
 use super::trace::{TraceEvent, TraceKind, TraceLevel};
 use crate::store::{Effect, Reply, Store};
 use std::cmp::Ordering;
@@ -198,22 +200,25 @@ struct Node {
 }
 
 #[derive(Clone, Debug)]
-struct Resource {
-    fencing: Fencing,
-    idempotency: bool,
-    data: BTreeMap<String, (String, u64)>,
-    highest: Option<i64>,
-    idem_seen: BTreeSet<String>,
-    /// Idempotency keys claimed as in progress: by whom, until when (true time, µs).
-    claims: BTreeMap<String, (Pid, u64)>,
-}
-
-#[derive(Clone, Debug)]
 enum Kind {
     Node(Box<Node>),
     Client(Box<Client>),
     Resource(Box<Resource>),
     Lab(Box<LabProc>),
+}
+
+/// A lab worker as the scenario sets it up ([`World::lab_workers`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LabWorker {
+    pub pid: Pid,
+    pub worker: u32,
+    pub name: String,
+    pub start_us: u64,
+    /// Its clients' nodes: indexes into the scenario's nodes.
+    pub nodes: Vec<usize>,
+    pub lock: String,
+    /// Its own seed; incarnation `i` starts with `sub_seed(seed, "incarnation:{i}")`.
+    pub seed: u64,
 }
 
 /// A lab worker: its program runs outside the world (the learner's JavaScript, through
@@ -544,6 +549,34 @@ impl World {
             self.procs.get(pid).map(|p| &p.kind),
             Some(Kind::Client(_) | Kind::Lab(_))
         )
+    }
+
+    /// The lab workers, in the scenario's order: what a live run (`sim::live`) needs to
+    /// start each one as the world would. `None` if a worker's lock is on a replication
+    /// group (a live run takes one server per node).
+    pub fn lab_workers(&self) -> Option<Vec<LabWorker>> {
+        let nodes: Vec<Pid> = (0..self.procs.len()).filter(|p| self.is_node(*p)).collect();
+        let mut out = Vec::new();
+        for (pid, p) in self.procs.iter().enumerate() {
+            let Kind::Lab(l) = &p.kind else { continue };
+            let mut dests = Vec::new();
+            for d in &l.dests {
+                match d {
+                    Dest::Node(n) => dests.push(nodes.iter().position(|x| x == n)?),
+                    Dest::Group(_) => return None,
+                }
+            }
+            out.push(LabWorker {
+                pid,
+                worker: l.worker,
+                name: p.name.clone(),
+                start_us: l.start_us,
+                nodes: dests,
+                lock: l.lock.clone(),
+                seed: l.seed,
+            });
+        }
+        Some(out)
     }
 
     pub fn is_node(&self, pid: Pid) -> bool {
@@ -1771,167 +1804,18 @@ impl World {
     }
 
     fn resource(&mut self, res: Pid, from: Pid, req: u64, op: ResOp, out: &mut Vec<TraceEvent>) {
-        let reply = match op {
-            ResOp::Read { key } => {
-                let Kind::Resource(r) = &self.procs[res].kind else {
-                    return;
-                };
-                let (value, version) = match r.data.get(&key) {
-                    Some((v, ver)) => (Some(v.clone()), *ver),
-                    None => (None, 0),
-                };
-                if self.full() {
-                    self.emit(
-                        out,
-                        from,
-                        TraceKind::Read {
-                            key,
-                            value: value.clone(),
-                            version,
-                        },
-                    );
-                }
-                ResReply::Read { value, version }
-            }
-            ResOp::Claim { key, ttl_us } => self.claim(res, from, key, ttl_us, out),
-            ResOp::Write {
-                key,
-                value,
-                token,
-                idempotency_key,
-                base_version,
-            } => {
-                let lapsed = self.lock_lapsed(from);
-                let Kind::Resource(r) = &mut self.procs[res].kind else {
-                    return;
-                };
-                let fence_reject = match (r.fencing, token, r.highest) {
-                    (Fencing::Strict, Some(t), Some(h)) if t <= h => Some(Reason::StaleToken {
-                        token: t,
-                        highest: h,
-                        equal_allowed: false,
-                    }),
-                    (Fencing::AllowEqual, Some(t), Some(h)) if t < h => Some(Reason::StaleToken {
-                        token: t,
-                        highest: h,
-                        equal_allowed: true,
-                    }),
-                    (Fencing::Strict | Fencing::AllowEqual, None, _) => Some(Reason::NoFencingToken),
-                    _ => None,
-                };
-                let idem_reject = match &idempotency_key {
-                    Some(k) if r.idempotency && r.idem_seen.contains(k) => {
-                        Some(Reason::IdempotencyUsed { key: k.clone() })
-                    }
-                    _ => None,
-                };
-                if let Some(reason) = fence_reject.or(idem_reject) {
-                    let highest = r.highest;
-                    self.emit(
-                        out,
-                        res,
-                        TraceKind::WriteRejected {
-                            from: from as u32,
-                            key,
-                            token,
-                            highest_seen: highest,
-                            reason: reason.clone(),
-                        },
-                    );
-                    ResReply::Rejected { reason }
-                } else {
-                    if let Some(t) = token {
-                        r.highest = Some(r.highest.map_or(t, |h| h.max(t)));
-                    }
-                    if let Some(k) = idempotency_key {
-                        if r.idempotency {
-                            r.claims.remove(&k);
-                            r.idem_seen.insert(k);
-                        }
-                    }
-                    let current = r.data.get(&key).map(|v| v.1).unwrap_or(0);
-                    let lost_update = base_version.is_some_and(|b| b != current);
-                    r.data.insert(key.clone(), (value.clone(), current + 1));
-                    self.emit(
-                        out,
-                        res,
-                        TraceKind::WriteAccepted {
-                            from: from as u32,
-                            key,
-                            value,
-                            token,
-                            lost_update,
-                            lock_lapsed: lapsed,
-                        },
-                    );
-                    ResReply::Accepted
-                }
-            }
-        };
-        self.send(res, from, Payload::ResReply { req, reply }, 0, out);
-    }
-
-    /// An idempotency claim: refused once the key is done, or while another client's
-    /// in-progress claim is live; otherwise (a first claim, or one whose holder's claim
-    /// has expired, say after a crash) the key is in progress for `from` until
-    /// now + `ttl_us`.
-    fn claim(
-        &mut self,
-        res: Pid,
-        from: Pid,
-        key: String,
-        ttl_us: u64,
-        out: &mut Vec<TraceEvent>,
-    ) -> ResReply {
+        // Whether the writer's lock had lapsed is the world's to judge (the nodes' state);
+        // what the resource answers is the resource's own ([`Resource::apply`]).
+        let lapsed = !matches!(op, ResOp::Read { .. }) && self.lock_lapsed(from);
         let now = self.now_us;
-        let lapsed = self.lock_lapsed(from);
         let Kind::Resource(r) = &mut self.procs[res].kind else {
-            return ResReply::Rejected {
-                reason: Reason::NotAResource,
-            };
+            return;
         };
-        let refused = if r.idem_seen.contains(&key) {
-            Some(Reason::IdempotencyUsed { key: key.clone() })
-        } else {
-            match r.claims.get(&key) {
-                Some(&(owner, until)) if owner != from && until > now => {
-                    Some(Reason::IdempotencyInProgress {
-                        key: key.clone(),
-                        until_ms: until / 1000,
-                    })
-                }
-                _ => None,
-            }
-        };
-        let record = format!("idem:{key}");
-        if let Some(reason) = refused {
-            self.emit(
-                out,
-                res,
-                TraceKind::WriteRejected {
-                    from: from as u32,
-                    key: record,
-                    token: None,
-                    highest_seen: None,
-                    reason: reason.clone(),
-                },
-            );
-            return ResReply::Rejected { reason };
+        let (reply, event) = r.apply(from as u32, op, now, lapsed);
+        if !matches!(event, TraceKind::Read { .. }) || self.full() {
+            self.emit(out, res, event);
         }
-        r.claims.insert(key, (from, now.saturating_add(ttl_us)));
-        self.emit(
-            out,
-            res,
-            TraceKind::WriteAccepted {
-                from: from as u32,
-                key: record,
-                value: "in-progress".to_string(),
-                token: None,
-                lost_update: false,
-                lock_lapsed: lapsed,
-            },
-        );
-        ResReply::Accepted
+        self.send(res, from, Payload::ResReply { req, reply }, 0, out);
     }
 
     /// Does client `pid` still hold its lock, judged from the nodes' actual state (each

@@ -24,7 +24,7 @@ use crate::sim::scenario::{
     Algorithm, ClientSpec, DelaySpec, FaultOp, FaultSpec, LatencySpec, ReleaseKind, Scenario, MAX_TIME_MS,
 };
 use crate::store::{Reply, Store};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// A node as the world will start it.
@@ -260,19 +260,7 @@ fn plan_groups(s: &Scenario, names: &mut Names, nodes: &mut [NodePlan]) -> Resul
 /// The protected resource, pid `pid` (right after the nodes).
 fn plan_resource(s: &Scenario, names: &mut Names, pid: Pid) -> Result<(String, Resource), FieldErr> {
     names.claim_ungrouped(&s.resource.name, "resource.name".into(), pid)?;
-    let resource = Resource {
-        fencing: s.resource.fencing,
-        idempotency: s.resource.idempotency,
-        data: s
-            .resource
-            .init
-            .iter()
-            .map(|(k, v)| (k.clone(), (v.clone(), 0)))
-            .collect(),
-        highest: None,
-        idem_seen: BTreeSet::new(),
-        claims: BTreeMap::new(),
-    };
+    let resource = Resource::new(&s.resource);
     Ok((s.resource.name.clone(), resource))
 }
 
