@@ -89,6 +89,8 @@ pub use node::*;
 /// `lockstep lab grade`: a class's files, graded in parallel.
 #[cfg(not(target_arch = "wasm32"))]
 pub mod grade;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod live;
 
 #[cfg(not(target_arch = "wasm32"))]
 mod node {
@@ -236,14 +238,34 @@ mod node {
         /// capped; and it reads no file of ours (the host and the harness come as
         /// arguments), so nothing is written to a temporary folder.
         pub fn start() -> Result<NodeHost, String> {
+            NodeHost::start_in(None)
+        }
+
+        /// The same host in live mode (`lockstep lab run … --redis`): it may also read
+        /// `live_dir` (`labs/live`: its trial runner and node-redis, nothing else), and
+        /// runs `live` messages against real servers (`labs/live/live.mjs`).
+        pub fn start_live(live_dir: &std::path::Path) -> Result<NodeHost, String> {
+            NodeHost::start_in(Some(live_dir))
+        }
+
+        fn start_in(live_dir: Option<&std::path::Path>) -> Result<NodeHost, String> {
             let permission = permission_flag()?;
+            let mut node_args: Vec<String> = vec![permission.to_string()];
+            if let Some(dir) = live_dir {
+                node_args.push(format!("--allow-fs-read={}", dir.display()));
+            }
+            let mut tail: Vec<String> = Vec::new();
+            if let Some(dir) = live_dir {
+                tail.push("live".into());
+                tail.push(dir.display().to_string());
+            }
             let mut child = Command::new("sh")
                 .arg("-c")
                 .arg(r#"ulimit -d "$1" && shift && exec "$@""#)
                 .arg("sh")
                 .arg(MEMORY_LIMIT_KIB.to_string())
                 .arg("node")
-                .arg(permission)
+                .args(&node_args)
                 .arg("--disallow-code-generation-from-strings")
                 .arg(format!("--max-old-space-size={HEAP_LIMIT_MIB}"))
                 .arg("--no-warnings")
@@ -252,6 +274,7 @@ mod node {
                 .arg(NODE_HOST)
                 .arg("--")
                 .arg(HARNESS)
+                .args(&tail)
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::null())
@@ -323,8 +346,9 @@ mod node {
         }
     }
 
-    impl Host for NodeHost {
-        fn exchange(&mut self, message: &str) -> Result<String, CodeError> {
+    impl NodeHost {
+        /// Sends one line without waiting for an answer (a live trial's resource answer).
+        pub fn send_line(&mut self, message: &str) -> Result<(), CodeError> {
             let Some(stdin) = self.stdin.as_mut() else {
                 return Err(CodeError::new("the JavaScript host has stopped"));
             };
@@ -338,6 +362,18 @@ mod node {
                     "the JavaScript host stopped (out of memory, or killed)",
                 ));
             }
+            Ok(())
+        }
+
+        /// The next line from the host, under the same limits as an answer.
+        pub fn next_line(&mut self) -> Result<String, CodeError> {
+            self.wait_answer()
+        }
+    }
+
+    impl Host for NodeHost {
+        fn exchange(&mut self, message: &str) -> Result<String, CodeError> {
+            self.send_line(message)?;
             self.wait_answer()
         }
     }
@@ -372,6 +408,8 @@ mod node {
         pub json: bool,
         /// A lesson pack (`--pack`) whose own labs are found first.
         pub pack: Option<&'a str>,
+        /// Live: the redis-servers to run on (`--redis`), one per node of the lab.
+        pub redis: Option<Vec<String>>,
     }
 
     /// A lab of the pack at `pack` (checked as `check-pack` does), or a built-in one.
@@ -424,7 +462,11 @@ mod node {
                 Err(e) => return (format!("lockstep lab run: {}: {e}\n", r.file), 2),
             },
         };
-        let mut host = match NodeHost::start() {
+        let started = match &r.redis {
+            Some(_) => live::start_host(),
+            None => NodeHost::start(),
+        };
+        let mut host = match started {
             Ok(h) => h,
             Err(e) => return (format!("lockstep lab run: {e}\n"), 2),
         };
@@ -438,10 +480,13 @@ mod node {
                 code_error: Some(e),
             },
             Ok(()) => {
+                let mut one = |seed: u64, attacks| match &r.redis {
+                    Some(urls) => live::run_once(&lab, &mut host, urls, seed, attacks),
+                    None => crate::sim::lab::run_once(&lab, &mut host, seed, attacks),
+                };
                 let result = match r.trial {
-                    Some(t) => crate::sim::lab::run_once(&lab, &mut host, t, lab.trial_attacks(t))
-                        .map(|t| crate::sim::lab::report_of_one(&lab, t)),
-                    None => crate::sim::lab::run_trials(&lab, &mut host, r.seed, r.trials, |_| {}),
+                    Some(t) => one(t, lab.trial_attacks(t)).map(|t| crate::sim::lab::report_of_one(&lab, t)),
+                    None => crate::sim::lab::run_trials_with(&lab, r.seed, r.trials, |_| {}, one),
                 };
                 match result {
                     Ok(rep) => rep,
@@ -465,7 +510,11 @@ mod node {
             (None, 1) => format!("seed {} (the lab's run)", rep.seed),
             (None, _) => format!("seed {}, {} trials run", rep.seed, rep.trials),
         };
-        let _ = writeln!(s, "lab {} · {} · {what}", lab.id, r.file);
+        let place = match &r.redis {
+            Some(urls) => format!(" · live on {}", urls.join(", ")),
+            None => String::new(),
+        };
+        let _ = writeln!(s, "lab {} · {} · {what}{place}", lab.id, r.file);
         if let Some(e) = &rep.code_error {
             let _ = writeln!(s, "YOUR CODE FAILED: {e}");
         }
@@ -498,9 +547,13 @@ mod node {
             }
             if r.trials > 1 || r.trial.is_some() {
                 let pack = r.pack.map(|p| format!(" --pack {p}")).unwrap_or_default();
+                let live = match &r.redis {
+                    Some(urls) => format!(" --redis {}", urls.join(",")),
+                    None => String::new(),
+                };
                 let _ = writeln!(
                     s,
-                    "replay it: lockstep lab run{pack} {} {} --trial {}",
+                    "replay it: lockstep lab run{pack} {} {} --trial {}{live}",
                     lab.id, r.file, t.seed
                 );
             }

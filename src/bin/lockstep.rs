@@ -94,6 +94,11 @@ mod cli {
             /// A lesson pack (folder or pack.toml) whose own labs (labs/<id>/) can be run.
             #[arg(long)]
             pack: Option<String>,
+            /// Live: run on real redis-servers instead of the simulator, with real
+            /// node-redis and real time: redis://host:port, comma-separated, one per node
+            /// of the lab (5 for redlock). The servers' data is flushed.
+            #[arg(long)]
+            redis: Option<String>,
         },
         /// Grade a class's files: every file (or every .js/.mjs/.cjs in each folder) with
         /// the same seed, each in its own sandboxed Node host, on all cores. One line per
@@ -133,6 +138,7 @@ mod cli {
                 trial,
                 json,
                 pack,
+                redis,
             } => {
                 let parsed = (|| -> Result<(u64, u32, Option<u64>), String> {
                     let trials = match trials.as_deref() {
@@ -155,6 +161,13 @@ mod cli {
                     let trial = trial.as_deref().map(|t| parse_u64("--trial", t)).transpose()?;
                     Ok((seed, trials, trial))
                 })();
+                let redis = match redis.as_deref().map(lockstep::labs::live::parse_urls).transpose() {
+                    Ok(r) => r,
+                    Err(e) => {
+                        eprintln!("lockstep lab run: {e}");
+                        return ExitCode::from(2);
+                    }
+                };
                 let (seed, trials, trial) = match parsed {
                     Ok(p) => p,
                     Err(e) => {
@@ -170,6 +183,7 @@ mod cli {
                     trial,
                     json,
                     pack: pack.as_deref(),
+                    redis,
                 });
                 lab_output(&text, code, !json && text.starts_with("lockstep lab run:"))
             }

@@ -803,6 +803,16 @@ fn reply_value(r: &Reply) -> Value {
     }
 }
 
+/// What the resource's answer is to the harness: `{"accepted": true}`, `{"rejected":
+/// reason}` or `{"value": …, "version": n}`.
+pub(crate) fn res_reply_value(reply: &ResReply) -> Value {
+    match reply {
+        ResReply::Accepted => json!({"accepted": true}),
+        ResReply::Rejected { reason } => json!({"rejected": reason}),
+        ResReply::Read { value, version } => json!({"value": value, "version": version}),
+    }
+}
+
 impl LabInput {
     /// The `input` message for the harness.
     pub fn message(&self) -> String {
@@ -816,12 +826,7 @@ impl LabInput {
             LabEvent::Timeout { id } => json!({"kind": "timeout", "id": id}),
             LabEvent::Timer { id } => json!({"kind": "timer", "id": id}),
             LabEvent::Resource { id, reply } => {
-                let r = match reply {
-                    ResReply::Accepted => json!({"accepted": true}),
-                    ResReply::Rejected { reason } => json!({"rejected": reason}),
-                    ResReply::Read { value, version } => json!({"value": value, "version": version}),
-                };
-                json!({"kind": "resource", "id": id, "reply": r})
+                json!({"kind": "resource", "id": id, "reply": res_reply_value(reply)})
             }
             LabEvent::Crash => json!({"kind": "crash"}),
         };
@@ -952,7 +957,7 @@ pub fn parse_actions(answer: &str) -> Result<Vec<LabAction>, CodeError> {
     wire.iter().map(action_of).collect()
 }
 
-fn action_of(w: &Value) -> Result<LabAction, CodeError> {
+pub(crate) fn action_of(w: &Value) -> Result<LabAction, CodeError> {
     let o = Obj(w
         .as_object()
         .ok_or_else(|| CodeError::new("an action that is not an object"))?);
@@ -1186,7 +1191,7 @@ pub fn replay_world(lab: &Lab, seed: u64, attacks: &[LabAttack], tape: Vec<Strin
     Ok(world)
 }
 
-fn first_code_error(trace: &[TraceEvent], names: &[String]) -> Option<CodeError> {
+pub(crate) fn first_code_error(trace: &[TraceEvent], names: &[String]) -> Option<CodeError> {
     trace.iter().find_map(|e| match &e.kind {
         TraceKind::CodeError { message, line, col } => Some(CodeError {
             message: message.clone(),
@@ -1886,7 +1891,19 @@ pub fn run_trials(
     host: &mut dyn Host,
     seed: u64,
     trials: u32,
+    progress: impl FnMut(u32),
+) -> Result<LabReport, String> {
+    run_trials_with(lab, seed, trials, progress, |s, attacks| run_once(lab, host, s, attacks))
+}
+
+/// [`run_trials`] with each trial run by `one(seed, attacks)`: in the simulator, or live
+/// against real servers (`labs::live`).
+pub fn run_trials_with(
+    lab: &Lab,
+    seed: u64,
+    trials: u32,
     mut progress: impl FnMut(u32),
+    mut one: impl FnMut(u64, Vec<LabAttack>) -> Result<TrialResult, String>,
 ) -> Result<LabReport, String> {
     let trials = trials.clamp(1, MAX_TRIALS);
     let mut failed: BTreeMap<Check, u32> = BTreeMap::new();
@@ -1900,7 +1917,7 @@ pub fn run_trials(
         } else {
             lab.trial_attacks(s)
         };
-        let t = run_once(lab, host, s, attacks)?;
+        let t = one(s, attacks)?;
         ran += 1;
         progress(ran);
         for v in &t.verdicts {

@@ -47,6 +47,7 @@ pub mod explore;
 pub mod fact;
 pub mod lab;
 pub mod lab_seq;
+pub mod live;
 /// Lock arithmetic shared by the Redlock client and the quizzes (lead-owned).
 pub mod lockmath;
 pub mod rng;
