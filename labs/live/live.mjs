@@ -21,6 +21,12 @@ const MAX_ANSWERS = 20000;
 /** Events recorded per trial, and MONITOR lines per node. */
 const MAX_EVENTS = 200000;
 const MAX_MONITOR_LINES = 200000;
+/**
+ * Text recorded per trial (events and MONITOR lines together, roughly as JSON): under
+ * the simulator's 16 MiB answer line, and far under the host's heap (an argument may
+ * be 64 KiB: 200 000 of them would not fit).
+ */
+const MAX_RECORD_BYTES = 12 << 20;
 /** A MONITOR line longer than this (no line end yet) is a broken stream. */
 const MAX_MONITOR_PENDING = 64 << 20;
 /** Connecting (and the checks before t0), and the closing ECHO, may take this long. */
@@ -127,6 +133,14 @@ function plain(v, depth = 0) {
   return String(v);
 }
 
+/** About how many bytes v takes as JSON (strings counted by length). */
+function weight(v, depth = 0) {
+  if (typeof v === 'string') return v.length + 2;
+  if (Array.isArray(v) && depth < 64) return v.reduce((n, x) => n + weight(x, depth + 1) + 1, 2);
+  if (plainObject(v) && depth < 64) return Object.entries(v).reduce((n, [k, x]) => n + k.length + weight(x, depth + 1) + 4, 2);
+  return 8;
+}
+
 /** The message of a node-redis rejection (an ErrorReply's is the server's text). */
 function errorText(err) {
   const m = err && typeof err.message === 'string' ? err.message : String(err);
@@ -169,10 +183,11 @@ const resp = (args) => `*${args.length}\r\n${args.map((a) => `$${Buffer.byteLeng
 
 /**
  * A raw MONITOR connection to `url`: resolves once the server said +OK. `mon.lines` then
- * collects every line it shows, without the leading '+'. `mark` is the ECHO argument
- * that ends the stream (`mon.ended` resolves when it shows).
+ * collects every line it shows, without the leading '+', while `budget(bytes)` says
+ * yes. `mark` is the ECHO argument that ends the stream (`mon.ended` resolves when it
+ * shows).
  */
-function openMonitor(url, mark, onError) {
+function openMonitor(url, mark, onError, budget) {
   return new Promise((resolve, reject) => {
     const mon = { lines: [], full: false, ended: null, socket: null };
     let endSeen;
@@ -227,10 +242,14 @@ function openMonitor(url, mark, onError) {
           endSeen();
           continue;
         }
-        if (mon.lines.length < MAX_MONITOR_LINES) mon.lines.push(text);
-        else if (!mon.full) {
+        if (mon.full) continue;
+        if (mon.lines.length >= MAX_MONITOR_LINES) {
           mon.full = true;
           onError(`more than ${MAX_MONITOR_LINES} commands reached ${url.href} in one run`);
+        } else if (!budget(text.length + 3)) {
+          mon.full = true;
+        } else {
+          mon.lines.push(text);
         }
       }
       if (pending.length > MAX_MONITOR_PENDING) {
@@ -251,6 +270,7 @@ class Trial {
     this.t0 = null;
     this.over = false;
     this.answers = 0;
+    this.bytes = 0;
     this.chain = Promise.resolve();
     this.timers = new Set();
     this.admins = [];
@@ -285,12 +305,21 @@ class Trial {
     return us(performance.now() - this.t0);
   }
 
-  /** One event, unless the limit is reached (then the trial ends with an error). */
+  /** Takes n bytes of the record's budget; false (and the trial ends) past it. */
+  spend(n) {
+    this.bytes += n;
+    if (this.bytes <= MAX_RECORD_BYTES) return true;
+    this.finish(`your code sent more than ${MAX_RECORD_BYTES >> 20} MiB of commands and replies in one run`);
+    return false;
+  }
+
+  /** One event, unless a limit is reached (then the trial ends with an error). */
   record(w, e, fields = {}) {
     if (this.events.length >= MAX_EVENTS) {
       this.finish(`more than ${MAX_EVENTS} events in one run`);
       return;
     }
+    if (!this.spend(weight(fields) + 60)) return;
     this.events.push({ t: this.now(), pid: w ? w.pid : null, inc: w ? w.inc : null, e, ...fields });
   }
 
@@ -646,7 +675,8 @@ class Trial {
       firstAddrs.push(addrs);
     }
     const onError = (text) => this.finish(text);
-    for (const url of parsed) this.monitors.push(await openMonitor(url, this.mark, onError));
+    const budget = (n) => this.spend(n);
+    for (const url of parsed) this.monitors.push(await openMonitor(url, this.mark, onError, budget));
     return firstAddrs;
   }
 
