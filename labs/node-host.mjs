@@ -1,9 +1,13 @@
 // Node.js host for Lockstep labs: JSON lines on stdin, one JSON line per answer on stdout.
 //
-// Usage: node labs/node-host.mjs [HARNESS_SOURCE]
+// Usage: node labs/node-host.mjs [HARNESS_SOURCE [live LIVE_DIR]]
 // (`lockstep lab run` starts it as `node --permission … -e <this file> -- <harness.js>`:
 // no file of ours is read or written at run time; the lab, its driver and the
 // learner's file come in `init`. Protocol: docs/labs.md.)
+// Live mode (`… -- <harness.js> live <LIVE_DIR>`, with `--allow-fs-read=<LIVE_DIR>/*`):
+// `{"type":"live"}` runs a trial against real redis-servers with node-redis, by
+// LIVE_DIR/live.mjs (docs/labs.md, "Live mode"). That module and node-redis live in
+// this realm; the lab realm still gets and gives nothing but strings.
 //
 // Who runs where (ARCHITECTURE.md, "Labs: a stranger's code"):
 // - this realm (the host) holds `process`. It hands the other realms nothing but
@@ -18,7 +22,9 @@
 // file, no child process, no worker, no addon), no code generation from strings here,
 // a heap cap, and a cap on all memory set by the parent (ulimit).
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
 import vm from 'node:vm';
 
 // Run as a file (the self-test), it reads the harness beside it; run from `-e`, the
@@ -112,20 +118,100 @@ async function answer(line) {
 // never looked at here: it is the learner's object.
 process.on('unhandledRejection', () => {});
 
+/** The answer text to `line`; never throws. */
+async function respond(line) {
+  try {
+    return await answer(line);
+  } catch (err) {
+    // Never read: an error thrown out of another realm is not ours to inspect.
+    void err;
+    return errorAnswer('lab host: the lab failed in a way it cannot describe', null);
+  }
+}
+
+// Live mode: argv after the harness is `live LIVE_DIR` (the same places when this file
+// is run directly, its own path standing where the harness text is).
+const liveDir = process.argv[2] === 'live' ? String(process.argv[3] ?? '') : null;
+/** LIVE_DIR/live.mjs, or the text saying why it could not be loaded. */
+let live = null;
+let liveFailure = null;
+if (liveDir !== null) {
+  try {
+    live = await import(pathToFileURL(join(liveDir, 'live.mjs')).href);
+  } catch (err) {
+    liveFailure = `the live mode could not load ${join(liveDir, 'live.mjs')} and node-redis (run \`npm ci\` in labs/live): ${String(err && err.message).slice(0, 500)}`;
+  }
+}
+
+const writeLine = (obj) => process.stdout.write(`${JSON.stringify(obj)}\n`);
+
+/** The live trial's resource requests waiting for their `res_reply`, by "pid:id" (FIFO). */
+const requests = new Map();
+
+const liveIO = {
+  answer: respond,
+  send: writeLine,
+  request(obj) {
+    return new Promise((resolve) => {
+      const key = `${obj.pid}:${obj.id}`;
+      if (!requests.has(key)) requests.set(key, []);
+      requests.get(key).push(resolve);
+      writeLine(obj);
+    });
+  },
+};
+
+/** A `live` message: one trial, its `live_done` as the answer text. */
+async function runLive(msg) {
+  const done = (error) => JSON.stringify({ type: 'live_done', t0_wall_ms: null, events: [], monitor: [], error });
+  if (!live) return done(liveFailure ?? 'the host was not started in live mode');
+  if (!lab) return done('no lab: the first message must be init');
+  try {
+    return JSON.stringify(await live.runLiveTrial(msg, liveIO));
+  } catch (err) {
+    return done(`live host: ${String(err && err.message).slice(0, 2000)}`);
+  } finally {
+    requests.clear();
+  }
+}
+
+/** A `res_reply` line goes to its waiting request at once, not behind the trial. */
+function routeReply(line) {
+  let msg;
+  try {
+    msg = JSON.parse(line);
+  } catch {
+    return false;
+  }
+  if (!msg || msg.type !== 'res_reply') return false;
+  const key = `${msg.pid}:${msg.id}`;
+  const waiting = requests.get(key);
+  const resolve = waiting && waiting.shift();
+  if (waiting && !waiting.length) requests.delete(key);
+  if (resolve) resolve(msg.reply);
+  return true;
+}
+
+/** In live mode, the parsed message when `line` is a `live` one. */
+function liveMessage(line) {
+  if (liveDir === null || !line.includes('"live"')) return null;
+  try {
+    const msg = JSON.parse(line);
+    return msg && msg.type === 'live' ? msg : null;
+  } catch {
+    return null;
+  }
+}
+
 const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
 // One message at a time, in order: a process runs alone between two drains.
 let queue = Promise.resolve();
 lines.on('line', (line) => {
   if (!line.trim()) return;
+  if (liveDir !== null && line.includes('"res_reply"') && routeReply(line)) return;
   queue = queue.then(async () => {
-    let text;
-    try {
-      text = await answer(line);
-    } catch (err) {
-      // Never read: an error thrown out of another realm is not ours to inspect.
-      void err;
-      text = errorAnswer('lab host: the lab failed in a way it cannot describe', null);
-    }
+    const liveMsg = liveMessage(line);
+    const text = liveMsg ? await runLive(liveMsg) : await respond(line);
     process.stdout.write(`${text}\n`);
   });
 });
