@@ -139,7 +139,7 @@ if (liveDir !== null) {
   try {
     live = await import(pathToFileURL(join(liveDir, 'live.mjs')).href);
   } catch (err) {
-    liveFailure = `the live mode could not load ${join(liveDir, 'live.mjs')} and node-redis (run \`npm ci\` in labs/live): ${String(err && err.message).slice(0, 500)}`;
+    liveFailure = `the live mode could not load ${join(liveDir, 'live.mjs')} and node-redis (run \`npm ci\` in live/): ${String(err && err.message).slice(0, 500)}`;
   }
 }
 

@@ -1,4 +1,4 @@
-# Shared by scripts/e2e.sh, scripts/prerender.sh and scripts/test-all.sh (source it; needs
+# Shared by scripts/e2e.sh, scripts/prerender.sh, scripts/setup.sh and scripts/test-all.sh (source it; needs
 # `set -euo pipefail`).
 
 # e2e/'s npm packages: `npm ci` only when node_modules is missing or the lock file

@@ -70,7 +70,13 @@ if [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 18 ]; then
   exit 1
 fi
 
-# 6. Fuzzing: a nightly toolchain and cargo-fuzz (its own idempotent script).
+# 6. The labs' live mode (`lockstep lab run … --redis`): node-redis 4.7.1, pinned in
+#    live/package-lock.json (npm ci only when that lock file changed).
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
+npm_ci live
+
+# 7. Fuzzing: a nightly toolchain and cargo-fuzz (its own idempotent script).
 bash scripts/setup-fuzz.sh
 
 log "ready (wasm-bindgen $WB_VERSION, trunk $TRUNK_VERSION, $(chromium --version 2>/dev/null | head -1), $(firefox-esr --version 2>/dev/null | head -1), geckodriver $GECKODRIVER_VERSION, node $(node --version), $(redis-server --version 2>/dev/null | awk '{print $3}'))"

@@ -20,7 +20,10 @@ cargo clippy --lib --bins --test 'web_*' --target wasm32-unknown-unknown -- -D w
 step "lint, the page and the lab panel as the app builds them: without the engine (clippy -D warnings)"
 cargo clippy --no-default-features --features lab-apart --lib --bin app --bin lab --target wasm32-unknown-unknown -- -D warnings
 
-step "native tests (the labs' tests run learners' files in Node.js)"
+step "native tests (the labs' tests run learners' files in Node.js, and live on redis-servers they start)"
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
+npm_ci live
 cargo test
 
 step "the labs' JavaScript harness on its own (node labs/selftest.mjs)"
@@ -30,8 +33,6 @@ step "the labs' redis client against real node-redis v4 (the recorded client ora
 node tests/client-oracle/replay.mjs
 
 step "the JavaScript we ship on the real stack: each lab's solution, the lesson's code, §8's node-redlock (Node.js, node-redis v4, redlock 5, redis-server)"
-# shellcheck source=scripts/lib.sh
-source scripts/lib.sh
 npm_ci tests/real-stack
 node tests/real-stack/run.mjs
 

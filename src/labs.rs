@@ -242,8 +242,8 @@ mod node {
         }
 
         /// The same host in live mode (`lockstep lab run … --redis`): it may also read
-        /// `live_dir` (`labs/live`: its trial runner and node-redis, nothing else), and
-        /// runs `live` messages against real servers (`labs/live/live.mjs`).
+        /// `live_dir` (`live/`: its trial runner and node-redis, nothing else), and
+        /// runs `live` messages against real servers (`live/live.mjs`).
         pub fn start_live(live_dir: &std::path::Path) -> Result<NodeHost, String> {
             NodeHost::start_in(Some(live_dir))
         }
@@ -252,7 +252,7 @@ mod node {
             let permission = permission_flag()?;
             let mut node_args: Vec<String> = vec![permission.to_string()];
             if let Some(dir) = live_dir {
-                node_args.push(format!("--allow-fs-read={}", dir.display()));
+                node_args.push(format!("--allow-fs-read={}/*", dir.display()));
             }
             let mut tail: Vec<String> = Vec::new();
             if let Some(dir) = live_dir {

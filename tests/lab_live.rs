@@ -44,7 +44,16 @@ impl Servers {
                 .map(|a| a.port())
                 .unwrap_or_else(|e| panic!("no free port: {e}"));
             let child = Command::new("redis-server")
-                .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+                .args([
+                    "--port",
+                    &port.to_string(),
+                    "--bind",
+                    "127.0.0.1",
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                ])
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .spawn()
@@ -150,93 +159,184 @@ fn verdict(code: i32, v: &serde_json::Value) -> String {
         1 => format!("broken: {}", broken(v).join(", ")),
         _ => format!(
             "not graded: {}",
-            v["code_error"]["message"].as_str().unwrap_or("?").chars().take(80).collect::<String>()
+            v["code_error"]["message"]
+                .as_str()
+                .unwrap_or("?")
+                .chars()
+                .take(80)
+                .collect::<String>()
         ),
     }
 }
 
-/// Trials (seeds) the simulator breaks `file` in: the first of a session from [`SEED`],
-/// then the first of a session seeded just past it, and so on.
-fn simulated_failures(lab: &str, file: &Path, want: usize) -> Vec<(u64, i32, serde_json::Value)> {
+/// Trials the simulator breaks `file` in: the first of a session from [`SEED`], then
+/// the first of a session seeded just past it, and so on. `None`: the file cannot be
+/// graded at all (it does not compile), so no trial runs.
+fn simulated_failures(lab: &str, file: &Path, want: usize) -> Vec<(Option<u64>, i32, serde_json::Value)> {
     let mut out = Vec::new();
     let mut seed = SEED.to_string();
     for _ in 0..want {
         let (code, v) = run(lab, file, &["--seed", &seed, "--trials", "200"]);
-        let Some(t) = v["counterexample"]["seed"].as_u64() else { break };
-        out.push((t, code, v));
-        // A session's first trial is its own seed: start the next one past this trial.
-        seed = t.wrapping_add(1).to_string();
+        match v["counterexample"]["seed"].as_u64() {
+            Some(t) => {
+                out.push((Some(t), code, v));
+                // A session's first trial is its own seed: start the next one past it.
+                seed = t.wrapping_add(1).to_string();
+            }
+            None if code == 2 => {
+                out.push((None, code, v));
+                break;
+            }
+            None => break,
+        }
     }
     out
 }
 
+/// Threads, each with five servers of its own, that share the files to check.
+const THREADS: usize = 6;
+
+/// Runs `check(lab, file, servers)` for each (lab, file), [`THREADS`] at a time, each
+/// thread on servers of its own: a live trial mostly waits (real time), so the files
+/// share the machine well. The rows, in the order of `work`.
+fn for_each_file(
+    work: Vec<(&'static str, PathBuf)>,
+    check: fn(&str, &Path, &Servers) -> Vec<String>,
+) -> Vec<String> {
+    let queue = std::sync::Mutex::new(work.into_iter().enumerate().collect::<Vec<_>>());
+    let done = std::sync::Mutex::new(Vec::new());
+    let failures = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..THREADS {
+            scope.spawn(|| {
+                let servers = Servers::start(5);
+                loop {
+                    let next = queue.lock().map(|mut q| q.pop()).unwrap_or(None);
+                    let Some((i, (lab, file))) = next else { break };
+                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        check(lab, &file, &servers)
+                    }));
+                    match result {
+                        Ok(rows) => done.lock().map(|mut d| d.push((i, rows))).unwrap_or(()),
+                        Err(e) => failures
+                            .lock()
+                            .map(|mut f| {
+                                f.push(
+                                    e.downcast_ref::<String>()
+                                        .cloned()
+                                        .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                                        .unwrap_or_default(),
+                                )
+                            })
+                            .unwrap_or(()),
+                    }
+                }
+            });
+        }
+    });
+    let mut done = done.into_inner().unwrap_or_default();
+    done.sort_by_key(|(i, _)| *i);
+    let rows: Vec<String> = done.into_iter().flat_map(|(_, r)| r).collect();
+    for r in &rows {
+        println!("{r}");
+    }
+    let failures = failures.into_inner().unwrap_or_default();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    rows
+}
+
+fn shown(file: &Path) -> String {
+    file.strip_prefix(root()).unwrap_or(file).display().to_string()
+}
+
 #[test]
 fn every_right_file_passes_live_as_in_the_simulator() {
-    let servers = Servers::start(5);
-    let mut rows = Vec::new();
+    let mut work = Vec::new();
     for lab in lockstep::labs::IDS {
-        let mut sources = vec![root().join("labs").join(lab).join("solution.js")];
-        sources.extend(files(lab, "pass"));
-        for file in sources {
-            let live = servers.arg(nodes(lab));
-            // The lab's fixed run, then two attacked trials.
-            let trial = lockstep::sim::lab::trial_seed(2026, 1).to_string();
-            for extra in [vec![], vec!["--trial", trial.as_str()]] {
-                let (sim_code, sim) = run(lab, &file, &extra);
-                let mut live_args = extra.clone();
-                live_args.extend(["--redis", live.as_str()]);
-                let (code, v) = run(lab, &file, &live_args);
-                let row = format!(
-                    "{lab:<13} {:<44} {:<22} simulated: {:<10} live: {}",
-                    file.strip_prefix(root()).unwrap_or(&file).display(),
-                    if extra.is_empty() { "fixed run".to_string() } else { format!("trial {trial}") },
-                    verdict(sim_code, &sim),
-                    verdict(code, &v)
-                );
-                println!("{row}");
-                assert_eq!((sim_code, code), (0, 0), "{row}\n{v}");
-                rows.push(row);
-            }
-        }
+        work.push((lab, root().join("labs").join(lab).join("solution.js")));
+        work.extend(files(lab, "pass").into_iter().map(|f| (lab, f)));
     }
-    assert!(rows.len() >= 2 * 6, "{rows:?}");
+    let rows = for_each_file(work, |lab, file, servers| {
+        let live = servers.arg(nodes(lab));
+        let trial = lockstep::sim::lab::trial_seed(2026, 1).to_string();
+        let mut rows = Vec::new();
+        // The lab's fixed run, then an attacked trial.
+        for extra in [vec![], vec!["--trial", trial.as_str()]] {
+            let (sim_code, sim) = run(lab, file, &extra);
+            let mut live_args = extra.clone();
+            live_args.extend(["--redis", live.as_str()]);
+            let (code, v) = run(lab, file, &live_args);
+            let row = format!(
+                "{lab:<13} {:<50} {:<26} simulated: {:<8} live: {}",
+                shown(file),
+                if extra.is_empty() {
+                    "fixed run".to_string()
+                } else {
+                    format!("trial {trial}")
+                },
+                verdict(sim_code, &sim),
+                verdict(code, &v)
+            );
+            assert_eq!((sim_code, code), (0, 0), "{row}\n{v}");
+            rows.push(row);
+        }
+        rows
+    });
+    // Six solutions and the pass/ files, each twice.
+    assert!(rows.len() >= 2 * (6 + 10), "{rows:?}");
 }
 
 #[test]
 fn every_wrong_file_fails_live_as_in_the_simulator() {
-    let servers = Servers::start(5);
+    let mut work = Vec::new();
     for lab in lockstep::labs::IDS {
-        for file in files(lab, "fail") {
-            let text = std::fs::read_to_string(&file).unwrap_or_default();
-            let expect = text
-                .lines()
-                .next()
-                .and_then(|l| l.strip_prefix("// expect:"))
-                .map(|s| s.trim().to_string())
-                .unwrap_or_else(|| panic!("{}: no `// expect:` line", file.display()));
-            let shown = file.strip_prefix(root()).unwrap_or(&file).display().to_string();
-            let simulated = simulated_failures(lab, &file, LIVE_TRIES);
-            assert!(!simulated.is_empty(), "{shown}: the simulator did not break it");
-            let mut caught = false;
-            for (trial, sim_code, sim) in &simulated {
-                let t = trial.to_string();
-                let (code, v) = run(lab, &file, &["--trial", &t, "--redis", &servers.arg(nodes(lab))]);
-                println!(
-                    "{lab:<13} {shown:<52} trial {t:<20} simulated: {:<40} live: {}",
-                    verdict(*sim_code, sim),
-                    verdict(code, &v)
-                );
-                let named = if expect == "code_error" {
-                    code == 2
-                } else {
-                    code == 1 && broken(&v).contains(&expect)
-                };
-                if named {
-                    caught = true;
-                    break;
-                }
-            }
-            assert!(caught, "{shown}: live, none of {} trials the simulator breaks broke `{expect}`", simulated.len());
-        }
+        work.extend(files(lab, "fail").into_iter().map(|f| (lab, f)));
     }
+    let rows = for_each_file(work, |lab, file, servers| {
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        let expect = text
+            .lines()
+            .next()
+            .and_then(|l| l.strip_prefix("// expect:"))
+            .map(|s| s.trim().to_string())
+            .unwrap_or_else(|| panic!("{}: no `// expect:` line", file.display()));
+        let simulated = simulated_failures(lab, file, LIVE_TRIES);
+        assert!(
+            !simulated.is_empty(),
+            "{}: the simulator did not break it",
+            shown(file)
+        );
+        let mut rows = Vec::new();
+        for (trial, sim_code, sim) in &simulated {
+            let t = trial.map(|t| t.to_string());
+            let mut args = vec!["--redis".to_string(), servers.arg(nodes(lab))];
+            if let Some(t) = &t {
+                args.extend(["--trial".to_string(), t.clone()]);
+            }
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let (code, v) = run(lab, file, &args);
+            rows.push(format!(
+                "{lab:<13} {:<50} {:<26} simulated: {:<40} live: {}",
+                shown(file),
+                t.map_or("fixed run".to_string(), |t| format!("trial {t}")),
+                verdict(*sim_code, sim),
+                verdict(code, &v)
+            ));
+            let caught = if expect == "code_error" {
+                code == 2
+            } else {
+                code == 1 && broken(&v).contains(&expect)
+            };
+            if caught {
+                return rows;
+            }
+        }
+        panic!(
+            "{}: live, none of {} trials the simulator breaks broke `{expect}`:\n{}",
+            shown(file),
+            simulated.len(),
+            rows.join("\n")
+        );
+    });
+    assert!(rows.len() >= 28, "{rows:?}");
 }

@@ -2,7 +2,7 @@
 //! instances, with real node-redis v4 and real time (docs/labs.md, "Live mode").
 //!
 //! The same sandboxed Node host runs the same harness, driver and learner file; in live
-//! mode it may also read `labs/live/` (its trial runner and the pinned `redis` package)
+//! mode it may also read `live/` (its trial runner and the pinned `redis` package)
 //! and it carries out each trial itself, on the servers. This side starts each trial,
 //! answers the resource (the one [`Resource`](crate::sim::world::Resource) the simulator
 //! uses) and grades what happened ([`crate::sim::live`]).
@@ -13,11 +13,11 @@ use crate::sim::live::{LiveStep, LiveTrial};
 use std::path::PathBuf;
 
 /// The folder of the live runner and its npm packages: `LOCKSTEP_LIVE_DIR`, else this
-/// repository's `labs/live`.
+/// repository's `live/`.
 pub fn live_dir() -> PathBuf {
     std::env::var_os("LOCKSTEP_LIVE_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/labs/live")))
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/live")))
 }
 
 /// The URLs of `--redis`: comma-separated `redis://host:port` (a plain `host:port` is
@@ -60,6 +60,13 @@ pub fn start_host() -> Result<NodeHost, String> {
     let dir = dir
         .canonicalize()
         .map_err(|e| format!("{}: {e}", dir.display()))?;
+    // Node reads `--allow-fs-read` as a comma-separated list.
+    if dir.to_string_lossy().contains(',') {
+        return Err(format!(
+            "{}: a live run cannot start from a folder whose path has a comma",
+            dir.display()
+        ));
+    }
     NodeHost::start_live(&dir)
 }
 
@@ -80,7 +87,13 @@ pub fn run_once(
         let line = host.next_line().map_err(|e| e.message)?;
         match trial.on_line(&line)? {
             LiveStep::Reply(answer) => host.send_line(&answer).map_err(|e| e.message)?,
-            LiveStep::Done(done) => return trial.finish(lab, &done),
+            LiveStep::Done(done) => {
+                // What the host saw, for a look at a surprising verdict.
+                if let Some(path) = std::env::var_os("LOCKSTEP_LIVE_RECORD") {
+                    std::fs::write(&path, &line).map_err(|e| format!("LOCKSTEP_LIVE_RECORD: {e}"))?;
+                }
+                return trial.finish(lab, &done);
+            }
         }
     }
 }

@@ -792,7 +792,7 @@ fn is_js_name(s: &str) -> bool {
 // Messages.
 
 /// The JSON value a reply becomes for the learner (node-redis v4's shapes).
-fn reply_value(r: &Reply) -> Value {
+pub(crate) fn reply_value(r: &Reply) -> Value {
     match r {
         Reply::Status(s) => Value::String(s.clone()),
         Reply::Error(e) => Value::String(e.clone()),
@@ -1893,7 +1893,9 @@ pub fn run_trials(
     trials: u32,
     progress: impl FnMut(u32),
 ) -> Result<LabReport, String> {
-    run_trials_with(lab, seed, trials, progress, |s, attacks| run_once(lab, host, s, attacks))
+    run_trials_with(lab, seed, trials, progress, |s, attacks| {
+        run_once(lab, host, s, attacks)
+    })
 }
 
 /// [`run_trials`] with each trial run by `one(seed, attacks)`: in the simulator, or live

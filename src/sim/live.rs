@@ -1,7 +1,7 @@
 //! Live lab runs: the lab's driver and the learner's file run against real redis-server
 //! instances, with real node-redis and real time (`lockstep lab run … --redis URL,…`).
 //!
-//! The Node host runs the trial (`labs/live/live.mjs`) and sends back what happened: each
+//! The Node host runs the trial (`live/live.mjs`) and sends back what happened: each
 //! worker's inputs and actions, in its own order and time, and every command each server
 //! executed, in the server's order (its `MONITOR` stream). This module turns that into a
 //! trace like the simulator's and grades it with the same [`grade`]. What the nodes
@@ -18,12 +18,14 @@
 //! when the server's clock is off this machine's.
 
 use super::fact::Reason;
-use super::lab::{action_of, first_code_error, grade, res_reply_value, Lab, LabAction, LabAttack, TrialResult};
+use super::lab::{
+    action_of, first_code_error, grade, reply_value, res_reply_value, Lab, LabAction, LabAttack, TrialResult,
+};
 use super::lockmath::quorum;
 use super::rng::sub_seed;
 use super::trace::{TraceEvent, TraceKind, TraceLevel};
 use super::world::{LabWorker, Resource, World};
-use crate::store::{render_line, Store};
+use crate::store::{render_line, Reply, Store};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -61,7 +63,8 @@ impl LiveTrial {
     /// A trial of `lab` under `seed` (the workers' seeds, as the simulator draws them)
     /// with `attacks`, on `nodes` servers.
     pub fn new(lab: &Lab, seed: u64, attacks: Vec<LabAttack>, nodes: usize) -> Result<LiveTrial, String> {
-        let world = World::build(&lab.scenario, seed, TraceLevel::Semantic).map_err(|(f, m)| format!("{f}: {m}"))?;
+        let world =
+            World::build(&lab.scenario, seed, TraceLevel::Semantic).map_err(|(f, m)| format!("{f}: {m}"))?;
         let names = world.process_names();
         let node_pids: Vec<usize> = (0..names.len()).filter(|p| world.is_node(*p)).collect();
         if node_pids.len() != nodes {
@@ -72,9 +75,12 @@ impl LiveTrial {
                 if node_pids.len() == 1 { "" } else { "s" }
             ));
         }
-        let workers = world
-            .lab_workers()
-            .ok_or_else(|| format!("the {} lab uses a replication group, which a live run cannot set up", lab.id))?;
+        let workers = world.lab_workers().ok_or_else(|| {
+            format!(
+                "the {} lab uses a replication group, which a live run cannot set up",
+                lab.id
+            )
+        })?;
         let resource_pid = (0..names.len())
             .find(|p| world.role(*p) == Some(super::fact::Role::Resource))
             .unwrap_or(0);
@@ -107,6 +113,7 @@ impl LiveTrial {
                     "start_ms": w.start_us as f64 / 1000.0,
                     "nodes": w.nodes,
                     "seeds": seeds,
+                    "clock": {"offset_ms": w.clock_offset_us as f64 / 1000.0, "rate_ppm": w.clock_rate_ppm},
                 })
             })
             .collect();
@@ -149,7 +156,8 @@ impl LiveTrial {
                 let (reply, event) = self.resource.apply(from, op, t_us, false);
                 self.resource_log.push((t_us, from, event));
                 Ok(LiveStep::Reply(
-                    json!({"type": "res_reply", "pid": pid, "id": id, "reply": res_reply_value(&reply)}).to_string(),
+                    json!({"type": "res_reply", "pid": pid, "id": id, "reply": res_reply_value(&reply)})
+                        .to_string(),
                 ))
             }
             _ => Err(format!("the live host sent an unknown line: {}", clip(line))),
@@ -209,7 +217,11 @@ fn parse_monitor(line: &str) -> Option<Monitored> {
     let (ts, rest) = line.split_once(' ')?;
     let (secs, frac) = ts.split_once('.').unwrap_or((ts, "0"));
     let frac: String = frac.chars().chain(std::iter::repeat('0')).take(6).collect();
-    let at_us = secs.parse::<u64>().ok()?.checked_mul(1_000_000)?.checked_add(frac.parse().ok()?)?;
+    let at_us = secs
+        .parse::<u64>()
+        .ok()?
+        .checked_mul(1_000_000)?
+        .checked_add(frac.parse().ok()?)?;
     let rest = rest.strip_prefix('[')?;
     let (who, args) = rest.split_once("] ")?;
     let addr = who.split_once(' ').map_or(who, |(_, a)| a).to_string();
@@ -289,13 +301,20 @@ struct Sent {
     order: u64,
     reply_t: u64,
     reply_order: u64,
+    /// What the server answered, as node-redis gave it (an error as its text).
+    real: Option<Value>,
 }
 
 enum What {
     /// A worker's event, as the host recorded it.
     Event(Value),
-    /// Node `node` ran `args` from worker `pid`.
-    Exec { node: usize, pid: usize, args: Vec<Vec<u8>> },
+    /// Node `node` ran `args` from worker `pid`, and answered `real` (if the worker heard).
+    Exec {
+        node: usize,
+        pid: usize,
+        args: Vec<Vec<u8>>,
+        real: Option<Value>,
+    },
     /// The resource did this, for `from`.
     Resource { from: u32, event: TraceKind },
 }
@@ -343,7 +362,12 @@ impl<'a> Replay<'a> {
             self.set_time(it.t_us);
             match it.what {
                 What::Event(e) => self.event(it.t_us, &e)?,
-                What::Exec { node, pid, args } => self.exec(it.t_us, node, pid, &args),
+                What::Exec {
+                    node,
+                    pid,
+                    args,
+                    real,
+                } => self.exec(it.t_us, node, pid, &args, real.as_ref()),
                 What::Resource { from, mut event } => {
                     if let TraceKind::WriteAccepted { lock_lapsed, .. } = &mut event {
                         *lock_lapsed = self.lapsed(from as usize);
@@ -358,12 +382,17 @@ impl<'a> Replay<'a> {
 
     /// Every event, command run and resource answer, in the order they happened.
     fn items(&self, done: &Value) -> Result<Vec<Item>, String> {
-        let events = done.get("events").and_then(Value::as_array).ok_or("the live host sent no events")?;
+        let events = done
+            .get("events")
+            .and_then(Value::as_array)
+            .ok_or("the live host sent no events")?;
         let mut items = Vec::with_capacity(events.len());
         // Per (node, pid): the commands sent, in order, with their send and reply times.
         let mut sent: BTreeMap<(usize, usize), VecDeque<Sent>> = BTreeMap::new();
         let mut addrs: BTreeMap<(usize, String), usize> = BTreeMap::new();
-        let mut reply_at: BTreeMap<(usize, u64, u64), (u64, u64)> = BTreeMap::new();
+        // (pid, incarnation, command id) -> (when, order, what the server answered).
+        type Heard = (u64, u64, Option<Value>);
+        let mut reply_at: BTreeMap<(usize, u64, u64), Heard> = BTreeMap::new();
         for (seq, e) in events.iter().enumerate() {
             let t_us = us_of(e.get("t"));
             let order = 2 * seq as u64 + 2;
@@ -377,8 +406,13 @@ impl<'a> Replay<'a> {
                         addrs.insert((node, a.to_string()), pid as usize);
                     }
                 }
-                Some("reply" | "timeout") => {
-                    reply_at.insert((pid as usize, inc, id), (t_us, order));
+                Some(kind @ ("reply" | "timeout")) => {
+                    let real = match (kind, e.get("error")) {
+                        ("timeout", _) => None,
+                        (_, Some(err)) => Some(err.clone()),
+                        _ => Some(e.get("value").cloned().unwrap_or(Value::Null)),
+                    };
+                    reply_at.insert((pid as usize, inc, id), (t_us, order, real));
                 }
                 _ => {}
             }
@@ -399,16 +433,32 @@ impl<'a> Replay<'a> {
             let args: Vec<Vec<u8>> = e
                 .get("args")
                 .and_then(Value::as_array)
-                .map(|xs| xs.iter().filter_map(Value::as_str).map(|s| s.as_bytes().to_vec()).collect())
+                .map(|xs| {
+                    xs.iter()
+                        .filter_map(Value::as_str)
+                        .map(|s| s.as_bytes().to_vec())
+                        .collect()
+                })
                 .unwrap_or_default();
             let t_us = us_of(e.get("t"));
-            let (reply_t, reply_order) = reply_at.get(&(pid, inc, id)).copied().unwrap_or((u64::MAX, u64::MAX));
+            let (reply_t, reply_order, real) =
+                reply_at
+                    .remove(&(pid, inc, id))
+                    .unwrap_or((u64::MAX, u64::MAX, None));
             let sent_order = 2 * seq as u64 + 2;
-            sent.entry((node, pid))
-                .or_default()
-                .push_back(Sent { args, t_us, order: sent_order, reply_t, reply_order });
+            sent.entry((node, pid)).or_default().push_back(Sent {
+                args,
+                t_us,
+                order: sent_order,
+                reply_t,
+                reply_order,
+                real,
+            });
         }
-        let monitor = done.get("monitor").and_then(Value::as_array).ok_or("the live host sent no MONITOR streams")?;
+        let monitor = done
+            .get("monitor")
+            .and_then(Value::as_array)
+            .ok_or("the live host sent no MONITOR streams")?;
         let t0_us = (self.t0_ms * 1000.0).round().max(0.0) as u64;
         for (node, lines) in monitor.iter().enumerate().take(self.trial.node_pids.len()) {
             for line in lines.as_array().map(Vec::as_slice).unwrap_or(&[]) {
@@ -426,8 +476,10 @@ impl<'a> Replay<'a> {
                 // The next command this connection sent with these words (one the host
                 // never sent, to a node that was down, is skipped).
                 let mut placed = (server_t, 1);
+                let mut real = None;
                 while let Some(c) = queue.pop_front() {
                     if c.args == m.args {
+                        real = c.real;
                         placed = if server_t <= c.t_us {
                             (c.t_us, c.order + 1)
                         } else if server_t >= c.reply_t {
@@ -445,6 +497,7 @@ impl<'a> Replay<'a> {
                         node,
                         pid,
                         args: m.args,
+                        real,
                     },
                 });
             }
@@ -498,12 +551,13 @@ impl<'a> Replay<'a> {
         self.trial.workers.iter().find(|w| w.pid == pid)
     }
 
-    fn exec(&mut self, t_us: u64, node: usize, pid: usize, args: &[Vec<u8>]) {
+    fn exec(&mut self, t_us: u64, node: usize, pid: usize, args: &[Vec<u8>], real: Option<&Value>) {
         let before = self.value(node);
-        let (Some(store), Some(&node_pid)) = (self.stores.get_mut(node), self.trial.node_pids.get(node)) else {
+        let (Some(store), Some(&node_pid)) = (self.stores.get_mut(node), self.trial.node_pids.get(node))
+        else {
             return;
         };
-        let reply = store.execute_conn(pid as u64, args);
+        let reply = run_as_the_server(store, pid as u64, args, real);
         let _ = store.take_effects();
         let after = self.value(node);
         if let Some(was) = before {
@@ -530,7 +584,10 @@ impl<'a> Replay<'a> {
             node_pid,
             TraceKind::Command {
                 from: pid as u32,
-                args: args.iter().map(|a| String::from_utf8_lossy(a).into_owned()).collect(),
+                args: args
+                    .iter()
+                    .map(|a| String::from_utf8_lossy(a).into_owned())
+                    .collect(),
                 reply: render_line(&reply),
                 script,
             },
@@ -554,7 +611,9 @@ impl<'a> Replay<'a> {
         if !self.token.contains_key(&pid) && self.owners.is_empty() {
             return false;
         }
-        let Some(token) = self.token.get(&pid) else { return true };
+        let Some(token) = self.token.get(&pid) else {
+            return true;
+        };
         let nodes = self.worker(pid).map(|w| w.nodes.clone()).unwrap_or_default();
         let holding = nodes
             .iter()
@@ -565,7 +624,9 @@ impl<'a> Replay<'a> {
 
     /// A worker that released moves on: its key must be gone (as `World::lab_check_release`).
     fn check_release(&mut self, t_us: u64, pid: usize) {
-        let Some(token) = self.releasing.remove(&pid) else { return };
+        let Some(token) = self.releasing.remove(&pid) else {
+            return;
+        };
         let nodes = self.worker(pid).map(|w| w.nodes.clone()).unwrap_or_default();
         let kept = nodes
             .iter()
@@ -606,7 +667,10 @@ impl<'a> Replay<'a> {
 
     /// What a worker's driver said (as `World::lab_apply`).
     fn action(&mut self, t_us: u64, pid: usize, a: LabAction) {
-        if matches!(a, LabAction::Held { .. } | LabAction::Failed { .. } | LabAction::Done) {
+        if matches!(
+            a,
+            LabAction::Held { .. } | LabAction::Failed { .. } | LabAction::Done
+        ) {
             self.check_release(t_us, pid);
         }
         let lock = self.lock.clone();
@@ -614,8 +678,15 @@ impl<'a> Replay<'a> {
             LabAction::Held { token, until_ms } => {
                 self.token.insert(pid, token.clone());
                 self.owners.insert(token.clone(), pid);
-                // The worker's clock is the epoch's, in ms.
-                let valid_until_us = until_ms.map(|u| ((u - self.t0_ms) * 1000.0).round().max(0.0) as u64);
+                // The worker's clock: the machine's (ms since the epoch), with the
+                // scenario's offset and rate.
+                let (offset_us, rate) = self
+                    .worker(pid)
+                    .map_or((0, 0), |w| (w.clock_offset_us, w.clock_rate_ppm));
+                let valid_until_us = until_ms.map(|u| {
+                    let local_us = (u - self.t0_ms) * 1000.0 - offset_us as f64;
+                    (local_us / (1.0 + rate as f64 / 1e6)).round().max(0.0) as u64
+                });
                 let (on, of) = self.backing(pid, &token);
                 self.emit(
                     t_us,
@@ -639,10 +710,24 @@ impl<'a> Replay<'a> {
             }
             LabAction::Lost { reason } => {
                 self.token.remove(&pid);
-                self.emit(t_us, pid, TraceKind::LockLost { lock, reason: Reason::Said(reason) });
+                self.emit(
+                    t_us,
+                    pid,
+                    TraceKind::LockLost {
+                        lock,
+                        reason: Reason::Said(reason),
+                    },
+                );
             }
             LabAction::Failed { reason } => {
-                self.emit(t_us, pid, TraceKind::AcquireFailed { lock, reason: Reason::Said(reason) });
+                self.emit(
+                    t_us,
+                    pid,
+                    TraceKind::AcquireFailed {
+                        lock,
+                        reason: Reason::Said(reason),
+                    },
+                );
             }
             LabAction::Log { text } => {
                 if self.notes < MAX_NOTES {
@@ -659,18 +744,63 @@ impl<'a> Replay<'a> {
     }
 }
 
+/// Runs `args` on `store` as the server did. The store's clock is the server's to the
+/// millisecond, but not to its rounding: a command within 2 ms of a key's expiry may
+/// have seen that key live or gone. There, the command is tried at the moments around
+/// (a copy of the store each) and the one whose reply is what the server answered
+/// (`real`) is kept; elsewhere, and when no reply was heard, it runs once.
+fn run_as_the_server(store: &mut Store, conn: u64, args: &[Vec<u8>], real: Option<&Value>) -> Reply {
+    const SLACK_MS: u64 = 2;
+    let now = store.now_ms();
+    let near_expiry = store
+        .live_keys()
+        .iter()
+        .any(|k| k.expire_at_ms.is_some_and(|e| e.abs_diff(now) <= SLACK_MS));
+    if let (true, Some(real)) = (near_expiry, real) {
+        let answered = |r: &Reply| match r {
+            Reply::Error(e) => Value::String(e.clone()) == *real,
+            r => reply_value(r) == *real,
+        };
+        for at in [
+            now,
+            now + 1,
+            now.saturating_sub(1),
+            now + 2,
+            now.saturating_sub(2),
+        ] {
+            let mut tried = store.clone();
+            tried.set_now_ms(at);
+            let reply = tried.execute_conn(conn, args);
+            if answered(&reply) {
+                tried.set_now_ms(now);
+                *store = tried;
+                return reply;
+            }
+        }
+    }
+    store.execute_conn(conn, args)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn a_monitor_line_gives_its_time_client_and_words() {
-        let m = parse_monitor(r#"1733450000.012345 [0 127.0.0.1:54321] "SET" "lock:a" "t\"1\x00" "PX" "300""#).unwrap();
+        let m =
+            parse_monitor(r#"1733450000.012345 [0 127.0.0.1:54321] "SET" "lock:a" "t\"1\x00" "PX" "300""#)
+                .unwrap();
         assert_eq!(m.at_us, 1_733_450_000_012_345);
         assert_eq!(m.addr, "127.0.0.1:54321");
         assert_eq!(
             m.args,
-            vec![b"SET".to_vec(), b"lock:a".to_vec(), b"t\"1\0".to_vec(), b"PX".to_vec(), b"300".to_vec()]
+            vec![
+                b"SET".to_vec(),
+                b"lock:a".to_vec(),
+                b"t\"1\0".to_vec(),
+                b"PX".to_vec(),
+                b"300".to_vec()
+            ]
         );
         let lua = parse_monitor(r#"1733450000.5 [0 lua] "get" "k""#).unwrap();
         assert_eq!((lua.addr.as_str(), lua.at_us), ("lua", 1_733_450_000_500_000));

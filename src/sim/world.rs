@@ -219,6 +219,10 @@ pub struct LabWorker {
     pub lock: String,
     /// Its own seed; incarnation `i` starts with `sub_seed(seed, "incarnation:{i}")`.
     pub seed: u64,
+    /// Its clock: ahead of true time by this much at the start, running fast by this
+    /// rate (a machine of its own, as the scenario says).
+    pub clock_offset_us: i64,
+    pub clock_rate_ppm: i64,
 }
 
 /// A lab worker: its program runs outside the world (the learner's JavaScript, through
@@ -574,6 +578,8 @@ impl World {
                 nodes: dests,
                 lock: l.lock.clone(),
                 seed: l.seed,
+                clock_offset_us: p.clock.local_us(0),
+                clock_rate_ppm: p.clock.rate_ppm(),
             });
         }
         Some(out)

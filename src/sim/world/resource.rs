@@ -134,7 +134,14 @@ impl Resource {
     /// in-progress claim is live; otherwise (a first claim, or one whose holder's claim
     /// has expired, say after a crash) the key is in progress for `from` until
     /// now + `ttl_us`.
-    fn claim(&mut self, from: u32, key: String, ttl_us: u64, now: u64, lapsed: bool) -> (ResReply, TraceKind) {
+    fn claim(
+        &mut self,
+        from: u32,
+        key: String,
+        ttl_us: u64,
+        now: u64,
+        lapsed: bool,
+    ) -> (ResReply, TraceKind) {
         let refused = if self.idem_seen.contains(&key) {
             Some(Reason::IdempotencyUsed { key: key.clone() })
         } else {

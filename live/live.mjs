@@ -84,6 +84,9 @@ function validate(msg) {
     w.nodes.forEach((n, k) => need(isInt(n) && n < urls.length, `${at}.nodes[${k}] is not an index into urls`));
     need(Array.isArray(w.seeds) && w.seeds.length >= 1 && w.seeds.length <= 10000, `${at}.seeds must list 1 or more seeds`);
     w.seeds.forEach((s, k) => need(typeof s === 'string' && /^[0-9]{1,20}$/.test(s), `${at}.seeds[${k}] is not a decimal string`));
+    const c = w.clock ?? { offset_ms: 0, rate_ppm: 0 };
+    need(plainObject(c) && Number.isFinite(c.offset_ms) && Math.abs(c.offset_ms) <= 1e9, `${at}.clock.offset_ms must be a number of ms`);
+    need(Number.isFinite(c.rate_ppm) && Math.abs(c.rate_ppm) <= 500000, `${at}.clock.rate_ppm must be within ±500000`);
   });
   need(Array.isArray(attacks) && attacks.length <= MAX_ATTACKS, `attacks must be a list of at most ${MAX_ATTACKS}`);
   const restarts = new Map();
@@ -305,6 +308,18 @@ class Trial {
     return us(performance.now() - this.t0);
   }
 
+  /**
+   * Worker w's clock, as its inputs' `now_ms`: the machine's, in ms since the epoch, so
+   * the learner's `Date.now()` agrees with the servers' (a PXAT it computes is the time
+   * it means), moved by the scenario's offset and rate for that worker (its own machine:
+   * in the fencing lab, A's clock runs 3 s ahead). The events keep ms since t0.
+   */
+  clock(w) {
+    const c = w.spec.clock ?? { offset_ms: 0, rate_ppm: 0 };
+    const elapsed = performance.now() - this.t0;
+    return us(performance.timeOrigin + this.t0 + c.offset_ms + elapsed * (1 + c.rate_ppm / 1e6));
+  }
+
   /** Takes n bytes of the record's budget; false (and the trial ends) past it. */
   spend(n) {
     this.bytes += n;
@@ -406,7 +421,7 @@ class Trial {
     // The harness forgets the process (its answer is always empty).
     this.serial(async () => {
       if (this.over) return;
-      await this.io.answer(JSON.stringify({ type: 'input', pid, worker: index, inc, now_ms: this.now(), ev: { kind: 'crash' } }));
+      await this.io.answer(JSON.stringify({ type: 'input', pid, worker: index, inc, now_ms: this.clock(w), ev: { kind: 'crash' } }));
     });
     if (restartMs !== null) {
       w.restartPending = true;
@@ -526,9 +541,8 @@ class Trial {
       return;
     }
     this.answers++;
-    const now = this.now();
     if (item.ev.kind === 'start') this.record(w, 'start', { seed: item.ev.seed });
-    const text = JSON.stringify({ type: 'input', pid: w.pid, worker: w.index, inc: w.inc, now_ms: now, ev: item.ev });
+    const text = JSON.stringify({ type: 'input', pid: w.pid, worker: w.index, inc: w.inc, now_ms: this.clock(w), ev: item.ev });
     const answerText = await this.io.answer(text);
     if (w.gen !== gen || !this.active(w)) return;
     let answer;
