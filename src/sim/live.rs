@@ -372,7 +372,13 @@ impl<'a> Replay<'a> {
                     if let TraceKind::WriteAccepted { lock_lapsed, .. } = &mut event {
                         *lock_lapsed = self.lapsed(from as usize);
                     }
-                    self.emit(it.t_us, self.trial.resource_pid, event);
+                    // A read is the reader's event; a write, the resource's (as the world traces them).
+                    let at = if matches!(event, TraceKind::Read { .. }) {
+                        from as usize
+                    } else {
+                        self.trial.resource_pid
+                    };
+                    self.emit(it.t_us, at, event);
                 }
             }
         }

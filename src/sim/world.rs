@@ -1818,8 +1818,11 @@ impl World {
             return;
         };
         let (reply, event) = r.apply(from as u32, op, now, lapsed);
-        if !matches!(event, TraceKind::Read { .. }) || self.full() {
-            self.emit(out, res, event);
+        // A read is the reader's event (traced in full only); a write, the resource's.
+        match event {
+            TraceKind::Read { .. } if self.full() => self.emit(out, from, event),
+            TraceKind::Read { .. } => {}
+            _ => self.emit(out, res, event),
         }
         self.send(res, from, Payload::ResReply { req, reply }, 0, out);
     }
