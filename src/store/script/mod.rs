@@ -329,6 +329,12 @@ impl Vm {
     /// script is stopped before that no longer fits; and a slice runs fewer instructions
     /// the closer the heap is to the cap (`slice_fuel`), so the small allocations of many
     /// instructions cannot pile up past it.
+    ///
+    /// So one big table stops at about a third of the cap. Measured bound: 0 bytes over the
+    /// cap for every table, stack and cjson bomb in `tests/store_limits.rs` (every allocation
+    /// of the process counted, 8 MB cap). Not a proof: growth hidden from the jump (a
+    /// collection in the same slice, or a charged function's room subtracted) could pass
+    /// the cap by one doubling.
     fn drive(&mut self) -> Option<String> {
         let executor = &self.executor;
         let cap = self.limits.memory_bytes;
