@@ -485,7 +485,10 @@ mod node {
                     None => crate::sim::lab::run_once(&lab, &mut host, seed, attacks),
                 };
                 let result = match r.trial {
-                    Some(t) => one(t, lab.trial_attacks(t)).map(|t| crate::sim::lab::report_of_one(&lab, t)),
+                    Some(t) => {
+                        let (t, attacks) = crate::sim::lab::Draw::Replay.trial(&lab, t, 0);
+                        one(t, attacks).map(|t| crate::sim::lab::report_of_one(&lab, t))
+                    }
                     None => crate::sim::lab::run_trials_with(&lab, r.seed, r.trials, |_| {}, one),
                 };
                 match result {

@@ -170,7 +170,7 @@ fn verdict(code: i32, v: &serde_json::Value) -> String {
 }
 
 /// Trials the simulator breaks `file` in: the first of a session from [`SEED`], then
-/// the first of a session seeded just past it, and so on. `None`: the file cannot be
+/// the first of a session seeded with that trial's seed, and so on. `None`: the file cannot be
 /// graded at all (it does not compile), so no trial runs.
 fn simulated_failures(lab: &str, file: &Path, want: usize) -> Vec<(Option<u64>, i32, serde_json::Value)> {
     let mut out = Vec::new();
@@ -180,8 +180,8 @@ fn simulated_failures(lab: &str, file: &Path, want: usize) -> Vec<(Option<u64>, 
         match v["counterexample"]["seed"].as_u64() {
             Some(t) => {
                 out.push((Some(t), code, v));
-                // A session's first trial is its own seed: start the next one past it.
-                seed = t.wrapping_add(1).to_string();
+                // The next session, from this trial's seed, draws other trials.
+                seed = t.to_string();
             }
             None if code == 2 => {
                 out.push((None, code, v));

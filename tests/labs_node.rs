@@ -265,16 +265,19 @@ impl Lanes {
 fn first_failures_in_order(lab: &Lab, source: &str, seed: u64, trials: u32) -> Option<(u32, String, String)> {
     let mut host = NodeHost::start().unwrap_or_else(|e| panic!("{e}"));
     lab::init(lab, &mut host, source).unwrap_or_else(|e| panic!("{e}"));
-    (0..trials).find_map(|i| {
-        let s = lab::trial_seed(seed, i + 1);
-        let t = lab::run_once(lab, &mut host as &mut dyn Host, s, lab.trial_attacks(s))
-            .unwrap_or_else(|e| panic!("{e}"));
-        let keyed = match &t.code_error {
-            Some(e) => format!("{e:?}"),
-            None => format!("{:?}", t.violations()),
-        };
-        (!t.passed()).then(|| (i, format!("{:?} {:?}", t.violations(), t.code_error), keyed))
-    })
+    // The CLI's own runner (`lockstep lab run --trials`), not a copy of its loop.
+    let report = lab::run_trials(lab, &mut host, seed, trials, |_| {}).unwrap_or_else(|e| panic!("{e}"));
+    let t = report.counterexample?;
+    let keyed = match &t.code_error {
+        Some(e) => format!("{e:?}"),
+        None => format!("{:?}", t.violations()),
+    };
+    // The trial's index in the session: the last one run.
+    Some((
+        report.trials - 1,
+        format!("{:?} {:?}", t.violations(), t.code_error),
+        keyed,
+    ))
 }
 
 /// ...and as the page does: groups of lanes, taking turns, graded on the lighter trace.
@@ -299,8 +302,7 @@ fn first_failure_in_pool(
         lanes.hosts.push(group);
     }
     let mut pool = lab::TrialPool::new(lab, trials, groups, per_group, |i| {
-        let s = lab::trial_seed(seed, i + 1);
-        (s, lab.trial_attacks(s))
+        lab::Draw::Trials.trial(lab, seed, i)
     });
     let mut batches = 0;
     let mut done = vec![false; groups];
@@ -326,7 +328,7 @@ fn first_failure_in_pool(
 }
 
 #[test]
-fn a_pool_of_lanes_and_the_engines_groups_find_the_same_first_failure_as_trials_in_order() {
+fn the_cli_the_pages_pool_and_the_engines_groups_name_the_same_failing_trial_for_one_seed() {
     for lab in labs_list() {
         let mut sources = vec![("solution.js".to_string(), lab.solution.clone())];
         for f in files(&lab.id, "fail") {

@@ -111,7 +111,7 @@ fn a_wrong_reference_solution_fails_check_pack_with_the_lab_the_check_and_the_tr
     assert_eq!(
         err,
         format!(
-            "{}/labs/team-lock/solution.js:1: solution: lab `team-lock`: the reference solution breaks mutual_exclusion in trial seed 3703990346808863829 (200 trials from seed 1; trial 4 of 200); replay it: {replay}\n",
+            "{}/labs/team-lock/solution.js:1: solution: lab `team-lock`: the reference solution breaks mutual_exclusion in trial seed 3703990346808863829 (200 trials from seed 1; trial 3 of 200); replay it: {replay}\n",
             v.path()
         )
     );

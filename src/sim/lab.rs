@@ -1600,6 +1600,58 @@ pub fn run_once(
     Ok(run.finish(lab))
 }
 
+/// Which runs a session makes: "Try to break it"'s trials, or one run as Run makes it
+/// (the seed with the lab's fixed attacks) or as a shared trial's replay does (the
+/// trial's own seed, with the attacks drawn from it). Every runner draws its trials
+/// here ([`Draw::trial`]): the CLI, `check-pack`, `lab grade`, the Node tests, the
+/// page's pool and the engine's groups, so one seed names the same trials everywhere.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Draw {
+    Trials,
+    Run,
+    Replay,
+}
+
+impl Draw {
+    /// `trials`, `run` or `replay`, as the page's message to the sandbox names it.
+    pub fn from_name(name: &str) -> Option<Draw> {
+        match name {
+            "trials" => Some(Draw::Trials),
+            "run" => Some(Draw::Run),
+            "replay" => Some(Draw::Replay),
+            _ => None,
+        }
+    }
+
+    /// Trial `i` (0-based) of a session from `seed`: its seed and its attacks. Trials
+    /// are `trial_seed(seed, 1..)`, each with the attacks drawn from its own seed.
+    pub fn trial(self, lab: &Lab, seed: u64, i: u32) -> (u64, Vec<LabAttack>) {
+        let s = self.seed(seed, i);
+        let attacks = match self {
+            Draw::Run => lab.run_attacks.clone(),
+            Draw::Trials | Draw::Replay => lab.trial_attacks(s),
+        };
+        (s, attacks)
+    }
+
+    /// Trial `i`'s seed alone.
+    pub fn seed(self, seed: u64, i: u32) -> u64 {
+        match self {
+            Draw::Trials => trial_seed(seed, i.saturating_add(1)),
+            Draw::Run | Draw::Replay => seed,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Draw::Trials => "trials",
+            Draw::Run => "run",
+            Draw::Replay => "replay",
+        }
+    }
+}
+
 /// The seed of trial `i` of a session started from `seed` (trial 0 is the seed itself).
 pub fn trial_seed(seed: u64, i: u32) -> u64 {
     if i == 0 {
@@ -1913,12 +1965,9 @@ pub fn run_trials_with(
     let mut code_error = None;
     let mut ran = 0;
     for i in 0..trials {
-        let s = trial_seed(seed, i);
-        let attacks = if trials == 1 {
-            lab.run_attacks.clone()
-        } else {
-            lab.trial_attacks(s)
-        };
+        // One trial is the lab's Run: the seed itself, with the lab's fixed attack.
+        let draw = if trials == 1 { Draw::Run } else { Draw::Trials };
+        let (s, attacks) = draw.trial(lab, seed, i);
         let t = one(s, attacks)?;
         ran += 1;
         progress(ran);

@@ -6,12 +6,11 @@
 //! `g, g + groups, g + 2·groups, …` in order, and stops at its first failure or at a
 //! limit the page sets when another group has failed earlier. The page keeps the lowest
 //! failing trial over all groups, which is the one a single sequential run finds.
-//! Trial `i` has the seed [`trial_seed`]`(seed, i + 1)` and the attacks drawn from it,
-//! exactly as the page's own pool draws them.
+//! Trial `i` is [`Draw::trial`]`(lab, seed, i)`, the seed `trial_seed(seed, i + 1)`
+//! and the attacks drawn from it, as every other runner draws it.
 
 use super::lab::{
-    grade, parse_ready, replay_world, trial_seed, CodeError, Lab, LabAttack, LabRun, LabTexts, TrialResult,
-    Verdict,
+    grade, parse_ready, replay_world, CodeError, Lab, LabAttack, LabRun, LabTexts, TrialResult, Verdict,
 };
 use super::trace::TraceLevel;
 use serde_json::{json, Value};
@@ -113,36 +112,7 @@ impl FailedTrial {
     }
 }
 
-/// Which runs a [`TrialSeq`] makes: "Try to break it"'s trials, or one run as Run makes
-/// it (the seed with the lab's fixed attacks) or as a shared trial's replay does (the
-/// trial's own seed, with the attacks drawn from it).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Draw {
-    Trials,
-    Run,
-    Replay,
-}
-
-impl Draw {
-    /// `trials`, `run` or `replay`, as the page's message to the sandbox names it.
-    pub fn from_name(name: &str) -> Option<Draw> {
-        match name {
-            "trials" => Some(Draw::Trials),
-            "run" => Some(Draw::Run),
-            "replay" => Some(Draw::Replay),
-            _ => None,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Draw::Trials => "trials",
-            Draw::Run => "run",
-            Draw::Replay => "replay",
-        }
-    }
-}
+pub use super::lab::Draw;
 
 struct Current {
     trial: u32,
@@ -197,14 +167,7 @@ impl TrialSeq {
 
     /// Trial `i`'s seed and attacks.
     fn draw(&self, i: u32) -> (u64, Vec<LabAttack>) {
-        match self.draw {
-            Draw::Trials => {
-                let seed = trial_seed(self.seed, i.saturating_add(1));
-                (seed, self.lab.trial_attacks(seed))
-            }
-            Draw::Run => (self.seed, self.lab.run_attacks.clone()),
-            Draw::Replay => (self.seed, self.lab.trial_attacks(self.seed)),
-        }
+        self.draw.trial(&self.lab, self.seed, i)
     }
 
     /// The next message for the harness (JSON text), or `None` when the group is done.

@@ -7,7 +7,7 @@
 
 use super::sandbox::{EngineFiles, Sandbox};
 use super::FILE_LIMIT;
-use crate::sim::lab::{trial_seed, CodeError, Lab};
+use crate::sim::lab::{CodeError, Lab};
 use crate::sim::lab_seq::{Draw, FailedTrial, GroupReport};
 use serde_json::{json, Value};
 use std::cell::{Cell, RefCell};
@@ -218,10 +218,7 @@ async fn group(
 fn hung(draw: Draw, seed: u64, trial: u32, e: CodeError) -> FailedTrial {
     FailedTrial {
         trial,
-        seed: match draw {
-            Draw::Trials => trial_seed(seed, trial.saturating_add(1)),
-            Draw::Run | Draw::Replay => seed,
-        },
+        seed: draw.seed(seed, trial),
         code_error: Some(e),
         tape: Vec::new(),
     }

@@ -527,12 +527,9 @@ async fn trials_on_page(
     mut shown: Shown,
 ) -> Result<Shown, String> {
     let draw = |i: u32| match s.replay {
-        Some(t) => (t, lab.trial_attacks(t)),
-        None if break_it => {
-            let t = lab::trial_seed(s.seed, i + 1);
-            (t, lab.trial_attacks(t))
-        }
-        None => (s.seed, lab.run_attacks.clone()),
+        Some(t) => Draw::Replay.trial(lab, t, i),
+        None if break_it => Draw::Trials.trial(lab, s.seed, i),
+        None => Draw::Run.trial(lab, s.seed, i),
     };
     let per_group = if break_it { LANES } else { 1 };
     let pool = RefCell::new(lab::TrialPool::new(lab, s.trials, groups, per_group, draw));
