@@ -57,7 +57,7 @@ function need(ok, what) {
 /** The live message, checked; throws Invalid naming the first thing wrong. */
 function validate(msg) {
   need(plainObject(msg), 'not an object');
-  const { urls, workers, attacks = [], deadline_ms: deadlineMs } = msg;
+  const { urls, workers, attacks = [], deadline_ms: deadlineMs, latency_ms: latency = [0, 0] } = msg;
   need(Array.isArray(urls) && urls.length >= 1 && urls.length <= MAX_URLS, `urls must be 1 to ${MAX_URLS} redis:// URLs`);
   const parsed = urls.map((u, i) => {
     need(typeof u === 'string' && u.length <= 2000, `urls[${i}] is not a string`);
@@ -122,7 +122,9 @@ function validate(msg) {
     need(w.seeds.length > n, `worker ${w.worker} may restart ${n} times but has ${w.seeds.length} seeds`);
   }
   need(isNum(deadlineMs) && deadlineMs > 0 && deadlineMs <= MAX_DEADLINE_MS, `deadline_ms must be a number in (0, ${MAX_DEADLINE_MS}]`);
-  return { urls, parsed, workers, attacks: checked, deadlineMs };
+  need(Array.isArray(latency) && latency.length === 2 && latency.every((x) => isNum(x) && x <= 10000) && latency[0] <= latency[1],
+    'latency_ms must be [low, high] in ms, 0 ≤ low ≤ high ≤ 10000');
+  return { urls, parsed, workers, attacks: checked, deadlineMs, latency };
 }
 
 /** A reply of node-redis as a plain JSON value (strings, numbers, null, arrays). */
@@ -291,6 +293,7 @@ class Trial {
       state: 'waiting', // 'live' | 'crashed' | 'over'
       restartPending: false,
       clients: [],
+      links: [], // per client: when its last message arrives each way (the lab's latency)
       paused: false,
       queue: [], // inputs to deliver: {ev, point, counted}
       deferred: null, // actions held by a pause: [{action, counted}]
@@ -336,6 +339,17 @@ class Trial {
     }
     if (!this.spend(weight(fields) + 60)) return;
     this.events.push({ t: this.now(), pid: w ? w.pid : null, inc: w ? w.inc : null, e, ...fields });
+  }
+
+  /**
+   * When a message put on `link` now in direction `way` arrives: after a latency drawn
+   * from the lab's range, and not before the last one sent that way.
+   */
+  linkTime(link, way) {
+    const [low, high] = this.spec.latency;
+    const at = Math.max(performance.now() + low + Math.random() * (high - low), link[way]);
+    link[way] = at;
+    return at;
   }
 
   /** A host timer the trial's end clears. */
@@ -440,6 +454,7 @@ class Trial {
       c.disconnect().catch(() => {});
     }
     w.clients = [];
+    w.links = [];
   }
 
   /** w's clients (one per entry of nodes), each recorded with its address. */
@@ -630,8 +645,6 @@ class Trial {
             this.arrive(w, gen, { kind: 'timeout', id }, 'reply');
           }, w.waits);
         }
-        // A node that is down takes nothing: the command waits for its timeout.
-        if (this.down.has(node)) return;
         const settle = (fields) => {
           if (entry.settled || w.gen !== gen || this.over) return;
           entry.settled = true;
@@ -644,10 +657,20 @@ class Trial {
           this.record(w, 'reply', { id, node, ...fields });
           this.arrive(w, gen, { kind: 'reply', id, ...fields }, 'reply');
         };
-        w.clients[k].sendCommand(args).then(
-          (value) => settle({ value: plain(value) }),
-          (err) => settle({ error: errorText(err) }),
-        );
+        // The lab's network between the worker and the node, both ways (loopback alone
+        // answers in well under a millisecond, and a race the lab is about would never
+        // show): each message waits a latency drawn from the scenario's range, and
+        // never overtakes the one before it on the same link, as in the simulator.
+        const link = (w.links[k] ??= { out: 0, back: 0 });
+        const sendAt = this.linkTime(link, 'out');
+        this.after(sendAt - performance.now(), () => {
+          // A node that is down takes nothing: the command waits for its timeout.
+          if (w.gen !== gen || this.over || entry.settled || this.down.has(node)) return;
+          w.clients[k].sendCommand(args).then(
+            (value) => this.after(this.linkTime(link, 'back') - performance.now(), () => settle({ value: plain(value) }), w.waits),
+            (err) => this.after(this.linkTime(link, 'back') - performance.now(), () => settle({ error: errorText(err) }), w.waits),
+          );
+        }, w.waits);
         return;
       }
       case 'timer':

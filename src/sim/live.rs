@@ -23,6 +23,7 @@ use super::lab::{
 };
 use super::lockmath::quorum;
 use super::rng::sub_seed;
+use super::scenario::LatencySpec;
 use super::trace::{TraceEvent, TraceKind, TraceLevel};
 use super::world::{LabWorker, Resource, World};
 use crate::store::{render_line, Reply, Store};
@@ -49,6 +50,9 @@ pub struct LiveTrial {
     /// What the resource did, in the order it did it: (µs, from pid, event).
     resource_log: Vec<(u64, u32, TraceKind)>,
     deadline_ms: u64,
+    /// The lab's network latency, [low, high] ms: the host adds it to each command and
+    /// reply, so a race the lab is about happens on loopback servers too.
+    latency_ms: [f64; 2],
 }
 
 /// What a line from the host means for the trial.
@@ -94,6 +98,17 @@ impl LiveTrial {
             resource: Resource::new(&lab.scenario.resource),
             resource_log: Vec::new(),
             deadline_ms: lab.scenario.end_ms.clamp(0.0, 600_000.0) as u64,
+            latency_ms: match lab.scenario.network.latency_ms {
+                LatencySpec::Fixed(ms) => [ms, ms],
+                LatencySpec::Range(r) => r,
+            }
+            .map(|ms| {
+                if ms.is_finite() {
+                    ms.clamp(0.0, 10_000.0)
+                } else {
+                    0.0
+                }
+            }),
         })
     }
 
@@ -123,6 +138,7 @@ impl LiveTrial {
             "workers": workers,
             "attacks": self.attacks,
             "deadline_ms": self.deadline_ms,
+            "latency_ms": self.latency_ms,
         })
         .to_string()
     }
