@@ -367,7 +367,7 @@ fn the_cli_the_pages_pool_and_the_engines_groups_name_the_same_failing_trial_for
     }
 }
 
-/// ...and as the engine's worker does (`sim::lab_seq`): each group runs its trials one
+/// ...and as the engine's worker does (`sim::lab::seq`): each group runs its trials one
 /// after another beside its own harness; a group's failure limits the groups after it.
 /// Its report goes through JSON, as it does from the worker to the page, and the page's
 /// verdicts come from replaying the failing trial's tape. A trial whose code failed is
@@ -379,8 +379,8 @@ fn first_failure_in_groups(
     trials: u32,
     groups: u32,
 ) -> Option<(u32, String)> {
+    use lockstep::sim::lab::seq::{FailedTrial, GroupReport, TrialSeq};
     use lockstep::sim::lab::violations_of as violations;
-    use lockstep::sim::lab_seq::{FailedTrial, GroupReport, TrialSeq};
     let mut lowest: Option<FailedTrial> = None;
     let mut finished = 0;
     for g in 0..groups {
@@ -416,7 +416,7 @@ fn first_failure_in_groups(
             None => format!(
                 "{:?}",
                 violations(
-                    &f.regrade(lab, lockstep::sim::lab_seq::Draw::Trials)
+                    &f.regrade(lab, lockstep::sim::lab::seq::Draw::Trials)
                         .unwrap_or_else(|e| panic!("{e}"))
                         .1
                 )
@@ -433,7 +433,7 @@ fn first_failure_in_groups(
 /// verdicts the run had and the timeline the page drew before (`timeline::build_lab`).
 #[test]
 fn run_and_replay_in_the_engine_make_the_runs_made_in_order() {
-    use lockstep::sim::lab_seq::{Draw, GroupReport, TrialSeq};
+    use lockstep::sim::lab::seq::{Draw, GroupReport, TrialSeq};
     use lockstep::timeline::panel::{
         answer_parts, read_answer, read_part, run_job, Parts, RunAnswer, RunJob,
     };

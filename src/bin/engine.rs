@@ -15,8 +15,8 @@
 
 #[cfg(target_arch = "wasm32")]
 mod web {
+    use lockstep::sim::lab::seq::{Draw, TrialSeq};
     use lockstep::sim::lab::LabTexts;
-    use lockstep::sim::lab_seq::{Draw, TrialSeq};
     use lockstep::sim::scenario::Scenario;
     use wasm_bindgen::prelude::*;
 
@@ -87,7 +87,7 @@ mod web {
     }
 
     /// One group of a "Try to break it" session, or a lab's Run or a shared trial's
-    /// replay (`sim::lab_seq::TrialSeq`, `draw`: `trials`, `run` or `replay`).
+    /// replay (`sim::lab::seq::TrialSeq`, `draw`: `trials`, `run` or `replay`).
     #[wasm_bindgen]
     pub struct Trials(TrialSeq);
 
@@ -143,7 +143,7 @@ mod web {
             self.0.finished()
         }
 
-        /// `{finished, failure}` as JSON (`sim::lab_seq::GroupReport`).
+        /// `{finished, failure}` as JSON (`sim::lab::seq::GroupReport`).
         pub fn report(&self) -> String {
             self.0.report_json()
         }

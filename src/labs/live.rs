@@ -8,8 +8,8 @@
 //! uses) and grades what happened ([`crate::sim::live`]).
 
 use super::NodeHost;
+use crate::sim::lab::live::{LiveStep, LiveTrial};
 use crate::sim::lab::{parse_ready, Host, Lab, LabAttack, TrialResult};
-use crate::sim::live::{LiveStep, LiveTrial};
 use std::path::PathBuf;
 
 /// The folder of the live runner and its npm packages: `LOCKSTEP_LIVE_DIR`, else this

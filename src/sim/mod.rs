@@ -14,7 +14,9 @@
 //! - [`caption`]: a scenario's captions for its key moments, placed on a run.
 //! - [`explore`]: random faults around a scenario, shrinking counterexamples.
 //! - [`sweep`]: one scenario at several TTLs, for §4's trade-off table.
-//! - [`lab_seq`]: a lab's trials run one after another, for the engine's worker.
+//! - [`lab`]: labs, the learner's JavaScript as a scenario's workers: the definition, the
+//!   harness's messages, one run, the grade, the trials (`lab::seq` beside the harness in
+//!   the engine's worker) and live runs on real redis-servers (`lab::live`).
 //! - [`cli`]: `lockstep scenarios | run | explore`.
 //!
 //! Invariants: nothing here reads the wall clock or OS entropy (one seed drives every
@@ -46,8 +48,6 @@ pub mod explore;
 /// Typed facts (reasons, hold ends, violation kinds) carried to where they are shown.
 pub mod fact;
 pub mod lab;
-pub mod lab_seq;
-pub mod live;
 /// Lock arithmetic shared by the Redlock client and the quizzes (lead-owned).
 pub mod lockmath;
 pub mod rng;

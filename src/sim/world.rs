@@ -7,7 +7,8 @@
 //! rely on.
 //!
 //! Indexing: `procs`, `groups` and the network's link tables are indexed directly
-//! (`clippy::indexing_slicing` is allowed in this file only). Every index is a `Pid` or
+//! (`clippy::indexing_slicing` is allowed in this module and its `world/` files but
+//! `plan.rs`). Every index is a `Pid` or
 //! group number this world handed out itself in [`World::build`], which validates every
 //! name in the scenario, or one checked at the boundary by [`World::inject_at`]; the
 //! tables never shrink. The scenario fuzz target runs this code with debug assertions.

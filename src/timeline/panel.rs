@@ -44,7 +44,7 @@ pub enum RunJob {
     /// A lab's failing run, replayed from the harness's answers ([`lab_replay`]).
     Lab {
         texts: crate::sim::lab::LabTexts,
-        draw: crate::sim::lab_seq::Draw,
+        draw: crate::sim::lab::seq::Draw,
         seed: u64,
         tape: Vec<String>,
     },
@@ -74,12 +74,12 @@ pub struct LabReplay {
 /// `draw` made from `seed` (Run's fixed attacks, or those drawn from a trial's seed).
 pub fn lab_replay(
     texts: &crate::sim::lab::LabTexts,
-    draw: crate::sim::lab_seq::Draw,
+    draw: crate::sim::lab::seq::Draw,
     seed: u64,
     tape: &[String],
 ) -> Result<LabReplay, String> {
     let lab = texts.lab()?;
-    let failed = crate::sim::lab_seq::FailedTrial {
+    let failed = crate::sim::lab::seq::FailedTrial {
         trial: 0,
         seed,
         code_error: None,

@@ -1,14 +1,14 @@
 //! "Try to break it" off the page: each sandbox's worker holds the engine's module
 //! (`src/bin/engine.rs`) beside the learner's harness and runs a group of the trials by
-//! itself (`sim::lab_seq`), so an exchange between the simulator and the learner's code
+//! itself (`sim::lab::seq`), so an exchange between the simulator and the learner's code
 //! is a function call in one thread. The page only starts the groups, counts the
 //! trials they report, tells the others to stop past a failure, and keeps the lowest
 //! failing trial: the one a single sequential run finds.
 
 use super::sandbox::{EngineFiles, Sandbox};
 use super::FILE_LIMIT;
+use crate::sim::lab::seq::{Draw, FailedTrial, GroupReport};
 use crate::sim::lab::{CodeError, Lab};
-use crate::sim::lab_seq::{Draw, FailedTrial, GroupReport};
 use serde_json::{json, Value};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;

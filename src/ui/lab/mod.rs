@@ -16,10 +16,10 @@ use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
 use crate::lesson::progress::LabProgress;
 use crate::lesson::route::{hash_with_state, query_param};
+use crate::sim::lab::seq::{self, Draw};
 #[cfg(feature = "page-engine")]
 use crate::sim::lab::TrialResult;
 use crate::sim::lab::{self, CodeError, Lab, LabAttack, LabAttackOp, StallPoint};
-use crate::sim::lab_seq::{self, Draw};
 use crate::sim::Violation;
 use crate::timeline::{self, Model};
 use crate::ui::browser;
@@ -587,7 +587,7 @@ async fn show_engine_failure(
     lab: &Lab,
     draw: Draw,
     shown: &mut Shown,
-    f: lab_seq::FailedTrial,
+    f: seq::FailedTrial,
 ) -> Result<(), String> {
     shown.trials = f.trial + 1;
     if f.tape.is_empty() && f.code_error.is_some() {

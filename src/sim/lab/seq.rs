@@ -9,10 +9,10 @@
 //! Trial `i` is [`Draw::trial`]`(lab, seed, i)`, the seed `trial_seed(seed, i + 1)`
 //! and the attacks drawn from it, as every other runner draws it.
 
-use super::lab::{
+use super::{
     grade, parse_ready, replay_world, CodeError, Lab, LabAttack, LabRun, LabTexts, TrialResult, Verdict,
 };
-use super::trace::TraceLevel;
+use crate::sim::trace::TraceLevel;
 use serde_json::{json, Value};
 
 /// The first trial a group found broken, as the page needs it to show it: its index,
@@ -112,7 +112,7 @@ impl FailedTrial {
     }
 }
 
-pub use super::lab::Draw;
+pub use super::Draw;
 
 struct Current {
     trial: u32,
@@ -146,7 +146,7 @@ impl TrialSeq {
             lab,
             seed,
             draw: Draw::Trials,
-            total: total.min(super::lab::MAX_TRIALS),
+            total: total.min(super::MAX_TRIALS),
             groups,
             next: group.min(groups - 1),
             limit: u32::MAX,

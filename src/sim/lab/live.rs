@@ -17,15 +17,15 @@
 //! connection's commands in order), so it is placed within its own send and reply, even
 //! when the server's clock is off this machine's.
 
-use super::fact::Reason;
-use super::lab::{
+use super::{
     action_of, first_code_error, grade, reply_value, res_reply_value, Lab, LabAction, LabAttack, TrialResult,
 };
-use super::lockmath::quorum;
-use super::rng::sub_seed;
-use super::scenario::LatencySpec;
-use super::trace::{TraceEvent, TraceKind, TraceLevel};
-use super::world::{LabWorker, Resource, World};
+use crate::sim::fact::Reason;
+use crate::sim::lockmath::quorum;
+use crate::sim::rng::sub_seed;
+use crate::sim::scenario::LatencySpec;
+use crate::sim::trace::{TraceEvent, TraceKind, TraceLevel};
+use crate::sim::world::{LabWorker, Resource, World};
 use crate::store::{render_line, Reply, Store};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, VecDeque};
@@ -86,7 +86,7 @@ impl LiveTrial {
             )
         })?;
         let resource_pid = (0..names.len())
-            .find(|p| world.role(*p) == Some(super::fact::Role::Resource))
+            .find(|p| world.role(*p) == Some(crate::sim::fact::Role::Resource))
             .unwrap_or(0);
         Ok(LiveTrial {
             seed,

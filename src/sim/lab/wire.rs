@@ -1,0 +1,254 @@
+//! The messages to and from the harness (docs/labs.md): inputs out, actions and
+//! errors in.
+
+use super::*;
+
+/// The JSON value a reply becomes for the learner (node-redis v4's shapes).
+pub(crate) fn reply_value(r: &Reply) -> Value {
+    match r {
+        Reply::Status(s) => Value::String(s.clone()),
+        Reply::Error(e) => Value::String(e.clone()),
+        Reply::Int(i) => json!(i),
+        Reply::Bulk(b) => Value::String(String::from_utf8_lossy(b).into_owned()),
+        Reply::Nil | Reply::NilArray => Value::Null,
+        Reply::Array(xs) => Value::Array(xs.iter().map(reply_value).collect()),
+    }
+}
+
+/// What the resource's answer is to the harness: `{"accepted": true}`, `{"rejected":
+/// reason}` or `{"value": …, "version": n}`.
+pub(crate) fn res_reply_value(reply: &ResReply) -> Value {
+    match reply {
+        ResReply::Accepted => json!({"accepted": true}),
+        ResReply::Rejected { reason } => json!({"rejected": reason}),
+        ResReply::Read { value, version } => json!({"value": value, "version": version}),
+    }
+}
+
+impl LabInput {
+    /// The `input` message for the harness.
+    pub fn message(&self) -> String {
+        let ev = match &self.ev {
+            LabEvent::Start { seed } => json!({"kind": "start", "seed": seed.to_string()}),
+            LabEvent::Reply {
+                id,
+                reply: Reply::Error(e),
+            } => json!({"kind": "reply", "id": id, "error": e}),
+            LabEvent::Reply { id, reply } => json!({"kind": "reply", "id": id, "value": reply_value(reply)}),
+            LabEvent::Timeout { id } => json!({"kind": "timeout", "id": id}),
+            LabEvent::Timer { id } => json!({"kind": "timer", "id": id}),
+            LabEvent::Resource { id, reply } => {
+                json!({"kind": "resource", "id": id, "reply": res_reply_value(reply)})
+            }
+            LabEvent::Crash => json!({"kind": "crash"}),
+        };
+        json!({
+            "type": "input",
+            "pid": self.pid,
+            "worker": self.worker,
+            "inc": self.inc,
+            "now_ms": self.now_local_us as f64 / 1000.0,
+            "ev": ev,
+        })
+        .to_string()
+    }
+}
+
+/// The learner's code failed (not a property: the code could not be graded).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CodeError {
+    pub message: String,
+    pub line: Option<u32>,
+    pub col: Option<u32>,
+    /// The worker whose code failed, if it failed while running.
+    #[serde(default)]
+    pub worker: Option<String>,
+}
+
+impl CodeError {
+    /// Read by hand from `{"message","line","col","worker"}` (an `error` answer, or the
+    /// engine's report): a derived deserializer costs the page far more code.
+    pub fn read(v: &Value) -> CodeError {
+        let o = v.as_object().map(Obj);
+        let o = o.as_ref();
+        CodeError {
+            message: o.and_then(|o| o.str("message")).unwrap_or("error").to_string(),
+            line: o.and_then(|o| o.u32("line")),
+            col: o.and_then(|o| o.u32("col")),
+            worker: o.and_then(|o| o.str("worker")).map(str::to_string),
+        }
+    }
+
+    pub fn new(message: impl Into<String>) -> CodeError {
+        CodeError {
+            message: message.into(),
+            line: None,
+            col: None,
+            worker: None,
+        }
+    }
+}
+
+impl std::fmt::Display for CodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(w) = &self.worker {
+            write!(f, "{w}: ")?;
+        }
+        write!(f, "{}", self.message)?;
+        match (self.line, self.col) {
+            (Some(l), Some(c)) => write!(f, " (line {l}, column {c})"),
+            (Some(l), None) => write!(f, " (line {l})"),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The fields of an answer, read from JSON by hand: a derived tagged enum costs the page
+/// tens of kilobytes of generic code, these few accessors almost nothing.
+pub(super) struct Obj<'a>(pub(super) &'a serde_json::Map<String, Value>);
+
+impl<'a> Obj<'a> {
+    pub(super) fn str(&self, k: &str) -> Option<&'a str> {
+        self.0.get(k).and_then(Value::as_str)
+    }
+    fn string(&self, k: &str) -> Result<String, CodeError> {
+        self.str(k)
+            .map(str::to_string)
+            .ok_or_else(|| CodeError::new(format!("the harness's answer lacks the text `{k}`")))
+    }
+    fn u64(&self, k: &str) -> Result<u64, CodeError> {
+        self.0
+            .get(k)
+            .and_then(Value::as_u64)
+            .ok_or_else(|| CodeError::new(format!("the harness's answer lacks the number `{k}`")))
+    }
+    fn f64(&self, k: &str) -> Option<f64> {
+        self.0.get(k).and_then(Value::as_f64).filter(|x| x.is_finite())
+    }
+    fn u32(&self, k: &str) -> Option<u32> {
+        self.0
+            .get(k)
+            .and_then(Value::as_u64)
+            .and_then(|x| u32::try_from(x).ok())
+    }
+}
+
+fn answer_of(answer: &str) -> Result<(String, Value), CodeError> {
+    let v: Value = serde_json::from_str(answer)
+        .map_err(|e| CodeError::new(format!("the harness's answer is not valid: {e}")))?;
+    let ty = v.get("type").and_then(Value::as_str).unwrap_or("").to_string();
+    if ty == "error" {
+        return Err(CodeError::read(&v));
+    }
+    Ok((ty, v))
+}
+
+/// Read the harness's answer to `init` or `run`.
+pub fn parse_ready(answer: &str) -> Result<(), CodeError> {
+    match answer_of(answer)? {
+        (t, _) if t == "ready" => Ok(()),
+        _ => Err(CodeError::new("the harness answered out of turn")),
+    }
+}
+
+/// Read the harness's answer to an `input`.
+pub fn parse_actions(answer: &str) -> Result<Vec<LabAction>, CodeError> {
+    let (ty, v) = answer_of(answer)?;
+    if ty != "actions" {
+        return Err(CodeError::new("the harness answered out of turn"));
+    }
+    let wire = v
+        .get("actions")
+        .and_then(Value::as_array)
+        .ok_or_else(|| CodeError::new("the harness's answer has no actions"))?;
+    if wire.len() > MAX_ACTIONS {
+        return Err(CodeError::new(format!(
+            "your code did more than {MAX_ACTIONS} things without waiting for anything"
+        )));
+    }
+    wire.iter().map(action_of).collect()
+}
+
+pub(crate) fn action_of(w: &Value) -> Result<LabAction, CodeError> {
+    let o = Obj(w
+        .as_object()
+        .ok_or_else(|| CodeError::new("an action that is not an object"))?);
+    let a = o.str("a").unwrap_or("");
+    Ok(match a {
+        "cmd" => {
+            let args: Vec<String> =
+                o.0.get("args")
+                    .and_then(Value::as_array)
+                    .map(|xs| xs.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
+                    .unwrap_or_default();
+            if args.is_empty() {
+                return Err(CodeError::new("a command with no arguments"));
+            }
+            if args.iter().any(|a| a.len() > MAX_ARG_BYTES) {
+                return Err(CodeError::new(format!(
+                    "a command argument longer than {MAX_ARG_BYTES} bytes"
+                )));
+            }
+            LabAction::Cmd {
+                id: o.u64("id")?,
+                node: usize::try_from(o.u64("node")?).unwrap_or(usize::MAX),
+                args,
+                timeout_ms: o.f64("timeout_ms"),
+            }
+        }
+        "resource" => {
+            let key = o.string("key")?;
+            let op = match o.str("op").unwrap_or("") {
+                "read" => ResOp::Read { key },
+                "write" => ResOp::Write {
+                    key,
+                    value: o.str("value").unwrap_or("").to_string(),
+                    token: o.0.get("token").and_then(Value::as_i64),
+                    idempotency_key: o
+                        .0
+                        .get("idempotency_key")
+                        .and_then(Value::as_str)
+                        .map(|k| k.chars().take(MAX_ARG_BYTES).collect()),
+                    base_version: None,
+                },
+                other => return Err(CodeError::new(format!("`{other}` is not a resource operation"))),
+            };
+            LabAction::Resource { id: o.u64("id")?, op }
+        }
+        "timer" => LabAction::Timer {
+            id: o.u64("id")?,
+            ms: o.f64("ms").unwrap_or(0.0).max(0.0),
+        },
+        "held" => LabAction::Held {
+            token: o.string("token")?,
+            until_ms: o.f64("until_ms"),
+        },
+        "released" => LabAction::Released,
+        "lost" => LabAction::Lost {
+            reason: o.string("reason")?,
+        },
+        "failed" => LabAction::Failed {
+            reason: o.string("reason")?,
+        },
+        "log" => LabAction::Log {
+            text: o.str("text").unwrap_or("").chars().take(500).collect(),
+        },
+        "done" => LabAction::Done,
+        "error" => LabAction::Error {
+            message: o.string("message")?,
+            line: o.u32("line"),
+            col: o.u32("col"),
+        },
+        "stuck" => LabAction::Error {
+            message: match o.str("waiting") {
+                Some(w) if !w.is_empty() => {
+                    format!("this worker waits for something that can never happen: {w}")
+                }
+                _ => "this worker waits on a promise that never settles".to_string(),
+            },
+            line: None,
+            col: None,
+        },
+        other => return Err(CodeError::new(format!("`{other}` is not an action"))),
+    })
+}
