@@ -337,7 +337,8 @@ pub(super) fn check_bodies(
             }
         }
         for code in crate::lesson::guide::guide_blocks(&doc) {
-            if let Err(errs) = crate::lesson::guide::parse(&code).map_err(|e| e.into_iter().take(BODY_ERRORS)) {
+            if let Err(errs) = crate::lesson::guide::parse(&code).map_err(|e| e.into_iter().take(BODY_ERRORS))
+            {
                 if !room(errors) {
                     break;
                 }

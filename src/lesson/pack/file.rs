@@ -35,7 +35,6 @@ pub(super) struct RawInlineScenario {
     pub(super) source: Spanned<String>,
 }
 
-
 /// A toml error as a pack error: line from its span, field from its message or the key
 /// written on that line.
 pub(super) fn toml_error(file: &str, src: &str, e: &toml::de::Error) -> PackError {
