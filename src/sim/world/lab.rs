@@ -1,0 +1,542 @@
+//! Lab workers in the world: their state ([`LabProc`]), the inputs the world queues for
+//! the harness, the attacks that strike at their stall points, and what their actions
+//! do (commands, timers, beliefs checked against the nodes, releases that must free).
+
+use super::*;
+
+/// A lab worker as the scenario sets it up ([`World::lab_workers`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LabWorker {
+    pub pid: Pid,
+    pub worker: u32,
+    pub name: String,
+    pub start_us: u64,
+    /// Its clients' nodes: indexes into the scenario's nodes.
+    pub nodes: Vec<usize>,
+    pub lock: String,
+    /// Its own seed; incarnation `i` starts with `sub_seed(seed, "incarnation:{i}")`.
+    pub seed: u64,
+    /// Its clock: ahead of true time by this much at the start, running fast by this
+    /// rate (a machine of its own, as the scenario says).
+    pub clock_offset_us: i64,
+    pub clock_rate_ppm: i64,
+}
+
+/// A lab worker: its program runs outside the world (the learner's JavaScript, through
+/// the harness). The world turns what reaches it into [`LabInput`]s, queued for the
+/// runner ([`World::next_lab_input`]), and carries out the [`LabAction`]s the runner
+/// hands back ([`World::lab_actions`]).
+#[derive(Clone, Debug)]
+pub(super) struct LabProc {
+    pub(super) worker: u32,
+    pub(super) seed: u64,
+    pub(super) start_us: u64,
+    pub(super) dests: Vec<Dest>,
+    pub(super) lock: String,
+    /// The token the driver says this worker holds.
+    pub(super) token: Option<String>,
+    /// Commands sent and not yet answered or timed out.
+    pub(super) waiting: BTreeSet<u64>,
+    /// Commands this incarnation has sent (attacks strike before the k-th).
+    pub(super) sent: u32,
+    /// Timer callbacks and awaited replies that reached it (attacks strike as the k-th
+    /// of either arrives).
+    pub(super) timers_fired: u32,
+    pub(super) replies_seen: u32,
+    /// The inputs a stall struck at: delivered when the worker resumes, at that time.
+    pub(super) stalled: Vec<LabEvent>,
+    /// Actions held back by a pause that struck between two commands.
+    pub(super) deferred: Vec<LabAction>,
+    /// Inputs that reached the runner's queue for this worker after it was paused.
+    pub(super) held: Vec<LabInput>,
+    /// Done, failed or stuck: nothing more is delivered.
+    pub(super) over: bool,
+    /// The token of a release in progress: checked once the worker moves on.
+    pub(super) releasing: Option<String>,
+}
+
+impl LabProc {
+    pub(super) fn reset(&mut self) {
+        self.token = None;
+        self.waiting.clear();
+        self.sent = 0;
+        self.timers_fired = 0;
+        self.replies_seen = 0;
+        self.stalled.clear();
+        self.deferred.clear();
+        self.held.clear();
+        self.over = false;
+        self.releasing = None;
+    }
+}
+
+impl World {
+    /// The lab workers, in the scenario's order: what a live run (`sim::live`) needs to
+    /// start each one as the world would. `None` if a worker's lock is on a replication
+    /// group (a live run takes one server per node).
+    pub fn lab_workers(&self) -> Option<Vec<LabWorker>> {
+        let nodes: Vec<Pid> = (0..self.procs.len()).filter(|p| self.is_node(*p)).collect();
+        let mut out = Vec::new();
+        for (pid, p) in self.procs.iter().enumerate() {
+            let Kind::Lab(l) = &p.kind else { continue };
+            let mut dests = Vec::new();
+            for d in &l.dests {
+                match d {
+                    Dest::Node(n) => dests.push(nodes.iter().position(|x| x == n)?),
+                    Dest::Group(_) => return None,
+                }
+            }
+            out.push(LabWorker {
+                pid,
+                worker: l.worker,
+                name: p.name.clone(),
+                start_us: l.start_us,
+                nodes: dests,
+                lock: l.lock.clone(),
+                seed: l.seed,
+                clock_offset_us: p.clock.local_us(0),
+                clock_rate_ppm: p.clock.rate_ppm(),
+            });
+        }
+        Some(out)
+    }
+
+    /// The next input for a lab worker, if one is waiting: the runner gives it to the
+    /// harness and hands the answer to [`World::lab_actions`] before the next
+    /// [`World::step`]. Inputs for a worker paused since they were queued wait for its
+    /// resume; inputs from an earlier incarnation are dropped.
+    pub fn next_lab_input(&mut self) -> Option<LabInput> {
+        while let Some(input) = self.lab_queue.pop_front() {
+            let Some(p) = self.procs.get_mut(input.pid) else {
+                continue;
+            };
+            if matches!(input.ev, LabEvent::Crash) {
+                return Some(input);
+            }
+            if p.inc != input.inc || !p.alive {
+                continue;
+            }
+            let Kind::Lab(l) = &mut p.kind else { continue };
+            if l.over {
+                continue;
+            }
+            if p.paused {
+                l.held.push(input);
+                continue;
+            }
+            return Some(input);
+        }
+        None
+    }
+
+    /// Replay the harness's recorded answers (see `lab_tape`).
+    pub fn set_lab_tape(&mut self, tape: Arc<Vec<String>>) {
+        self.lab_tape = Some((tape, 0));
+    }
+
+    pub(super) fn replay_lab_answers(&mut self, out: &mut Vec<TraceEvent>) {
+        if self.lab_tape.is_none() {
+            return;
+        }
+        while let Some(input) = self.next_lab_input() {
+            let Some((tape, pos)) = self.lab_tape.as_mut() else {
+                return;
+            };
+            let Some(answer) = tape.get(*pos).cloned() else {
+                // The recorded run stopped here (the code failed): nothing more happens.
+                self.lab_queue.clear();
+                return;
+            };
+            *pos += 1;
+            match crate::sim::lab::parse_actions(&answer) {
+                Ok(actions) => self.lab_actions(input.pid, input.inc, actions, out),
+                Err(_) => {
+                    self.lab_tape = None;
+                    self.lab_queue.clear();
+                    return;
+                }
+            }
+        }
+    }
+
+    /// An attack to carry out when a lab worker is about to send its k-th command.
+    pub fn add_lab_attack(&mut self, attack: LabAttack) {
+        self.lab_attacks.push(attack);
+    }
+
+    /// The index of lab worker `pid` (0-based), if it is one.
+    pub fn lab_worker(&self, pid: Pid) -> Option<u32> {
+        match self.procs.get(pid).map(|p| &p.kind) {
+            Some(Kind::Lab(l)) => Some(l.worker),
+            _ => None,
+        }
+    }
+
+    pub(super) fn lab_queue_input(&mut self, pid: Pid, ev: LabEvent) {
+        if let Some(input) = self.lab_input_now(pid, ev) {
+            self.lab_queue.push_back(input);
+        }
+    }
+
+    /// `ev` for lab worker `pid`, stamped with its clock now (None once it is over).
+    pub(super) fn lab_input_now(&self, pid: Pid, ev: LabEvent) -> Option<LabInput> {
+        let p = &self.procs[pid];
+        let Kind::Lab(l) = &p.kind else { return None };
+        if l.over {
+            return None;
+        }
+        Some(LabInput {
+            pid,
+            worker: l.worker,
+            inc: p.inc,
+            now_local_us: p.clock.local_us(self.now_us),
+            ev,
+        })
+    }
+
+    /// An input for lab worker `pid`, unless an attack strikes as it arrives: a timer's
+    /// callback about to start, or a reply about to resume the code that awaited it.
+    /// A pause keeps the input for the worker's resume (it then runs, late, by a clock
+    /// that moved on); a crash loses it with the process.
+    pub(super) fn lab_input(&mut self, pid: Pid, ev: LabEvent, out: &mut Vec<TraceEvent>) {
+        let at = match ev {
+            LabEvent::Timer { .. } => StallPoint::Timer,
+            LabEvent::Reply { .. } | LabEvent::Resource { .. } | LabEvent::Timeout { .. } => {
+                StallPoint::Reply
+            }
+            _ => return self.lab_queue_input(pid, ev),
+        };
+        let Kind::Lab(l) = &mut self.procs[pid].kind else {
+            return;
+        };
+        if l.over {
+            return;
+        }
+        let k = if at == StallPoint::Timer {
+            l.timers_fired = l.timers_fired.saturating_add(1);
+            l.timers_fired
+        } else {
+            l.replies_seen = l.replies_seen.saturating_add(1);
+            l.replies_seen
+        };
+        let worker = l.worker;
+        let Some(op) = self.take_attack(worker, k, at) else {
+            return self.lab_queue_input(pid, ev);
+        };
+        if self.strike(pid, op, out) {
+            if let Kind::Lab(l) = &mut self.procs[pid].kind {
+                l.stalled.push(ev);
+            }
+        }
+    }
+
+    /// The attack on lab worker `worker` at its `k`-th stall point of kind `at`, taken off
+    /// the list (a node going down strikes at a time instead, never here).
+    pub(super) fn take_attack(&mut self, worker: u32, k: u32, at: StallPoint) -> Option<LabAttackOp> {
+        let i = self.lab_attacks.iter().position(|x| {
+            x.worker == worker
+                && x.command == k
+                && x.at == at
+                && !matches!(x.op, LabAttackOp::NodeDown { .. })
+        })?;
+        Some(self.lab_attacks.remove(i).op)
+    }
+
+    /// Strikes `op` at lab worker `pid` now: a crash (and its restart, if any), or a pause
+    /// (and its resume). True for a pause: what the worker was about to do waits for it.
+    pub(super) fn strike(&mut self, pid: Pid, op: LabAttackOp, out: &mut Vec<TraceEvent>) -> bool {
+        let now = self.now_us;
+        match op {
+            LabAttackOp::Crash { restart_after_us } => {
+                self.fault(Fault::Crash(pid), out);
+                if let Some(d) = restart_after_us {
+                    self.schedule(now + d, Ev::Fault(Fault::Restart(pid)));
+                }
+                false
+            }
+            LabAttackOp::Pause { for_us } => {
+                self.fault(Fault::Pause(pid), out);
+                self.schedule(now + for_us, Ev::Fault(Fault::Resume(pid)));
+                true
+            }
+            LabAttackOp::NodeDown { .. } => false,
+        }
+    }
+
+    /// Was command `req` of lab worker `pid` still waiting (then it is not any more)?
+    pub(super) fn lab_answered(&mut self, pid: Pid, req: u64) -> bool {
+        match &mut self.procs[pid].kind {
+            Kind::Lab(l) => l.waiting.remove(&req),
+            _ => false,
+        }
+    }
+
+    pub(super) fn lab_timer(&mut self, pid: Pid, timer: Timer, out: &mut Vec<TraceEvent>) {
+        let ev = match timer {
+            Timer::Start => {
+                let (seed, inc) = match &self.procs[pid].kind {
+                    Kind::Lab(l) => (l.seed, self.procs[pid].inc),
+                    _ => return,
+                };
+                self.emit(out, pid, TraceKind::Start);
+                LabEvent::Start {
+                    seed: sub_seed(seed, &format!("incarnation:{inc}")),
+                }
+            }
+            Timer::Step(id) => LabEvent::Timer { id },
+            Timer::ReqTimeout(id) => {
+                if !self.lab_answered(pid, id) {
+                    return;
+                }
+                self.emit_timer(out, pid, &timer);
+                LabEvent::Timeout { id }
+            }
+            _ => return,
+        };
+        self.lab_input(pid, ev, out);
+    }
+
+    /// Carry out what lab worker `pid` (incarnation `inc`) did with its last input.
+    pub fn lab_actions(&mut self, pid: Pid, inc: u32, actions: Vec<LabAction>, out: &mut Vec<TraceEvent>) {
+        let Some(p) = self.procs.get(pid) else { return };
+        if p.inc != inc || !p.alive || !matches!(p.kind, Kind::Lab(_)) {
+            return;
+        }
+        let mut rest = actions.into_iter();
+        while let Some(a) = rest.next() {
+            let p = &mut self.procs[pid];
+            if !p.alive || p.inc != inc {
+                return;
+            }
+            let paused = p.paused;
+            let Kind::Lab(l) = &mut p.kind else { return };
+            if l.over {
+                return;
+            }
+            if paused {
+                l.deferred.push(a);
+                l.deferred.extend(rest);
+                return;
+            }
+            if let LabAction::Cmd { .. } = a {
+                let (worker, k) = (l.worker, l.sent + 1);
+                if let Some(op) = self.take_attack(worker, k, StallPoint::Command) {
+                    if self.strike(pid, op, out) {
+                        if let Kind::Lab(l) = &mut self.procs[pid].kind {
+                            l.deferred.push(a);
+                            l.deferred.extend(rest);
+                        }
+                    }
+                    return;
+                }
+            }
+            self.lab_apply(pid, a, out);
+        }
+    }
+
+    pub(super) fn lab_apply(&mut self, pid: Pid, a: LabAction, out: &mut Vec<TraceEvent>) {
+        if matches!(
+            a,
+            LabAction::Held { .. } | LabAction::Failed { .. } | LabAction::Done
+        ) {
+            self.lab_check_release(pid, out);
+        }
+        let now = self.now_us;
+        let p = &mut self.procs[pid];
+        let local = p.clock.local_us(now);
+        let clock = p.clock.clone();
+        let Kind::Lab(l) = &mut p.kind else { return };
+        match a {
+            LabAction::Cmd {
+                id,
+                node,
+                args,
+                timeout_ms,
+            } => {
+                let Some(dest) = l.dests.get(node).copied() else {
+                    l.over = true;
+                    let message = format!(
+                        "there is no Redis client {node}: this worker has {}",
+                        l.dests.len()
+                    );
+                    self.emit(
+                        out,
+                        pid,
+                        TraceKind::CodeError {
+                            message,
+                            line: None,
+                            col: None,
+                        },
+                    );
+                    return;
+                };
+                l.sent = l.sent.saturating_add(1);
+                l.waiting.insert(id);
+                let args = args.into_iter().map(String::into_bytes).collect();
+                self.apply(pid, Action::Cmd { dest, req: id, args }, out);
+                if let Some(ms) = timeout_ms {
+                    let after_local_us = ms_to_us(ms.clamp(0.0, MAX_TIME_MS)).unwrap_or(0);
+                    let timer = Timer::ReqTimeout(id);
+                    self.apply(
+                        pid,
+                        Action::Timer {
+                            after_local_us,
+                            timer,
+                        },
+                        out,
+                    );
+                }
+            }
+            LabAction::Resource { id, op } => self.apply(pid, Action::Res { req: id, op }, out),
+            LabAction::Timer { id, ms } => {
+                let after_local_us = ms_to_us(ms.clamp(0.0, MAX_TIME_MS)).unwrap_or(0);
+                self.apply(
+                    pid,
+                    Action::Timer {
+                        after_local_us,
+                        timer: Timer::Step(id),
+                    },
+                    out,
+                );
+            }
+            LabAction::Held { token, until_ms } => {
+                l.token = Some(token.clone());
+                let lock = l.lock.clone();
+                let valid_until_us = until_ms.map(|u| {
+                    let ahead = (u * 1000.0).round() as i64 - local;
+                    if ahead <= 0 {
+                        now.saturating_sub(ahead.unsigned_abs())
+                    } else {
+                        now.saturating_add(clock.true_duration_us(ahead as u64))
+                    }
+                });
+                let dests = l.dests.clone();
+                self.lab_owners.insert(token.clone(), pid);
+                let on = self.nodes_holding(&dests, &lock, &token);
+                let of = u32::try_from(dests.len()).unwrap_or(u32::MAX);
+                self.emit(
+                    out,
+                    pid,
+                    TraceKind::LockHeld {
+                        lock: lock.clone(),
+                        token: token.clone(),
+                        fence: None,
+                        valid_until_us,
+                    },
+                );
+                // A belief is accepted only where the nodes back it: the worker's token
+                // is the lock's value on a majority of its nodes now (a node that is
+                // down counts for it). Whatever the code says, a lock no node stores is
+                // no lock.
+                if on.saturating_mul(2) <= of {
+                    self.emit(out, pid, TraceKind::HeldUnbacked { lock, token, on, of });
+                }
+            }
+            LabAction::Released => {
+                l.releasing = l.token.take();
+                let lock = l.lock.clone();
+                self.emit(out, pid, TraceKind::LockReleased { lock });
+            }
+            LabAction::Lost { reason } => {
+                l.token = None;
+                let lock = l.lock.clone();
+                let reason = Reason::Said(reason);
+                self.emit(out, pid, TraceKind::LockLost { lock, reason });
+            }
+            LabAction::Failed { reason } => {
+                let lock = l.lock.clone();
+                let reason = Reason::Said(reason);
+                self.emit(out, pid, TraceKind::AcquireFailed { lock, reason });
+            }
+            LabAction::Log { text } => {
+                if self.lab_notes < MAX_LAB_NOTES {
+                    self.lab_notes += 1;
+                    self.emit(out, pid, TraceKind::Note { text });
+                }
+            }
+            LabAction::Done => {
+                l.over = true;
+                self.emit(out, pid, TraceKind::WorkDone);
+            }
+            LabAction::Error { message, line, col } => {
+                l.over = true;
+                self.emit(out, pid, TraceKind::CodeError { message, line, col });
+            }
+        }
+    }
+
+    /// How many of `dests` back `token` as `lock`'s value now: store it (by the node's own
+    /// clock), or are down. A node that is down grants the lock to nobody, so it does not
+    /// contradict the belief; one that is up and stores something else does.
+    pub(super) fn nodes_holding(&mut self, dests: &[Dest], lock: &str, token: &str) -> u32 {
+        let mut on = 0;
+        for d in dests {
+            let node = match d {
+                Dest::Node(p) => *p,
+                Dest::Group(g) => self.groups[*g].master,
+            };
+            let down = !self.procs[node].alive;
+            if down
+                || self
+                    .node_keys(node)
+                    .iter()
+                    .any(|(k, v, _)| k == lock && v == token)
+            {
+                on += 1;
+            }
+        }
+        on
+    }
+
+    /// A worker that released moves on (acquires again, or is done): its release has
+    /// returned, so its own key must be gone from the nodes it holds it on.
+    pub(super) fn lab_check_release(&mut self, pid: Pid, out: &mut Vec<TraceEvent>) {
+        let (token, lock, dests) = match &mut self.procs[pid].kind {
+            Kind::Lab(l) => match l.releasing.take() {
+                Some(t) => (t, l.lock.clone(), l.dests.clone()),
+                None => return,
+            },
+            _ => return,
+        };
+        let kept = dests.iter().any(|d| {
+            let node = match d {
+                Dest::Node(p) => *p,
+                Dest::Group(g) => self.groups[*g].master,
+            };
+            self.procs[node].alive
+                && self
+                    .node_keys(node)
+                    .iter()
+                    .any(|(k, v, _)| *k == lock && *v == token)
+        });
+        if kept {
+            self.emit(out, pid, TraceKind::LockKept { lock, token });
+        }
+    }
+
+    /// A paused lab worker resumes: what it was about to do when the pause struck goes
+    /// first, then what reached the runner's queue for it meanwhile.
+    pub(super) fn lab_resume(&mut self, pid: Pid, out: &mut Vec<TraceEvent>) {
+        let inc = self.procs[pid].inc;
+        let (deferred, held, stalled) = match &mut self.procs[pid].kind {
+            Kind::Lab(l) => (
+                std::mem::take(&mut l.deferred),
+                std::mem::take(&mut l.held),
+                std::mem::take(&mut l.stalled),
+            ),
+            _ => return,
+        };
+        if !deferred.is_empty() {
+            self.lab_actions(pid, inc, deferred, out);
+        }
+        for input in held.into_iter().rev() {
+            self.lab_queue.push_front(input);
+        }
+        // What the stall struck at runs first, by the clock as it reads now.
+        for ev in stalled.into_iter().rev() {
+            if let Some(input) = self.lab_input_now(pid, ev) {
+                self.lab_queue.push_front(input);
+            }
+        }
+    }
+}
