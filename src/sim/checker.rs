@@ -179,68 +179,92 @@ pub fn check(trace: &[TraceEvent], names: &[String]) -> Outcome {
 
 /// Check a trace with the scenario's [`Rules`].
 pub fn check_with(trace: &[TraceEvent], names: &[String], rules: &Rules) -> Outcome {
-    let name = |pid: u32| {
-        names
+    let mut c = Checker {
+        names,
+        rules,
+        out: Outcome::default(),
+        open: BTreeMap::new(),
+        holds: Vec::new(),
+        started: BTreeMap::new(),
+        waited: BTreeMap::new(),
+        gave_up: BTreeMap::new(),
+        crashes: Vec::new(),
+        tokens: BTreeMap::new(),
+        effects: BTreeMap::new(),
+    };
+    for e in trace {
+        c.event(e);
+    }
+    let end_us = trace.last().map(|e| e.t_us).unwrap_or(0);
+    c.finish(trace, end_us)
+}
+
+/// A hold in progress: (lock, since, the holder's own lease end if it ends holds).
+type Open = (String, u64, Option<u64>);
+/// A hold: (pid, lock, from, to, why it ended).
+type HoldSpan = (u32, String, u64, u64, HoldEnd);
+
+/// What the checker keeps while it reads a trace, event by event.
+struct Checker<'a> {
+    names: &'a [String],
+    rules: &'a Rules,
+    out: Outcome,
+    open: BTreeMap<u32, Open>,
+    holds: Vec<HoldSpan>,
+    started: BTreeMap<u32, u64>,
+    waited: BTreeMap<u32, u64>,
+    gave_up: BTreeMap<u32, u64>,
+    /// Crashes of a holder: (pid, when, the lock it held).
+    crashes: Vec<(u32, u64, String)>,
+    /// Fencing tokens accepted so far: token → (first writer, when).
+    tokens: BTreeMap<i64, (u32, u64)>,
+    /// Effect writes accepted so far: (key, value) → (first writer, when).
+    effects: BTreeMap<(String, String), (u32, u64)>,
+}
+
+impl Checker<'_> {
+    fn name(&self, pid: u32) -> String {
+        self.names
             .get(pid as usize)
             .cloned()
             .unwrap_or_else(|| format!("#{pid}"))
-    };
-    let end_us = trace.last().map(|e| e.t_us).unwrap_or(0);
-    let mut out = Outcome::default();
-    let mut open: BTreeMap<u32, (String, u64, Option<u64>)> = BTreeMap::new();
-    let mut holds: Vec<(u32, String, u64, u64, HoldEnd)> = Vec::new();
-    let mut started: BTreeMap<u32, u64> = BTreeMap::new();
-    let mut waited: BTreeMap<u32, u64> = BTreeMap::new();
-    let mut gave_up: BTreeMap<u32, u64> = BTreeMap::new();
-    let mut crashes: Vec<(u32, u64, String)> = Vec::new();
-    let mut tokens: BTreeMap<i64, (u32, u64)> = BTreeMap::new();
-    // Effect writes accepted so far: (key, value) → (first writer, when).
-    let mut effects: BTreeMap<(String, String), (u32, u64)> = BTreeMap::new();
-    let close = |open: &mut BTreeMap<u32, (String, u64, Option<u64>)>,
-                 holds: &mut Vec<_>,
-                 pid: u32,
-                 t: u64,
-                 why: HoldEnd| {
-        if let Some((lock, from, lease)) = open.remove(&pid) {
+    }
+
+    /// `pid`'s hold (if any) ends at `t`, or at its lease if that came first.
+    fn close(&mut self, pid: u32, t: u64, why: HoldEnd) {
+        if let Some((lock, from, lease)) = self.open.remove(&pid) {
             let (t, why) = match lease {
                 Some(l) if l < t => (l.max(from), HoldEnd::LeaseEnded),
                 _ => (t, why),
             };
-            holds.push((pid, lock, from, t, why));
+            self.holds.push((pid, lock, from, t, why));
         }
-    };
-    for e in trace {
+    }
+
+    fn event(&mut self, e: &TraceEvent) {
         match &e.kind {
             TraceKind::Start => {
-                started.entry(e.pid).or_insert(e.t_us);
+                self.started.entry(e.pid).or_insert(e.t_us);
             }
             TraceKind::LockHeld {
                 lock, valid_until_us, ..
             } => {
-                let lease = valid_until_us.filter(|_| rules.lease_ends_hold);
-                open.insert(e.pid, (lock.clone(), e.t_us, lease));
-                if let Some(s) = started.get(&e.pid) {
-                    waited.entry(e.pid).or_insert(e.t_us.saturating_sub(*s));
+                let lease = valid_until_us.filter(|_| self.rules.lease_ends_hold);
+                self.open.insert(e.pid, (lock.clone(), e.t_us, lease));
+                if let Some(s) = self.started.get(&e.pid) {
+                    self.waited.entry(e.pid).or_insert(e.t_us.saturating_sub(*s));
                 }
             }
-            TraceKind::LockLost { reason, .. } => {
-                close(
-                    &mut open,
-                    &mut holds,
-                    e.pid,
-                    e.t_us,
-                    HoldEnd::Lost(reason.clone()),
-                );
-            }
-            TraceKind::LockReleased { .. } => close(&mut open, &mut holds, e.pid, e.t_us, HoldEnd::Released),
+            TraceKind::LockLost { reason, .. } => self.close(e.pid, e.t_us, HoldEnd::Lost(reason.clone())),
+            TraceKind::LockReleased { .. } => self.close(e.pid, e.t_us, HoldEnd::Released),
             TraceKind::GaveUp { .. } => {
-                gave_up.entry(e.pid).or_insert(e.t_us);
+                self.gave_up.entry(e.pid).or_insert(e.t_us);
             }
             TraceKind::Crash => {
-                if let Some((lock, _, _)) = open.get(&e.pid) {
-                    crashes.push((e.pid, e.t_us, lock.clone()));
+                if let Some((lock, _, _)) = self.open.get(&e.pid) {
+                    self.crashes.push((e.pid, e.t_us, lock.clone()));
                 }
-                close(&mut open, &mut holds, e.pid, e.t_us, HoldEnd::Crashed);
+                self.close(e.pid, e.t_us, HoldEnd::Crashed);
             }
             TraceKind::WriteAccepted {
                 from,
@@ -249,74 +273,7 @@ pub fn check_with(trace: &[TraceEvent], names: &[String], rules: &Rules) -> Outc
                 token,
                 lost_update,
                 lock_lapsed,
-            } => {
-                let client = name(*from);
-                out.accepted_writes.push(WriteRecord {
-                    client: client.clone(),
-                    key: key.clone(),
-                    value: Some(value.clone()),
-                    token: *token,
-                    highest_seen: None,
-                    at_ms: ms(e.t_us),
-                    reason: None,
-                });
-                if *lock_lapsed {
-                    out.violations.push(Violation {
-                        kind: Property::StaleWrite.kind(),
-                        clients: vec![client.clone()],
-                        from_ms: ms(e.t_us),
-                        to_ms: ms(e.t_us),
-                        detail: format!("{client} wrote {key}={value} after its lock had lapsed"),
-                        effect: None,
-                    });
-                }
-                if *lost_update {
-                    out.violations.push(Violation {
-                        kind: Property::LostUpdate.kind(),
-                        clients: vec![client.clone()],
-                        from_ms: ms(e.t_us),
-                        to_ms: ms(e.t_us),
-                        detail: format!(
-                            "{client} wrote {key} based on a read that had since been overwritten"
-                        ),
-                        effect: None,
-                    });
-                }
-                if rules.effects.contains(key) {
-                    match effects.get(&(key.clone(), value.clone())) {
-                        Some((first, at)) => out.violations.push(Violation {
-                            kind: Property::DoubleEffect.kind(),
-                            clients: vec![name(*first), client.clone()],
-                            from_ms: ms(*at),
-                            to_ms: ms(e.t_us),
-                            detail: format!("{key}={value} accepted twice"),
-                            effect: Some(Effect {
-                                key: key.clone(),
-                                value: value.clone(),
-                            }),
-                        }),
-                        None => {
-                            effects.insert((key.clone(), value.clone()), (*from, e.t_us));
-                        }
-                    }
-                }
-                if let Some(t) = token {
-                    match tokens.get(t) {
-                        Some((other, at)) if other != from => out.violations.push(Violation {
-                            kind: Property::DuplicateToken.kind(),
-                            clients: vec![name(*other), client.clone()],
-                            from_ms: ms(*at),
-                            to_ms: ms(e.t_us),
-                            detail: format!("fencing token {t} accepted from two clients"),
-                            effect: None,
-                        }),
-                        Some(_) => {}
-                        None => {
-                            tokens.insert(*t, (*from, e.t_us));
-                        }
-                    }
-                }
-            }
+            } => self.write_accepted(e.t_us, *from, key, value, *token, *lost_update, *lock_lapsed),
             TraceKind::WriteRejected {
                 from,
                 key,
@@ -324,8 +281,9 @@ pub fn check_with(trace: &[TraceEvent], names: &[String], rules: &Rules) -> Outc
                 highest_seen,
                 reason,
             } => {
-                out.rejected_writes.push(WriteRecord {
-                    client: name(*from),
+                let client = self.name(*from);
+                self.out.rejected_writes.push(WriteRecord {
+                    client,
                     key: key.clone(),
                     value: None,
                     token: *token,
@@ -337,82 +295,187 @@ pub fn check_with(trace: &[TraceEvent], names: &[String], rules: &Rules) -> Outc
             _ => {}
         }
     }
-    let still: Vec<u32> = open.keys().copied().collect();
-    for pid in still {
-        close(&mut open, &mut holds, pid, end_us, HoldEnd::EndOfRun);
-    }
-    holds.sort_by_key(|h| (h.2, h.0));
-    // Overlaps: every pair of different clients' holds of the same lock. Holds are
-    // sorted by start, so the scan for `a` stops at the first hold starting after `a`
-    // ends (a sweep, not all pairs).
-    for (i, a) in holds.iter().enumerate() {
-        for b in holds.iter().skip(i + 1) {
-            if b.2 >= a.3 {
-                break;
-            }
-            if a.0 == b.0 || a.1 != b.1 {
-                continue;
-            }
-            let from = a.2.max(b.2);
-            let to = a.3.min(b.3);
-            if from < to {
-                let (first, second) = if a.2 <= b.2 { (a, b) } else { (b, a) };
-                out.violations.push(Violation {
-                    kind: Property::MutualExclusion.kind(),
-                    clients: vec![name(first.0), name(second.0)],
-                    from_ms: ms(from),
-                    to_ms: ms(to),
-                    detail: format!(
-                        "{} and {} both believed they held {}",
-                        name(first.0),
-                        name(second.0),
-                        a.1
-                    ),
-                    effect: None,
-                });
-            }
-        }
-    }
-    out.violations.sort_by(|a, b| {
-        a.from_ms
-            .total_cmp(&b.from_ms)
-            .then(a.kind.as_str().cmp(b.kind.as_str()))
-    });
-    for (pid, s) in &started {
-        let w = match waited.get(pid) {
-            Some(w) => *w,
-            None => gave_up.get(pid).copied().unwrap_or(end_us).saturating_sub(*s),
-        };
-        // Clients without a lock (no hold, no attempt) have no waiting time.
-        let tried = waited.contains_key(pid)
-            || gave_up.contains_key(pid)
-            || trace
-                .iter()
-                .any(|e| e.pid == *pid && matches!(e.kind, TraceKind::AcquireFailed { .. }));
-        if tried {
-            out.figures.wait_ms.insert(name(*pid), ms(w));
-        }
-    }
-    for (pid, t, lock) in crashes {
-        let next = holds.iter().find(|h| h.2 >= t && h.1 == lock && h.0 != pid);
-        out.figures.unavailable_after_crash.push(CrashGap {
-            crashed: name(pid),
-            crash_ms: ms(t),
-            next_holder: next.map(|h| name(h.0)),
-            unavailable_ms: ms(next.map(|h| h.2).unwrap_or(end_us).saturating_sub(t)),
+
+    /// An accepted write: recorded, and judged for a lapsed lock, a lost update, a second
+    /// effect and a fencing token seen from another client.
+    #[allow(clippy::too_many_arguments)]
+    fn write_accepted(
+        &mut self,
+        t_us: u64,
+        from: u32,
+        key: &str,
+        value: &str,
+        token: Option<i64>,
+        lost_update: bool,
+        lock_lapsed: bool,
+    ) {
+        let client = self.name(from);
+        self.out.accepted_writes.push(WriteRecord {
+            client: client.clone(),
+            key: key.to_string(),
+            value: Some(value.to_string()),
+            token,
+            highest_seen: None,
+            at_ms: ms(t_us),
+            reason: None,
         });
+        let at_once = |kind: Property, detail: String| Violation {
+            kind: kind.kind(),
+            clients: vec![client.clone()],
+            from_ms: ms(t_us),
+            to_ms: ms(t_us),
+            detail,
+            effect: None,
+        };
+        if lock_lapsed {
+            let v = at_once(
+                Property::StaleWrite,
+                format!("{client} wrote {key}={value} after its lock had lapsed"),
+            );
+            self.out.violations.push(v);
+        }
+        if lost_update {
+            let v = at_once(
+                Property::LostUpdate,
+                format!("{client} wrote {key} based on a read that had since been overwritten"),
+            );
+            self.out.violations.push(v);
+        }
+        if self.rules.effects.iter().any(|k| k == key) {
+            match self.effects.get(&(key.to_string(), value.to_string())) {
+                Some(&(first, at)) => {
+                    let v = Violation {
+                        kind: Property::DoubleEffect.kind(),
+                        clients: vec![self.name(first), client.clone()],
+                        from_ms: ms(at),
+                        to_ms: ms(t_us),
+                        detail: format!("{key}={value} accepted twice"),
+                        effect: Some(Effect {
+                            key: key.to_string(),
+                            value: value.to_string(),
+                        }),
+                    };
+                    self.out.violations.push(v);
+                }
+                None => {
+                    self.effects
+                        .insert((key.to_string(), value.to_string()), (from, t_us));
+                }
+            }
+        }
+        if let Some(t) = token {
+            match self.tokens.get(&t) {
+                Some(&(other, at)) if other != from => {
+                    let v = Violation {
+                        kind: Property::DuplicateToken.kind(),
+                        clients: vec![self.name(other), client.clone()],
+                        from_ms: ms(at),
+                        to_ms: ms(t_us),
+                        detail: format!("fencing token {t} accepted from two clients"),
+                        effect: None,
+                    };
+                    self.out.violations.push(v);
+                }
+                Some(_) => {}
+                None => {
+                    self.tokens.insert(t, (from, t_us));
+                }
+            }
+        }
     }
-    out.holds = holds
-        .into_iter()
-        .map(|(pid, lock, from, to, ended)| Hold {
-            client: name(pid),
-            lock,
-            from_ms: ms(from),
-            to_ms: ms(to),
-            ended,
-        })
-        .collect();
-    out
+
+    /// Overlaps: every pair of different clients' holds of the same lock. Holds are
+    /// sorted by start, so the scan for `a` stops at the first hold starting after `a`
+    /// ends (a sweep, not all pairs).
+    fn overlaps(&mut self) {
+        for (i, a) in self.holds.iter().enumerate() {
+            for b in self.holds.iter().skip(i + 1) {
+                if b.2 >= a.3 {
+                    break;
+                }
+                if a.0 == b.0 || a.1 != b.1 {
+                    continue;
+                }
+                let from = a.2.max(b.2);
+                let to = a.3.min(b.3);
+                if from < to {
+                    let (first, second) = if a.2 <= b.2 { (a, b) } else { (b, a) };
+                    self.out.violations.push(Violation {
+                        kind: Property::MutualExclusion.kind(),
+                        clients: vec![self.name(first.0), self.name(second.0)],
+                        from_ms: ms(from),
+                        to_ms: ms(to),
+                        detail: format!(
+                            "{} and {} both believed they held {}",
+                            self.name(first.0),
+                            self.name(second.0),
+                            a.1
+                        ),
+                        effect: None,
+                    });
+                }
+            }
+        }
+    }
+
+    /// The run is over: open holds end, overlaps are found, and the figures computed.
+    fn finish(mut self, trace: &[TraceEvent], end_us: u64) -> Outcome {
+        let still: Vec<u32> = self.open.keys().copied().collect();
+        for pid in still {
+            self.close(pid, end_us, HoldEnd::EndOfRun);
+        }
+        self.holds.sort_by_key(|h| (h.2, h.0));
+        self.overlaps();
+        self.out.violations.sort_by(|a, b| {
+            a.from_ms
+                .total_cmp(&b.from_ms)
+                .then(a.kind.as_str().cmp(b.kind.as_str()))
+        });
+        for (pid, s) in &self.started {
+            let w = match self.waited.get(pid) {
+                Some(w) => *w,
+                None => self
+                    .gave_up
+                    .get(pid)
+                    .copied()
+                    .unwrap_or(end_us)
+                    .saturating_sub(*s),
+            };
+            // Clients without a lock (no hold, no attempt) have no waiting time.
+            let tried = self.waited.contains_key(pid)
+                || self.gave_up.contains_key(pid)
+                || trace
+                    .iter()
+                    .any(|e| e.pid == *pid && matches!(e.kind, TraceKind::AcquireFailed { .. }));
+            if tried {
+                self.out.figures.wait_ms.insert(self.name(*pid), ms(w));
+            }
+        }
+        for (pid, t, lock) in &self.crashes {
+            let next = self
+                .holds
+                .iter()
+                .find(|h| h.2 >= *t && h.1 == *lock && h.0 != *pid);
+            self.out.figures.unavailable_after_crash.push(CrashGap {
+                crashed: self.name(*pid),
+                crash_ms: ms(*t),
+                next_holder: next.map(|h| self.name(h.0)),
+                unavailable_ms: ms(next.map(|h| h.2).unwrap_or(end_us).saturating_sub(*t)),
+            });
+        }
+        let holds = std::mem::take(&mut self.holds);
+        self.out.holds = holds
+            .into_iter()
+            .map(|(pid, lock, from, to, ended)| Hold {
+                client: self.name(pid),
+                lock,
+                from_ms: ms(from),
+                to_ms: ms(to),
+                ended,
+            })
+            .collect();
+        self.out
+    }
 }
 
 #[cfg(test)]
