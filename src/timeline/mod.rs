@@ -739,33 +739,7 @@ fn layout(
         }
     }
 
-    // The resource's lane is drawn as the resource once it has answered a write: a
-    // scenario that never writes keeps it a plain lane (and no resource in the panel).
-    let answered_a_write = |pid: usize| {
-        trace.iter().any(|e| {
-            e.pid as usize == pid
-                && matches!(
-                    e.kind,
-                    TraceKind::WriteAccepted { .. } | TraceKind::WriteRejected { .. }
-                )
-        })
-    };
-    let kind_of = |pid: usize| match roles.get(pid).copied().flatten() {
-        Some(Role::Client | Role::LabWorker) => LaneKind::Client,
-        Some(Role::Node) => LaneKind::Node,
-        Some(Role::Resource) if answered_a_write(pid) => LaneKind::Resource,
-        Some(Role::Resource) | None => LaneKind::Other,
-    };
-    let mut lanes: Vec<Lane> = names
-        .iter()
-        .enumerate()
-        .map(|(pid, name)| Lane {
-            pid: pid as u32,
-            name: name.clone(),
-            kind: kind_of(pid),
-        })
-        .collect();
-    crate::sorting::sort_by_key(&mut lanes, |l| (l.kind, l.pid));
+    let lanes = lanes_of(&names, &roles, &trace);
 
     let mut bars = fixed;
     let mut arrows = Vec::new();
@@ -876,7 +850,79 @@ fn layout(
             _ => {}
         }
     }
-    for (pid, h) in std::mem::take(&mut holding) {
+    close_at_end(end_us, holding, paused, down, sends, &mut bars, &mut arrows);
+    let bands = bands_of(&outcome, &trace, &names);
+    crate::sorting::sort_by_key(&mut bars, |b| (b.from_us, b.pid));
+    // In send order: the lens finds the messages up to a cursor by bisection.
+    crate::sorting::sort_by_key(&mut arrows, |a| a.index);
+    Model {
+        scenario,
+        seed,
+        names,
+        lanes,
+        trace,
+        outcome,
+        end_us,
+        bars,
+        arrows,
+        marks,
+        bands,
+        stories: Vec::new(),
+        lockless: Vec::new(),
+        tokens,
+        truncated,
+        key_states: Vec::new(),
+        captions: Vec::new(),
+        tallies: Vec::new(),
+        faults: Vec::new(),
+        extensions: Vec::new(),
+    }
+}
+
+/// The lanes, clients first, then nodes, the resource and the rest. The resource's lane
+/// is drawn as the resource once it has answered a write: a scenario that never writes
+/// keeps it a plain lane (and no resource in the panel).
+fn lanes_of(names: &[String], roles: &[Option<Role>], trace: &[TraceEvent]) -> Vec<Lane> {
+    let answered_a_write = |pid: usize| {
+        trace.iter().any(|e| {
+            e.pid as usize == pid
+                && matches!(
+                    e.kind,
+                    TraceKind::WriteAccepted { .. } | TraceKind::WriteRejected { .. }
+                )
+        })
+    };
+    let kind_of = |pid: usize| match roles.get(pid).copied().flatten() {
+        Some(Role::Client | Role::LabWorker) => LaneKind::Client,
+        Some(Role::Node) => LaneKind::Node,
+        Some(Role::Resource) if answered_a_write(pid) => LaneKind::Resource,
+        Some(Role::Resource) | None => LaneKind::Other,
+    };
+    let mut lanes: Vec<Lane> = names
+        .iter()
+        .enumerate()
+        .map(|(pid, name)| Lane {
+            pid: pid as u32,
+            name: name.clone(),
+            kind: kind_of(pid),
+        })
+        .collect();
+    crate::sorting::sort_by_key(&mut lanes, |l| (l.kind, l.pid));
+    lanes
+}
+
+/// What is still open when the run ends closes there: holds, pauses, downtimes, and
+/// messages still in flight.
+fn close_at_end(
+    end_us: u64,
+    holding: BTreeMap<u32, Holding>,
+    paused: BTreeMap<u32, u64>,
+    down: BTreeMap<u32, u64>,
+    sends: BTreeMap<u64, (usize, u32, u32, u64, Message)>,
+    bars: &mut Vec<Bar>,
+    arrows: &mut Vec<Arrow>,
+) {
+    for (pid, h) in holding {
         bars.push(h.bar(pid, end_us));
     }
     for (pid, from) in paused {
@@ -911,7 +957,11 @@ fn layout(
             index,
         });
     }
-    let bands = outcome
+}
+
+/// One band per violation, over the lock its clients held.
+fn bands_of(outcome: &Outcome, trace: &[TraceEvent], names: &[String]) -> Vec<Band> {
+    outcome
         .violations
         .iter()
         .map(|v| Band {
@@ -930,36 +980,11 @@ fn layout(
         })
         .map(|mut b: Band| {
             if b.kind == ViolationKind::Overlap {
-                b.fenced_off = words::fenced_off(&trace, &names, &b);
+                b.fenced_off = words::fenced_off(trace, names, &b);
             }
             b
         })
-        .collect();
-    crate::sorting::sort_by_key(&mut bars, |b| (b.from_us, b.pid));
-    // In send order: the lens finds the messages up to a cursor by bisection.
-    crate::sorting::sort_by_key(&mut arrows, |a| a.index);
-    Model {
-        scenario,
-        seed,
-        names,
-        lanes,
-        trace,
-        outcome,
-        end_us,
-        bars,
-        arrows,
-        marks,
-        bands,
-        stories: Vec::new(),
-        lockless: Vec::new(),
-        tokens,
-        truncated,
-        key_states: Vec::new(),
-        captions: Vec::new(),
-        tallies: Vec::new(),
-        faults: Vec::new(),
-        extensions: Vec::new(),
-    }
+        .collect()
 }
 
 /// A client's hold that has not ended yet: since when, its token, its bar's label.
