@@ -811,14 +811,7 @@ fn layout(
             }
             TraceKind::Resume => {
                 if let Some(from) = paused.remove(&e.pid) {
-                    bars.push(Bar {
-                        pid: e.pid,
-                        kind: BarKind::Paused,
-                        from_us: from,
-                        to_us: e.t_us,
-                        token: None,
-                        label: "paused".into(),
-                    });
+                    bars.push(span_bar(e.pid, BarKind::Paused, from, e.t_us));
                 }
             }
             TraceKind::Crash => {
@@ -828,14 +821,7 @@ fn layout(
             }
             TraceKind::Restart { .. } => {
                 if let Some(from) = down.remove(&e.pid) {
-                    bars.push(Bar {
-                        pid: e.pid,
-                        kind: BarKind::Down,
-                        from_us: from,
-                        to_us: e.t_us,
-                        token: None,
-                        label: "down".into(),
-                    });
+                    bars.push(span_bar(e.pid, BarKind::Down, from, e.t_us));
                 }
                 mark(e.pid, e.t_us, MarkKind::Restart, en_label(e), i);
             }
@@ -926,24 +912,10 @@ fn close_at_end(
         bars.push(h.bar(pid, end_us));
     }
     for (pid, from) in paused {
-        bars.push(Bar {
-            pid,
-            kind: BarKind::Paused,
-            from_us: from,
-            to_us: end_us,
-            token: None,
-            label: "paused".into(),
-        });
+        bars.push(span_bar(pid, BarKind::Paused, from, end_us));
     }
     for (pid, from) in down {
-        bars.push(Bar {
-            pid,
-            kind: BarKind::Down,
-            from_us: from,
-            to_us: end_us,
-            token: None,
-            label: "down".into(),
-        });
+        bars.push(span_bar(pid, BarKind::Down, from, end_us));
     }
     for (index, from, to, sent_us, label) in sends.into_values() {
         // Still in flight when the run ended.
@@ -985,6 +957,19 @@ fn bands_of(outcome: &Outcome, trace: &[TraceEvent], names: &[String]) -> Vec<Ba
             b
         })
         .collect()
+}
+
+/// A pause's or a downtime's bar on lane `pid`.
+fn span_bar(pid: u32, kind: BarKind, from_us: u64, to_us: u64) -> Bar {
+    let label = if kind == BarKind::Paused { "paused" } else { "down" };
+    Bar {
+        pid,
+        kind,
+        from_us,
+        to_us,
+        token: None,
+        label: label.into(),
+    }
 }
 
 /// A client's hold that has not ended yet: since when, its token, its bar's label.
