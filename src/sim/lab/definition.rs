@@ -417,48 +417,7 @@ impl Lab {
             None => (0, 0),
         };
         let nodes = scenario.nodes.len() as u32;
-        let mut run_attacks = Vec::new();
-        for r in &f.run.attacks {
-            let node_down = r.op == "node_down";
-            let exists = if node_down {
-                r.worker < nodes
-            } else {
-                r.worker < workers && r.command > 0
-            };
-            if !exists {
-                return Err(bad(
-                    "run.attacks.worker",
-                    format!("worker {} / command {} does not exist", r.worker, r.command),
-                ));
-            }
-            let us = crate::sim::world::ms_to_us(r.ms).map_err(|m| bad("run.attacks.ms", m))?;
-            let op = match r.op.as_str() {
-                "node_down" if r.worker < nodes => LabAttackOp::NodeDown {
-                    node: r.worker,
-                    at_us: us,
-                },
-                "pause" => LabAttackOp::Pause { for_us: us },
-                "crash" => LabAttackOp::Crash {
-                    restart_after_us: Some(us),
-                },
-                o => {
-                    return Err(bad(
-                        "run.attacks.op",
-                        format!("`{o}` is not an attack (pause, crash)"),
-                    ))
-                }
-            };
-            let at = match &r.at {
-                Some(name) => point(name, "run.attacks.at")?,
-                None => StallPoint::Command,
-            };
-            run_attacks.push(LabAttack {
-                worker: r.worker,
-                command: r.command,
-                op,
-                at,
-            });
-        }
+        let run_attacks = read_run_attacks(&f.run, workers, nodes, &file, text)?;
         let params = Value::Object(f.params.into_iter().collect());
         Ok(Lab {
             id: f.id,
@@ -553,6 +512,68 @@ impl Lab {
         }
         out
     }
+}
+
+/// The lab's fixed Run attacks (`[[run.attacks]]`), each checked against the scenario.
+fn read_run_attacks(
+    run: &RunFile,
+    workers: u32,
+    nodes: u32,
+    file: &str,
+    text: &str,
+) -> Result<Vec<LabAttack>, LabError> {
+    let bad = |field: &str, m: String| located(file, text, field, m);
+    let point = |name: &str, field: &str| {
+        StallPoint::from_name(name).ok_or_else(|| {
+            bad(
+                field,
+                format!("`{name}` is not a stall point (command, timer, reply)"),
+            )
+        })
+    };
+    let mut run_attacks = Vec::new();
+    for r in &run.attacks {
+        let node_down = r.op == "node_down";
+        let exists = if node_down {
+            r.worker < nodes
+        } else {
+            r.worker < workers && r.command > 0
+        };
+        if !exists {
+            return Err(bad(
+                "run.attacks.worker",
+                format!("worker {} / command {} does not exist", r.worker, r.command),
+            ));
+        }
+        let us = crate::sim::world::ms_to_us(r.ms).map_err(|m| bad("run.attacks.ms", m))?;
+        let op = match r.op.as_str() {
+            "node_down" if r.worker < nodes => LabAttackOp::NodeDown {
+                node: r.worker,
+                at_us: us,
+            },
+            "pause" => LabAttackOp::Pause { for_us: us },
+            "crash" => LabAttackOp::Crash {
+                restart_after_us: Some(us),
+            },
+            o => {
+                return Err(bad(
+                    "run.attacks.op",
+                    format!("`{o}` is not an attack (pause, crash)"),
+                ))
+            }
+        };
+        let at = match &r.at {
+            Some(name) => point(name, "run.attacks.at")?,
+            None => StallPoint::Command,
+        };
+        run_attacks.push(LabAttack {
+            worker: r.worker,
+            command: r.command,
+            op,
+            at,
+        });
+    }
+    Ok(run_attacks)
 }
 
 /// Lab workers (clients with `algorithm = "lab"`) in `scenario`.
