@@ -286,12 +286,15 @@ fn callback<'gc>(
 /// Installs everything into the real globals table `g`.
 pub(crate) fn install<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Shared) {
     install_base(ctx, g, host);
+    install_base_errors(ctx, g, host);
+    install_base_tables(ctx, g, host);
     install_string(ctx, g, host);
     install_table(ctx, g, host);
     install_math(ctx, g, host);
     install_redis(ctx, g, host);
 }
 
+/// Lua 5.1's `tostring` and `tonumber` (numbers as `%.14g`).
 fn install_base<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Shared) {
     // tostring: numbers as `%.14g`, everything else through piccolo's own tostring.
     let original = g.get(ctx, "tostring");
@@ -339,7 +342,10 @@ fn install_base<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Shared) {
             Ok(CallbackReturn::Return)
         }),
     );
+}
 
+/// `error`, `pcall` and `xpcall`, with Lua 5.1's messages and positions.
+fn install_base_errors<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Shared) {
     // error(msg [, level]): level 1 prefixes the caller's position to string messages.
     set(
         ctx,
@@ -425,7 +431,11 @@ fn install_base<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Shared) {
             Ok(CallbackReturn::Return)
         }),
     );
+}
 
+/// `unpack` with Lua 5.1's bound on results, the raw functions that must respect
+/// read-only tables, and `_VERSION`.
+fn install_base_tables<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Shared) {
     // unpack / table.unpack with Lua 5.1's bound on the number of results.
     let unpack = callback(ctx, host, |ctx, exec, mut stack, host| {
         let t = arg_table(ctx, &exec, host, &stack, 0, "unpack")?;
