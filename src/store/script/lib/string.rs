@@ -551,51 +551,10 @@ pub(super) fn string_format<'gc>(
             i += 1;
             continue;
         }
-        // Flags, width (2 digits at most), precision (2 digits at most).
-        let mut spec = Spec::default();
-        let flags_start = i;
-        while let Some(&f) = fmt.get(i) {
-            match f {
-                b'-' => spec.left = true,
-                b'+' => spec.plus = true,
-                b' ' => spec.space = true,
-                b'#' => spec.alt = true,
-                b'0' => spec.zero = true,
-                _ => break,
-            }
-            i += 1;
-        }
-        if i - flags_start > 5 {
-            return Err(positioned(ctx, &exec, host, "invalid format (repeated flags)"));
-        }
-        let digits = |i: &mut usize| {
-            let mut n = 0usize;
-            let mut count = 0;
-            while let Some(d) = fmt.get(*i).filter(|d| d.is_ascii_digit()) {
-                // Saturating: a run of digits must end in Lua's "too long" error, not an overflow.
-                n = n.saturating_mul(10).saturating_add(usize::from(d - b'0'));
-                *i += 1;
-                count += 1;
-            }
-            (n, count)
+        let spec = match read_spec(&fmt, &mut i) {
+            Ok(spec) => spec,
+            Err(msg) => return Err(positioned(ctx, &exec, host, msg)),
         };
-        let (width, wc) = digits(&mut i);
-        spec.width = width;
-        let mut pc = 0;
-        if fmt.get(i) == Some(&b'.') {
-            i += 1;
-            let (p, count) = digits(&mut i);
-            spec.precision = Some(p);
-            pc = count;
-        }
-        if wc > 2 || pc > 2 {
-            return Err(positioned(
-                ctx,
-                &exec,
-                host,
-                "invalid format (width or precision too long)",
-            ));
-        }
         let conv = fmt.get(i).copied();
         i += 1;
         arg += 1;
@@ -648,20 +607,7 @@ pub(super) fn string_format<'gc>(
             }
             Some(b'q') => {
                 let s = arg_string(ctx, &exec, host, &stack, arg, "format")?;
-                let mut q = Vec::with_capacity(s.len() + 2);
-                q.push(b'"');
-                for &b in &s {
-                    match b {
-                        b'"' => q.extend_from_slice(b"\\\""),
-                        b'\\' => q.extend_from_slice(b"\\\\"),
-                        b'\n' => q.extend_from_slice(b"\\\n"),
-                        b'\r' => q.extend_from_slice(b"\\r"),
-                        0 => q.extend_from_slice(b"\\000"),
-                        other => q.push(other),
-                    }
-                }
-                q.push(b'"');
-                q
+                lua_quote(&s)
             }
             Some(b's') => {
                 let s = arg_string(ctx, &exec, host, &stack, arg, "format")?;
@@ -687,6 +633,70 @@ pub(super) fn string_format<'gc>(
         .consume(i32::try_from(out.len() / 64).unwrap_or(i32::MAX));
     stack.replace(ctx, lua_owned(ctx, out));
     Ok(CallbackReturn::Return)
+}
+
+/// A conversion's flags, width (2 digits at most) and precision (2 digits at most), read
+/// from `fmt` at `i` (just after the `%`); the error is Lua 5.1's text.
+fn read_spec(fmt: &[u8], i: &mut usize) -> Result<Spec, &'static str> {
+    let mut spec = Spec::default();
+    let flags_start = *i;
+    while let Some(&f) = fmt.get(*i) {
+        match f {
+            b'-' => spec.left = true,
+            b'+' => spec.plus = true,
+            b' ' => spec.space = true,
+            b'#' => spec.alt = true,
+            b'0' => spec.zero = true,
+            _ => break,
+        }
+        *i += 1;
+    }
+    if *i - flags_start > 5 {
+        return Err("invalid format (repeated flags)");
+    }
+    let digits = |i: &mut usize| {
+        let mut n = 0usize;
+        let mut count = 0;
+        while let Some(d) = fmt.get(*i).filter(|d| d.is_ascii_digit()) {
+            // Saturating: a run of digits must end in Lua's "too long" error, not an overflow.
+            n = n.saturating_mul(10).saturating_add(usize::from(d - b'0'));
+            *i += 1;
+            count += 1;
+        }
+        (n, count)
+    };
+    let (width, wc) = digits(i);
+    spec.width = width;
+    let mut pc = 0;
+    if fmt.get(*i) == Some(&b'.') {
+        *i += 1;
+        let (p, count) = digits(i);
+        spec.precision = Some(p);
+        pc = count;
+    }
+    if wc > 2 || pc > 2 {
+        return Err("invalid format (width or precision too long)");
+    }
+    Ok(spec)
+}
+
+/// `%q`: the string in double quotes, as Lua 5.1 writes it (a newline escaped as `\`
+/// and a real newline, NUL as `\000`).
+fn lua_quote(s: &[u8]) -> Vec<u8> {
+    let mut q = Vec::with_capacity(s.len() + 2);
+    q.push(b'"');
+    for &b in s {
+        match b {
+            b'"' => q.extend_from_slice(b"\\\""),
+            b'\\' => q.extend_from_slice(b"\\\\"),
+            b'\n' => q.extend_from_slice(b"\\\n"),
+            b'\r' => q.extend_from_slice(b"\\r"),
+            0 => q.extend_from_slice(b"\\000"),
+            other => q.push(other),
+        }
+    }
+    q.push(b'"');
+    q
 }
 
 pub(super) fn pad(spec: &Spec, body: &[u8], numeric: bool) -> Vec<u8> {
