@@ -105,6 +105,24 @@ async fn the_naive_release_is_broken_on_the_timeline_and_the_fix_holds() {
     // The run is drawn, the cursor sits on the release that deleted someone else's key,
     // and the URL names the trial so the link replays it.
     assert!(query(&p, "svg.timeline").is_some());
+    // A screen reader hears the verdict and the checks, not the timeline (its live
+    // region once held 6 820 characters of it).
+    let status = query(&p, ".lab-status[aria-live]").expect("the verdict's live region");
+    let heard = status.text_content().unwrap_or_default();
+    assert!(heard.contains("Broken in this run (seed 1)"), "{heard}");
+    assert!(
+        status
+            .query_selector("svg, .lab-violations, .lab-now")
+            .ok()
+            .flatten()
+            .is_none(),
+        "{heard}"
+    );
+    assert!(
+        heard.chars().count() < 1_000,
+        "{} characters announced: {heard}",
+        heard.chars().count()
+    );
     let now = text(&p, ".lab-now");
     assert!(now.contains("deletes lock:report while it holds"), "{now}");
     let hash = web_sys::window().unwrap().location().hash().unwrap();

@@ -960,7 +960,7 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
         Phase::Failed(e) => {
             html! { <p class="lab-error" role="alert">{ t.fmt("lab_load_failed", &[("why", e.clone())]) }</p> }
         }
-        Phase::Shown(s) => result_view(s, lang, &cursor, &goto_line),
+        Phase::Shown(s) => result_view(s, lang, &goto_line),
     };
     html! {
         <section class="lab" aria-labelledby={format!("lab-title-{}", props.id)} data-lab={props.id.clone()}>
@@ -997,7 +997,15 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
                     { if *copied { t.t("lab_link_copied") } else { t.t("lab_copy_link") } }
                 </button>
             </div>
-            <div aria-live="polite" ref={verdict_ref}>{ status }</div>
+            // What a screen reader announces: the verdict and the checks. The broken run's
+            // timeline and violations follow outside it (they are read on demand).
+            <div class="lab-status" aria-live="polite" ref={verdict_ref}>{ status }</div>
+            {
+                match &*phase {
+                    Phase::Shown(s) => s.broken.as_ref().map(|b| broken_view(b, lang, &cursor)).unwrap_or_default(),
+                    _ => html! {},
+                }
+            }
             {
                 match &*solution {
                     Some(Ok(s)) => html! {
@@ -1014,12 +1022,7 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
     }
 }
 
-fn result_view(
-    s: &Shown,
-    lang: Lang,
-    cursor: &UseStateHandle<usize>,
-    goto_line: &impl Fn(u32) -> Callback<MouseEvent>,
-) -> Html {
+fn result_view(s: &Shown, lang: Lang, goto_line: &impl Fn(u32) -> Callback<MouseEvent>) -> Html {
     let t = Texts::new(lang);
     let headline = if let Some(e) = &s.code_error {
         let msg = match (e.line, e.col) {
@@ -1080,7 +1083,6 @@ fn result_view(
         <>
             { headline }
             { checks.unwrap_or_default() }
-            { s.broken.as_ref().map(|b| broken_view(b, lang, cursor)).unwrap_or_default() }
         </>
     }
 }
