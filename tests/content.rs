@@ -201,3 +201,23 @@ fn the_debate_and_its_sources_are_in_both_languages() {
             .any(|h| h == "#/distributed-locks/12"));
     }
 }
+
+/// The app's own texts never send a learner to a file of our repository (the progress
+/// page once said "(see docs/authoring.md)"): a learner has the page, not the source.
+#[test]
+fn ui_texts_name_no_file_of_the_repository() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/content/ui.toml"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let found: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            let value = l.split_once('=').map_or("", |(_, v)| v);
+            value.contains("docs/") || value.contains(".md)") || value.contains(".md ")
+        })
+        .collect();
+    assert!(
+        found.is_empty(),
+        "texts that name repository files:\n{}",
+        found.join("\n")
+    );
+}

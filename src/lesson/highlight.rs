@@ -68,6 +68,19 @@ const JS_KEYWORDS: &[&str] = &[
     "while",
 ];
 
+/// The label a code block shows for its language: what a reader calls it. Plain text
+/// (`text`, or none) has no label.
+pub fn code_label(lang: Option<&str>) -> Option<&'static str> {
+    match lang? {
+        "js" | "javascript" => Some("JavaScript"),
+        "lua" => Some("Lua"),
+        "redis" => Some("redis-cli"),
+        "toml" => Some("TOML"),
+        "sh" | "bash" => Some("shell"),
+        _ => None,
+    }
+}
+
 /// Splits `code` into classified spans.
 pub fn highlight(lang: Option<&str>, code: &str) -> Vec<(Kind, String)> {
     match lang {
@@ -171,6 +184,15 @@ fn redis_session(code: &str) -> Vec<(Kind, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_text_has_no_label_and_the_others_their_names() {
+        assert_eq!(code_label(Some("text")), None);
+        assert_eq!(code_label(None), None);
+        assert_eq!(code_label(Some("js")), Some("JavaScript"));
+        assert_eq!(code_label(Some("lua")), Some("Lua"));
+        assert_eq!(code_label(Some("redis")), Some("redis-cli"));
+    }
 
     fn joined(spans: &[(Kind, String)]) -> String {
         spans.iter().map(|(_, s)| s.as_str()).collect()

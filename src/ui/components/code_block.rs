@@ -24,11 +24,13 @@ pub fn code_block(props: &CodeBlockProps) -> Html {
             copied.set(true);
         })
     };
-    let label = props.lang.clone().unwrap_or_default();
+    let label = crate::lesson::highlight::code_label(props.lang.as_deref());
     html! {
         <figure class="code">
             <div class="code-bar">
-                <span class="code-lang">{ label }</span>
+                if let Some(label) = label {
+                    <span class="code-lang">{ label }</span>
+                }
                 <button type="button" class="copy" aria-label={t.t("copy_code")} onclick={on_copy}>
                     { if *copied { t.t("copied") } else { t.t("copy") } }
                 </button>
