@@ -322,207 +322,240 @@ pub fn parse_file_for(file: &str, text: &str, langs: &[Lang]) -> Result<Vec<Ques
 /// A question's kind from its raw table, checked against its texts; `None` after a
 /// mistake is reported through `bad`.
 fn question_kind(q: &RawQuestion, en: &Texts, nb: &Texts, bad: &mut dyn FnMut(&str, String)) -> Option<Kind> {
-    let options_ok = |bad: &mut dyn FnMut(&str, String)| -> Option<usize> {
-        let n = en.options.len();
-        if n < 2 {
-            bad(
-                "options",
-                format!("question `{}` needs at least two options", q.id),
-            );
-            return None;
-        }
-        for (lang, t) in [("en", en), ("nb", nb)] {
-            if t.options.len() != n {
-                bad(
-                    "options",
-                    format!(
-                        "question `{}`: {lang} has {} options, en has {n}",
-                        q.id,
-                        t.options.len()
-                    ),
-                );
-                return None;
-            }
-            if t.explanations.len() != n {
-                bad(
-                    "explanations",
-                    format!(
-                        "question `{}`: {lang} has {} explanations for {n} options",
-                        q.id,
-                        t.explanations.len()
-                    ),
-                );
-                return None;
-            }
-        }
-        Some(n)
-    };
-    let needs_explanation = |bad: &mut dyn FnMut(&str, String)| {
-        for (lang, t) in [("en", en), ("nb", nb)] {
-            if t.explanation.trim().is_empty() {
-                bad(
-                    "explanation",
-                    format!("question `{}` needs an {lang} explanation", q.id),
-                );
-            }
-        }
-    };
-    let kind = match q.kind.as_str() {
-        "single" | "multiple" => {
-            let n = options_ok(bad)?;
-            let correct: VecSet<usize> = q.correct.clone().unwrap_or_default().into_iter().collect();
-            if let Some(&i) = correct.iter().find(|&&i| i >= n) {
-                bad(
-                    "correct",
-                    format!("question `{}`: option {i} does not exist (0 to {})", q.id, n - 1),
-                );
-                return None;
-            }
-            if q.kind == "single" {
-                if correct.len() != 1 {
-                    bad(
-                        "correct",
-                        format!("question `{}` is single choice: exactly one right option", q.id),
-                    );
-                    return None;
-                }
-                Kind::Single {
-                    correct: *correct.iter().next().unwrap_or(&0),
-                }
-            } else {
-                if correct.is_empty() {
-                    bad(
-                        "correct",
-                        format!("question `{}` needs at least one right option", q.id),
-                    );
-                    return None;
-                }
-                Kind::Multiple { correct }
-            }
-        }
-        "numeric" => {
-            needs_explanation(bad);
-            let (Some(answer), tolerance) = (q.answer, q.tolerance.unwrap_or(0.0)) else {
-                bad("answer", format!("question `{}` is numeric: give `answer`", q.id));
-                return None;
-            };
-            if !answer.is_finite() || !tolerance.is_finite() || tolerance < 0.0 {
-                bad(
-                    "tolerance",
-                    format!(
-                        "question `{}`: answer and tolerance must be finite, tolerance ≥ 0",
-                        q.id
-                    ),
-                );
-                return None;
-            }
-            Kind::Numeric { answer, tolerance }
-        }
-        "order" => {
-            needs_explanation(bad);
-            let n = en.items.len();
-            if n < 3 {
-                bad(
-                    "items",
-                    format!("question `{}` needs at least three items to order", q.id),
-                );
-                return None;
-            }
-            if nb.items.len() != n {
-                bad(
-                    "items",
-                    format!("question `{}`: nb has {} items, en has {n}", q.id, nb.items.len()),
-                );
-                return None;
-            }
-            Kind::Order
-        }
-        "bug" => {
-            needs_explanation(bad);
-            let (Some(code), Some(line)) = (q.code.clone(), q.bug_line) else {
-                bad(
-                    "code",
-                    format!("question `{}` is a bug hunt: give `code` and `bug_line`", q.id),
-                );
-                return None;
-            };
-            let lines = code.lines().count();
-            if line == 0 || line > lines {
-                bad(
-                    "bug_line",
-                    format!(
-                        "question `{}`: line {line} is outside the code (1 to {lines})",
-                        q.id
-                    ),
-                );
-                return None;
-            }
-            Kind::Bug {
-                code,
-                code_lang: q.code_lang.clone().unwrap_or_else(|| "text".into()),
-                bug_line: line,
-            }
-        }
-        "predict" => {
-            needs_explanation(bad);
-            let (Some(scenario), Some(pause_at_ms)) = (q.scenario.clone(), q.pause_at_ms) else {
-                bad(
-                    "scenario",
-                    format!(
-                        "question `{}` predicts a run: give `scenario` and `pause_at_ms`",
-                        q.id
-                    ),
-                );
-                return None;
-            };
-            Kind::Predict {
-                scenario,
-                pause_at_ms,
-            }
-        }
-        "generated" => {
-            needs_explanation(bad);
-            let name = q.generator.clone().unwrap_or_default();
-            let Some(g) = Generator::from_name(&name) else {
-                let known: Vec<&str> = Generator::ALL.iter().map(|g| g.name()).collect();
-                bad(
-                    "generator",
-                    format!(
-                        "question `{}`: unknown generator `{name}` (known: {})",
-                        q.id,
-                        known.join(", ")
-                    ),
-                );
-                return None;
-            };
-            for (lang, t) in [("en", en), ("nb", nb)] {
-                for (field, text) in [("prompt", &t.prompt), ("explanation", &t.explanation)] {
-                    for name in placeholders_in(text) {
-                        if !g.placeholders().contains(&name.as_str()) {
-                            bad(
-                                field,
-                                format!(
-                                    "question `{}`: {lang} {field} uses {{{name}}}, which `{}` does not fill (it fills: {})",
-                                    q.id,
-                                    g.name(),
-                                    g.placeholders().join(", ")
-                                ),
-                            );
-                        }
-                    }
-                }
-            }
-            Kind::Generated(g)
-        }
+    let explained = matches!(
+        q.kind.as_str(),
+        "numeric" | "order" | "bug" | "predict" | "generated"
+    );
+    if explained {
+        needs_explanation(q, en, nb, bad);
+    }
+    match q.kind.as_str() {
+        "single" | "multiple" => choice_kind(q, en, nb, bad),
+        "numeric" => numeric_kind(q, bad),
+        "order" => order_kind(q, en, nb, bad),
+        "bug" => bug_kind(q, bad),
+        "predict" => predict_kind(q, bad),
+        "generated" => generated_kind(q, en, nb, bad),
         other => {
             bad(
                 "kind",
                 format!("question `{}`: unknown kind `{other}` (single, multiple, numeric, order, bug, predict, generated)", q.id),
             );
+            None
+        }
+    }
+}
+
+/// The number of options, the same in both languages with an explanation each.
+fn options_count(
+    q: &RawQuestion,
+    en: &Texts,
+    nb: &Texts,
+    bad: &mut dyn FnMut(&str, String),
+) -> Option<usize> {
+    let n = en.options.len();
+    if n < 2 {
+        bad(
+            "options",
+            format!("question `{}` needs at least two options", q.id),
+        );
+        return None;
+    }
+    for (lang, t) in [("en", en), ("nb", nb)] {
+        if t.options.len() != n {
+            bad(
+                "options",
+                format!(
+                    "question `{}`: {lang} has {} options, en has {n}",
+                    q.id,
+                    t.options.len()
+                ),
+            );
             return None;
         }
+        if t.explanations.len() != n {
+            bad(
+                "explanations",
+                format!(
+                    "question `{}`: {lang} has {} explanations for {n} options",
+                    q.id,
+                    t.explanations.len()
+                ),
+            );
+            return None;
+        }
+    }
+    Some(n)
+}
+
+/// A question without options explains its answer in both languages.
+fn needs_explanation(q: &RawQuestion, en: &Texts, nb: &Texts, bad: &mut dyn FnMut(&str, String)) {
+    for (lang, t) in [("en", en), ("nb", nb)] {
+        if t.explanation.trim().is_empty() {
+            bad(
+                "explanation",
+                format!("question `{}` needs an {lang} explanation", q.id),
+            );
+        }
+    }
+}
+
+/// Single or multiple choice: the right options exist, one for single choice.
+fn choice_kind(q: &RawQuestion, en: &Texts, nb: &Texts, bad: &mut dyn FnMut(&str, String)) -> Option<Kind> {
+    let n = options_count(q, en, nb, bad)?;
+    let correct: VecSet<usize> = q.correct.clone().unwrap_or_default().into_iter().collect();
+    if let Some(&i) = correct.iter().find(|&&i| i >= n) {
+        bad(
+            "correct",
+            format!("question `{}`: option {i} does not exist (0 to {})", q.id, n - 1),
+        );
+        return None;
+    }
+    Some(if q.kind == "single" {
+        if correct.len() != 1 {
+            bad(
+                "correct",
+                format!("question `{}` is single choice: exactly one right option", q.id),
+            );
+            return None;
+        }
+        Kind::Single {
+            correct: *correct.iter().next().unwrap_or(&0),
+        }
+    } else {
+        if correct.is_empty() {
+            bad(
+                "correct",
+                format!("question `{}` needs at least one right option", q.id),
+            );
+            return None;
+        }
+        Kind::Multiple { correct }
+    })
+}
+
+/// A number, with a tolerance.
+fn numeric_kind(q: &RawQuestion, bad: &mut dyn FnMut(&str, String)) -> Option<Kind> {
+    let (Some(answer), tolerance) = (q.answer, q.tolerance.unwrap_or(0.0)) else {
+        bad("answer", format!("question `{}` is numeric: give `answer`", q.id));
+        return None;
     };
-    Some(kind)
+    if !answer.is_finite() || !tolerance.is_finite() || tolerance < 0.0 {
+        bad(
+            "tolerance",
+            format!(
+                "question `{}`: answer and tolerance must be finite, tolerance ≥ 0",
+                q.id
+            ),
+        );
+        return None;
+    }
+    Some(Kind::Numeric { answer, tolerance })
+}
+
+/// Items to put in order, the same number in both languages.
+fn order_kind(q: &RawQuestion, en: &Texts, nb: &Texts, bad: &mut dyn FnMut(&str, String)) -> Option<Kind> {
+    let n = en.items.len();
+    if n < 3 {
+        bad(
+            "items",
+            format!("question `{}` needs at least three items to order", q.id),
+        );
+        return None;
+    }
+    if nb.items.len() != n {
+        bad(
+            "items",
+            format!("question `{}`: nb has {} items, en has {n}", q.id, nb.items.len()),
+        );
+        return None;
+    }
+    Some(Kind::Order)
+}
+
+/// Spot the bug: the line is inside the code.
+fn bug_kind(q: &RawQuestion, bad: &mut dyn FnMut(&str, String)) -> Option<Kind> {
+    let (Some(code), Some(line)) = (q.code.clone(), q.bug_line) else {
+        bad(
+            "code",
+            format!("question `{}` is a bug hunt: give `code` and `bug_line`", q.id),
+        );
+        return None;
+    };
+    let lines = code.lines().count();
+    if line == 0 || line > lines {
+        bad(
+            "bug_line",
+            format!(
+                "question `{}`: line {line} is outside the code (1 to {lines})",
+                q.id
+            ),
+        );
+        return None;
+    }
+    Some(Kind::Bug {
+        code,
+        code_lang: q.code_lang.clone().unwrap_or_else(|| "text".into()),
+        bug_line: line,
+    })
+}
+
+/// Predict what a run does next.
+fn predict_kind(q: &RawQuestion, bad: &mut dyn FnMut(&str, String)) -> Option<Kind> {
+    let (Some(scenario), Some(pause_at_ms)) = (q.scenario.clone(), q.pause_at_ms) else {
+        bad(
+            "scenario",
+            format!(
+                "question `{}` predicts a run: give `scenario` and `pause_at_ms`",
+                q.id
+            ),
+        );
+        return None;
+    };
+    Some(Kind::Predict {
+        scenario,
+        pause_at_ms,
+    })
+}
+
+/// Fresh numbers from a generator, whose placeholders the texts use.
+fn generated_kind(
+    q: &RawQuestion,
+    en: &Texts,
+    nb: &Texts,
+    bad: &mut dyn FnMut(&str, String),
+) -> Option<Kind> {
+    let name = q.generator.clone().unwrap_or_default();
+    let Some(g) = Generator::from_name(&name) else {
+        let known: Vec<&str> = Generator::ALL.iter().map(|g| g.name()).collect();
+        bad(
+            "generator",
+            format!(
+                "question `{}`: unknown generator `{name}` (known: {})",
+                q.id,
+                known.join(", ")
+            ),
+        );
+        return None;
+    };
+    for (lang, t) in [("en", en), ("nb", nb)] {
+        for (field, text) in [("prompt", &t.prompt), ("explanation", &t.explanation)] {
+            for name in placeholders_in(text) {
+                if !g.placeholders().contains(&name.as_str()) {
+                    bad(
+                        field,
+                        format!(
+                            "question `{}`: {lang} {field} uses {{{name}}}, which `{}` does not fill (it fills: {})",
+                            q.id,
+                            g.name(),
+                            g.placeholders().join(", ")
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    Some(Kind::Generated(g))
 }
 
 /// Parses every file and checks ids are unique across them; every mistake is reported.
