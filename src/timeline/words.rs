@@ -49,10 +49,18 @@ fn clip(s: &str, max: usize) -> String {
 /// One trace event in words, for the event log (screen readers read this):
 /// "12.0 ms · C1 believes it holds lock:x (token c1-1)".
 pub fn describe(m: &Model, e: &TraceEvent, lang: Lang) -> String {
+    let what = mechanics(m, &e.kind, lang).unwrap_or_else(|| story_event(m, &e.kind, lang));
+    let who = process_name(&name(&m.names, e.pid), lang);
+    format!("{:.1} ms · {who} {what}", e.t_us as f64 / 1000.0)
+}
+
+/// The mechanics in words: messages, commands, timers, replication and faults (`None`
+/// for the story's events).
+fn mechanics(m: &Model, kind: &TraceKind, lang: Lang) -> Option<String> {
     let tx = Texts::new(lang);
     let n = |pid: u32| process_name(&name(&m.names, pid), lang);
     let f = |key: &str, args: &[(&str, String)]| tx.fmt(key, args);
-    let what = match &e.kind {
+    Some(match kind {
         TraceKind::Start => tx.t("ev_start"),
         TraceKind::Send { to, what, .. } => f("ev_send", &[("what", payload(what, lang)), ("to", n(*to))]),
         TraceKind::Deliver { from, .. } => f("ev_deliver", &[("from", n(*from))]),
@@ -109,6 +117,16 @@ pub fn describe(m: &Model, e: &TraceEvent, lang: Lang) -> String {
             f("ev_latency", &[("to", n(*to)), ("latency", latency.clone())])
         }
         TraceKind::Failover { group } => f("ev_failover", &[("group", group.clone())]),
+        _ => return None,
+    })
+}
+
+/// The story in words: locks taken, lost and released, reads and writes, work, code.
+fn story_event(m: &Model, kind: &TraceKind, lang: Lang) -> String {
+    let tx = Texts::new(lang);
+    let n = |pid: u32| process_name(&name(&m.names, pid), lang);
+    let f = |key: &str, args: &[(&str, String)]| tx.fmt(key, args);
+    match kind {
         TraceKind::LockHeld {
             lock, token, fence, ..
         } => match fence {
@@ -204,8 +222,8 @@ pub fn describe(m: &Model, e: &TraceEvent, lang: Lang) -> String {
             ],
         ),
         TraceKind::End => tx.t("ev_end"),
-    };
-    format!("{:.1} ms · {} {what}", e.t_us as f64 / 1000.0, n(e.pid))
+        _ => String::new(),
+    }
 }
 
 /// Does the "What happened" list tell this event? Locks taken, lost and released,
