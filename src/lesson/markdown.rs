@@ -130,42 +130,66 @@ enum FrameKind {
 /// Parses Markdown into the safe tree.
 pub fn parse(markdown: &str) -> Vec<Node> {
     let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
-    let mut stack: Vec<Frame> = vec![Frame {
-        kind: None,
-        children: Vec::new(),
-    }];
-    let mut in_table_head = false;
-    let mut tbody_open = false;
+    let mut b = Builder {
+        stack: vec![Frame {
+            kind: None,
+            children: Vec::new(),
+        }],
+        in_table_head: false,
+        tbody_open: false,
+    };
+    for event in Parser::new_ext(markdown, options) {
+        b.event(event);
+    }
+    while b.stack.len() > 1 {
+        b.close();
+    }
+    b.stack.pop().map(|f| merge_text(f.children)).unwrap_or_default()
+}
 
-    fn push(stack: &mut [Frame], node: Node) {
-        if let Some(top) = stack.last_mut() {
+/// The tree under construction: the open containers, innermost last.
+struct Builder {
+    stack: Vec<Frame>,
+    in_table_head: bool,
+    tbody_open: bool,
+}
+
+impl Builder {
+    fn el(tag: &'static str) -> Option<FrameKind> {
+        Some(FrameKind::Element(tag, None))
+    }
+
+    fn push(&mut self, node: Node) {
+        if let Some(top) = self.stack.last_mut() {
             top.children.push(node);
         }
     }
-    fn open(stack: &mut Vec<Frame>, kind: Option<FrameKind>) {
+
+    fn open(&mut self, kind: Option<FrameKind>) {
         // Past the bound a container is transparent: its children go to the parent, so
         // the tree stays shallow whatever the input (a code block keeps its frame: its
         // text must not leak out as prose).
         let kind = match kind {
             Some(FrameKind::Code(_)) => kind,
-            _ if stack.len() > MAX_DEPTH => None,
+            _ if self.stack.len() > MAX_DEPTH => None,
             _ => kind,
         };
-        stack.push(Frame {
+        self.stack.push(Frame {
             kind,
             children: Vec::new(),
         });
     }
-    fn close(stack: &mut Vec<Frame>) {
-        if stack.len() < 2 {
+
+    fn close(&mut self) {
+        if self.stack.len() < 2 {
             return; // unbalanced end: ignore rather than lose the root
         }
-        let Some(mut frame) = stack.pop() else { return };
+        let Some(mut frame) = self.stack.pop() else { return };
         frame.children = merge_text(frame.children);
         let node = match frame.kind {
             None => {
                 for c in frame.children {
-                    push(stack, c);
+                    self.push(c);
                 }
                 return;
             }
@@ -181,7 +205,7 @@ pub fn parse(markdown: &str) -> Vec<Node> {
             },
             Some(FrameKind::Link(None, _)) | Some(FrameKind::ImageAlt) => {
                 for c in frame.children {
-                    push(stack, c);
+                    self.push(c);
                 }
                 return;
             }
@@ -190,106 +214,97 @@ pub fn parse(markdown: &str) -> Vec<Node> {
                 code: frame.children.iter().map(Node::text).collect(),
             },
         };
-        push(stack, node);
+        self.push(node);
     }
-    let el = |tag: &'static str| Some(FrameKind::Element(tag, None));
 
-    for event in Parser::new_ext(markdown, options) {
+    fn start(&mut self, tag: Tag) {
+        match tag {
+            Tag::Paragraph => self.open(Self::el("p")),
+            Tag::Heading { level, .. } => self.open(Self::el(heading_tag(level as u8))),
+            Tag::BlockQuote(_) => self.open(Self::el("blockquote")),
+            Tag::CodeBlock(kind) => {
+                let lang = match kind {
+                    CodeBlockKind::Fenced(info) => {
+                        info.split_whitespace().next().map(|s| s.to_ascii_lowercase())
+                    }
+                    CodeBlockKind::Indented => None,
+                };
+                self.open(Some(FrameKind::Code(lang)));
+            }
+            Tag::List(Some(start)) => {
+                self.open(Some(FrameKind::Element("ol", (start != 1).then_some(start))))
+            }
+            Tag::List(None) => self.open(Self::el("ul")),
+            Tag::Item => self.open(Self::el("li")),
+            Tag::Table(_) => {
+                self.tbody_open = false;
+                self.open(Self::el("table"));
+            }
+            Tag::TableHead => {
+                self.in_table_head = true;
+                self.open(Self::el("thead"));
+                self.open(Self::el("tr"));
+            }
+            Tag::TableRow => {
+                if !self.tbody_open {
+                    self.tbody_open = true;
+                    self.open(Self::el("tbody"));
+                }
+                self.open(Self::el("tr"));
+            }
+            Tag::TableCell => self.open(Self::el(if self.in_table_head { "th" } else { "td" })),
+            Tag::Emphasis => self.open(Self::el("em")),
+            Tag::Strong => self.open(Self::el("strong")),
+            Tag::Strikethrough => self.open(Self::el("del")),
+            Tag::Link { dest_url, title, .. } => {
+                self.open(Some(FrameKind::Link(safe_href(&dest_url), title.to_string())))
+            }
+            Tag::Image { .. } => self.open(Some(FrameKind::ImageAlt)),
+            // Raw HTML blocks, footnotes, metadata…: keep their text, drop the wrapper.
+            _ => self.open(None),
+        }
+    }
+
+    fn end(&mut self, end: TagEnd) {
+        match end {
+            TagEnd::TableHead => {
+                self.close(); // tr
+                self.in_table_head = false;
+            }
+            TagEnd::Table if self.tbody_open => {
+                self.close(); // tbody
+                self.tbody_open = false;
+            }
+            _ => {}
+        }
+        self.close();
+    }
+
+    fn event(&mut self, event: Event) {
         match event {
-            Event::Start(tag) => match tag {
-                Tag::Paragraph => open(&mut stack, el("p")),
-                Tag::Heading { level, .. } => open(&mut stack, el(heading_tag(level as u8))),
-                Tag::BlockQuote(_) => open(&mut stack, el("blockquote")),
-                Tag::CodeBlock(kind) => {
-                    let lang = match kind {
-                        CodeBlockKind::Fenced(info) => {
-                            info.split_whitespace().next().map(|s| s.to_ascii_lowercase())
-                        }
-                        CodeBlockKind::Indented => None,
-                    };
-                    open(&mut stack, Some(FrameKind::Code(lang)));
-                }
-                Tag::List(Some(start)) => open(
-                    &mut stack,
-                    Some(FrameKind::Element("ol", (start != 1).then_some(start))),
-                ),
-                Tag::List(None) => open(&mut stack, el("ul")),
-                Tag::Item => open(&mut stack, el("li")),
-                Tag::Table(_) => {
-                    tbody_open = false;
-                    open(&mut stack, el("table"));
-                }
-                Tag::TableHead => {
-                    in_table_head = true;
-                    open(&mut stack, el("thead"));
-                    open(&mut stack, el("tr"));
-                }
-                Tag::TableRow => {
-                    if !tbody_open {
-                        tbody_open = true;
-                        open(&mut stack, el("tbody"));
-                    }
-                    open(&mut stack, el("tr"));
-                }
-                Tag::TableCell => open(&mut stack, el(if in_table_head { "th" } else { "td" })),
-                Tag::Emphasis => open(&mut stack, el("em")),
-                Tag::Strong => open(&mut stack, el("strong")),
-                Tag::Strikethrough => open(&mut stack, el("del")),
-                Tag::Link { dest_url, title, .. } => open(
-                    &mut stack,
-                    Some(FrameKind::Link(safe_href(&dest_url), title.to_string())),
-                ),
-                Tag::Image { .. } => open(&mut stack, Some(FrameKind::ImageAlt)),
-                // Raw HTML blocks, footnotes, metadata…: keep their text, drop the wrapper.
-                _ => open(&mut stack, None),
-            },
-            Event::End(end) => {
-                match end {
-                    TagEnd::TableHead => {
-                        close(&mut stack); // tr
-                        in_table_head = false;
-                    }
-                    TagEnd::Table if tbody_open => {
-                        close(&mut stack); // tbody
-                        tbody_open = false;
-                    }
-                    _ => {}
-                }
-                close(&mut stack);
-            }
-            Event::Text(t) => push(&mut stack, Node::Text(t.to_string())),
-            Event::Code(t) => push(&mut stack, Node::InlineCode(t.to_string())),
+            Event::Start(tag) => self.start(tag),
+            Event::End(end) => self.end(end),
+            Event::Text(t) => self.push(Node::Text(t.to_string())),
+            Event::Code(t) => self.push(Node::InlineCode(t.to_string())),
             // Never injected: raw HTML is shown as the text it is.
-            Event::Html(t) | Event::InlineHtml(t) => push(&mut stack, Node::Text(t.to_string())),
-            Event::SoftBreak => push(&mut stack, Node::Text("\n".into())),
-            Event::HardBreak => push(
-                &mut stack,
-                Node::Element {
-                    tag: "br",
-                    start: None,
-                    children: vec![],
-                },
-            ),
-            Event::Rule => push(
-                &mut stack,
-                Node::Element {
-                    tag: "hr",
-                    start: None,
-                    children: vec![],
-                },
-            ),
-            Event::TaskListMarker(done) => {
-                push(&mut stack, Node::Text(if done { "☑ " } else { "☐ " }.into()))
-            }
+            Event::Html(t) | Event::InlineHtml(t) => self.push(Node::Text(t.to_string())),
+            Event::SoftBreak => self.push(Node::Text("\n".into())),
+            Event::HardBreak => self.push(Node::Element {
+                tag: "br",
+                start: None,
+                children: vec![],
+            }),
+            Event::Rule => self.push(Node::Element {
+                tag: "hr",
+                start: None,
+                children: vec![],
+            }),
+            Event::TaskListMarker(done) => self.push(Node::Text(if done { "☑ " } else { "☐ " }.into())),
             Event::FootnoteReference(t) | Event::InlineMath(t) | Event::DisplayMath(t) => {
-                push(&mut stack, Node::Text(t.to_string()))
+                self.push(Node::Text(t.to_string()))
             }
         }
     }
-    while stack.len() > 1 {
-        close(&mut stack);
-    }
-    stack.pop().map(|f| merge_text(f.children)).unwrap_or_default()
 }
 
 fn heading_tag(level: u8) -> &'static str {
