@@ -389,47 +389,8 @@ fn build_from(mut tl: Timeline, scenario: &Scenario, seed: u64) -> Result<Model,
             truncated = true;
             break;
         }
-        // Which nodes may have changed their keys in the events just recorded?
-        let mut touched: Vec<(usize, usize)> = tl.trace()[seen..]
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| {
-                matches!(
-                    e.kind,
-                    TraceKind::Command { .. }
-                        | TraceKind::Crash
-                        | TraceKind::Restart { .. }
-                        | TraceKind::ClockJump { .. }
-                        | TraceKind::Drift { .. }
-                        | TraceKind::Replicate { .. }
-                        | TraceKind::Failover { .. }
-                )
-            })
-            .map(|(i, e)| (e.pid as usize, seen + i))
-            .filter(|(p, _)| nodes.contains(p))
-            .collect();
-        // Each node once, from its first change in this step.
-        crate::sorting::sort(&mut touched);
-        touched.dedup_by_key(|(p, _)| *p);
-        // The clients' commands each touched node ran in these events: (node, client,
-        // command name, trace index).
-        let cmds: Vec<(usize, u32, String, usize)> = tl.trace()[seen..]
-            .iter()
-            .enumerate()
-            .filter_map(|(i, e)| match &e.kind {
-                TraceKind::Command { from, args, .. }
-                    if *from != e.pid && !nodes.contains(&(*from as usize)) =>
-                {
-                    Some((
-                        e.pid as usize,
-                        *from,
-                        args.first().cloned().unwrap_or_default(),
-                        seen + i,
-                    ))
-                }
-                _ => None,
-            })
-            .collect();
+        let touched = touched_nodes(tl.trace(), seen, &nodes);
+        let cmds = client_commands(tl.trace(), seen, &nodes);
         seen = trace_len;
         let now = tl.now_us();
         for (pid, index) in touched {
@@ -498,17 +459,7 @@ fn build_from(mut tl: Timeline, scenario: &Scenario, seed: u64) -> Result<Model,
     let trace = tl.trace().to_vec();
     let outcome = tl.outcome();
     let stories = stories(pending, &creators, &trace);
-    let captions = crate::sim::caption::place(&scenario.captions, &trace, &names, &outcome.violations)
-        .into_iter()
-        .filter_map(|c| {
-            let spec = scenario.captions.get(c.spec)?;
-            Some(CaptionView {
-                index: c.index,
-                en: spec.en.clone(),
-                nb: spec.nb.clone(),
-            })
-        })
-        .collect();
+    let captions = captions_of(scenario, &trace, &names, &outcome);
     let lockless = scenario
         .clients
         .iter()
@@ -531,6 +482,86 @@ fn build_from(mut tl: Timeline, scenario: &Scenario, seed: u64) -> Result<Model,
     model.lockless = lockless;
     model.key_states = key_states;
     model.captions = captions;
+    model.tallies = tallies_of(&model, scenario);
+    model.faults = states::spans(&model.trace, model.end_us);
+    model.extensions = extensions(&model.trace);
+    Ok(model)
+}
+
+/// The nodes whose keys may have changed in the events from `seen` on (a command, a
+/// crash or restart, a clock change, replication, a failover), each once, with the
+/// index of its first such event.
+fn touched_nodes(trace: &[TraceEvent], seen: usize, nodes: &[usize]) -> Vec<(usize, usize)> {
+    let mut touched: Vec<(usize, usize)> = trace
+        .get(seen..)
+        .unwrap_or(&[])
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| {
+            matches!(
+                e.kind,
+                TraceKind::Command { .. }
+                    | TraceKind::Crash
+                    | TraceKind::Restart { .. }
+                    | TraceKind::ClockJump { .. }
+                    | TraceKind::Drift { .. }
+                    | TraceKind::Replicate { .. }
+                    | TraceKind::Failover { .. }
+            )
+        })
+        .map(|(i, e)| (e.pid as usize, seen + i))
+        .filter(|(p, _)| nodes.contains(p))
+        .collect();
+    crate::sorting::sort(&mut touched);
+    touched.dedup_by_key(|(p, _)| *p);
+    touched
+}
+
+/// The clients' commands the nodes ran in the events from `seen` on: (node, client,
+/// command name, trace index).
+fn client_commands(trace: &[TraceEvent], seen: usize, nodes: &[usize]) -> Vec<(usize, u32, String, usize)> {
+    trace
+        .get(seen..)
+        .unwrap_or(&[])
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| match &e.kind {
+            TraceKind::Command { from, args, .. } if *from != e.pid && !nodes.contains(&(*from as usize)) => {
+                Some((
+                    e.pid as usize,
+                    *from,
+                    args.first().cloned().unwrap_or_default(),
+                    seen + i,
+                ))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The scenario's captions, placed on the run.
+fn captions_of(
+    scenario: &Scenario,
+    trace: &[TraceEvent],
+    names: &[String],
+    outcome: &Outcome,
+) -> Vec<CaptionView> {
+    crate::sim::caption::place(&scenario.captions, trace, names, &outcome.violations)
+        .into_iter()
+        .filter_map(|c| {
+            let spec = scenario.captions.get(c.spec)?;
+            Some(CaptionView {
+                index: c.index,
+                en: spec.en.clone(),
+                nb: spec.nb.clone(),
+            })
+        })
+        .collect()
+}
+
+/// The quorum clients' vote tallies, each with its TTL and, for a held attempt, when
+/// that hold ended.
+fn tallies_of(model: &Model, scenario: &Scenario) -> Vec<tally::Tally> {
     // Clients of a quorum lock, and how many masters each asks.
     let masters: BTreeMap<u32, usize> = scenario
         .clients
@@ -546,7 +577,7 @@ fn build_from(mut tl: Timeline, scenario: &Scenario, seed: u64) -> Result<Model,
             ))
         })
         .collect();
-    model.tallies = tally::tallies(&model.trace, &masters);
+    let mut tallies = tally::tallies(&model.trace, &masters);
     // Each hold's end, by (client, start): a held attempt's bracket ends there.
     let holds: BTreeMap<(u32, u64), u64> = model
         .bars
@@ -554,7 +585,7 @@ fn build_from(mut tl: Timeline, scenario: &Scenario, seed: u64) -> Result<Model,
         .filter(|b| b.kind == BarKind::Holding)
         .map(|b| ((b.pid, b.from_us), b.to_us))
         .collect();
-    for t in &mut model.tallies {
+    for t in &mut tallies {
         let name = model.names.get(t.pid as usize);
         t.ttl_ms = scenario
             .clients
@@ -568,9 +599,7 @@ fn build_from(mut tl: Timeline, scenario: &Scenario, seed: u64) -> Result<Model,
                 .filter(|&end| end < model.end_us);
         }
     }
-    model.faults = states::spans(&model.trace, model.end_us);
-    model.extensions = extensions(&model.trace);
-    Ok(model)
+    tallies
 }
 
 /// A story found while sampling, before its owner is known (the token's holder may
