@@ -397,7 +397,8 @@ mod node {
 
     /// What `lockstep lab run` asks for.
     pub struct RunRequest<'a> {
-        pub lab: &'a str,
+        /// The lab (a built-in one, or a pack's: `lesson::pack_cli::find_lab`).
+        pub lab: &'a Lab,
         pub file: &'a str,
         /// The session's seed (the Run's, or the first of many trials').
         pub seed: u64,
@@ -412,39 +413,10 @@ mod node {
         pub redis: Option<Vec<String>>,
     }
 
-    /// A lab of the pack at `pack` (checked as `check-pack` does), or a built-in one.
-    /// Lab `id`: the pack's own (when a pack is named), else a built-in one.
-    pub(crate) fn find_lab(pack: Option<&str>, id: &str) -> Result<Lab, String> {
-        match pack {
-            Some(pack) => find_in_pack(pack, id),
-            None => find(id),
-        }
-    }
-
-    fn find_in_pack(pack: &str, id: &str) -> Result<Lab, String> {
-        let p = crate::lesson::pack::load_dir(pack).map_err(|errors| {
-            let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
-            format!(
-                "the pack has mistakes (lockstep check-pack lists them):\n{}",
-                lines.join("\n")
-            )
-        })?;
-        match p.lab(id) {
-            Some(lab) => Ok(lab.clone()),
-            None => find(id).map_err(|e| {
-                let own: Vec<&str> = p.labs.iter().map(|l| l.lab.id.as_str()).collect();
-                format!("{e}; the pack's own: {}", own.join(", "))
-            }),
-        }
-    }
-
     /// `lockstep lab run`: the text (or JSON) to print and the exit code (0 every check
     /// held, 1 a check broke, 2 the learner's code failed or could not be run).
     pub fn run_command(r: &RunRequest) -> (String, u8) {
-        let lab = match find_lab(r.pack, r.lab) {
-            Ok(l) => l,
-            Err(e) => return (format!("lockstep lab run: {e}\n"), 2),
-        };
+        let lab = r.lab;
         let source = match std::fs::metadata(r.file) {
             Ok(m) if m.len() > crate::sim::lab::MAX_SOURCE_BYTES as u64 => {
                 return (
@@ -470,7 +442,7 @@ mod node {
             Ok(h) => h,
             Err(e) => return (format!("lockstep lab run: {e}\n"), 2),
         };
-        let report = match crate::sim::lab::init(&lab, &mut host, &source) {
+        let report = match crate::sim::lab::init(lab, &mut host, &source) {
             Err(e) => crate::sim::lab::LabReport {
                 lab: lab.id.clone(),
                 seed: r.seed,
@@ -481,15 +453,15 @@ mod node {
             },
             Ok(()) => {
                 let mut one = |seed: u64, attacks| match &r.redis {
-                    Some(urls) => live::run_once(&lab, &mut host, urls, seed, attacks),
-                    None => crate::sim::lab::run_once(&lab, &mut host, seed, attacks),
+                    Some(urls) => live::run_once(lab, &mut host, urls, seed, attacks),
+                    None => crate::sim::lab::run_once(lab, &mut host, seed, attacks),
                 };
                 let result = match r.trial {
                     Some(t) => {
-                        let (t, attacks) = crate::sim::lab::Draw::Replay.trial(&lab, t, 0);
-                        one(t, attacks).map(|t| crate::sim::lab::report_of_one(&lab, t))
+                        let (t, attacks) = crate::sim::lab::Draw::Replay.trial(lab, t, 0);
+                        one(t, attacks).map(|t| crate::sim::lab::report_of_one(lab, t))
                     }
-                    None => crate::sim::lab::run_trials_with(&lab, r.seed, r.trials, |_| {}, one),
+                    None => crate::sim::lab::run_trials_with(lab, r.seed, r.trials, |_| {}, one),
                 };
                 match result {
                     Ok(rep) => rep,
@@ -500,7 +472,7 @@ mod node {
         let text = if r.json {
             report.json() + "\n"
         } else {
-            report_text(&lab, &report, r)
+            report_text(lab, &report, r)
         };
         (text, report.exit_code())
     }

@@ -175,6 +175,13 @@ mod cli {
                         return ExitCode::from(2);
                     }
                 };
+                let lab = match lockstep::lesson::pack_cli::find_lab(pack.as_deref(), &lab) {
+                    Ok(l) => l,
+                    Err(e) => {
+                        eprintln!("lockstep lab run: {e}");
+                        return ExitCode::from(2);
+                    }
+                };
                 let (text, code) = lockstep::labs::run_command(&lockstep::labs::RunRequest {
                     lab: &lab,
                     file: &file,
@@ -238,9 +245,16 @@ mod cli {
                 return ExitCode::from(2);
             }
         };
+        let lab = match lockstep::lesson::pack_cli::find_lab(pack.as_deref(), lab) {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("lockstep lab grade: {e}");
+                return ExitCode::from(2);
+            }
+        };
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let (text, code) = grade_command(&GradeRequest {
-            lab,
+            lab: &lab,
             paths,
             seed,
             trials,

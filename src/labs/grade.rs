@@ -5,7 +5,7 @@
 //! A file that does not compile, loops, or attacks its sandbox is a failed file: the
 //! grader goes on with the others.
 
-use super::node::{find_lab, NodeHost};
+use super::node::NodeHost;
 use crate::sim::lab::{self, Lab, LabReport, MAX_SOURCE_BYTES};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -35,7 +35,8 @@ impl Format {
 
 /// What `lockstep lab grade` asks for.
 pub struct GradeRequest<'a> {
-    pub lab: &'a str,
+    /// The lab (a built-in one, or a pack's: `lesson::pack_cli::find_lab`).
+    pub lab: &'a Lab,
     /// Files, or folders whose `.js`, `.mjs` and `.cjs` files are graded (not recursively).
     pub paths: &'a [String],
     pub seed: u64,
@@ -159,22 +160,19 @@ fn row_of(lab: &Lab, file: &str, r: &LabReport, pack: Option<&str>) -> Row {
 /// `lockstep lab grade`: the report and the exit code (0 every file passed, 1 a file
 /// failed, 2 the grader could not start: no such lab, no files).
 pub fn grade_command(r: &GradeRequest) -> (String, u8) {
-    let lab = match find_lab(r.pack, r.lab) {
-        Ok(l) => l,
-        Err(e) => return (format!("lockstep lab grade: {e}\n"), 2),
-    };
+    let lab = r.lab;
     let files = match files_of(r.paths) {
         Ok(f) => f,
         Err(e) => return (format!("lockstep lab grade: {e}\n"), 2),
     };
     let trials = r.trials.unwrap_or(lab.trials);
-    let rows = grade_all(&lab, &files, r.seed, trials, r.pack, r.jobs);
+    let rows = grade_all(lab, &files, r.seed, trials, r.pack, r.jobs);
     let code = u8::from(rows.iter().any(|row| row.verdict != "passed"));
     let text = match r.format {
-        Format::Table => table(&lab, r.seed, trials, &rows),
+        Format::Table => table(lab, r.seed, trials, &rows),
         Format::Csv => csv(&rows),
-        Format::Json => json(&lab, r.seed, trials, &rows),
-        Format::Junit => junit(&lab, r.seed, &rows),
+        Format::Json => json(lab, r.seed, trials, &rows),
+        Format::Junit => junit(lab, r.seed, &rows),
     };
     (text, code)
 }

@@ -4,6 +4,8 @@
 //! solutions as `lockstep lab run` does (Node.js), which must pass.
 
 use super::pack::{load_dir, PackLab};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::sim::lab::Lab;
 
 /// The most attacked trials `check-pack` runs of a pack lab's reference solution: the
 /// lab's own `trials` ("Try to break it"), at most this many.
@@ -94,4 +96,33 @@ pub fn check_solution(l: &PackLab) -> Result<String, String> {
 #[cfg(target_arch = "wasm32")]
 pub fn check_solution(l: &PackLab) -> Result<String, String> {
     Ok(format!("lab {}: not run here\n", l.lab.id))
+}
+
+/// A lab of the pack at `pack` (checked as `check-pack` does), or a built-in one.
+/// Lab `id`: the pack's own (when a pack is named), else a built-in one. For `lockstep
+/// lab run` and `lab grade`, which take the lab found (so `labs` never reads a pack).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn find_lab(pack: Option<&str>, id: &str) -> Result<Lab, String> {
+    match pack {
+        Some(pack) => find_in_pack(pack, id),
+        None => crate::labs::find(id),
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn find_in_pack(pack: &str, id: &str) -> Result<Lab, String> {
+    let p = load_dir(pack).map_err(|errors| {
+        let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        format!(
+            "the pack has mistakes (lockstep check-pack lists them):\n{}",
+            lines.join("\n")
+        )
+    })?;
+    match p.lab(id) {
+        Some(lab) => Ok(lab.clone()),
+        None => crate::labs::find(id).map_err(|e| {
+            let own: Vec<&str> = p.labs.iter().map(|l| l.lab.id.as_str()).collect();
+            format!("{e}; the pack's own: {}", own.join(", "))
+        }),
+    }
 }
