@@ -1,0 +1,248 @@
+//! A lab's result for people: the verdict and its checks, the broken run on the
+//! timeline with the moment it broke, and the attacks and violations in words.
+
+use super::*;
+
+pub(super) fn ordinal(n: u32, lang: Lang) -> String {
+    match lang {
+        Lang::Nb => format!("{n}."),
+        _ => {
+            let s = match (n % 10, n % 100) {
+                (1, 11) | (2, 12) | (3, 13) => "th",
+                (1, _) => "st",
+                (2, _) => "nd",
+                (3, _) => "rd",
+                _ => "th",
+            };
+            format!("{n}{s}")
+        }
+    }
+}
+
+/// What a check says: its rule when it held ("no release deleted another worker's
+/// lock"), what happened when it broke ("a release deleted another worker's lock").
+pub(super) fn check_words(t: &Texts, name: &str, held: bool) -> String {
+    t.t(&format!("lab_{}_{name}", if held { "check" } else { "broke" }))
+}
+
+pub(super) fn ms_text(us: u64) -> String {
+    format!("{}", us / 1000)
+}
+
+pub(super) fn attack_text(a: &LabAttack, names: &[String], lang: Lang) -> String {
+    let t = Texts::new(lang);
+    let who = names.get(a.worker as usize).cloned().unwrap_or_default();
+    let nth = ordinal(a.command, lang);
+    let at_key = match a.at {
+        StallPoint::Command => "lab_at_command",
+        StallPoint::Timer => "lab_at_timer",
+        StallPoint::Reply => "lab_at_reply",
+    };
+    let at = t.fmt(at_key, &[("nth", nth)]);
+    match &a.op {
+        LabAttackOp::Pause { for_us } => t.fmt(
+            "lab_attack_pause",
+            &[("who", who), ("at", at), ("ms", ms_text(*for_us))],
+        ),
+        LabAttackOp::Crash { restart_after_us } => t.fmt(
+            "lab_attack_crash",
+            &[
+                ("who", who),
+                ("at", at),
+                ("ms", ms_text(restart_after_us.unwrap_or(0))),
+            ],
+        ),
+        LabAttackOp::NodeDown { node, at_us } => t.fmt(
+            "lab_attack_node_down",
+            &[("node", (node + 1).to_string()), ("ms", ms_text(*at_us))],
+        ),
+    }
+}
+
+pub(super) fn violation_text(v: &Violation, lang: Lang) -> String {
+    let t = Texts::new(lang);
+    let a = v.clients.first().cloned().unwrap_or_default();
+    let b = v.clients.get(1).cloned().unwrap_or_default();
+    let key = format!("lab_v_{}", v.kind);
+    let text = t.fmt(
+        &key,
+        &[
+            ("a", a),
+            ("b", b),
+            ("from", format!("{:.0}", v.from_ms)),
+            ("to", format!("{:.0}", v.to_ms)),
+        ],
+    );
+    if text == key {
+        v.detail.clone()
+    } else {
+        text
+    }
+}
+
+pub(super) fn result_view(s: &Shown, lang: Lang, goto_line: &impl Fn(u32) -> Callback<MouseEvent>) -> Html {
+    let t = Texts::new(lang);
+    let headline = if let Some(e) = &s.code_error {
+        let msg = match (e.line, e.col) {
+            (Some(l), Some(c)) => t.fmt(
+                "lab_code_failed_at",
+                &[
+                    ("line", l.to_string()),
+                    ("col", c.to_string()),
+                    ("message", e.message.clone()),
+                ],
+            ),
+            _ => t.fmt("lab_code_failed", &[("message", e.message.clone())]),
+        };
+        let who = e.worker.clone().map(|w| format!("{w}: ")).unwrap_or_default();
+        html! {
+            <div class="lab-verdict lab-failed" role="alert">
+                <p>{ who }{ msg }</p>
+                if let Some(l) = e.line {
+                    <button type="button" onclick={goto_line(l)}>{ t.fmt("lab_goto_line", &[("line", l.to_string())]) }</button>
+                }
+            </div>
+        }
+    } else if s.cancelled {
+        html! { <p class="lab-verdict">{ t.fmt("lab_cancelled", &[("done", s.trials.to_string())]) }</p> }
+    } else if let Some(b) = &s.broken {
+        let text = if s.break_it {
+            t.fmt(
+                "lab_broken_trial",
+                &[
+                    ("trial", b.trial.to_string()),
+                    ("total", s.total.to_string()),
+                    ("seed", b.seed.to_string()),
+                ],
+            )
+        } else {
+            t.fmt("lab_broken_run", &[("seed", b.seed.to_string())])
+        };
+        html! { <p class="lab-verdict lab-failed" role="alert">{ text }</p> }
+    } else if s.break_it {
+        html! { <p class="lab-verdict lab-passed">{ t.fmt("lab_passed_break", &[("trials", s.trials.to_string()), ("seed", s.seed.to_string())]) }</p> }
+    } else {
+        html! { <p class="lab-verdict lab-passed">{ t.fmt("lab_passed_run", &[("seed", s.seed.to_string())]) }</p> }
+    };
+    let checks = (s.code_error.is_none() && !s.cancelled).then(|| {
+        html! {
+            <ul class="lab-checks" aria-label={t.t("lab_checks")} data-ran-in={s.ran_in} data-drawn-in={s.broken.is_some().then_some(s.drawn_in)}>
+                { for s.checks.iter().map(|(name, ok)| html! {
+                    <li class={if *ok { "held" } else { "broken" }}>
+                        <span aria-hidden="true">{ if *ok { "✓ " } else { "✗ " } }</span>
+                        <strong>{ if *ok { t.t("lab_check_held") } else { t.t("lab_check_broken") } }</strong>
+                        { ": " }{ check_words(&t, name, *ok) }
+                    </li>
+                }) }
+            </ul>
+        }
+    });
+    html! {
+        <>
+            { headline }
+            { checks.unwrap_or_default() }
+        </>
+    }
+}
+
+/// Violations listed in words; the rest are counted (a first break often cascades).
+pub(super) const SHOWN_VIOLATIONS: usize = 3;
+
+/// The trace index where the run first broke: the event that broke it (a foreign
+/// delete, a kept lock, the second holder's acquisition, a failure), else the last
+/// event before that moment.
+pub(super) fn broke_index(b: &Broken) -> usize {
+    use crate::sim::TraceKind as K;
+    let m = &b.model;
+    let Some(v) = b.violations.first() else {
+        return m
+            .trace
+            .iter()
+            .position(|e| matches!(e.kind, K::CodeError { .. }))
+            .unwrap_or(0);
+    };
+    lab::breaking_event(&m.trace, v)
+}
+
+pub(super) fn broken_view(b: &Broken, lang: Lang, cursor: &UseStateHandle<usize>) -> Html {
+    let t = Texts::new(lang);
+    let m = b.model.clone();
+    let workers: Vec<String> = {
+        let mut pids: Vec<u32> = m
+            .trace
+            .iter()
+            .filter(|e| matches!(e.kind, crate::sim::TraceKind::Start))
+            .map(|e| e.pid)
+            .collect();
+        pids.dedup();
+        let mut seen = Vec::new();
+        for p in pids {
+            let n = m.name(p).to_string();
+            if !seen.contains(&n) {
+                seen.push(n);
+            }
+        }
+        seen
+    };
+    let last = m.trace.len().saturating_sub(1);
+    let at = (**cursor).min(last);
+    let t_us = m.trace.get(at).map_or(0, |e| e.t_us);
+    // The events framed (the run goes on quietly to its end time), as a scenario opens.
+    let last_us = m
+        .trace
+        .iter()
+        .rev()
+        .find(|e| !matches!(e.kind, crate::sim::TraceKind::End))
+        .map_or(0, |e| e.t_us);
+    let view = timeline::view::initial(last_us, m.end_us.max(1)).unwrap_or((0, m.end_us.max(1)));
+    let step = |d: i64| {
+        let cursor = cursor.clone();
+        Callback::from(move |_: MouseEvent| {
+            let next = (*cursor as i64 + d).clamp(0, last as i64) as usize;
+            cursor.set(next);
+        })
+    };
+    let broke_at = broke_index(b);
+    let on_jump = {
+        let cursor = cursor.clone();
+        Callback::from(move |_: MouseEvent| cursor.set(broke_at))
+    };
+    let on_seek = {
+        let cursor = cursor.clone();
+        Callback::from(move |i: usize| cursor.set(i))
+    };
+    let on_share = Callback::from(move |_: MouseEvent| {
+        if let Some(href) = web_sys::window().and_then(|w| w.location().href().ok()) {
+            browser::copy_text(&href);
+        }
+    });
+    let now = m
+        .trace
+        .get(at)
+        .map(|e| timeline::describe(&m, e, lang))
+        .unwrap_or_default();
+    html! {
+        <div class="lab-broken">
+            <ul class="lab-attacks">
+                { for b.attacks.iter().map(|a| html! { <li>{ attack_text(a, &workers, lang) }</li> }) }
+            </ul>
+            <ul class="lab-violations">
+                { for b.violations.iter().take(SHOWN_VIOLATIONS).map(|v| html! { <li>{ violation_text(v, lang) }</li> }) }
+                if b.violations.len() > SHOWN_VIOLATIONS {
+                    <li class="lab-more">{ t.fmt("lab_more", &[("n", (b.violations.len() - SHOWN_VIOLATIONS).to_string())]) }</li>
+                }
+            </ul>
+            <h3>{ t.t("lab_timeline") }</h3>
+            <div class="timeline-wrap">
+                <crate::ui::scenario::TimelineSvg model={crate::ui::scenario::Shared(m.clone())} {t_us} {view} {on_seek} {lang} />
+            </div>
+            <div class="lab-actions">
+                <button type="button" onclick={step(-1)} disabled={at == 0}>{ t.t("lab_prev") }</button>
+                <button type="button" onclick={step(1)} disabled={at >= last}>{ t.t("lab_next") }</button>
+                <button type="button" onclick={on_jump}>{ t.t("lab_jump") }</button>
+                <button type="button" class="quiet" onclick={on_share}>{ t.t("lab_share") }</button>
+            </div>
+            <p class="lab-now" aria-live="polite">{ now }</p>
+        </div>
+    }
+}

@@ -1,0 +1,432 @@
+//! A Run or a "Try to break it" session: the sandboxes started, the trials handed out
+//! and answered (in the engine's worker, or lane by lane on the page), and the result
+//! shown.
+
+use super::*;
+
+/// Everything a session needs, gathered before the first message.
+pub(super) struct Session {
+    pub(super) lab: Lab,
+    pub(super) code: String,
+    pub(super) seed: u64,
+    pub(super) trials: u32,
+    /// Replay this trial seed alone (a shared counterexample).
+    pub(super) replay: Option<u64>,
+    pub(super) cancel: Rc<Cell<bool>>,
+}
+
+/// How "Try to break it" runs its trials (`sim::lab::TrialPool`): in [`SANDBOXES`]
+/// sandboxes (a worker each, so one runs the learner's code while the page prepares the
+/// other's next inputs), each with [`LANES`] trials in flight, a harness each. A
+/// message to a sandbox's worker, not the work, is what an input costs, and one message
+/// carries an input per lane. The verdict does not depend on either number (the lowest
+/// failing trial is the one shown).
+pub const SANDBOXES: usize = 2;
+/// Trials in flight per sandbox.
+pub const LANES: usize = 32;
+
+/// Opens a sandbox and loads the learner's code into it: the sandbox, or the code's error.
+pub(super) async fn open_sandbox(
+    lab: &Lab,
+    code: &str,
+    html: &str,
+    harness: &str,
+    engine: Option<&EngineFiles>,
+) -> Result<Result<Sandbox, CodeError>, String> {
+    let sandbox = match take_spare(engine.is_some()) {
+        Some(s) => s,
+        None => Sandbox::open(html, harness, engine, false)
+            .await
+            .map_err(|e| e.to_string())?,
+    };
+    Ok(match sandbox.exchange(&lab.init_message(code)).await {
+        Ok(a) => lab::parse_ready(&a).map(|()| sandbox),
+        Err(e) => Err(e),
+    })
+}
+
+/// Opens `groups` sandboxes side by side (each loads a frame, a worker and the code):
+/// the sandboxes, or the code's error.
+pub(super) async fn open_all(
+    lab: &Lab,
+    code: &str,
+    (html, harness): (&str, &str),
+    groups: usize,
+    engine: Option<&EngineFiles>,
+) -> Result<Result<Vec<Sandbox>, CodeError>, String> {
+    let opening = (0..groups).map(|_| open_sandbox(lab, code, html, harness, engine));
+    let mut sandboxes = Vec::new();
+    for opened in futures_util::future::join_all(opening).await {
+        match opened? {
+            Ok(sandbox) => sandboxes.push(sandbox),
+            Err(e) => return Ok(Err(e)),
+        }
+    }
+    Ok(Ok(sandboxes))
+}
+
+#[cfg(feature = "page-engine")]
+/// Runs group `group`'s batches through its sandbox until the group is done or the
+/// session is cancelled. Progress is reported every 5 % of the trials: re-rendering the
+/// panel (and laying the page out again) once per 1 % took 0.9 s of 200 trials' 2.5 s.
+pub(super) async fn drive(
+    pool: &RefCell<lab::TrialPool<'_>>,
+    group: usize,
+    sandbox: &Sandbox,
+    cancel: &Cell<bool>,
+    progress: &Callback<(u32, u32)>,
+    total: u32,
+    reported: &Cell<u32>,
+) -> Result<(), String> {
+    let step = (total / 20).max(1);
+    loop {
+        let Some(batch) = pool.borrow_mut().next_batch(group)? else {
+            return Ok(());
+        };
+        if cancel.get() {
+            return Ok(());
+        }
+        let finished = pool.borrow().finished();
+        if finished >= reported.get() + step {
+            reported.set(finished);
+            progress.emit((finished, total));
+        }
+        let answer = sandbox.exchange(&batch).await;
+        pool.borrow_mut().answer_batch(group, answer);
+    }
+}
+
+/// Run a session in the sandbox, reporting progress; the result to show.
+pub(super) async fn run_session(s: Session, progress: Callback<(u32, u32)>) -> Result<Shown, String> {
+    let (harness, html) = (lab_file("harness.js").await?, lab_file("sandbox.html").await?);
+    let mut lab = s.lab.clone();
+    // A pack's lab brings its driver; a built-in one's is fetched.
+    if lab.driver.is_empty() {
+        lab.driver = lab_file(&format!("{}/driver.js", lab.id)).await?.to_string();
+    }
+    let break_it = s.trials > 1;
+    let mut shown = Shown {
+        trials: 0,
+        total: s.trials,
+        seed: s.replay.unwrap_or(s.seed),
+        break_it,
+        cancelled: false,
+        checks: lab.checks.iter().map(|c| (c.name().to_string(), true)).collect(),
+        code_error: None,
+        broken: None,
+        ran_in: "page",
+        drawn_in: "page",
+    };
+    let groups = if break_it { SANDBOXES } else { 1 };
+    warmed().await;
+    // The runs are made in the sandboxes' workers, beside the learner's code, when the
+    // engine's module is served: "Try to break it"'s trials, Run, and a shared trial's replay.
+    let engine = engine::files().await;
+    let (draw, seed) = match (break_it, s.replay) {
+        (true, _) => (Draw::Trials, s.seed),
+        (false, Some(t)) => (Draw::Replay, t),
+        (false, None) => (Draw::Run, s.seed),
+    };
+    let mut sandboxes = match open_all(&lab, &s.code, (&html, &harness), groups, engine.as_deref()).await? {
+        Ok(v) => v,
+        Err(e) => {
+            shown.code_error = Some(e);
+            return Ok(shown);
+        }
+    };
+    // `None`: no engine; `Some(Err)`: the engine failed.
+    let in_worker = match engine.is_some() {
+        true => Some(engine::run(&lab, draw, seed, s.trials, &sandboxes, &s.cancel, &progress).await),
+        false => None,
+    };
+    if let Some(Err(why)) = &in_worker {
+        // The engine failed, not the learner's code (a browser that will not start it
+        // in the sandbox, say): the page runs the trials itself, as without the engine.
+        web_sys::console::warn_1(&format!("lab engine: {why}; the page runs the trials").into());
+        drop(sandboxes);
+        sandboxes = match open_all(&lab, &s.code, (&html, &harness), groups, None).await? {
+            Ok(v) => v,
+            Err(e) => {
+                shown.code_error = Some(e);
+                return Ok(shown);
+            }
+        };
+    }
+    if let Some(Ok(out)) = in_worker {
+        drop(sandboxes);
+        shown.ran_in = "worker";
+        shown.trials = out.finished;
+        progress.emit((shown.trials, s.trials));
+        shown.cancelled = s.cancel.get();
+        if let Some(f) = out.failure.filter(|_| !shown.cancelled) {
+            show_engine_failure(&lab, draw, &mut shown, f).await?;
+        }
+        return Ok(shown);
+    }
+    trials_on_page(&lab, &s, sandboxes, (groups, break_it), &progress, shown).await
+}
+
+/// The trials made on the page's own thread, the learner's code in the sandboxes (the
+/// browser tests' page, which serves no engine module): `lab::TrialPool`.
+#[cfg(feature = "page-engine")]
+pub(super) async fn trials_on_page(
+    lab: &Lab,
+    s: &Session,
+    sandboxes: Vec<Sandbox>,
+    (groups, break_it): (usize, bool),
+    progress: &Callback<(u32, u32)>,
+    mut shown: Shown,
+) -> Result<Shown, String> {
+    let draw = |i: u32| match s.replay {
+        Some(t) => Draw::Replay.trial(lab, t, i),
+        None if break_it => Draw::Trials.trial(lab, s.seed, i),
+        None => Draw::Run.trial(lab, s.seed, i),
+    };
+    let per_group = if break_it { LANES } else { 1 };
+    let pool = RefCell::new(lab::TrialPool::new(lab, s.trials, groups, per_group, draw));
+    let reported = Cell::new(0);
+    let runs = sandboxes
+        .iter()
+        .enumerate()
+        .map(|(g, sandbox)| drive(&pool, g, sandbox, &s.cancel, progress, s.trials, &reported));
+    let results = futures_util::future::join_all(runs).await;
+    results.into_iter().collect::<Result<Vec<()>, String>>()?;
+    drop(sandboxes);
+    let pool = pool.into_inner();
+    shown.trials = pool.finished();
+    progress.emit((shown.trials, s.trials));
+    if s.cancel.get() {
+        shown.cancelled = true;
+        return Ok(shown);
+    }
+    if let Some((i, t)) = pool.into_failure() {
+        shown.trials = i + 1;
+        show_failure(&mut shown, &t.verdicts, t.code_error.clone());
+        let model = timeline::build_lab(lab, t.seed, &t.attacks, t.tape.clone())?;
+        shown.broken = Some(Broken {
+            seed: t.seed,
+            trial: i + 1,
+            attacks: t.attacks.clone(),
+            violations: t.violations(),
+            model: Rc::new(model),
+        });
+    }
+    Ok(shown)
+}
+
+/// Without the engine on the page, the trials are the engine's module's to make.
+#[cfg(not(feature = "page-engine"))]
+pub(super) async fn trials_on_page(
+    _: &Lab,
+    _: &Session,
+    _: Vec<Sandbox>,
+    _: (usize, bool),
+    _: &Callback<(u32, u32)>,
+    _: Shown,
+) -> Result<Shown, String> {
+    Err(format!(
+        "The trials could not run: {}",
+        crate::timeline::panel::NO_ENGINE
+    ))
+}
+
+/// The lowest failing trial the engine's groups found: the worker sends its tape, and
+/// replaying it gives what the worker graded and the run to draw. The replay is made in
+/// the page's engine worker (`timeline::panel::lab_replay`; on the page if it cannot). A
+/// trial that never returned (an infinite loop) has no run to draw.
+pub(super) async fn show_engine_failure(
+    lab: &Lab,
+    draw: Draw,
+    shown: &mut Shown,
+    f: seq::FailedTrial,
+) -> Result<(), String> {
+    shown.trials = f.trial + 1;
+    if f.tape.is_empty() && f.code_error.is_some() {
+        show_failure(shown, &[], f.code_error);
+        return Ok(());
+    }
+    let job = crate::timeline::panel::RunJob::Lab {
+        texts: lab.texts.clone(),
+        draw,
+        seed: f.seed,
+        tape: f.tape,
+    };
+    let (answer, made_in) = made_elsewhere(job).await;
+    let replay = match answer {
+        crate::timeline::panel::RunAnswer::Lab(r) => r?,
+        _ => return Err("the lab's run could not be replayed".into()),
+    };
+    show_failure(shown, &replay.verdicts, f.code_error.clone());
+    shown.drawn_in = made_in;
+    shown.broken = Some(Broken {
+        seed: f.seed,
+        trial: f.trial + 1,
+        violations: lab::violations_of(&replay.verdicts),
+        attacks: replay.attacks,
+        model: Rc::new(replay.model),
+    });
+    Ok(())
+}
+
+/// `job` made in the page's engine worker (or on the page if it cannot), awaited.
+pub(super) async fn made_elsewhere(
+    job: crate::timeline::panel::RunJob,
+) -> (crate::timeline::panel::RunAnswer, &'static str) {
+    use crate::timeline::panel::RunsIn;
+    let slot = Rc::new(RefCell::new(None));
+    let mut handle = None;
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let slot = slot.clone();
+        handle = crate::ui::scenario::make_elsewhere(job.clone(), move |answer, made_in| {
+            *slot.borrow_mut() = Some((answer, made_in));
+            let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
+        });
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+    drop(handle);
+    let made = slot.borrow_mut().take();
+    match made {
+        Some((answer, RunsIn::Elsewhere)) => (answer, "worker"),
+        Some((answer, RunsIn::Here)) => (answer, "page"),
+        None => (crate::timeline::panel::run_here(&job), "page"),
+    }
+}
+
+/// Which checks a failing trial broke, and its code error.
+pub(super) fn show_failure(shown: &mut Shown, verdicts: &[lab::Verdict], code_error: Option<CodeError>) {
+    for (name, ok) in shown.checks.iter_mut() {
+        *ok = verdicts
+            .iter()
+            .find(|v| v.check.name() == name)
+            .is_none_or(|v| v.violations.is_empty());
+    }
+    shown.code_error = code_error;
+}
+
+/// The solution button's action: show the lab's reference solution (a pack's lab has it;
+/// a built-in one's is fetched), or hide it.
+pub(super) fn toggle_solution(
+    solution: UseStateHandle<Option<Result<String, String>>>,
+    lab: &Lab,
+) -> Callback<MouseEvent> {
+    let (id, known) = (lab.id.clone(), lab.solution.clone());
+    Callback::from(move |_: MouseEvent| {
+        if solution.is_some() {
+            solution.set(None);
+        } else if !known.is_empty() {
+            solution.set(Some(Ok(known.clone())));
+        } else {
+            let (solution, id) = (solution.clone(), id.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                let s = lab_file(&format!("{id}/solution.js"))
+                    .await
+                    .map(|s| s.to_string());
+                solution.set(Some(s));
+            });
+        }
+    })
+}
+
+/// A button's action: select line `line` of the editor's code (a code error's line).
+pub(super) fn select_line(editor: NodeRef, code: UseStateHandle<String>, line: u32) -> Callback<MouseEvent> {
+    Callback::from(move |_: MouseEvent| {
+        let Some(el) = editor.cast::<web_sys::HtmlTextAreaElement>() else {
+            return;
+        };
+        let before = line.saturating_sub(1) as usize;
+        // Offsets in UTF-16 units, as the textarea counts them.
+        let start: usize = code
+            .split('\n')
+            .take(before)
+            .map(|l| l.encode_utf16().count() + 1)
+            .sum();
+        let len = code
+            .split('\n')
+            .nth(before)
+            .map_or(0, |l| l.encode_utf16().count());
+        let _ = el.focus();
+        el.set_selection_start(Some(start as u32)).ok();
+        el.set_selection_end(Some((start + len) as u32)).ok();
+    })
+}
+
+/// What a session started from the panel reads and updates.
+#[derive(Clone)]
+pub(super) struct Handles {
+    pub(super) phase: UseStateHandle<Phase>,
+    pub(super) cancel: Rc<RefCell<Rc<Cell<bool>>>>,
+    pub(super) code: UseStateHandle<String>,
+    pub(super) cursor: UseStateHandle<usize>,
+    pub(super) store: Option<LabStore>,
+    pub(super) replay: UseStateHandle<Option<u64>>,
+    pub(super) verdict_ref: NodeRef,
+    pub(super) editor: NodeRef,
+    pub(super) lab: Lab,
+    pub(super) id: String,
+}
+
+/// Run or Try to break it: save the code, run the session in the background, show it.
+pub(super) fn start_session(h: &Handles, break_it: bool) {
+    let flag = Rc::new(Cell::new(false));
+    *h.cancel.borrow_mut() = flag.clone();
+    // What the editor shows now: this callback's `code` is the state of the last render,
+    // which is not yet the text typed (or handed over by the first page's loader) in the
+    // same task as the click.
+    let code = match h.editor.cast::<web_sys::HtmlTextAreaElement>() {
+        Some(t) => t.value(),
+        None => (*h.code).clone(),
+    };
+    if code != *h.code {
+        h.code.set(code.clone());
+    }
+    if let Some(s) = &h.store {
+        s.on_code.emit((h.id.clone(), code.clone()));
+    }
+    let session = Session {
+        lab: h.lab.clone(),
+        code,
+        seed: if break_it {
+            browser::random_u64()
+        } else {
+            lab::RUN_SEED
+        },
+        trials: if break_it { h.lab.trials } else { 1 },
+        replay: if break_it { None } else { *h.replay },
+        cancel: flag,
+    };
+    h.phase.set(Phase::Loading);
+    let h = h.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        let progress = {
+            let phase = h.phase.clone();
+            Callback::from(move |(done, total)| phase.set(Phase::Running { done, total }))
+        };
+        let result = run_session(session, progress).await;
+        // The next session's sandboxes, ready before the next click.
+        warm();
+        match result {
+            Ok(shown) => {
+                if let Some(b) = &shown.broken {
+                    h.cursor.set(broke_index(b));
+                    let state = format!("lab={}&trial={}", h.id, b.seed);
+                    browser::replace_hash(&hash_with_state(&browser::hash(), &state));
+                }
+                if !shown.cancelled {
+                    if let Some(s) = &h.store {
+                        let passed = shown.broken.is_none() && shown.code_error.is_none();
+                        s.on_run.emit((h.id.clone(), passed && shown.break_it));
+                    }
+                }
+                h.replay.set(None);
+                h.phase.set(Phase::Shown(Rc::new(shown)));
+                // The verdict where the learner can see it (below the editor on a phone).
+                if let Some(el) = h.verdict_ref.cast::<web_sys::Element>() {
+                    let opts = web_sys::ScrollIntoViewOptions::new();
+                    opts.set_block(web_sys::ScrollLogicalPosition::Nearest);
+                    el.scroll_into_view_with_scroll_into_view_options(&opts);
+                }
+            }
+            Err(e) => h.phase.set(Phase::Failed(e)),
+        }
+    });
+}
