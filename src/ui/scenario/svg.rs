@@ -243,96 +243,10 @@ fn layers(props: &LayersProps) -> Html {
     let x = |t: u64| frame.x(t);
     let visible = |a: u64, b: u64| frame.visible(a, b);
     let lane_y = |pid: u32| frame.lane_y(pid);
-    let colour = |token: &Option<String>| {
-        token
-            .as_ref()
-            .and_then(|t| m.token_index(t))
-            .map_or("#888888", |i| PALETTE[i % PALETTE.len()])
-    };
     let clampx = |t: u64| x(t.clamp(v0, v1));
 
-    let lanes = m.lanes.iter().enumerate().map(|(i, l)| {
-        let y = TOP + i as f64 * PITCH;
-        let kind = match l.kind {
-            LaneKind::Client => "client",
-            LaneKind::Node => "node",
-            LaneKind::Resource => "resource",
-            LaneKind::Other => "other",
-        };
-        html! {
-            <g class={format!("lane lane-{kind}")} aria-hidden="true">
-                <rect x="0" y={y.to_string()} width={w.to_string()} height={PITCH.to_string()} class={if i % 2 == 0 { "lane-bg even" } else { "lane-bg odd" }} />
-                <text x="6" y={(y + LANE_H / 2.0 + 4.0).to_string()} class="lane-label">{ words::process_name(&l.name, props.lang) }</text>
-            </g>
-        }
-    });
-    // Two pixels of time: bars closer than that merge when there are too many to draw.
-    let gap_us = ((v1 - v0) as f64 / plot_w(w) * 2.0) as u64;
-    let bars = crate::timeline::lod::thin_bars(&m.bars, v0, v1, MAX_BARS, gap_us).into_iter().map(|shown| {
-        let b = match shown {
-            crate::timeline::lod::ShownBar::One(b) => b,
-            crate::timeline::lod::ShownBar::Dense { pid, kind, from_us, to_us, count } => {
-                let (x0, x1) = (clampx(from_us), clampx(to_us));
-                let (dy, h) = match kind {
-                    BarKind::Holding => (8.0, LANE_H - 16.0),
-                    BarKind::Key => (5.0, LANE_H - 10.0),
-                    BarKind::Paused | BarKind::Down => (3.0, LANE_H - 6.0),
-                };
-                let tx = Texts::new(props.lang);
-                let what = tx.t(match kind {
-                    BarKind::Holding => "sc_dense_holding",
-                    BarKind::Key => "sc_dense_key",
-                    BarKind::Paused => "sc_dense_paused",
-                    BarKind::Down => "sc_dense_down",
-                });
-                let title = tx.fmt(
-                    "sc_dense_bars",
-                    &[
-                        ("name", words::process_name(m.name(pid), props.lang)),
-                        ("count", count.to_string()),
-                        ("what", what),
-                        ("from", format!("{:.1}", from_us as f64 / 1000.0)),
-                        ("to", format!("{:.1}", to_us as f64 / 1000.0)),
-                    ],
-                );
-                return html! {
-                    <g class="bar bar-dense" aria-hidden="true">
-                        <rect x={x0.to_string()} y={(lane_y(pid) + dy).to_string()} width={(x1 - x0).max(1.5).to_string()} height={h.to_string()} rx="3"><title>{ title }</title></rect>
-                    </g>
-                };
-            }
-        };
-        let y = lane_y(b.pid);
-        let (x0, x1) = (clampx(b.from_us), clampx(b.to_us));
-        let bw = (x1 - x0).max(1.5);
-        let (dy, h, class, fill) = match b.kind {
-            BarKind::Holding => (8.0, LANE_H - 16.0, "bar bar-holding", colour(&b.token).to_string()),
-            BarKind::Key => (5.0, LANE_H - 10.0, "bar bar-key", colour(&b.token).to_string()),
-            BarKind::Paused => (3.0, LANE_H - 6.0, "bar bar-paused", "url(#hatch)".to_string()),
-            BarKind::Down => (3.0, LANE_H - 6.0, "bar bar-down", "url(#down)".to_string()),
-        };
-        let title = format!(
-            "{}: {} ({:.1}–{:.1} ms)",
-            words::process_name(m.name(b.pid), props.lang),
-            words::bar_label(b, props.lang),
-            b.from_us as f64 / 1000.0,
-            b.to_us as f64 / 1000.0
-        );
-        let text = match b.kind {
-            BarKind::Holding | BarKind::Key => b.token.clone().unwrap_or_default(),
-            BarKind::Paused | BarKind::Down => words::bar_label(b, props.lang),
-        };
-        // About 7.5 px a character at the bars' 12 px.
-        let show_text = bw > text.len() as f64 * 7.5 + 6.0;
-        html! {
-            <g class={class} aria-hidden="true">
-                <rect x={x0.to_string()} y={(y + dy).to_string()} width={bw.to_string()} height={h.to_string()} fill={fill} rx="3"><title>{ title }</title></rect>
-                if show_text {
-                    <text x={(x0 + 4.0).to_string()} y={(y + LANE_H / 2.0 + 4.0).to_string()} class="bar-text">{ text }</text>
-                }
-            </g>
-        }
-    });
+    let lanes = lanes_svg(m, w, props.lang);
+    let bars = bars_svg(m, props.view, w, props.lang);
     // Level of detail: zoomed far out on a long run, messages would be a grey smear and
     // cost most of the drawing time; they appear once the window holds few enough.
     let arrows_in_view = m.arrows.iter().filter(|a| visible(a.sent_us, a.at_us)).count();
@@ -415,27 +329,7 @@ fn layers(props: &LayersProps) -> Html {
             </g>
         }
     });
-    // A band's label is left out where it would run into the one before (its title and
-    // the list under the picture still say it).
-    let mut label_end = f64::MIN;
-    let bands = m.bands.iter().filter(|b| visible(b.from_us, b.to_us)).map(|b| {
-        let (x0, x1) = (clampx(b.from_us), clampx(b.to_us));
-        let label = format!("⚠ {}", b.clients.join(" + "));
-        let show_label = x0 + 3.0 >= label_end;
-        if show_label {
-            label_end = x0 + 3.0 + label.chars().count() as f64 * CHAR_W + 6.0;
-        }
-        html! {
-            <g class="band" aria-hidden="true">
-                <rect x={x0.to_string()} y={TOP.to_string()} width={(x1 - x0).max(2.0).to_string()} height={(m.lanes.len() as f64 * PITCH).to_string()}>
-                    <title>{ words::band_sentence(b, props.lang) }</title>
-                </rect>
-                if show_label {
-                    <text x={(x0 + 3.0).to_string()} y="13" class="band-label">{ label }</text>
-                }
-            </g>
-        }
-    });
+    let bands = bands_svg(m, props.view, w, props.lang);
     let span_ms = (v1 - v0) as f64 / 1000.0;
     let step = nice_step(span_ms);
     let first = ((v0 as f64 / 1000.0) / step).ceil() as i64;
@@ -478,6 +372,138 @@ fn layers(props: &LayersProps) -> Html {
             <text x={(LABEL_W - 12.0).to_string()} y={(axis_y + 15.0).to_string()} text-anchor="end" class="axis-unit" aria-hidden="true">{"ms"}</text>
         </g>
     }
+}
+
+/// The lanes: a row each, with its process's name.
+fn lanes_svg(m: &Model, w: f64, lang: Lang) -> Vec<Html> {
+    m.lanes.iter().enumerate().map(|(i, l)| {
+        let y = TOP + i as f64 * PITCH;
+        let kind = match l.kind {
+            LaneKind::Client => "client",
+            LaneKind::Node => "node",
+            LaneKind::Resource => "resource",
+            LaneKind::Other => "other",
+        };
+        html! {
+            <g class={format!("lane lane-{kind}")} aria-hidden="true">
+                <rect x="0" y={y.to_string()} width={w.to_string()} height={PITCH.to_string()} class={if i % 2 == 0 { "lane-bg even" } else { "lane-bg odd" }} />
+                <text x="6" y={(y + LANE_H / 2.0 + 4.0).to_string()} class="lane-label">{ words::process_name(&l.name, lang) }</text>
+            </g>
+        }
+    })
+    .collect()
+}
+
+/// The bars (holds, keys, pauses, downtimes) in view; past [`MAX_BARS`], bars closer than
+/// two pixels merge into one that counts them.
+fn bars_svg(m: &Model, view: (u64, u64), w: f64, lang: Lang) -> Vec<Html> {
+    let frame = Frame::new(m, view, w);
+    let (v0, v1) = (frame.v0, frame.v1);
+    let clampx = |t: u64| frame.x(t.clamp(v0, v1));
+    let lane_y = |pid: u32| frame.lane_y(pid);
+    let colour = |token: &Option<String>| {
+        token
+            .as_ref()
+            .and_then(|t| m.token_index(t))
+            .map_or("#888888", |i| PALETTE[i % PALETTE.len()])
+    };
+    // Two pixels of time: bars closer than that merge when there are too many to draw.
+    let gap_us = ((v1 - v0) as f64 / plot_w(w) * 2.0) as u64;
+    crate::timeline::lod::thin_bars(&m.bars, v0, v1, MAX_BARS, gap_us).into_iter().map(|shown| {
+        let b = match shown {
+            crate::timeline::lod::ShownBar::One(b) => b,
+            crate::timeline::lod::ShownBar::Dense { pid, kind, from_us, to_us, count } => {
+                let (x0, x1) = (clampx(from_us), clampx(to_us));
+                let (dy, h) = match kind {
+                    BarKind::Holding => (8.0, LANE_H - 16.0),
+                    BarKind::Key => (5.0, LANE_H - 10.0),
+                    BarKind::Paused | BarKind::Down => (3.0, LANE_H - 6.0),
+                };
+                let tx = Texts::new(lang);
+                let what = tx.t(match kind {
+                    BarKind::Holding => "sc_dense_holding",
+                    BarKind::Key => "sc_dense_key",
+                    BarKind::Paused => "sc_dense_paused",
+                    BarKind::Down => "sc_dense_down",
+                });
+                let title = tx.fmt(
+                    "sc_dense_bars",
+                    &[
+                        ("name", words::process_name(m.name(pid), lang)),
+                        ("count", count.to_string()),
+                        ("what", what),
+                        ("from", format!("{:.1}", from_us as f64 / 1000.0)),
+                        ("to", format!("{:.1}", to_us as f64 / 1000.0)),
+                    ],
+                );
+                return html! {
+                    <g class="bar bar-dense" aria-hidden="true">
+                        <rect x={x0.to_string()} y={(lane_y(pid) + dy).to_string()} width={(x1 - x0).max(1.5).to_string()} height={h.to_string()} rx="3"><title>{ title }</title></rect>
+                    </g>
+                };
+            }
+        };
+        let y = lane_y(b.pid);
+        let (x0, x1) = (clampx(b.from_us), clampx(b.to_us));
+        let bw = (x1 - x0).max(1.5);
+        let (dy, h, class, fill) = match b.kind {
+            BarKind::Holding => (8.0, LANE_H - 16.0, "bar bar-holding", colour(&b.token).to_string()),
+            BarKind::Key => (5.0, LANE_H - 10.0, "bar bar-key", colour(&b.token).to_string()),
+            BarKind::Paused => (3.0, LANE_H - 6.0, "bar bar-paused", "url(#hatch)".to_string()),
+            BarKind::Down => (3.0, LANE_H - 6.0, "bar bar-down", "url(#down)".to_string()),
+        };
+        let title = format!(
+            "{}: {} ({:.1}–{:.1} ms)",
+            words::process_name(m.name(b.pid), lang),
+            words::bar_label(b, lang),
+            b.from_us as f64 / 1000.0,
+            b.to_us as f64 / 1000.0
+        );
+        let text = match b.kind {
+            BarKind::Holding | BarKind::Key => b.token.clone().unwrap_or_default(),
+            BarKind::Paused | BarKind::Down => words::bar_label(b, lang),
+        };
+        // About 7.5 px a character at the bars' 12 px.
+        let show_text = bw > text.len() as f64 * 7.5 + 6.0;
+        html! {
+            <g class={class} aria-hidden="true">
+                <rect x={x0.to_string()} y={(y + dy).to_string()} width={bw.to_string()} height={h.to_string()} fill={fill} rx="3"><title>{ title }</title></rect>
+                if show_text {
+                    <text x={(x0 + 4.0).to_string()} y={(y + LANE_H / 2.0 + 4.0).to_string()} class="bar-text">{ text }</text>
+                }
+            </g>
+        }
+    })
+    .collect()
+}
+
+/// A band over each violation in view, labelled where the label fits.
+fn bands_svg(m: &Model, view: (u64, u64), w: f64, lang: Lang) -> Vec<Html> {
+    let frame = Frame::new(m, view, w);
+    let (v0, v1) = (frame.v0, frame.v1);
+    let clampx = |t: u64| frame.x(t.clamp(v0, v1));
+    // A band's label is left out where it would run into the one before (its title and
+    // the list under the picture still say it).
+    let mut label_end = f64::MIN;
+    m.bands.iter().filter(|b| frame.visible(b.from_us, b.to_us)).map(|b| {
+        let (x0, x1) = (clampx(b.from_us), clampx(b.to_us));
+        let label = format!("⚠ {}", b.clients.join(" + "));
+        let show_label = x0 + 3.0 >= label_end;
+        if show_label {
+            label_end = x0 + 3.0 + label.chars().count() as f64 * CHAR_W + 6.0;
+        }
+        html! {
+            <g class="band" aria-hidden="true">
+                <rect x={x0.to_string()} y={TOP.to_string()} width={(x1 - x0).max(2.0).to_string()} height={(m.lanes.len() as f64 * PITCH).to_string()}>
+                    <title>{ words::band_sentence(b, lang) }</title>
+                </rect>
+                if show_label {
+                    <text x={(x0 + 3.0).to_string()} y="13" class="band-label">{ label }</text>
+                }
+            </g>
+        }
+    })
+    .collect()
 }
 
 /// Each quorum attempt's tally at its verdict, over the client's lane (`3/5 ✓`); the
