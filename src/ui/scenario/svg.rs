@@ -572,24 +572,12 @@ impl Room {
     }
 }
 
-/// Each lane's strip: fault states across the time they last, validity brackets, and
-/// the tags that say in words what happened to a key, a write or an extension. Text
-/// goes where there is room: the brackets' first, then the states', then the tags'
-/// (the ones that answer a section's question first); what does not fit is left out
-/// (its title, its mark and the lens still say it).
-fn strips(m: &Model, view: (u64, u64), w: f64, lang: Lang) -> Html {
-    use crate::timeline::states::FaultState;
-    use crate::timeline::StoryKind;
-    let f = Frame::new(m, view, w);
+/// The validity window of each quorum attempt that took the lock: from the verdict,
+/// valid for `validity`; after it, the drift allowance the client keeps in reserve.
+fn validity_brackets(m: &Model, f: &Frame, room: &mut Room, lang: Lang) -> Vec<Html> {
     let x = |t: u64| f.x(t.clamp(f.v0, f.v1));
     let visible = |a: u64, b: u64| f.visible(a, b);
     let strip_y = |pid: u32| f.lane_y(pid) + LANE_H;
-    let mut room = Room {
-        taken: Default::default(),
-        w,
-    };
-    // The validity window of each quorum attempt that took the lock: from the verdict,
-    // valid for `validity`; after it, the drift allowance the client keeps in reserve.
     let mut brackets: Vec<Html> = Vec::new();
     let window = |t: &crate::timeline::tally::Tally| {
         let end = t.start_us + (t.ttl_ms.unwrap_or(0.0) * 1000.0) as u64;
@@ -643,6 +631,26 @@ fn strips(m: &Model, view: (u64, u64), w: f64, lang: Lang) -> Html {
             </g>
         });
     }
+    brackets
+}
+
+/// Each lane's strip: fault states across the time they last, validity brackets, and
+/// the tags that say in words what happened to a key, a write or an extension. Text
+/// goes where there is room: the brackets' first, then the states', then the tags'
+/// (the ones that answer a section's question first); what does not fit is left out
+/// (its title, its mark and the lens still say it).
+fn strips(m: &Model, view: (u64, u64), w: f64, lang: Lang) -> Html {
+    use crate::timeline::states::FaultState;
+    use crate::timeline::StoryKind;
+    let f = Frame::new(m, view, w);
+    let x = |t: u64| f.x(t.clamp(f.v0, f.v1));
+    let visible = |a: u64, b: u64| f.visible(a, b);
+    let strip_y = |pid: u32| f.lane_y(pid) + LANE_H;
+    let mut room = Room {
+        taken: Default::default(),
+        w,
+    };
+    let brackets = validity_brackets(m, &f, &mut room, lang);
     let mut states: Vec<Html> = Vec::new();
     for f in m
         .faults
