@@ -126,6 +126,49 @@ impl Reducible for PanelModel {
 /// What a part of the panel gets: the state, and a way to dispatch actions.
 pub type Handle = UseReducerHandle<PanelModel>;
 
+/// The panel as it opens: the scenario the URL names if it is one of ours, else the
+/// first, seed 1. Where the page has the engine's worker, every run is made there, the
+/// first too.
+fn opening(names: &[String], own_url: bool, hold: Option<u64>, pack: &Option<PackScenarios>) -> PanelModel {
+    let open = url::opening(names, own_url, hold);
+    let base = find(&open.name, pack).unwrap_or_else(|| Err(format!("unknown scenario `{}`", open.name)));
+    // Where the page has the engine's worker, every run is made there, the first
+    // too. At the hand-over from the prerendered page the panel takes the run
+    // made ahead of time from the same job at build time (`e2e/prerender.mjs`),
+    // so it shows at once what the snapshot showed; for a run too long to ship
+    // (§4's) it shows the snapshot's own drawing until the worker's run comes.
+    // Without the worker (the browser tests' page) runs are made here.
+    if !engine_worker::available() {
+        let state = PanelState::new(open.name, base, open.seed, open.changes, hold);
+        let at = state.model().and_then(|m| open.at.index_in(m));
+        return PanelModel {
+            state: state.at(at),
+            version: 0,
+            ahead: false,
+            snapshot: None,
+        };
+    }
+    let at = (open.at.t_ms, open.at.event);
+    let state = PanelState::opening_elsewhere(open.name, base, open.seed, open.changes, hold, at);
+    let handing_over = !browser::app_started() && !browser::prerendering();
+    let ahead = handing_over
+        .then(|| state.pending.as_ref().and_then(|p| hooks::made_ahead(&p.job)))
+        .flatten();
+    let snapshot = (handing_over && ahead.is_none())
+        .then(|| browser::take_panel_snapshot(&state.name))
+        .flatten()
+        .map(AttrValue::from);
+    PanelModel {
+        ahead: ahead.is_some(),
+        state: match ahead {
+            Some(answer) => state.answered_now(answer),
+            None => state,
+        },
+        version: 0,
+        snapshot,
+    }
+}
+
 #[function_component(ScenarioPanel)]
 pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     let pack = use_context::<PackScenarios>();
@@ -134,46 +177,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     let panel = use_reducer({
         let pack = pack.clone();
         let (names, own_url, hold) = (props.names.clone(), props.url_state, props.hold_at_ms);
-        move || {
-            let open = url::opening(&names, own_url, hold);
-            let base =
-                find(&open.name, &pack).unwrap_or_else(|| Err(format!("unknown scenario `{}`", open.name)));
-            // Where the page has the engine's worker, every run is made there, the first
-            // too. At the hand-over from the prerendered page the panel takes the run
-            // made ahead of time from the same job at build time (`e2e/prerender.mjs`),
-            // so it shows at once what the snapshot showed; for a run too long to ship
-            // (§4's) it shows the snapshot's own drawing until the worker's run comes.
-            // Without the worker (the browser tests' page) runs are made here.
-            if !engine_worker::available() {
-                let state = PanelState::new(open.name, base, open.seed, open.changes, hold);
-                let at = state.model().and_then(|m| open.at.index_in(m));
-                return PanelModel {
-                    state: state.at(at),
-                    version: 0,
-                    ahead: false,
-                    snapshot: None,
-                };
-            }
-            let at = (open.at.t_ms, open.at.event);
-            let state = PanelState::opening_elsewhere(open.name, base, open.seed, open.changes, hold, at);
-            let handing_over = !browser::app_started() && !browser::prerendering();
-            let ahead = handing_over
-                .then(|| state.pending.as_ref().and_then(|p| hooks::made_ahead(&p.job)))
-                .flatten();
-            let snapshot = (handing_over && ahead.is_none())
-                .then(|| browser::take_panel_snapshot(&state.name))
-                .flatten()
-                .map(AttrValue::from);
-            PanelModel {
-                ahead: ahead.is_some(),
-                state: match ahead {
-                    Some(answer) => state.answered_now(answer),
-                    None => state,
-                },
-                version: 0,
-                snapshot,
-            }
-        }
+        move || opening(&names, own_url, hold, &pack)
     });
     // Ids must be unique in the page, and one scenario can be drawn twice (the section's
     // panel and a "what happens next?" question).
