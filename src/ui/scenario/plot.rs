@@ -7,6 +7,7 @@ use crate::lesson::i18n::Texts;
 use crate::sim::scenario::builtin;
 use crate::timeline::panel::{run_here, PanelAction, RunAnswer, RunJob, RunsIn};
 use crate::timeline::{band_sentence, view, Model};
+use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -95,70 +96,7 @@ pub fn plot(props: &PlotProps) -> Html {
             }
         })
     };
-    // Touch: two fingers pinch to zoom, one finger drags sideways to pan. The wrap's CSS
-    // (`touch-action: pan-y`) leaves vertical scrolling to the page.
-    let on_touch = {
-        let (panel, touch, wrap) = (panel.clone(), touch.clone(), wrap_ref.clone());
-        Callback::from(move |e: PointerEvent| {
-            if e.pointer_type() != "touch" {
-                return;
-            }
-            // The drawing itself, which may be wider than its scrolling wrap (a phone).
-            let Some(el) = wrap
-                .cast::<web_sys::Element>()
-                .and_then(|w| w.query_selector("svg.timeline").ok().flatten())
-            else {
-                return;
-            };
-            let r = el.get_bounding_client_rect();
-            // Where across the plot (not the lane labels) a screen x falls, 0..1.
-            let frac = |x: f64| svg::plot_fraction(x - r.left(), r.width());
-            let mut t = touch.borrow_mut();
-            let id = e.pointer_id();
-            match e.type_().as_str() {
-                "pointerdown" => {
-                    t.fingers.retain(|f| f.0 != id);
-                    t.fingers.push((id, e.client_x() as f64, e.client_y() as f64));
-                    t.start = None;
-                }
-                "pointermove" => {
-                    if let Some(f) = t.fingers.iter_mut().find(|f| f.0 == id) {
-                        f.1 = e.client_x() as f64;
-                        f.2 = e.client_y() as f64;
-                    }
-                }
-                _ => {
-                    t.fingers.retain(|f| f.0 != id);
-                    t.start = None;
-                    return;
-                }
-            }
-            let (mid, dist) = match t.fingers.as_slice() {
-                [(_, x, _)] => (*x, 1.0),
-                [(_, x0, y0), (_, x1, y1), ..] => ((x0 + x1) / 2.0, (x1 - x0).hypot(y1 - y0).max(1.0)),
-                [] => return,
-            };
-            let now = Gesture {
-                from: zoom,
-                f0: frac(mid),
-                d0: dist,
-                fingers: t.fingers.len(),
-            };
-            match t.start {
-                Some(g) if g.fingers == now.fingers => {
-                    // A one-finger drag only pans a zoomed view; the page keeps it otherwise.
-                    if g.fingers > 1 || g.from.is_some() {
-                        e.prevent_default();
-                        let next = view::pinch(g.from, end_us, g.f0, g.d0, now.f0, now.d0);
-                        if next != zoom {
-                            panel.dispatch(PanelAction::SetView(next));
-                        }
-                    }
-                }
-                _ => t.start = Some(now),
-            }
-        })
-    };
+    let on_touch = touch_handler(panel.clone(), touch.clone(), wrap_ref.clone(), zoom, end_us);
     let on_seek = {
         let panel = panel.clone();
         Callback::from(move |i: usize| panel.dispatch(PanelAction::Seek(i)))
@@ -205,6 +143,76 @@ pub fn plot(props: &PlotProps) -> Html {
             }
         </>
     }
+}
+
+/// Touch: two fingers pinch to zoom, one finger drags sideways to pan. The wrap's CSS
+/// (`touch-action: pan-y`) leaves vertical scrolling to the page.
+fn touch_handler(
+    panel: Handle,
+    touch: Rc<RefCell<Touch>>,
+    wrap: NodeRef,
+    zoom: Option<(u64, u64)>,
+    end_us: u64,
+) -> Callback<PointerEvent> {
+    Callback::from(move |e: PointerEvent| {
+        if e.pointer_type() != "touch" {
+            return;
+        }
+        // The drawing itself, which may be wider than its scrolling wrap (a phone).
+        let Some(el) = wrap
+            .cast::<web_sys::Element>()
+            .and_then(|w| w.query_selector("svg.timeline").ok().flatten())
+        else {
+            return;
+        };
+        let r = el.get_bounding_client_rect();
+        // Where across the plot (not the lane labels) a screen x falls, 0..1.
+        let frac = |x: f64| svg::plot_fraction(x - r.left(), r.width());
+        let mut t = touch.borrow_mut();
+        let id = e.pointer_id();
+        match e.type_().as_str() {
+            "pointerdown" => {
+                t.fingers.retain(|f| f.0 != id);
+                t.fingers.push((id, e.client_x() as f64, e.client_y() as f64));
+                t.start = None;
+            }
+            "pointermove" => {
+                if let Some(f) = t.fingers.iter_mut().find(|f| f.0 == id) {
+                    f.1 = e.client_x() as f64;
+                    f.2 = e.client_y() as f64;
+                }
+            }
+            _ => {
+                t.fingers.retain(|f| f.0 != id);
+                t.start = None;
+                return;
+            }
+        }
+        let (mid, dist) = match t.fingers.as_slice() {
+            [(_, x, _)] => (*x, 1.0),
+            [(_, x0, y0), (_, x1, y1), ..] => ((x0 + x1) / 2.0, (x1 - x0).hypot(y1 - y0).max(1.0)),
+            [] => return,
+        };
+        let now = Gesture {
+            from: zoom,
+            f0: frac(mid),
+            d0: dist,
+            fingers: t.fingers.len(),
+        };
+        match t.start {
+            Some(g) if g.fingers == now.fingers => {
+                // A one-finger drag only pans a zoomed view; the page keeps it otherwise.
+                if g.fingers > 1 || g.from.is_some() {
+                    e.prevent_default();
+                    let next = view::pinch(g.from, end_us, g.f0, g.d0, now.f0, now.d0);
+                    if next != zoom {
+                        panel.dispatch(PanelAction::SetView(next));
+                    }
+                }
+            }
+            _ => t.start = Some(now),
+        }
+    })
 }
 
 /// What broke in a run, under its own timeline; or that it is safe (said, not left to
