@@ -193,102 +193,18 @@ fn reader(props: &ReaderProps) -> Html {
     use_document_effects(s, &t, state.dispatcher());
     use_read_at_end(s.current(), state.dispatcher());
 
-    let on_lang = {
-        let dispatch = state.dispatcher();
-        Callback::from(move |lang: Lang| {
-            let _ = browser::storage_set(LANG_KEY, lang.code());
-            browser::replace_search(&with_query_param(&browser::search(), "lang", lang.code()));
-            dispatch.dispatch(Action::SetLang(lang));
-        })
-    };
-    let on_answer = {
-        let dispatch = state.dispatcher();
-        let cfg = embed_cfg.clone();
-        Callback::from(move |(question, correct): (String, bool)| {
-            embed::send(
-                &cfg,
-                "answer",
-                &[
-                    ("question", question.as_str().into()),
-                    ("correct", correct.into()),
-                ],
-            );
-            dispatch.dispatch(Action::Answered { question, correct })
-        })
-    };
-    let on_quick_done = {
-        let dispatch = state.dispatcher();
-        let cfg = embed_cfg.clone();
-        Callback::from(move |score: Score| {
-            embed::send(
-                &cfg,
-                "complete",
-                &[("correct", score.correct.into()), ("total", score.total.into())],
-            );
-            dispatch.dispatch(Action::QuickCheckDone(score))
-        })
-    };
-    // An embedded section's questions all answered: tell the host (the quick check
-    // also records its score, above).
-    let on_embed_complete = {
-        let cfg = embed_cfg.clone();
-        Callback::from(move |score: Score| {
-            embed::send(
-                &cfg,
-                "complete",
-                &[("correct", score.correct.into()), ("total", score.total.into())],
-            );
-        })
-    };
-    let on_import = {
-        let dispatch = state.dispatcher();
-        Callback::from(move |text: String| {
-            let (progress, discarded) = Progress::load(Some(&text));
-            if discarded.is_some() || text.trim().is_empty() {
-                dispatch.dispatch(Action::Notify(Notice::ImportFailed));
-            } else {
-                dispatch.dispatch(Action::Import(progress));
-            }
-        })
-    };
-    let on_reset = {
-        let dispatch = state.dispatcher();
-        Callback::from(move |_| dispatch.dispatch(Action::ResetProgress))
-    };
-    let on_dismiss = {
-        let dispatch = state.dispatcher();
-        Callback::from(move |i: usize| dispatch.dispatch(Action::Dismiss(i)))
-    };
-    let on_prev = {
-        let dispatch = state.dispatcher();
-        Callback::from(move |_| dispatch.dispatch(Action::Prev))
-    };
-    let on_next = {
-        let dispatch = state.dispatcher();
-        Callback::from(move |_| dispatch.dispatch(Action::Next))
-    };
-    let lab_store = {
-        let dispatch = state.dispatcher();
-        let on_code = Callback::from(move |(lab, code): (String, String)| {
-            dispatch.dispatch(Action::LabCode { lab, code })
-        });
-        let dispatch = state.dispatcher();
-        let on_run = Callback::from(move |(lab, passed): (String, bool)| {
-            dispatch.dispatch(Action::LabRun { lab, passed })
-        });
-        crate::ui::lab::LabStore {
-            saved: Rc::new(
-                state
-                    .0
-                    .progress
-                    .lesson(&state.0.lesson().id)
-                    .map(|l| l.labs.clone())
-                    .unwrap_or_default(),
-            ),
-            on_code,
-            on_run,
-        }
-    };
+    let Handlers {
+        on_lang,
+        on_answer,
+        on_quick_done,
+        on_embed_complete,
+        on_import,
+        on_reset,
+        on_dismiss,
+        on_prev,
+        on_next,
+    } = handlers(&state.dispatcher(), &embed_cfg);
+    let lab_store = lab_store(&state);
     let menu_open = use_state(|| false);
     let toggle_menu = {
         let menu_open = menu_open.clone();
@@ -399,6 +315,131 @@ fn reader(props: &ReaderProps) -> Html {
         </div>
         </ContextProvider<crate::ui::lab::LabStore>>
         </ContextProvider<Rc<EmbedConfig>>>
+    }
+}
+
+/// The reader's callbacks: each dispatches its action (and tells an embedding host
+/// what it asked to hear).
+struct Handlers {
+    on_lang: Callback<Lang>,
+    on_answer: Callback<(String, bool)>,
+    on_quick_done: Callback<Score>,
+    on_embed_complete: Callback<Score>,
+    on_import: Callback<String>,
+    on_reset: Callback<()>,
+    on_dismiss: Callback<usize>,
+    on_prev: Callback<()>,
+    on_next: Callback<()>,
+}
+
+fn handlers(dispatch: &UseReducerDispatcher<Reader>, cfg: &Rc<EmbedConfig>) -> Handlers {
+    let on_lang = {
+        let dispatch = dispatch.clone();
+        Callback::from(move |lang: Lang| {
+            let _ = browser::storage_set(LANG_KEY, lang.code());
+            browser::replace_search(&with_query_param(&browser::search(), "lang", lang.code()));
+            dispatch.dispatch(Action::SetLang(lang));
+        })
+    };
+    let on_answer = {
+        let dispatch = dispatch.clone();
+        let cfg = cfg.clone();
+        Callback::from(move |(question, correct): (String, bool)| {
+            embed::send(
+                &cfg,
+                "answer",
+                &[
+                    ("question", question.as_str().into()),
+                    ("correct", correct.into()),
+                ],
+            );
+            dispatch.dispatch(Action::Answered { question, correct })
+        })
+    };
+    let on_quick_done = {
+        let dispatch = dispatch.clone();
+        let cfg = cfg.clone();
+        Callback::from(move |score: Score| {
+            embed::send(
+                &cfg,
+                "complete",
+                &[("correct", score.correct.into()), ("total", score.total.into())],
+            );
+            dispatch.dispatch(Action::QuickCheckDone(score))
+        })
+    };
+    // An embedded section's questions all answered: tell the host (the quick check
+    // also records its score, above).
+    let on_embed_complete = {
+        let cfg = cfg.clone();
+        Callback::from(move |score: Score| {
+            embed::send(
+                &cfg,
+                "complete",
+                &[("correct", score.correct.into()), ("total", score.total.into())],
+            );
+        })
+    };
+    let on_import = {
+        let dispatch = dispatch.clone();
+        Callback::from(move |text: String| {
+            let (progress, discarded) = Progress::load(Some(&text));
+            if discarded.is_some() || text.trim().is_empty() {
+                dispatch.dispatch(Action::Notify(Notice::ImportFailed));
+            } else {
+                dispatch.dispatch(Action::Import(progress));
+            }
+        })
+    };
+    let on_reset = {
+        let dispatch = dispatch.clone();
+        Callback::from(move |_| dispatch.dispatch(Action::ResetProgress))
+    };
+    let on_dismiss = {
+        let dispatch = dispatch.clone();
+        Callback::from(move |i: usize| dispatch.dispatch(Action::Dismiss(i)))
+    };
+    let on_prev = {
+        let dispatch = dispatch.clone();
+        Callback::from(move |_| dispatch.dispatch(Action::Prev))
+    };
+    let on_next = {
+        let dispatch = dispatch.clone();
+        Callback::from(move |_| dispatch.dispatch(Action::Next))
+    };
+    Handlers {
+        on_lang,
+        on_answer,
+        on_quick_done,
+        on_embed_complete,
+        on_import,
+        on_reset,
+        on_dismiss,
+        on_prev,
+        on_next,
+    }
+}
+
+/// What the labs keep in the learner's progress: their code and whether it passed.
+fn lab_store(state: &UseReducerHandle<Reader>) -> crate::ui::lab::LabStore {
+    let dispatch = state.dispatcher();
+    let on_code =
+        Callback::from(move |(lab, code): (String, String)| dispatch.dispatch(Action::LabCode { lab, code }));
+    let dispatch = state.dispatcher();
+    let on_run = Callback::from(move |(lab, passed): (String, bool)| {
+        dispatch.dispatch(Action::LabRun { lab, passed })
+    });
+    crate::ui::lab::LabStore {
+        saved: Rc::new(
+            state
+                .0
+                .progress
+                .lesson(&state.0.lesson().id)
+                .map(|l| l.labs.clone())
+                .unwrap_or_default(),
+        ),
+        on_code,
+        on_run,
     }
 }
 
