@@ -164,6 +164,131 @@ async fn checked(check: &crate::calls::ScriptCheck) -> Result<(), ScriptError> {
         })
 }
 
+/// Rerun with the knobs: a knob left at the scenario's own value stays out of the
+/// variant (and so out of the link); a mistake is shown, not run.
+fn knobs_handler(
+    knobs: &UseStateHandle<KnobText>,
+    knob_error: &UseStateHandle<Option<String>>,
+    props: &VariantEditorProps,
+    tx: Texts,
+) -> Callback<SubmitEvent> {
+    let (knobs, knob_error) = (knobs.clone(), knob_error.clone());
+    let (variant, on_change) = (props.variant.clone(), props.on_change.clone());
+    let defaults = parse_knobs(
+        &KnobText::of(&props.base, &Variant::default()),
+        &Variant::default(),
+        tx,
+    )
+    .ok();
+    Callback::from(move |e: SubmitEvent| {
+        e.prevent_default();
+        match parse_knobs(&knobs, &variant, tx) {
+            Ok(mut v) => {
+                // A knob left at the scenario's own value stays out of the variant
+                // (and so out of the link).
+                if let Some(d) = &defaults {
+                    fn same<T: PartialEq>(x: &mut Option<T>, d: &Option<T>) {
+                        if x == d {
+                            *x = None;
+                        }
+                    }
+                    same(&mut v.ttl_ms, &d.ttl_ms);
+                    same(&mut v.drift_factor, &d.drift_factor);
+                    same(&mut v.timeout_ms, &d.timeout_ms);
+                    same(&mut v.retry_delay_ms, &d.retry_delay_ms);
+                    same(&mut v.latency_ms, &d.latency_ms);
+                    same(&mut v.nodes, &d.nodes);
+                    same(&mut v.work_ms, &d.work_ms);
+                    same(&mut v.persistence, &d.persistence);
+                    same(&mut v.retries, &d.retries);
+                    same(&mut v.retry_jitter_ms, &d.retry_jitter_ms);
+                    same(&mut v.extension_threshold_ms, &d.extension_threshold_ms);
+                }
+                knob_error.set(None);
+                on_change.emit(v);
+            }
+            Err(msg) => knob_error.set(Some(msg)),
+        }
+    })
+}
+
+/// Apply the edited script: checked first (in the engine), then run.
+fn apply_handler(
+    draft: &UseStateHandle<String>,
+    error: &UseStateHandle<Option<ScriptError>>,
+    which: Which,
+    props: &VariantEditorProps,
+) -> Callback<SubmitEvent> {
+    let (draft, error) = (draft.clone(), error.clone());
+    let (variant, on_change, base, seed) = (
+        props.variant.clone(),
+        props.on_change.clone(),
+        props.base.clone(),
+        props.seed,
+    );
+    Callback::from(move |e: SubmitEvent| {
+        e.prevent_default();
+        let src = (*draft).clone();
+        let mut next = variant.clone();
+        match which {
+            Which::Release => next.release_script = Some(src.clone()),
+            Which::Extend => next.extend_script = Some(src.clone()),
+        }
+        let check = crate::calls::ScriptCheck {
+            source: src,
+            scenario: next.apply(&base),
+            seed,
+        };
+        let (error, on_change) = (error.clone(), on_change.clone());
+        wasm_bindgen_futures::spawn_local(async move {
+            match checked(&check).await {
+                Ok(()) => {
+                    error.set(None);
+                    on_change.emit(next);
+                }
+                Err(e) => error.set(Some(e)),
+            }
+        });
+    })
+}
+
+/// Back to the scenario as it was: its scripts and knobs.
+fn reset_handler(
+    draft: &UseStateHandle<String>,
+    error: &UseStateHandle<Option<ScriptError>>,
+    knobs: &UseStateHandle<KnobText>,
+    props: &VariantEditorProps,
+) -> Callback<MouseEvent> {
+    let (on_change, draft, error, knobs) = (
+        props.on_change.clone(),
+        draft.clone(),
+        error.clone(),
+        knobs.clone(),
+    );
+    let base = props.base.clone();
+    Callback::from(move |_| {
+        error.set(None);
+        draft.set(pretty(&base.scripts.release));
+        knobs.set(KnobText::of(&base, &Variant::default()));
+        on_change.emit(Variant::default());
+    })
+}
+
+/// An edit to a script no client runs would silently do nothing: say so, and where the
+/// script is used.
+fn unused_note(base: &Scenario, which: Which, tx: Texts) -> Option<String> {
+    (which == Which::Release && !uses_release_script(base)).then(|| {
+        match super::pair_of(&base.name).filter(|o| {
+            crate::sim::scenario::builtin(o)
+                .and_then(Result::ok)
+                .is_some_and(|s| uses_release_script(&s))
+        }) {
+            Some(other) => tx.fmt("script_unused", &[("other", other.to_string())]),
+            None => tx.t("script_unused_alone"),
+        }
+    })
+}
+
 #[function_component(VariantEditor)]
 pub fn variant_editor(props: &VariantEditorProps) -> Html {
     let knobs = use_state(|| KnobText::of(&props.base, &props.variant));
@@ -194,46 +319,7 @@ pub fn variant_editor(props: &VariantEditorProps) -> Html {
     let error = use_state(|| None::<ScriptError>);
     let knob_error = use_state(|| None::<String>);
 
-    let on_knobs = {
-        let (knobs, knob_error) = (knobs.clone(), knob_error.clone());
-        let (variant, on_change) = (props.variant.clone(), props.on_change.clone());
-        let defaults = parse_knobs(
-            &KnobText::of(&props.base, &Variant::default()),
-            &Variant::default(),
-            tx,
-        )
-        .ok();
-        Callback::from(move |e: SubmitEvent| {
-            e.prevent_default();
-            match parse_knobs(&knobs, &variant, tx) {
-                Ok(mut v) => {
-                    // A knob left at the scenario's own value stays out of the variant
-                    // (and so out of the link).
-                    if let Some(d) = &defaults {
-                        fn same<T: PartialEq>(x: &mut Option<T>, d: &Option<T>) {
-                            if x == d {
-                                *x = None;
-                            }
-                        }
-                        same(&mut v.ttl_ms, &d.ttl_ms);
-                        same(&mut v.drift_factor, &d.drift_factor);
-                        same(&mut v.timeout_ms, &d.timeout_ms);
-                        same(&mut v.retry_delay_ms, &d.retry_delay_ms);
-                        same(&mut v.latency_ms, &d.latency_ms);
-                        same(&mut v.nodes, &d.nodes);
-                        same(&mut v.work_ms, &d.work_ms);
-                        same(&mut v.persistence, &d.persistence);
-                        same(&mut v.retries, &d.retries);
-                        same(&mut v.retry_jitter_ms, &d.retry_jitter_ms);
-                        same(&mut v.extension_threshold_ms, &d.extension_threshold_ms);
-                    }
-                    knob_error.set(None);
-                    on_change.emit(v);
-                }
-                Err(msg) => knob_error.set(Some(msg)),
-            }
-        })
-    };
+    let on_knobs = knobs_handler(&knobs, &knob_error, props, tx);
     // One text input per knob, bound to its field of `knobs`.
     let knob = |label: &'static str,
                 class: &'static str,
@@ -281,69 +367,11 @@ pub fn variant_editor(props: &VariantEditorProps) -> Html {
             draft.set(e.target_unchecked_into::<web_sys::HtmlTextAreaElement>().value())
         })
     };
-    let on_apply = {
-        let (draft, error, which) = (draft.clone(), error.clone(), *which);
-        let (variant, on_change, base, seed) = (
-            props.variant.clone(),
-            props.on_change.clone(),
-            props.base.clone(),
-            props.seed,
-        );
-        Callback::from(move |e: SubmitEvent| {
-            e.prevent_default();
-            let src = (*draft).clone();
-            let mut next = variant.clone();
-            match which {
-                Which::Release => next.release_script = Some(src.clone()),
-                Which::Extend => next.extend_script = Some(src.clone()),
-            }
-            let check = crate::calls::ScriptCheck {
-                source: src,
-                scenario: next.apply(&base),
-                seed,
-            };
-            let (error, on_change) = (error.clone(), on_change.clone());
-            wasm_bindgen_futures::spawn_local(async move {
-                match checked(&check).await {
-                    Ok(()) => {
-                        error.set(None);
-                        on_change.emit(next);
-                    }
-                    Err(e) => error.set(Some(e)),
-                }
-            });
-        })
-    };
-    let on_reset = {
-        let (on_change, draft, error, knobs) = (
-            props.on_change.clone(),
-            draft.clone(),
-            error.clone(),
-            knobs.clone(),
-        );
-        let base = props.base.clone();
-        Callback::from(move |_| {
-            error.set(None);
-            draft.set(pretty(&base.scripts.release));
-            knobs.set(KnobText::of(&base, &Variant::default()));
-            on_change.emit(Variant::default());
-        })
-    };
+    let on_apply = apply_handler(&draft, &error, *which, props);
+    let on_reset = reset_handler(&draft, &error, &knobs, props);
     let lines = draft.lines().count().max(1);
     let err_line = error.as_ref().and_then(|e| e.line);
-    // An edit to a script no client runs would silently do nothing: say so, and where
-    // the script is used.
-    let unused =
-        (*which == Which::Release && !uses_release_script(&props.base)).then(|| {
-            match super::pair_of(&props.base.name).filter(|o| {
-                crate::sim::scenario::builtin(o)
-                    .and_then(Result::ok)
-                    .is_some_and(|s| uses_release_script(&s))
-            }) {
-                Some(other) => tx.fmt("script_unused", &[("other", other.to_string())]),
-                None => tx.t("script_unused_alone"),
-            }
-        });
+    let unused = unused_note(&props.base, *which, tx);
 
     html! {
         <details class="variant-editor">
