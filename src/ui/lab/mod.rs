@@ -232,80 +232,97 @@ async fn lab_file(path: &str) -> Result<Rc<str>, String> {
     Ok(rc)
 }
 
-#[function_component(LabPanel)]
-pub fn lab_panel(props: &LabPanelProps) -> Html {
-    let t = Texts::new(props.lang);
-    let store = use_context::<LabStore>();
-    let pack = use_context::<PackLabs>();
-    let lab = use_memo((props.id.clone(), pack), |(id, pack)| find_lab(id, pack.as_ref()));
-    let saved = store.as_ref().and_then(|s| s.saved.get(&props.id).cloned());
+/// The code in the editor: a shared link's, else the learner's saved code, else the
+/// starter. Stored progress may arrive after the first render: it replaces the starter,
+/// never code the learner has typed.
+#[hook]
+fn use_lab_code(
+    id: &str,
+    lab: &Option<Result<Lab, String>>,
+    saved: &Option<crate::lesson::progress::LabProgress>,
+) -> UseStateHandle<String> {
+    let starter = match lab {
+        Some(Ok(l)) => l.starter.clone(),
+        _ => String::new(),
+    };
+    let saved_code = saved
+        .as_ref()
+        .map(|s| s.code.clone())
+        .filter(|c| !c.trim().is_empty());
     let code = {
-        let starter = match &*lab {
-            Some(Ok(l)) => l.starter.clone(),
-            _ => String::new(),
-        };
-        let saved_code = saved
-            .as_ref()
-            .map(|s| s.code.clone())
-            .filter(|c| !c.trim().is_empty());
-        let code = {
-            let (saved_code, starter) = (saved_code.clone(), starter.clone());
-            let id = props.id.clone();
-            use_state(move || shared_code(&id).or(saved_code).unwrap_or(starter))
-        };
-        // Stored progress may arrive after the first render: it replaces the starter,
-        // never code the learner has typed.
-        {
-            let code = code.clone();
-            use_effect_with(saved_code, move |saved| {
-                if let Some(s) = saved {
-                    if *code == starter && *s != starter {
-                        code.set(s.clone());
-                    }
+        let (saved_code, starter) = (saved_code.clone(), starter.clone());
+        let id = id.to_string();
+        use_state(move || shared_code(&id).or(saved_code).unwrap_or(starter))
+    };
+    // Stored progress may arrive after the first render: it replaces the starter,
+    // never code the learner has typed.
+    {
+        let code = code.clone();
+        use_effect_with(saved_code, move |saved| {
+            if let Some(s) = saved {
+                if *code == starter && *s != starter {
+                    code.set(s.clone());
                 }
-            });
-        }
-        code
-    };
-    let phase = use_state(|| Phase::Idle);
-    let cancel = use_mut_ref(|| Rc::new(Cell::new(false)));
-    let cursor = use_state(|| 0usize);
-    let solution = use_state(|| None::<Result<String, String>>);
-    let replay = use_state(|| shared_trial(&props.id));
-    let from_link = *use_state(|| shared_code(&props.id).is_some());
-    let copied = use_state(|| false);
-    let on_copy_link = {
-        let (id, code, replay, copied) = (props.id.clone(), code.clone(), replay.clone(), copied.clone());
-        Callback::from(move |_: MouseEvent| {
-            if let Some(link) = link_with_code(&id, &code, *replay) {
-                browser::copy_text(&link);
-                copied.set(true);
             }
-        })
-    };
-    let editor = use_node_ref();
-    let verdict_ref = use_node_ref();
-    let Some(Ok(lab)) = (*lab).clone() else {
-        let why = match &*lab {
-            Some(Err(e)) => e.clone(),
-            _ => format!("no lab is called `{}`", props.id),
-        };
-        return html! { <p class="lab-error" role="alert">{ why }</p> };
-    };
-    let attempted = saved.as_ref().is_some_and(|s| s.runs > 0) || matches!(*phase, Phase::Shown(_));
-    let running = matches!(*phase, Phase::Loading | Phase::Running { .. });
+        });
+    }
+    code
+}
 
-    let save = {
-        let store = store.clone();
-        let id = props.id.clone();
-        move |code: &str| {
-            if let Some(s) = &store {
-                s.on_code.emit((id.clone(), code.to_string()));
-            }
+/// "Reset to the starter", after the learner confirms.
+fn reset_handler(
+    code: &UseStateHandle<String>,
+    save: impl Fn(&str) + 'static,
+    starter: String,
+    msg: String,
+) -> Callback<MouseEvent> {
+    let code = code.clone();
+    Callback::from(move |_: MouseEvent| {
+        let ok = web_sys::window()
+            .and_then(|w| w.confirm_with_message(&msg).ok())
+            .unwrap_or(false);
+        if ok {
+            code.set(starter.clone());
+            save(&starter);
         }
-    };
-    // Typing saves the code a moment after the last key (a reload keeps it), not on
-    // every key: saving rewrites the learner's whole progress.
+    })
+}
+
+/// What the lab says now: the progress of a run, or its result.
+fn status_view(phase: &Phase, lang: Lang, goto_line: &impl Fn(u32) -> Callback<MouseEvent>) -> Html {
+    let t = Texts::new(lang);
+    match phase {
+        Phase::Idle => html! {},
+        Phase::Loading => html! { <p class="lab-status" role="status">{ t.t("lab_running") }</p> },
+        Phase::Running { done, total } => html! {
+            <p class="lab-status" role="status">
+                <progress max={total.to_string()} value={done.to_string()}></progress>
+                { " " }{ t.fmt("lab_progress", &[("done", done.to_string()), ("total", total.to_string())]) }
+            </p>
+        },
+        Phase::Failed(e) => {
+            html! { <p class="lab-error" role="alert">{ t.fmt("lab_load_failed", &[("why", e.clone())]) }</p> }
+        }
+        Phase::Shown(s) => result_view(s, lang, &goto_line),
+    }
+}
+
+/// A lab's text in the reader's language, else in English.
+fn in_lang(texts: &crate::vecmap::VecMap<String, String>, lang: Lang) -> String {
+    texts
+        .get(lang.code())
+        .or_else(|| texts.get("en"))
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// Typing saves the code a moment after the last key (a reload keeps it), not on every
+/// key: saving rewrites the learner's whole progress. Leaving the editor saves at once.
+#[hook]
+fn use_saving(
+    code: &UseStateHandle<String>,
+    save: impl Fn(&str) + Clone + 'static,
+) -> (Callback<InputEvent>, Callback<Event>) {
     let pending_save = use_mut_ref(|| None::<gloo::timers::callback::Timeout>);
     let oninput = {
         let (code, save) = (code.clone(), save.clone());
@@ -327,6 +344,63 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
             }
         })
     };
+    (oninput, onchange)
+}
+
+/// "Copy a link with your code": the code (and a shared trial) in the link.
+fn copy_link_handler(
+    id: &str,
+    code: &UseStateHandle<String>,
+    replay: &UseStateHandle<Option<u64>>,
+    copied: &UseStateHandle<bool>,
+) -> Callback<MouseEvent> {
+    let (id, code, replay, copied) = (id.to_string(), code.clone(), replay.clone(), copied.clone());
+    Callback::from(move |_: MouseEvent| {
+        if let Some(link) = link_with_code(&id, &code, *replay) {
+            browser::copy_text(&link);
+            copied.set(true);
+        }
+    })
+}
+
+#[function_component(LabPanel)]
+pub fn lab_panel(props: &LabPanelProps) -> Html {
+    let t = Texts::new(props.lang);
+    let store = use_context::<LabStore>();
+    let pack = use_context::<PackLabs>();
+    let lab = use_memo((props.id.clone(), pack), |(id, pack)| find_lab(id, pack.as_ref()));
+    let saved = store.as_ref().and_then(|s| s.saved.get(&props.id).cloned());
+    let code = use_lab_code(&props.id, &lab, &saved);
+    let phase = use_state(|| Phase::Idle);
+    let cancel = use_mut_ref(|| Rc::new(Cell::new(false)));
+    let cursor = use_state(|| 0usize);
+    let solution = use_state(|| None::<Result<String, String>>);
+    let replay = use_state(|| shared_trial(&props.id));
+    let from_link = *use_state(|| shared_code(&props.id).is_some());
+    let copied = use_state(|| false);
+    let on_copy_link = copy_link_handler(&props.id, &code, &replay, &copied);
+    let editor = use_node_ref();
+    let verdict_ref = use_node_ref();
+    let Some(Ok(lab)) = (*lab).clone() else {
+        let why = match &*lab {
+            Some(Err(e)) => e.clone(),
+            _ => format!("no lab is called `{}`", props.id),
+        };
+        return html! { <p class="lab-error" role="alert">{ why }</p> };
+    };
+    let attempted = saved.as_ref().is_some_and(|s| s.runs > 0) || matches!(*phase, Phase::Shown(_));
+    let running = matches!(*phase, Phase::Loading | Phase::Running { .. });
+
+    let save = {
+        let store = store.clone();
+        let id = props.id.clone();
+        move |code: &str| {
+            if let Some(s) = &store {
+                s.on_code.emit((id.clone(), code.to_string()));
+            }
+        }
+    };
+    let (oninput, onchange) = use_saving(&code, save.clone());
     let start = {
         let h = Handles {
             phase: phase.clone(),
@@ -352,23 +426,7 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
         Callback::from(move |_: MouseEvent| cancel.borrow().set(true))
     };
     let on_solution = toggle_solution(solution.clone(), &lab);
-    let on_reset = {
-        let (code, save, starter, msg) = (
-            code.clone(),
-            save.clone(),
-            lab.starter.clone(),
-            t.t("lab_reset_confirm"),
-        );
-        Callback::from(move |_: MouseEvent| {
-            let ok = web_sys::window()
-                .and_then(|w| w.confirm_with_message(&msg).ok())
-                .unwrap_or(false);
-            if ok {
-                code.set(starter.clone());
-                save(&starter);
-            }
-        })
-    };
+    let on_reset = reset_handler(&code, save.clone(), lab.starter.clone(), t.t("lab_reset_confirm"));
     let goto_line = {
         let (editor, code) = (editor.clone(), code.clone());
         move |line: u32| select_line(editor.clone(), code.clone(), line)
@@ -386,34 +444,9 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
     };
 
     let lang = props.lang;
-    let code_lang = lang.code().to_string();
-    let title = lab
-        .title
-        .get(&code_lang)
-        .or_else(|| lab.title.get("en"))
-        .cloned()
-        .unwrap_or_default();
-    let goal = lab
-        .goal
-        .get(&code_lang)
-        .or_else(|| lab.goal.get("en"))
-        .cloned()
-        .unwrap_or_default();
+    let (title, goal) = (in_lang(&lab.title, lang), in_lang(&lab.goal, lang));
     let editor_id = format!("lab-editor-{}", props.id);
-    let status = match &*phase {
-        Phase::Idle => html! {},
-        Phase::Loading => html! { <p class="lab-status" role="status">{ t.t("lab_running") }</p> },
-        Phase::Running { done, total } => html! {
-            <p class="lab-status" role="status">
-                <progress max={total.to_string()} value={done.to_string()}></progress>
-                { " " }{ t.fmt("lab_progress", &[("done", done.to_string()), ("total", total.to_string())]) }
-            </p>
-        },
-        Phase::Failed(e) => {
-            html! { <p class="lab-error" role="alert">{ t.fmt("lab_load_failed", &[("why", e.clone())]) }</p> }
-        }
-        Phase::Shown(s) => result_view(s, lang, &goto_line),
-    };
+    let status = status_view(&phase, lang, &goto_line);
     html! {
         <section class="lab" aria-labelledby={format!("lab-title-{}", props.id)} data-lab={props.id.clone()}>
             <h2 id={format!("lab-title-{}", props.id)}>{ title }</h2>
