@@ -105,6 +105,7 @@ fn root() -> &'static Path {
 
 fn files(lab: &str, kind: &str) -> Vec<PathBuf> {
     let dir = root().join("tests/labs").join(lab).join(kind);
+    // (`kind` "" lists the folder itself: the attacks.)
     let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
         .unwrap_or_default();
@@ -332,4 +333,58 @@ fn every_wrong_file_fails_live_as_in_the_simulator() {
         );
     });
     assert!(rows.len() >= 28, "{rows:?}");
+}
+
+/// The attack suite (`tests/labs/attacks/`) in live mode, where the host also reads
+/// `live/` and talks to real servers: no attack writes its canary file, every report is
+/// a grade, and no faked grade passes. (A trick that fails leaves a plain-DEL solution,
+/// which a live run, unlike the simulator's, may not catch in its one fixed run.)
+#[test]
+fn no_attack_escapes_its_lab_in_live_mode() {
+    let dir = std::env::temp_dir().join(format!("lockstep-live-attacks-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let mut work = Vec::new();
+    for f in files("attacks", "") {
+        let text = std::fs::read_to_string(&f).unwrap_or_default();
+        let lab = text
+            .lines()
+            .find_map(|l| l.strip_prefix("// lab:"))
+            .map(|l| l.trim().to_string())
+            .unwrap_or_else(|| panic!("{}: no `// lab:` line", f.display()));
+        let name = f
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let canary = dir.join(format!("{name}.canary"));
+        let file = dir.join(format!("{name}.js"));
+        std::fs::write(&file, text.replace("__CANARY__", &canary.to_string_lossy()))
+            .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let lab: &'static str = lockstep::labs::IDS
+            .iter()
+            .find(|id| **id == lab)
+            .unwrap_or_else(|| panic!("{name}: no lab `{lab}`"));
+        work.push((lab, file));
+    }
+    assert!(work.len() >= 15, "the suite has {} attacks", work.len());
+    let rows = for_each_file(work, |lab, file, servers| {
+        let (code, v) = run(lab, file, &["--redis", &servers.arg(nodes(lab))]);
+        let name = file
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let canary = file.with_extension("canary");
+        assert!(
+            !canary.exists(),
+            "{name}: live, the attack wrote {}",
+            canary.display()
+        );
+        assert!(matches!(code, 0..=2) && v.is_object(), "{name}: not graded: {v}");
+        if name.starts_with("fake-") {
+            assert_ne!(code, 0, "{name}: a faked grade passed live: {v}");
+        }
+        vec![format!("{lab:<13} {name:<28} live: {}", verdict(code, &v))]
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(rows.len() >= 15, "{rows:?}");
 }

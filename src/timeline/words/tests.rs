@@ -45,6 +45,9 @@ const ENGLISH: &[&str] = &[
     " and ",
 ];
 
+/// What a placeholder left unfilled (`{name}`) starts with.
+const UNFILLED: char = '{';
+
 #[test]
 fn every_built_in_event_mark_and_band_reads_in_norwegian() {
     let mut events = 0;
@@ -128,8 +131,8 @@ fn reasons_in_norwegian() {
 fn every_reason_has_words_in_english_and_norwegian() {
     for r in every_reason() {
         let (en, nb) = (reason(&r, Lang::En), reason(&r, Lang::Nb));
-        assert!(!en.is_empty() && !en.contains('{'), "{r:?}: {en:?}");
-        assert!(!nb.is_empty() && !nb.contains('{'), "{r:?}: {nb:?}");
+        assert!(!en.is_empty() && !en.contains(UNFILLED), "{r:?}: {en:?}");
+        assert!(!nb.is_empty() && !nb.contains(UNFILLED), "{r:?}: {nb:?}");
         match &r {
             // Redis's reply and a driver's words are not ours to translate.
             Reason::WaitReply { .. } | Reason::Said(_) => assert_eq!(nb, en),
