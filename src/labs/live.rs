@@ -5,7 +5,7 @@
 //! mode it may also read `live/` (its trial runner and the pinned `redis` package)
 //! and it carries out each trial itself, on the servers. This side starts each trial,
 //! answers the resource (the one [`Resource`](crate::sim::world::Resource) the simulator
-//! uses) and grades what happened ([`crate::sim::live`]).
+//! uses) and grades what happened ([`crate::sim::lab::live`]).
 
 use super::NodeHost;
 use crate::sim::lab::live::{LiveStep, LiveTrial};

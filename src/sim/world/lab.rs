@@ -71,7 +71,7 @@ impl LabProc {
 }
 
 impl World {
-    /// The lab workers, in the scenario's order: what a live run (`sim::live`) needs to
+    /// The lab workers, in the scenario's order: what a live run (`sim::lab::live`) needs to
     /// start each one as the world would. `None` if a worker's lock is on a replication
     /// group (a live run takes one server per node).
     pub fn lab_workers(&self) -> Option<Vec<LabWorker>> {

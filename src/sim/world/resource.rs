@@ -1,5 +1,5 @@
 //! The protected resource (a storage service): what it accepts and refuses, by fencing
-//! token and idempotency key. The world and the live lab run (`sim::live`) both answer
+//! token and idempotency key. The world and the live lab run (`sim::lab::live`) both answer
 //! through [`Resource::apply`], so a write is judged by one set of rules wherever the
 //! workers run.
 
