@@ -150,7 +150,6 @@ const requests = new Map();
 
 const liveIO = {
   answer: respond,
-  send: writeLine,
   request(obj) {
     return new Promise((resolve) => {
       const key = `${obj.pid}:${obj.id}`;

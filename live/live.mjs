@@ -795,9 +795,9 @@ class Trial {
 
 /**
  * Runs the trial `msg` (a `{"type":"live"}` message, parsed in this realm). `io`:
- * `answer(text)` → the harness's answer text (serial with everything else), `send(obj)`
- * writes one line to the simulator, `request(obj)` sends a line and resolves with the
- * `reply` of the simulator's matching `res_reply`. Resolves with the `live_done` object.
+ * `answer(text)` → the harness's answer text (serial with everything else), and
+ * `request(obj)`, which sends a line to the simulator and resolves with the `reply` of
+ * its matching `res_reply`. Resolves with the `live_done` object.
  */
 export async function runLiveTrial(msg, io) {
   let spec;

@@ -22,7 +22,7 @@ mod node;
 mod plan;
 mod resource;
 use lab::LabProc;
-pub use lab::LabWorker;
+pub use lab::{Backing, LabWorker};
 pub use resource::Resource;
 
 pub(crate) use plan::validate;
@@ -801,24 +801,7 @@ impl World {
             _ => return false,
         };
         let Some(token) = token else { return true };
-        let mut holding = 0;
-        for d in &dests {
-            let node = match d {
-                Dest::Node(p) => *p,
-                Dest::Group(g) => self.groups[*g].master,
-            };
-            if !self.procs[node].alive {
-                continue;
-            }
-            if self
-                .node_keys(node)
-                .iter()
-                .any(|(k, v, _)| *k == lock && *v == token)
-            {
-                holding += 1;
-            }
-        }
-        holding < needed
+        self.backing(&dests, &lock, &token).lapsed(needed)
     }
 
     fn fault(&mut self, f: Fault, out: &mut Vec<TraceEvent>) {

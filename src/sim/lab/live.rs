@@ -25,7 +25,7 @@ use crate::sim::lockmath::quorum;
 use crate::sim::rng::sub_seed;
 use crate::sim::scenario::LatencySpec;
 use crate::sim::trace::{TraceEvent, TraceKind, TraceLevel};
-use crate::sim::world::{LabWorker, Resource, World};
+use crate::sim::world::{Backing, LabWorker, Resource, World};
 use crate::store::{render_line, Reply, Store};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, VecDeque};
@@ -616,19 +616,16 @@ impl<'a> Replay<'a> {
         );
     }
 
-    /// How many of `pid`'s nodes back `token` now: store it, or are down (as
-    /// `World::nodes_holding`).
-    fn backing(&self, pid: usize, token: &str) -> (u32, u32) {
+    /// How `pid`'s nodes stand toward `token` now (the world's rule: `Backing`).
+    fn backing(&self, pid: usize, token: &str) -> Backing {
         let nodes = self.worker(pid).map(|w| w.nodes.clone()).unwrap_or_default();
-        let on = nodes
-            .iter()
-            .filter(|&&n| self.is_down(n) || self.value(n).as_deref() == Some(token))
-            .count();
-        (on as u32, nodes.len() as u32)
+        Backing::of(nodes.iter().map(|&n| {
+            let up = !self.is_down(n);
+            (up, up && self.value(n).as_deref() == Some(token))
+        }))
     }
 
-    /// Has `pid`'s lock lapsed, judged from the nodes that are up (as
-    /// `World::lock_lapsed` for a lab worker)?
+    /// Has `pid`'s lock lapsed (as `World::lock_lapsed` for a lab worker)?
     fn lapsed(&self, pid: usize) -> bool {
         if !self.token.contains_key(&pid) && self.owners.is_empty() {
             return false;
@@ -636,12 +633,8 @@ impl<'a> Replay<'a> {
         let Some(token) = self.token.get(&pid) else {
             return true;
         };
-        let nodes = self.worker(pid).map(|w| w.nodes.clone()).unwrap_or_default();
-        let holding = nodes
-            .iter()
-            .filter(|&&n| !self.is_down(n) && self.value(n).as_deref() == Some(token.as_str()))
-            .count();
-        holding < quorum(nodes.len())
+        let of = self.worker(pid).map_or(0, |w| w.nodes.len());
+        self.backing(pid, token).lapsed(quorum(of))
     }
 
     /// A worker that released moves on: its key must be gone (as `World::lab_check_release`).
@@ -649,11 +642,7 @@ impl<'a> Replay<'a> {
         let Some(token) = self.releasing.remove(&pid) else {
             return;
         };
-        let nodes = self.worker(pid).map(|w| w.nodes.clone()).unwrap_or_default();
-        let kept = nodes
-            .iter()
-            .any(|&n| !self.is_down(n) && self.value(n).as_deref() == Some(token.as_str()));
-        if kept {
+        if self.backing(pid, &token).kept() {
             let lock = self.lock.clone();
             self.emit(t_us, pid, TraceKind::LockKept { lock, token });
         }
@@ -709,7 +698,7 @@ impl<'a> Replay<'a> {
                     let local_us = (u - self.t0_ms) * 1000.0 - offset_us as f64;
                     (local_us / (1.0 + rate as f64 / 1e6)).round().max(0.0) as u64
                 });
-                let (on, of) = self.backing(pid, &token);
+                let backing = self.backing(pid, &token);
                 self.emit(
                     t_us,
                     pid,
@@ -720,7 +709,8 @@ impl<'a> Replay<'a> {
                         valid_until_us,
                     },
                 );
-                if on.saturating_mul(2) <= of {
+                if backing.unbacked() {
+                    let (on, of) = (backing.on(), backing.of);
                     self.emit(t_us, pid, TraceKind::HeldUnbacked { lock, token, on, of });
                 }
             }

@@ -70,6 +70,53 @@ impl LabProc {
     }
 }
 
+/// How a lock's nodes stand toward one token: how many are up and store it, how many
+/// are down, of how many. The one rule the world and a live run (`sim::lab::live`) judge
+/// a lab worker's belief, release and write by.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Backing {
+    pub storing: u32,
+    pub down: u32,
+    pub of: u32,
+}
+
+impl Backing {
+    /// From each node's (up, stores the token).
+    pub fn of(nodes: impl IntoIterator<Item = (bool, bool)>) -> Backing {
+        let mut b = Backing::default();
+        for (up, stores) in nodes {
+            b.of += 1;
+            if !up {
+                b.down += 1;
+            } else if stores {
+                b.storing += 1;
+            }
+        }
+        b
+    }
+
+    /// Nodes that back a belief in the token: those storing it, and those down (a node
+    /// that is down grants the lock to nobody, so it does not contradict the belief).
+    pub fn on(self) -> u32 {
+        self.storing + self.down
+    }
+
+    /// No majority backs the belief: a `HeldUnbacked` worker.
+    pub fn unbacked(self) -> bool {
+        self.on().saturating_mul(2) <= self.of
+    }
+
+    /// A release returned but a node that is up still stores the token.
+    pub fn kept(self) -> bool {
+        self.storing > 0
+    }
+
+    /// The lock has lapsed: fewer than `needed` nodes that are up store the token.
+    pub fn lapsed(self, needed: usize) -> bool {
+        (self.storing as usize) < needed
+    }
+}
+
 impl World {
     /// The lab workers, in the scenario's order: what a live run (`sim::lab::live`) needs to
     /// start each one as the world would. `None` if a worker's lock is on a replication
@@ -412,8 +459,7 @@ impl World {
                 });
                 let dests = l.dests.clone();
                 self.lab_owners.insert(token.clone(), pid);
-                let on = self.nodes_holding(&dests, &lock, &token);
-                let of = u32::try_from(dests.len()).unwrap_or(u32::MAX);
+                let backing = self.backing(&dests, &lock, &token);
                 self.emit(
                     out,
                     pid,
@@ -428,7 +474,8 @@ impl World {
                 // is the lock's value on a majority of its nodes now (a node that is
                 // down counts for it). Whatever the code says, a lock no node stores is
                 // no lock.
-                if on.saturating_mul(2) <= of {
+                if backing.unbacked() {
+                    let (on, of) = (backing.on(), backing.of);
                     self.emit(out, pid, TraceKind::HeldUnbacked { lock, token, on, of });
                 }
             }
@@ -465,27 +512,24 @@ impl World {
         }
     }
 
-    /// How many of `dests` back `token` as `lock`'s value now: store it (by the node's own
-    /// clock), or are down. A node that is down grants the lock to nobody, so it does not
-    /// contradict the belief; one that is up and stores something else does.
-    pub(super) fn nodes_holding(&mut self, dests: &[Dest], lock: &str, token: &str) -> u32 {
-        let mut on = 0;
+    /// How `dests` stand toward `token` as `lock`'s value now: each node up and storing
+    /// it (by its own clock), up and not, or down.
+    pub(super) fn backing(&mut self, dests: &[Dest], lock: &str, token: &str) -> Backing {
+        let mut nodes = Vec::with_capacity(dests.len());
         for d in dests {
             let node = match d {
                 Dest::Node(p) => *p,
                 Dest::Group(g) => self.groups[*g].master,
             };
-            let down = !self.procs[node].alive;
-            if down
-                || self
+            let up = self.procs[node].alive;
+            let stores = up
+                && self
                     .node_keys(node)
                     .iter()
-                    .any(|(k, v, _)| k == lock && v == token)
-            {
-                on += 1;
-            }
+                    .any(|(k, v, _)| k == lock && v == token);
+            nodes.push((up, stores));
         }
-        on
+        Backing::of(nodes)
     }
 
     /// A worker that released moves on (acquires again, or is done): its release has
@@ -498,18 +542,7 @@ impl World {
             },
             _ => return,
         };
-        let kept = dests.iter().any(|d| {
-            let node = match d {
-                Dest::Node(p) => *p,
-                Dest::Group(g) => self.groups[*g].master,
-            };
-            self.procs[node].alive
-                && self
-                    .node_keys(node)
-                    .iter()
-                    .any(|(k, v, _)| *k == lock && *v == token)
-        });
-        if kept {
+        if self.backing(&dests, &lock, &token).kept() {
             self.emit(out, pid, TraceKind::LockKept { lock, token });
         }
     }
