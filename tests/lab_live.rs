@@ -338,8 +338,9 @@ fn every_wrong_file_fails_live_as_in_the_simulator() {
 /// The attack suite (`tests/labs/attacks/`) in live mode, where the host also reads
 /// `live/` and talks to real servers: no attack writes its canary file, every report is
 /// a grade, and no faked grade passes. (A trick that fails leaves a plain-DEL solution,
-/// which a live run, unlike the simulator's, may not catch in one run: a faked grade
-/// gets up to [`LIVE_TRIES`] runs to fail, as a wrong file does.)
+/// which a live run, unlike the simulator's, may not catch in one run: a faked grade is
+/// tried in up to [`LIVE_TRIES`] of the trials the simulator breaks it in, as a wrong
+/// file is.)
 #[test]
 fn no_attack_escapes_its_lab_in_live_mode() {
     let dir = std::env::temp_dir().join(format!("lockstep-live-attacks-{}", std::process::id()));
@@ -376,21 +377,24 @@ fn no_attack_escapes_its_lab_in_live_mode() {
         let canary = file.with_extension("canary");
         let live = servers.arg(nodes(lab));
         // A faked grade fails by the checks once its trick fails, which leaves a plain-DEL
-        // release: a live run catches that by real timing, so a few runs are allowed (as
-        // for the wrong files), the fixed run first.
-        let tries: Vec<Vec<String>> = if name.starts_with("fake-") {
-            (0..LIVE_TRIES as u32)
-                .map(|i| match i {
-                    0 => vec![],
-                    i => vec![
-                        "--trial".into(),
-                        lockstep::sim::lab::trial_seed(2026, i).to_string(),
-                    ],
-                })
-                .collect()
-        } else {
-            vec![vec![]]
-        };
+        // release: a live run catches that by real timing. As for the wrong files, it is
+        // tried in up to LIVE_TRIES of the trials the simulator breaks it in.
+        let mut tries: Vec<Vec<String>> = Vec::new();
+        if name.starts_with("fake-") {
+            let mut seed = SEED.to_string();
+            for _ in 0..LIVE_TRIES {
+                match simulated_failure(lab, file, &seed) {
+                    Some((Some(t), ..)) => {
+                        tries.push(vec!["--trial".into(), t.to_string()]);
+                        seed = t.to_string();
+                    }
+                    _ => break,
+                }
+            }
+        }
+        if tries.is_empty() {
+            tries.push(Vec::new());
+        }
         let mut rows = Vec::new();
         for extra in tries {
             let mut args: Vec<&str> = extra.iter().map(String::as_str).collect();
