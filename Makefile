@@ -46,6 +46,7 @@ test-native:
 	cargo test
 
 test-browser:
+	bash scripts/web-engine.sh
 	cargo test $(WASM) --test 'web_*'
 	env -u CHROMEDRIVER GECKODRIVER=$$(command -v geckodriver) cargo test $(WASM) --test 'web_*'
 

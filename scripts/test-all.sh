@@ -41,7 +41,10 @@ node tests/real-stack/run.mjs
 # passed that on a quiet machine and failed on a busy one. A ceiling, not a speed check.
 export WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-300}
 
-step "browser tests (wasm-bindgen-test, headless Chromium)"
+step "the engine's worker for the browser tests' page (scripts/web-engine.sh)"
+bash scripts/web-engine.sh
+
+step "browser tests (wasm-bindgen-test, headless Chromium; every engine job in the engine's worker)"
 cargo test --target wasm32-unknown-unknown --test 'web_*'
 
 step "browser tests again (wasm-bindgen-test, headless Firefox ESR)"

@@ -20,12 +20,17 @@
 // Runs yield between batches and rows, so a cancel is heard and runs share the worker.
 // A message without an id ({"type":"error","message":M}) says the worker itself failed.
 'use strict';
-importScripts('engine.js');
+// The engine's files are beside this script: the page names their folder (an absolute
+// URL) as the worker's name, since a script loaded through a wrapper (the browser tests'
+// runner wraps every worker in a blob) cannot resolve a relative URL.
+const base = self.name || '';
+importScripts(`${base}engine.js`);
 // The module carries no lesson text (src/text.rs): the built-in scenarios, questions and
 // texts are in the file the page fetched too, usually in the browser's cache by now.
-const started = wasm_bindgen({ module_or_path: 'engine_bg.wasm' }).then(async () => {
+const started = wasm_bindgen({ module_or_path: `${base}engine_bg.wasm` }).then(async () => {
   const file = wasm_bindgen.text_file();
-  const response = await fetch(file, { credentials: 'same-origin' });
+  if (!file) return; // the module carries the text (the browser tests' engine)
+  const response = await fetch(`${base}${file}`, { credentials: 'same-origin' });
   if (!response.ok) throw new Error(`${file}: HTTP ${response.status}`);
   wasm_bindgen.take_text(await response.text());
 });

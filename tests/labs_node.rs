@@ -233,36 +233,9 @@ fn every_built_in_lab_is_listed_shown_and_ends_its_section_in_both_languages() {
     }
 }
 
-/// The browser's way of running trials: groups of lanes (a harness each), each group
-/// fed by one batch message per round trip; here one Node host per lane.
-struct Lanes {
-    hosts: Vec<Vec<NodeHost>>,
-    inputs: usize,
-}
-
-impl Lanes {
-    fn exchange_batch(&mut self, group: usize, batch: &str) -> Result<String, lab::CodeError> {
-        let v: serde_json::Value = serde_json::from_str(batch).unwrap_or_else(|e| panic!("{e}: {batch}"));
-        assert_eq!(v["type"], "batch");
-        let mut answers = Vec::new();
-        for item in v["items"]
-            .as_array()
-            .unwrap_or_else(|| panic!("no items: {batch}"))
-        {
-            let lane = item["lane"].as_u64().unwrap_or_else(|| panic!("no lane: {item}")) as usize;
-            let msg = item["msg"].as_str().unwrap_or_else(|| panic!("no msg: {item}"));
-            answers.push(self.hosts[group][lane].exchange(msg)?);
-            self.inputs += 1;
-        }
-        Ok(serde_json::json!({"type": "batch", "answers": answers}).to_string())
-    }
-}
-
-/// The first failing trial of a session, as (trial index, violations, code error):
-/// sequentially with full traces, as `lockstep lab run` does...
-/// The first failing trial in order, with both keys: violations and error (as the pool
-/// compares), and the error or else the violations (as the engine's groups compare).
-fn first_failures_in_order(lab: &Lab, source: &str, seed: u64, trials: u32) -> Option<(u32, String, String)> {
+/// The first failing trial of a session, as `lockstep lab run` finds it: its index, and
+/// its code error, or else its violations (as the engine's groups compare).
+fn first_failure_in_order(lab: &Lab, source: &str, seed: u64, trials: u32) -> Option<(u32, String)> {
     let mut host = NodeHost::start().unwrap_or_else(|e| panic!("{e}"));
     lab::init(lab, &mut host, source).unwrap_or_else(|e| panic!("{e}"));
     // The CLI's own runner (`lockstep lab run --trials`), not a copy of its loop.
@@ -273,62 +246,11 @@ fn first_failures_in_order(lab: &Lab, source: &str, seed: u64, trials: u32) -> O
         None => format!("{:?}", t.violations()),
     };
     // The trial's index in the session: the last one run.
-    Some((
-        report.trials - 1,
-        format!("{:?} {:?}", t.violations(), t.code_error),
-        keyed,
-    ))
-}
-
-/// ...and as the page does: groups of lanes, taking turns, graded on the lighter trace.
-fn first_failure_in_pool(
-    lab: &Lab,
-    source: &str,
-    seed: u64,
-    trials: u32,
-    (groups, per_group): (usize, usize),
-) -> (Option<(u32, String)>, f64) {
-    let mut lanes = Lanes {
-        hosts: Vec::new(),
-        inputs: 0,
-    };
-    for _ in 0..groups {
-        let mut group = Vec::new();
-        for _ in 0..per_group {
-            let mut host = NodeHost::start().unwrap_or_else(|e| panic!("{e}"));
-            lab::init(lab, &mut host, source).unwrap_or_else(|e| panic!("{e}"));
-            group.push(host);
-        }
-        lanes.hosts.push(group);
-    }
-    let mut pool = lab::TrialPool::new(lab, trials, groups, per_group, |i| {
-        lab::Draw::Trials.trial(lab, seed, i)
-    });
-    let mut batches = 0;
-    let mut done = vec![false; groups];
-    while done.iter().any(|d| !d) {
-        for (g, over) in done.iter_mut().enumerate() {
-            if *over {
-                continue;
-            }
-            match pool.next_batch(g).unwrap_or_else(|e| panic!("{e}")) {
-                Some(batch) => {
-                    batches += 1;
-                    let answer = lanes.exchange_batch(g, &batch);
-                    pool.answer_batch(g, answer);
-                }
-                None => *over = true,
-            }
-        }
-    }
-    let first = pool
-        .into_failure()
-        .map(|(i, t)| (i, format!("{:?} {:?}", t.violations(), t.code_error)));
-    (first, lanes.inputs as f64 / f64::from(batches.max(1)))
+    Some((report.trials - 1, keyed))
 }
 
 #[test]
-fn the_cli_the_pages_pool_and_the_engines_groups_name_the_same_failing_trial_for_one_seed() {
+fn the_cli_and_the_engines_groups_name_the_same_failing_trial_for_one_seed() {
     for lab in labs_list() {
         let mut sources = vec![("solution.js".to_string(), lab.solution.clone())];
         for f in files(&lab.id, "fail") {
@@ -347,22 +269,10 @@ fn the_cli_the_pages_pool_and_the_engines_groups_name_the_same_failing_trial_for
             {
                 continue; // code that does not compile never reaches a trial
             }
-            let both = first_failures_in_order(&lab, &src, 99, 12);
-            let in_order = both.clone().map(|(i, a, _)| (i, a));
-            let (pooled, per_batch) = first_failure_in_pool(&lab, &src, 99, 12, (2, 2));
-            assert_eq!(pooled, in_order, "{} {name}", lab.id);
+            let in_order = first_failure_in_order(&lab, &src, 99, 12);
             // Three groups: trials 0, 3, 6, 9 in the first, and limits between them.
             let grouped = first_failure_in_groups(&lab, &src, 99, 12, 3);
-            assert_eq!(
-                grouped,
-                both.map(|(i, _, k)| (i, k)),
-                "{} {name}, in the engine's groups",
-                lab.id
-            );
-            if in_order.is_none() {
-                // Round trips carry inputs for several lanes (fewer at the tail).
-                assert!(per_batch > 1.5, "{} {name}: {per_batch} inputs per batch", lab.id);
-            }
+            assert_eq!(grouped, in_order, "{} {name}, in the engine's groups", lab.id);
         }
     }
 }
@@ -587,4 +497,50 @@ fn where_it_broke_is_the_stale_write_or_the_second_charge() {
         }
     }
     assert!(seen >= 2, "the fail files cover both checks ({seen})");
+}
+
+/// The lines of tests/fixtures/first-failing-trials.txt: (lab, file, seed, trials, the
+/// first failing trial counted from 1, its seed).
+fn first_failing_trials() -> Vec<(String, String, u64, u32, u32, u64)> {
+    include_str!("fixtures/first-failing-trials.txt")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let n = |i: usize| f[i].parse::<u64>().unwrap_or_else(|e| panic!("{l}: {e}"));
+            (f[0].into(), f[1].into(), n(2), n(3) as u32, n(4) as u32, n(5))
+        })
+        .collect()
+}
+
+/// The command line names the failing trial the fixture names (and tests/web_lab.rs
+/// checks that the browser names the same).
+#[test]
+fn the_cli_names_the_first_failing_trial_the_browser_names() {
+    let bin = env!("CARGO_BIN_EXE_lockstep");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (lab, file, seed, trials, failing, trial_seed) in first_failing_trials() {
+        let out = std::process::Command::new(bin)
+            .args(["lab", "run", &lab])
+            .arg(root.join(&file))
+            .args([
+                "--seed",
+                &seed.to_string(),
+                "--trials",
+                &trials.to_string(),
+                "--json",
+            ])
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(out.status.code(), Some(1), "{lab} {file}: {v}");
+        assert_eq!(
+            v["trials"], failing,
+            "{lab} {file} seed {seed}: trials run up to the failure"
+        );
+        assert_eq!(
+            v["counterexample"]["seed"], trial_seed,
+            "{lab} {file} seed {seed}"
+        );
+    }
 }

@@ -123,7 +123,10 @@ async fn messages_go_to_the_named_origin_and_goto_is_obeyed() {
         query(&r, "form.question input[type=radio]").is_some()
     })
     .await;
-    let form = query(&root, "form.question").unwrap();
+    let form = query_all(&root, "form.question")
+        .into_iter()
+        .find(|f| query(f, "input[type=radio]").is_some())
+        .unwrap();
     query_all(&form, "input[type=radio]")[0]
         .clone()
         .dyn_into::<HtmlElement>()

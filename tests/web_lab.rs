@@ -4,6 +4,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use gloo::timers::future::TimeoutFuture;
+use lockstep::sim::lab::seq::{Draw, FailedTrial};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use web_sys::Element;
@@ -30,9 +31,11 @@ fn fixed() -> String {
     )
 }
 
-/// The files the page fetches from `labs/` (the test page has no such folder).
+/// The files the page fetches from `labs/` (the test page has no such folder), and the
+/// engine's worker named, as the app's page names it.
 fn preload() {
     use lockstep::ui::lab::preload;
+    name_the_engine();
     preload("harness.js", include_str!("../labs/harness.js"));
     preload("sandbox.html", include_str!("../labs/sandbox.html"));
     preload(
@@ -227,20 +230,23 @@ async fn learner_code_cannot_reach_storage_or_the_network() {
     let _x = Exclusive::acquire().await;
     preload();
     storage().set_item("secret", "page-only").ok();
-    let probe = "export async function acquire(redis, key, ttlMs) {
-  const g = new Function('return this')();
+    // It takes the lock as NAIVE does and releases it with a plain DEL, so that the
+    // lab's Run breaks it and hands back its tape: the run, replayed, holds what it logged.
+    let probe = NAIVE.replace(
+        "  return (await redis.set",
+        "  const g = new Function('return this')();
   console.log([typeof fetch, typeof XMLHttpRequest, typeof WebSocket, typeof importScripts,
     typeof localStorage, typeof indexedDB, typeof g.fetch, typeof document].join(' '));
   let reached = 'no';
   try { await g.constructor.prototype.fetch('/'); reached = 'yes'; } catch (e) { reached = 'no'; }
   console.log('fetch reached: ' + reached);
-  return 'tok-' + Math.random();
-}
-export async function release(redis, key, token) {}
-";
-    let t = lockstep::ui::lab::run_once_in_sandbox("safe-release", probe, 1)
+  return (await redis.set",
+    );
+    let broken = run_once("safe-release", &probe)
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap_or_else(|e| panic!("{e}"))
+        .expect("the plain DEL broke the lab's Run");
+    let t = replayed("safe-release", &broken);
     let notes: Vec<String> = t
         .trace
         .iter()
@@ -326,30 +332,40 @@ async fn no_faked_grade_passes_in_the_browser_sandbox() {
         ),
     ];
     for (lab, name, code) in attacks {
-        match lockstep::ui::lab::run_once_in_sandbox(lab, code, 1).await {
+        match run_once(lab, code).await {
             // Refused before it ran: patching a frozen built-in throws at the top of
             // the learner's module (strict code), which is where these tricks start.
             Err(e) => assert!(
                 e.contains("read only") || e.contains("not extensible") || e.contains("TypeError"),
                 "{name}: {e}"
             ),
-            Ok(t) => assert!(
-                t.code_error.is_some() || !t.passed(),
-                "{name} passed the lab's Run in the browser"
-            ),
+            // The engine graded it broken; its tape, replayed, is graded the same.
+            Ok(Some(f)) => {
+                let t = replayed(lab, &f);
+                assert!(t.code_error.is_some() || !t.passed(), "{name}: the replay passed");
+            }
+            Ok(None) => panic!("{name} passed the lab's Run in the browser"),
         }
     }
     // The sandbox's own built-ins stay frozen for the next learner's code, which is
     // graded as it deserves: the reference release passes in the same sandbox.
-    let t = lockstep::ui::lab::run_once_in_sandbox("safe-release", &fixed(), 1)
+    let t = run_once("safe-release", &fixed())
         .await
         .unwrap_or_else(|e| panic!("{e}"));
-    assert!(
-        t.code_error.is_none() && t.passed(),
-        "{:?} {:?}",
-        t.code_error,
-        t.violations()
-    );
+    assert!(t.is_none(), "{t:?}");
+}
+
+/// The lab's Run of `code` (seed 1), made by the engine in a sandbox: its trial if it broke.
+async fn run_once(lab: &str, code: &str) -> Result<Option<FailedTrial>, String> {
+    lockstep::ui::lab::trials_in_sandboxes(lab, code, Draw::Run, 1, 1).await
+}
+
+/// A trial the engine in the sandbox found broken, replayed from its tape (Run's draw).
+fn replayed(lab: &str, f: &FailedTrial) -> lockstep::sim::lab::TrialResult {
+    let lab = lockstep::labs::shown(lab)
+        .expect("a built-in lab")
+        .expect("it reads");
+    f.replay(&lab, Draw::Run).unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[wasm_bindgen_test]
@@ -434,4 +450,36 @@ async fn a_syntax_error_names_its_line_and_the_button_selects_that_line() {
         .collect();
     assert_eq!(selected, "  await redis.del(key;");
     storage().clear().ok();
+}
+
+/// "Try to break it" in the browser (the engine's groups, in the panel's sandboxes) names
+/// the failing trial and trial seed that `lockstep lab run --seed S --trials N` names:
+/// tests/fixtures/first-failing-trials.txt, which tests/labs_node.rs checks against
+/// the command line.
+#[wasm_bindgen_test]
+async fn the_browser_names_the_first_failing_trial_the_cli_names() {
+    let _x = Exclusive::acquire().await;
+    preload();
+    let lines = include_str!("fixtures/first-failing-trials.txt")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty());
+    for line in lines {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let n = |i: usize| f[i].parse::<u64>().unwrap_or_else(|e| panic!("{line}: {e}"));
+        let (lab, file) = (f[0], f[1]);
+        // The learner's file, as the test server serves the crate's folder.
+        let code = lockstep::ui::pack_loader::fetch_text(&format!("/{file}"), 1 << 20)
+            .await
+            .unwrap_or_else(|e| panic!("{file}: {e:?}"));
+        let (seed, trials, failing, trial_seed) = (n(2), n(3) as u32, n(4) as u32, n(5));
+        let broken = lockstep::ui::lab::trials_in_sandboxes(lab, &code, Draw::Trials, seed, trials)
+            .await
+            .unwrap_or_else(|e| panic!("{line}: {e}"))
+            .unwrap_or_else(|| panic!("{line}: no trial broke in the browser"));
+        assert_eq!(
+            (broken.trial + 1, broken.seed),
+            (failing, trial_seed),
+            "{line}: the browser's first failing trial and its seed"
+        );
+    }
 }

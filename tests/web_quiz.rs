@@ -170,14 +170,20 @@ async fn generated_questions_offer_another_variant() {
     let root = fresh(&format!("#/distributed-locks/{order}"));
     let _app = Mounted::new(&root);
     mounted(&root).await;
-    let el = question_el(&root, &q.id);
     let variant = |e: &Element| {
         query(e, ".q-variant")
             .and_then(|v| v.text_content())
             .unwrap_or_default()
     };
+    // The instance comes from the engine's worker (the question's form replaces its
+    // placeholder then).
+    let (r, id) = (root.clone(), q.id.clone());
+    wait_until("the first variant", move || {
+        !variant(&question_el(&r, &id)).is_empty()
+    })
+    .await;
+    let el = question_el(&root, &q.id);
     let first = variant(&el);
-    assert!(!first.is_empty());
     assert!(!query(&el, "legend")
         .and_then(|l| l.text_content())
         .unwrap_or_default()
@@ -386,19 +392,24 @@ async fn the_quiz_is_drawn_after_the_section_text_and_its_scenario() {
     assert!(questions >= 2, "§3 has a quiz");
     let root = fresh("#/distributed-locks/3");
     let _app = Mounted::new(&root);
-    // The first render: the text and the section's own timeline, and one busy
-    // placeholder per question, none of them drawn yet.
+    // The first render: the text and the section's own scenario panel (its run asked of
+    // the engine's worker), and one busy placeholder per question, none of them drawn yet.
     microtasks().await;
     assert!(
         query(&root, "#section-title").is_some(),
         "the section is drawn at once"
     );
-    assert!(query(&root, "article.section section.scenario svg.timeline").is_some());
+    assert!(query(&root, "article.section section.scenario").is_some());
     assert_eq!(
         query_all(&root, ".quiz .deferred[aria-busy=true]").len(),
         questions
     );
     assert!(query(&root, "form.question").is_none());
+    let r = root.clone();
+    wait_until("the section's timeline, from the worker", move || {
+        query(&r, "article.section section.scenario svg.timeline").is_some()
+    })
+    .await;
     // A few tasks later: every question, including the scenario panel of each "what
     // happens next?" question, and no placeholder left.
     let r = root.clone();
@@ -406,8 +417,12 @@ async fn the_quiz_is_drawn_after_the_section_text_and_its_scenario() {
         query_all(&r, "form.question").len() == questions && query(&r, ".deferred").is_none()
     })
     .await;
-    let predicts = query_all(&root, "form.question section.scenario svg.timeline").len();
-    assert!(predicts >= 1, "§3's predict questions carry their timelines");
+    // Their runs come from the engine's worker.
+    let r = root.clone();
+    wait_until("§3's predict questions carry their timelines", move || {
+        query(&r, "form.question section.scenario svg.timeline").is_some()
+    })
+    .await;
 }
 
 /// The stored progress record of question `id` ("" if it has none).
@@ -729,6 +744,12 @@ async fn an_embedding_host_hears_the_last_answer_before_complete() {
     let r = root.clone();
     wait_until("the questions", move || {
         !query_all(&r, "form.question").is_empty() && query(&r, ".deferred").is_none()
+    })
+    .await;
+    // Each generated question's instance comes from the engine's worker.
+    let r = root.clone();
+    wait_long("every question made", move || {
+        query(&r, "form.question[aria-busy=true]").is_none()
     })
     .await;
     let forms = query_all(&root, "form.question");

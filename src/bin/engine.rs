@@ -50,11 +50,15 @@ mod web {
     }
 
     /// The file of the lesson's text this module was built with (`lockstep::text`): the
-    /// module is built without it, and its worker fetches it (the page fetched the same
-    /// file, so it usually comes from the browser's cache).
+    /// app's module is built without it, and its worker fetches it (the page fetched the
+    /// same file, so it usually comes from the browser's cache). Empty where the module
+    /// carries the text (`inline-text`: the browser tests' engine).
     #[wasm_bindgen]
     pub fn text_file() -> String {
-        lockstep::text::FILE.to_string()
+        match cfg!(feature = "inline-text") {
+            true => String::new(),
+            false => lockstep::text::FILE.to_string(),
+        }
     }
 
     /// Takes the lesson's text, fetched beside the module; an error if it is not the one

@@ -240,23 +240,6 @@ pub fn instance_in(
     }
 }
 
-/// `q`'s instance made on the page's own thread: every question where the page has the
-/// engine (the browser tests' page), else only those that need none ([`fixed`]).
-pub fn instance_here(
-    q: &Question,
-    lang: Lang,
-    seed: u64,
-    scenarios: &[crate::sim::scenario::Scenario],
-) -> Option<Instance> {
-    #[cfg(feature = "page-engine")]
-    return Some(instance_in(q, lang, seed, scenarios));
-    #[cfg(not(feature = "page-engine"))]
-    {
-        let _ = scenarios;
-        fixed(q, lang, seed)
-    }
-}
-
 /// Does an instance of `q` need the engine (the store or the simulator)? Generated
 /// questions run the store or the lock arithmetic, "what happens next?" the simulator;
 /// the page asks the engine's worker for those (`InstanceJob`) and makes the rest itself.

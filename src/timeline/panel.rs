@@ -113,12 +113,6 @@ impl RunJob {
     }
 }
 
-/// `job` made on the page's own thread, where the page has the engine (the browser
-/// tests' page); else its [`RunJob::unmade`] answer.
-pub fn run_here(job: &RunJob) -> RunAnswer {
-    made_here(job, None)
-}
-
 #[cfg(feature = "page-engine")]
 fn made_here(job: &RunJob, shown: Option<&Model>) -> RunAnswer {
     run_job_on(job, shown)

@@ -10,9 +10,8 @@
 //! has no JSON reader for any of them. Dropping the job forgets it and tells the worker to stop
 //! it between two batches (Cancel, a new seed). If the worker cannot start or breaks,
 //! every job's `on_failed` runs once; a broken worker is started again for the next job,
-//! twice at most. The app's page has no engine of its own, so a job that fails says the
-//! simulator could not start; where the page has one (the browser tests'), the caller
-//! makes it there, with the same result.
+//! twice at most. The page has no engine of its own: a job that fails says the simulator
+//! could not start (`timeline::panel::NO_ENGINE`).
 
 use crate::vecmap::VecMap;
 use gloo::events::EventListener;
@@ -37,8 +36,8 @@ struct Handler {
     on_failed: Rc<dyn Fn()>,
 }
 
-/// The page's HTML names the worker's script (`<meta name="lockstep-engine-worker">`):
-/// pages without it (the browser tests' page, say) compute everything on the page.
+/// The page's HTML names the worker's script (`<meta name="lockstep-engine-worker">`;
+/// the browser tests' page names the one scripts/web-engine.sh builds).
 const META: &str = "meta[name=lockstep-engine-worker]";
 
 thread_local! {
@@ -57,11 +56,6 @@ pub fn warm() {
     ensure();
 }
 
-/// True if this page has the engine's worker and it has not failed: jobs go to it.
-pub fn available() -> bool {
-    !UNAVAILABLE.with(Cell::get) && script().is_some()
-}
-
 /// The worker's script, as the page's HTML names it.
 fn script() -> Option<String> {
     gloo::utils::document()
@@ -70,6 +64,17 @@ fn script() -> Option<String> {
         .flatten()
         .and_then(|m| m.get_attribute("content"))
         .filter(|c| !c.is_empty())
+}
+
+/// Where the engine's module is served, as an absolute URL ending in `/`: beside the
+/// worker's script (`engine.js`, `engine_bg.wasm`). The worker is told it (its name), and
+/// the labs' sandboxes take the module from there too. `None` where the page names no
+/// worker.
+pub fn module_dir() -> Option<String> {
+    let base = gloo::utils::document().base_uri().ok().flatten()?;
+    let url = web_sys::Url::new_with_base(&script()?, &base).ok()?;
+    let href = url.href();
+    Some(href[..=href.rfind('/')?].to_string())
 }
 
 /// Starts the worker if it is not running; true if it runs.
@@ -90,7 +95,9 @@ fn ensure() -> bool {
 }
 
 fn start() -> Option<Worker> {
-    let worker = web_sys::Worker::new(&script()?).ok()?;
+    let options = web_sys::WorkerOptions::new();
+    options.set_name(&module_dir()?);
+    let worker = web_sys::Worker::new_with_options(&script()?, &options).ok()?;
     let message = EventListener::new(&worker, "message", |e| {
         if let Some(m) = e.dyn_ref::<web_sys::MessageEvent>() {
             route(m.data());
@@ -276,23 +283,9 @@ fn broke() {
     }
 }
 
-/// Call `name` of the engine on `arg`: in the worker, or on the page where the worker
-/// cannot and the page has the engine (the browser tests' page); `None` if neither.
-async fn call_anywhere(name: &str, arg: String) -> Option<String> {
-    #[cfg(feature = "page-engine")]
-    let here = arg.clone();
-    if let Some(answer) = call(name, arg).await {
-        return Some(answer);
-    }
-    #[cfg(feature = "page-engine")]
-    return crate::calls::call(name, &here).ok();
-    #[cfg(not(feature = "page-engine"))]
-    None
-}
-
 /// Call `name` of the engine (`lockstep::calls`) on `arg` in the worker: its answer as
 /// wire text, or `None` where the worker cannot make it (not served, broken) or the
-/// engine failed, for the caller to make it itself.
+/// engine failed.
 async fn call(name: &str, arg: String) -> Option<String> {
     let slot: Rc<RefCell<Option<String>>> = Rc::new(RefCell::new(None));
     let mut job = None;
@@ -330,5 +323,5 @@ pub async fn call_for<T: serde::de::DeserializeOwned>(
     value: &impl serde::Serialize,
 ) -> Option<T> {
     let arg = crate::wire::to_text(value).ok()?;
-    crate::wire::from_text(&call_anywhere(name, arg).await?).ok()
+    crate::wire::from_text(&call(name, arg).await?).ok()
 }

@@ -15,6 +15,7 @@ pub const LOCAL_KEY: &str = "lockstep.pack.files";
 pub const SKIPPED_KEY: &str = "lockstep.pack.skipped";
 
 /// Why a file was not taken: the server's or the network's failure, or the size limit.
+#[derive(Debug)]
 pub enum FetchError {
     Failed(String),
     /// Larger than the limit: reading stopped after `read` bytes, the rest never came.

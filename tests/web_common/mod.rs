@@ -68,7 +68,29 @@ pub fn fresh(hash: &str) -> Element {
     new_root()
 }
 
+/// The engine's worker, as the app's page names it (`index.html`), built for the tests
+/// by scripts/web-engine.sh: the tests' page runs every engine job where learners' does.
+pub const ENGINE_WORKER: &str = "/target/web-engine/engine-worker.js";
+
+/// Names the engine's worker in the page's head, as index.html does (once per page).
+pub fn name_the_engine() {
+    let doc = document();
+    if doc
+        .query_selector("meta[name=lockstep-engine-worker]")
+        .ok()
+        .flatten()
+        .is_none()
+    {
+        let meta = doc.create_element("meta").expect("meta");
+        meta.set_attribute("name", "lockstep-engine-worker")
+            .expect("name");
+        meta.set_attribute("content", ENGINE_WORKER).expect("content");
+        doc.head().expect("head").append_child(&meta).expect("append");
+    }
+}
+
 pub fn new_root() -> Element {
+    name_the_engine();
     let doc = document();
     if let Some(old) = doc.get_element_by_id("test-root") {
         old.remove();
@@ -164,6 +186,12 @@ pub async fn mounted(root: &Element) {
     let r = root.clone();
     wait_until("the section's deferred parts have rendered", move || {
         query(&r, ".deferred").is_none()
+    })
+    .await;
+    // Their runs and generated questions come from the engine's worker: nothing busy.
+    let r = root.clone();
+    wait_long("the engine's worker has answered every part", move || {
+        query(&r, "[aria-busy=true]").is_none()
     })
     .await;
 }

@@ -100,6 +100,13 @@ impl FailedTrial {
     /// from the trial's seed) and its verdicts, from replaying its tape: what the worker
     /// graded.
     pub fn regrade(&self, lab: &Lab, draw: Draw) -> Result<(Vec<LabAttack>, Vec<Verdict>), String> {
+        let t = self.replay(lab, draw)?;
+        Ok((t.attacks, t.verdicts))
+    }
+
+    /// The whole trial again from its tape, without the harness: its trace, outcome and
+    /// verdicts as the worker saw them.
+    pub fn replay(&self, lab: &Lab, draw: Draw) -> Result<TrialResult, String> {
         let attacks = match draw {
             Draw::Run => lab.run_attacks.clone(),
             Draw::Trials | Draw::Replay => lab.trial_attacks(self.seed),
@@ -107,8 +114,18 @@ impl FailedTrial {
         let mut world = replay_world(lab, self.seed, &attacks, self.tape.clone())?;
         let mut trace = Vec::new();
         while world.step(&mut trace) {}
-        let (_, verdicts) = grade(lab, &trace, &world.process_names());
-        Ok((attacks, verdicts))
+        let names = world.process_names();
+        let (outcome, verdicts) = grade(lab, &trace, &names);
+        Ok(TrialResult {
+            seed: self.seed,
+            attacks,
+            names,
+            trace,
+            outcome,
+            verdicts,
+            code_error: self.code_error.clone(),
+            tape: self.tape.clone(),
+        })
     }
 }
 

@@ -1,5 +1,6 @@
 //! Many runs with a host: the trials a session draws ([`Draw`]), run one after another
-//! ([`run_trials`]) or in lanes ([`TrialPool`]), and the report.
+//! ([`run_trials`]), and the report. The browser's engine runs the same trials in
+//! groups beside the harness (`seq`).
 
 use super::*;
 
@@ -34,8 +35,10 @@ pub fn run_once(
 /// Which runs a session makes: "Try to break it"'s trials, or one run as Run makes it
 /// (the seed with the lab's fixed attacks) or as a shared trial's replay does (the
 /// trial's own seed, with the attacks drawn from it). Every runner draws its trials
-/// here ([`Draw::trial`]): the CLI, `check-pack`, `lab grade`, the Node tests, the
-/// page's pool and the engine's groups, so one seed names the same trials everywhere.
+/// here ([`Draw::trial`]): the CLI, `check-pack`, `lab grade`, the Node tests and the
+/// engine's groups in the browser, so one seed names the same trials everywhere
+/// (`tests/fixtures/first-failing-trials.txt`, checked by both the CLI's and the
+/// browser's tests).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Draw {
@@ -89,209 +92,6 @@ pub fn trial_seed(seed: u64, i: u32) -> u64 {
         seed
     } else {
         sub_seed(seed, &format!("lab-trial:{i}"))
-    }
-}
-
-/// Several trials in flight at once, for a host where a round trip, not the work, is
-/// the cost (the browser's sandboxed worker: one message per input would spend most of
-/// a trial in messaging). Each lane is a harness of its own; one batch message carries
-/// one input per lane (docs/labs.md, `batch`). The lanes are split into groups, one
-/// host each, so that while one host runs its batch the page prepares another's.
-/// Trials are handed out in order and none is started past a failure, so the failure
-/// reported is the lowest failing trial: the one a sequential run finds, whatever the
-/// number of lanes and groups.
-pub struct TrialPool<'a> {
-    lab: &'a Lab,
-    total: u32,
-    /// Trial index → (seed, attacks).
-    draw: Box<dyn Fn(u32) -> (u64, Vec<LabAttack>) + 'a>,
-    lanes: Vec<Option<Lane>>,
-    /// Lanes per group: group `g` has lanes `g * per_group ..`, numbered from 0 in its host.
-    per_group: usize,
-    next: u32,
-    finished: u32,
-    /// Per group, the lanes that got an item in its batch in flight, in item order.
-    sent: Vec<Vec<usize>>,
-    first_failure: Option<(u32, TrialResult)>,
-    /// With a single trial, its result, failing or not.
-    only: Option<TrialResult>,
-}
-
-struct Lane {
-    trial: u32,
-    run: LabRun,
-    started: bool,
-}
-
-/// The most lanes a host runs (the sandbox accepts lanes 0–63), and the most groups.
-pub const MAX_LANES: usize = 64;
-
-impl<'a> TrialPool<'a> {
-    /// `total` trials of `lab` in `groups` groups (hosts) of `per_group` lanes each;
-    /// `draw` gives trial `i`'s seed and attacks.
-    pub fn new(
-        lab: &'a Lab,
-        total: u32,
-        groups: usize,
-        per_group: usize,
-        draw: impl Fn(u32) -> (u64, Vec<LabAttack>) + 'a,
-    ) -> TrialPool<'a> {
-        let per_group = per_group.clamp(1, MAX_LANES);
-        let groups = groups.clamp(1, MAX_LANES);
-        TrialPool {
-            lab,
-            total,
-            draw: Box::new(draw),
-            lanes: (0..groups * per_group).map(|_| None).collect(),
-            per_group,
-            next: 0,
-            finished: 0,
-            sent: vec![Vec::new(); groups],
-            first_failure: None,
-            only: None,
-        }
-    }
-
-    /// A single trial (Run) is traced in full, so its result carries the whole run;
-    /// many trials are only graded, on the lighter trace.
-    fn level(&self) -> TraceLevel {
-        if self.total == 1 {
-            TraceLevel::Full
-        } else {
-            TraceLevel::Semantic
-        }
-    }
-
-    fn failed_before(&self, i: u32) -> bool {
-        self.first_failure.as_ref().is_some_and(|(f, _)| *f < i)
-    }
-
-    fn record(&mut self, trial: u32, t: TrialResult) {
-        self.finished += 1;
-        if self.total == 1 {
-            self.only = Some(t.clone());
-        }
-        if !t.passed() && !self.failed_before(trial) {
-            self.first_failure = Some((trial, t));
-        }
-    }
-
-    /// The next batch message (JSON text) for group `group`'s host, or `None` when the
-    /// group has nothing left to run.
-    pub fn next_batch(&mut self, group: usize) -> Result<Option<String>, String> {
-        let mut items: Vec<String> = Vec::new();
-        let mut sent = Vec::new();
-        let first = group.saturating_mul(self.per_group);
-        let end = first.saturating_add(self.per_group).min(self.lanes.len());
-        let level = self.level();
-        for k in first..end {
-            while let Some(slot) = self.lanes.get_mut(k) {
-                if slot.is_none() {
-                    let i = self.next;
-                    if i >= self.total || self.first_failure.as_ref().is_some_and(|(f, _)| *f < i) {
-                        break;
-                    }
-                    self.next += 1;
-                    let (seed, attacks) = (self.draw)(i);
-                    *slot = Some(Lane {
-                        trial: i,
-                        run: LabRun::traced(self.lab, seed, attacks, level)?,
-                        started: false,
-                    });
-                }
-                let Some(lane) = slot.as_mut() else { break };
-                let msg = if lane.started {
-                    lane.run.next_message()
-                } else {
-                    Some(r#"{"type":"run"}"#.to_string())
-                };
-                match msg {
-                    Some(m) => {
-                        let text = serde_json::to_string(&m).map_err(|e| e.to_string())?;
-                        items.push(format!(r#"{{"lane":{},"msg":{text}}}"#, k - first));
-                        sent.push(k);
-                        break;
-                    }
-                    None => {
-                        if let Some(done) = slot.take() {
-                            let t = done.run.finish(self.lab);
-                            self.record(done.trial, t);
-                        }
-                    }
-                }
-            }
-        }
-        if let Some(s) = self.sent.get_mut(group) {
-            *s = sent;
-        }
-        if items.is_empty() {
-            return Ok(None);
-        }
-        Ok(Some(format!(
-            r#"{{"type":"batch","items":[{}]}}"#,
-            items.join(",")
-        )))
-    }
-
-    /// Group `group`'s host's answer to its last batch, or why it gave none (an
-    /// infinite loop stopped by the host's watchdog): then every trial in flight there
-    /// ends with that error.
-    pub fn answer_batch(&mut self, group: usize, answer: Result<String, CodeError>) {
-        let sent = self.sent.get_mut(group).map(std::mem::take).unwrap_or_default();
-        let answers: Result<Vec<String>, CodeError> = answer.and_then(|a| {
-            let v: Value =
-                serde_json::from_str(&a).map_err(|_| CodeError::new("the sandbox's answer is not JSON"))?;
-            let list = v.get("answers").and_then(Value::as_array).ok_or_else(|| {
-                match v.as_object().and_then(|o| Obj(o).str("message")) {
-                    Some(m) => CodeError::new(m),
-                    None => CodeError::new("the sandbox did not answer the batch"),
-                }
-            })?;
-            Ok(list
-                .iter()
-                .map(|x| x.as_str().unwrap_or("").to_string())
-                .collect())
-        });
-        for (n, k) in sent.into_iter().enumerate() {
-            let Some(Some(lane)) = self.lanes.get_mut(k) else {
-                continue;
-            };
-            let a = match &answers {
-                Ok(list) => match list.get(n) {
-                    Some(a) => Ok(a.as_str()),
-                    None => Err(CodeError::new("the sandbox answered too few inputs")),
-                },
-                Err(e) => Err(e.clone()),
-            };
-            match (a, lane.started) {
-                (Ok(a), true) => lane.run.answer(a),
-                (Ok(a), false) => {
-                    lane.started = true;
-                    if let Err(e) = parse_ready(a) {
-                        lane.run.host_failed(e);
-                    }
-                }
-                (Err(e), _) => {
-                    lane.started = true;
-                    lane.run.host_failed(e);
-                }
-            }
-        }
-    }
-
-    /// Trials finished so far.
-    pub fn finished(&self) -> u32 {
-        self.finished
-    }
-
-    /// The lowest failing trial (its index and result), once every group is done.
-    pub fn into_failure(self) -> Option<(u32, TrialResult)> {
-        self.first_failure
-    }
-
-    /// The single trial's result (a pool of one trial), once it finished.
-    pub fn into_only(self) -> Option<TrialResult> {
-        self.only
     }
 }
 

@@ -270,14 +270,8 @@ type MadeFor = Option<(InstanceKey, Option<Rc<Instance>>, &'static str)>;
 /// that neither holds the page's thread.
 #[hook]
 fn use_instance(key: InstanceKey) -> Made {
-    let now = use_memo(key.clone(), |(q, lang, seed, pack)| {
-        match generate::fixed(q, *lang, *seed) {
-            Some(inst) => Some(Some(Rc::new(inst))),
-            None if !crate::ui::engine_worker::available() => {
-                Some(generate::instance_here(q, *lang, *seed, &pack.0).map(Rc::new))
-            }
-            None => None,
-        }
+    let now = use_memo(key.clone(), |(q, lang, seed, _)| {
+        generate::fixed(q, *lang, *seed).map(|inst| Some(Rc::new(inst)))
     });
     let made = use_state(|| None as MadeFor);
     {
@@ -310,8 +304,8 @@ fn use_instance(key: InstanceKey) -> Made {
     }
 }
 
-/// Asks the engine's worker for `key`'s instance, into `made`; made here if the worker
-/// cannot (where the page can). Dropping the job forgets the question.
+/// Asks the engine's worker for `key`'s instance, into `made` (`None` if the worker
+/// cannot make it: the question says so). Dropping the job forgets the question.
 fn ask_worker(key: InstanceKey, made: UseStateHandle<MadeFor>) -> Option<crate::ui::engine_worker::Job> {
     let (q, lang, seed, pack) = key.clone();
     let job = generate::InstanceJob {
@@ -321,11 +315,8 @@ fn ask_worker(key: InstanceKey, made: UseStateHandle<MadeFor>) -> Option<crate::
         scenarios: pack.0.as_ref().clone(),
     };
     let here = {
-        let (made, key, job) = (made.clone(), key.clone(), job.clone());
-        move || {
-            let inst = generate::instance_here(&job.question, job.lang, job.seed, &job.scenarios);
-            made.set(Some((key.clone(), inst.map(Rc::new), "page")))
-        }
+        let (made, key) = (made.clone(), key.clone());
+        move || made.set(Some((key.clone(), None, "worker")))
     };
     let Ok(text) = crate::wire::to_text(&job) else {
         here();
@@ -348,7 +339,7 @@ fn ask_worker(key: InstanceKey, made: UseStateHandle<MadeFor>) -> Option<crate::
                 None => here(),
             },
             Some("done") => {}
-            // The engine's own error: made here, where it is shown as the page makes it.
+            // The engine's own error: the question says it could not be made.
             _ => here(),
         }
     };

@@ -34,11 +34,12 @@ pub async fn files() -> Option<Rc<EngineFiles>> {
 }
 
 async fn fetch() -> Option<EngineFiles> {
-    let glue = crate::ui::pack_loader::fetch_text("engine.js", FILE_LIMIT)
+    let dir = crate::ui::engine_worker::module_dir()?;
+    let glue = crate::ui::pack_loader::fetch_text(&format!("{dir}engine.js"), FILE_LIMIT)
         .await
         .ok()?;
     let window = web_sys::window()?;
-    let resp: web_sys::Response = JsFuture::from(window.fetch_with_str("engine_bg.wasm"))
+    let resp: web_sys::Response = JsFuture::from(window.fetch_with_str(&format!("{dir}engine_bg.wasm")))
         .await
         .ok()?
         .dyn_into()

@@ -4,9 +4,9 @@
 //! timeline at the moment it broke, with the trial's seed in the URL.
 //!
 //! The learner's code only runs in the sandbox ([`sandbox`]) and only when they press
-//! Run or Try to break it. For Run the simulator runs here, between the sandbox's
-//! answers, each awaited. Try to break it runs in the sandboxes' workers beside the
-//! engine's module ([`engine`]); where that module is not served, here as Run does.
+//! Run or Try to break it. Its trials run in the sandboxes' workers, beside the
+//! engine's module ([`engine`]); the page replays a failing one in its own engine
+//! worker to draw it.
 
 pub mod apart;
 mod engine;
@@ -17,16 +17,14 @@ mod session;
 
 pub use link::*;
 use result::*;
+pub use session::SANDBOXES;
 use session::*;
-pub use session::{LANES, SANDBOXES};
 
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
 use crate::lesson::progress::LabProgress;
 use crate::lesson::route::{hash_with_state, query_param};
 use crate::sim::lab::seq::{self, Draw};
-#[cfg(feature = "page-engine")]
-use crate::sim::lab::TrialResult;
 use crate::sim::lab::{self, CodeError, Lab, LabAttack, LabAttackOp, StallPoint};
 use crate::sim::Violation;
 use crate::timeline::{self, Model};
@@ -92,9 +90,9 @@ struct Shown {
     checks: Vec<(String, bool)>,
     code_error: Option<CodeError>,
     broken: Option<Broken>,
-    /// Where the trials ran: `worker` (the engine beside the learner's code) or `page`.
+    /// Where the trials ran: `worker` (the engine beside the learner's code).
     ran_in: &'static str,
-    /// Where the failing run shown was replayed: `worker` (the page's engine worker) or `page`.
+    /// Where the failing run shown was replayed: `worker` (the page's engine worker).
     drawn_in: &'static str,
 }
 
@@ -128,14 +126,13 @@ thread_local! {
     static WARM_WAITERS: RefCell<Vec<js_sys::Function>> = const { RefCell::new(Vec::new()) };
 }
 
-/// A sandbox opened ahead of time, and whether its worker will hold the engine.
+/// A sandbox opened ahead of time, its worker given the engine.
 struct Spare {
     sandbox: Sandbox,
-    engine: bool,
 }
 
 /// Opens the sandboxes the next session takes ([`SANDBOXES`] of them, with the engine's
-/// module when it is served), in the background: the frames load, the harness and the
+/// module), in the background: the frames load, the harness and the
 /// engine's files are fetched and sent, and the engine is compiled in each frame before
 /// the learner clicks. Called when the learner starts editing a lab's code (not merely
 /// when the section is shown: a reader who never opens a lab downloads no engine) and
@@ -147,16 +144,12 @@ pub fn warm() {
     WARMING.with(|w| w.set(true));
     wasm_bindgen_futures::spawn_local(async {
         if let (Ok(harness), Ok(html)) = (lab_file("harness.js").await, lab_file("sandbox.html").await) {
-            let engine = engine::files().await;
-            while SPARES.with(|s| s.borrow().len()) < SANDBOXES {
-                match Sandbox::open(&html, &harness, engine.as_deref(), true).await {
-                    Ok(sandbox) => SPARES.with(|s| {
-                        s.borrow_mut().push(Spare {
-                            sandbox,
-                            engine: engine.is_some(),
-                        })
-                    }),
-                    Err(_) => break,
+            if let Some(engine) = engine::files().await {
+                while SPARES.with(|s| s.borrow().len()) < SANDBOXES {
+                    match Sandbox::open(&html, &harness, &engine, true).await {
+                        Ok(sandbox) => SPARES.with(|s| s.borrow_mut().push(Spare { sandbox })),
+                        Err(_) => break,
+                    }
                 }
             }
         }
@@ -177,13 +170,10 @@ async fn warmed() {
     let _ = wasm_bindgen_futures::JsFuture::from(p).await;
 }
 
-/// A spare sandbox: one holding the engine when `engine`; any otherwise (a worker that
-/// holds the engine and is never asked to run it is the same as one without).
-fn take_spare(engine: bool) -> Option<Sandbox> {
+/// A spare sandbox, if one is open.
+fn take_spare() -> Option<Sandbox> {
     SPARES.with(|s| {
-        let mut s = s.borrow_mut();
-        let i = s.iter().position(|x| x.engine || !engine)?;
-        let sandbox = s.swap_remove(i).sandbox;
+        let sandbox = s.borrow_mut().pop()?.sandbox;
         sandbox.set_spare(false);
         Some(sandbox)
     })
@@ -195,24 +185,29 @@ pub fn preload(path: &str, text: &str) {
     FILES.with(|f| f.borrow_mut().insert(path.to_string(), Rc::from(text)));
 }
 
-/// One run of `code` in a fresh sandbox, exactly as Run does it on the page (the browser
-/// tests look at its trace).
-#[cfg(feature = "page-engine")]
-pub async fn run_once_in_sandbox(lab_id: &str, code: &str, seed: u64) -> Result<TrialResult, String> {
+/// `code`'s trials in fresh sandboxes, made by the engine beside the code exactly as the
+/// panel makes them: Run (`Draw::Run`, one trial, one sandbox) or "Try to break it"
+/// (`Draw::Trials`, `trials` of them in [`SANDBOXES`] groups). The lowest failing trial
+/// (its tape is what the engine graded; the browser tests replay it), or `None` if
+/// every check held.
+pub async fn trials_in_sandboxes(
+    lab_id: &str,
+    code: &str,
+    draw: Draw,
+    seed: u64,
+    trials: u32,
+) -> Result<Option<seq::FailedTrial>, String> {
     let mut lab = crate::labs::shown(lab_id).ok_or("no such lab")??;
     lab.driver = lab_file(&format!("{lab_id}/driver.js")).await?.to_string();
     let (harness, html) = (lab_file("harness.js").await?, lab_file("sandbox.html").await?);
-    let sandbox = open_sandbox(&lab, code, &html, &harness, None)
+    let engine = engine::files().await.ok_or(crate::timeline::panel::NO_ENGINE)?;
+    let groups = if draw == Draw::Trials { SANDBOXES } else { 1 };
+    let sandboxes = open_all(&lab, code, (&html, &harness), groups, &engine)
         .await?
         .map_err(|e| e.to_string())?;
-    let pool = RefCell::new(lab::TrialPool::new(&lab, 1, 1, 1, |_| {
-        (seed, lab.run_attacks.clone())
-    }));
     let no = Cell::new(false);
-    drive(&pool, 0, &sandbox, &no, &Callback::noop(), 1, &Cell::new(0)).await?;
-    pool.into_inner()
-        .into_only()
-        .ok_or_else(|| "the run did not finish".to_string())
+    let out = engine::run(&lab, draw, seed, trials, &sandboxes, &no, &Callback::noop()).await?;
+    Ok(out.failure)
 }
 
 async fn lab_file(path: &str) -> Result<Rc<str>, String> {

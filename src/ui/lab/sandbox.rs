@@ -62,14 +62,13 @@ fn clear_timer(id: i32) {
 }
 
 impl Sandbox {
-    /// A fresh sandbox with the harness loaded. `html` is `labs/sandbox.html`.
-    /// With `engine`, its worker can also run "Try to break it" by itself
-    /// ([`Sandbox::receive`]).
+    /// A fresh sandbox with the harness and the engine loaded (`html` is
+    /// `labs/sandbox.html`): its worker runs the trials by itself ([`Sandbox::receive`]).
     /// A `spare` is opened ahead of a session and marked so until it is taken.
     pub async fn open(
         html: &str,
         harness: &str,
-        engine: Option<&EngineFiles>,
+        engine: &EngineFiles,
         spare: bool,
     ) -> Result<Sandbox, CodeError> {
         let doc = web_sys::window()
@@ -153,13 +152,11 @@ impl Sandbox {
         let _ = js_sys::Reflect::set(&msg, &"type".into(), &"harness".into());
         let _ = js_sys::Reflect::set(&msg, &"source".into(), &harness.into());
         sandbox.post(&msg)?;
-        if let Some(e) = engine {
-            let msg = js_sys::Object::new();
-            let _ = js_sys::Reflect::set(&msg, &"type".into(), &"engine".into());
-            let _ = js_sys::Reflect::set(&msg, &"glue".into(), &(*e.glue).into());
-            let _ = js_sys::Reflect::set(&msg, &"wasm".into(), &e.wasm);
-            sandbox.post(&msg)?;
-        }
+        let msg = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&msg, &"type".into(), &"engine".into());
+        let _ = js_sys::Reflect::set(&msg, &"glue".into(), &(*engine.glue).into());
+        let _ = js_sys::Reflect::set(&msg, &"wasm".into(), &engine.wasm);
+        sandbox.post(&msg)?;
         Ok(sandbox)
     }
 

@@ -1,6 +1,5 @@
-//! A Run or a "Try to break it" session: the sandboxes started, the trials handed out
-//! and answered (in the engine's worker, or lane by lane on the page), and the result
-//! shown.
+//! A Run or a "Try to break it" session: the sandboxes started, the trials made in
+//! their workers by the engine beside the learner's code, and the result shown.
 
 use super::*;
 
@@ -15,15 +14,10 @@ pub(super) struct Session {
     pub(super) cancel: Rc<Cell<bool>>,
 }
 
-/// How "Try to break it" runs its trials (`sim::lab::TrialPool`): in [`SANDBOXES`]
-/// sandboxes (a worker each, so one runs the learner's code while the page prepares the
-/// other's next inputs), each with [`LANES`] trials in flight, a harness each. A
-/// message to a sandbox's worker, not the work, is what an input costs, and one message
-/// carries an input per lane. The verdict does not depend on either number (the lowest
-/// failing trial is the one shown).
+/// How many sandboxes "Try to break it" runs its trials in, a group each
+/// (`sim::lab::seq`): a worker each, so both of a laptop's cores work. The verdict does
+/// not depend on the number (the lowest failing trial is the one shown).
 pub const SANDBOXES: usize = 2;
-/// Trials in flight per sandbox.
-pub const LANES: usize = 32;
 
 /// Opens a sandbox and loads the learner's code into it: the sandbox, or the code's error.
 pub(super) async fn open_sandbox(
@@ -31,9 +25,9 @@ pub(super) async fn open_sandbox(
     code: &str,
     html: &str,
     harness: &str,
-    engine: Option<&EngineFiles>,
+    engine: &EngineFiles,
 ) -> Result<Result<Sandbox, CodeError>, String> {
-    let sandbox = match take_spare(engine.is_some()) {
+    let sandbox = match take_spare() {
         Some(s) => s,
         None => Sandbox::open(html, harness, engine, false)
             .await
@@ -52,7 +46,7 @@ pub(super) async fn open_all(
     code: &str,
     (html, harness): (&str, &str),
     groups: usize,
-    engine: Option<&EngineFiles>,
+    engine: &EngineFiles,
 ) -> Result<Result<Vec<Sandbox>, CodeError>, String> {
     let opening = (0..groups).map(|_| open_sandbox(lab, code, html, harness, engine));
     let mut sandboxes = Vec::new();
@@ -63,37 +57,6 @@ pub(super) async fn open_all(
         }
     }
     Ok(Ok(sandboxes))
-}
-
-#[cfg(feature = "page-engine")]
-/// Runs group `group`'s batches through its sandbox until the group is done or the
-/// session is cancelled. Progress is reported every 5 % of the trials: re-rendering the
-/// panel (and laying the page out again) once per 1 % took 0.9 s of 200 trials' 2.5 s.
-pub(super) async fn drive(
-    pool: &RefCell<lab::TrialPool<'_>>,
-    group: usize,
-    sandbox: &Sandbox,
-    cancel: &Cell<bool>,
-    progress: &Callback<(u32, u32)>,
-    total: u32,
-    reported: &Cell<u32>,
-) -> Result<(), String> {
-    let step = (total / 20).max(1);
-    loop {
-        let Some(batch) = pool.borrow_mut().next_batch(group)? else {
-            return Ok(());
-        };
-        if cancel.get() {
-            return Ok(());
-        }
-        let finished = pool.borrow().finished();
-        if finished >= reported.get() + step {
-            reported.set(finished);
-            progress.emit((finished, total));
-        }
-        let answer = sandbox.exchange(&batch).await;
-        pool.borrow_mut().answer_batch(group, answer);
-    }
 }
 
 /// Run a session in the sandbox, reporting progress; the result to show.
@@ -114,120 +77,40 @@ pub(super) async fn run_session(s: Session, progress: Callback<(u32, u32)>) -> R
         checks: lab.checks.iter().map(|c| (c.name().to_string(), true)).collect(),
         code_error: None,
         broken: None,
-        ran_in: "page",
-        drawn_in: "page",
+        ran_in: "worker",
+        drawn_in: "worker",
     };
     let groups = if break_it { SANDBOXES } else { 1 };
     warmed().await;
     // The runs are made in the sandboxes' workers, beside the learner's code, when the
     // engine's module is served: "Try to break it"'s trials, Run, and a shared trial's replay.
-    let engine = engine::files().await;
+    let engine = engine::files()
+        .await
+        .ok_or_else(|| format!("The trials could not run: {}", crate::timeline::panel::NO_ENGINE))?;
     let (draw, seed) = match (break_it, s.replay) {
         (true, _) => (Draw::Trials, s.seed),
         (false, Some(t)) => (Draw::Replay, t),
         (false, None) => (Draw::Run, s.seed),
     };
-    let mut sandboxes = match open_all(&lab, &s.code, (&html, &harness), groups, engine.as_deref()).await? {
+    let sandboxes = match open_all(&lab, &s.code, (&html, &harness), groups, &engine).await? {
         Ok(v) => v,
         Err(e) => {
             shown.code_error = Some(e);
             return Ok(shown);
         }
     };
-    // `None`: no engine; `Some(Err)`: the engine failed.
-    let in_worker = match engine.is_some() {
-        true => Some(engine::run(&lab, draw, seed, s.trials, &sandboxes, &s.cancel, &progress).await),
-        false => None,
-    };
-    if let Some(Err(why)) = &in_worker {
-        // The engine failed, not the learner's code (a browser that will not start it
-        // in the sandbox, say): the page runs the trials itself, as without the engine.
-        web_sys::console::warn_1(&format!("lab engine: {why}; the page runs the trials").into());
-        drop(sandboxes);
-        sandboxes = match open_all(&lab, &s.code, (&html, &harness), groups, None).await? {
-            Ok(v) => v,
-            Err(e) => {
-                shown.code_error = Some(e);
-                return Ok(shown);
-            }
-        };
-    }
-    if let Some(Ok(out)) = in_worker {
-        drop(sandboxes);
-        shown.ran_in = "worker";
-        shown.trials = out.finished;
-        progress.emit((shown.trials, s.trials));
-        shown.cancelled = s.cancel.get();
-        if let Some(f) = out.failure.filter(|_| !shown.cancelled) {
-            show_engine_failure(&lab, draw, &mut shown, f).await?;
-        }
-        return Ok(shown);
-    }
-    trials_on_page(&lab, &s, sandboxes, (groups, break_it), &progress, shown).await
-}
-
-/// The trials made on the page's own thread, the learner's code in the sandboxes (the
-/// browser tests' page, which serves no engine module): `lab::TrialPool`.
-#[cfg(feature = "page-engine")]
-pub(super) async fn trials_on_page(
-    lab: &Lab,
-    s: &Session,
-    sandboxes: Vec<Sandbox>,
-    (groups, break_it): (usize, bool),
-    progress: &Callback<(u32, u32)>,
-    mut shown: Shown,
-) -> Result<Shown, String> {
-    let draw = |i: u32| match s.replay {
-        Some(t) => Draw::Replay.trial(lab, t, i),
-        None if break_it => Draw::Trials.trial(lab, s.seed, i),
-        None => Draw::Run.trial(lab, s.seed, i),
-    };
-    let per_group = if break_it { LANES } else { 1 };
-    let pool = RefCell::new(lab::TrialPool::new(lab, s.trials, groups, per_group, draw));
-    let reported = Cell::new(0);
-    let runs = sandboxes
-        .iter()
-        .enumerate()
-        .map(|(g, sandbox)| drive(&pool, g, sandbox, &s.cancel, progress, s.trials, &reported));
-    let results = futures_util::future::join_all(runs).await;
-    results.into_iter().collect::<Result<Vec<()>, String>>()?;
+    let out = engine::run(&lab, draw, seed, s.trials, &sandboxes, &s.cancel, &progress).await;
     drop(sandboxes);
-    let pool = pool.into_inner();
-    shown.trials = pool.finished();
+    // The engine failed, not the learner's code (a browser that will not start it in
+    // the sandbox, say): said as such.
+    let out = out.map_err(|why| format!("The trials could not run: {why}"))?;
+    shown.trials = out.finished;
     progress.emit((shown.trials, s.trials));
-    if s.cancel.get() {
-        shown.cancelled = true;
-        return Ok(shown);
-    }
-    if let Some((i, t)) = pool.into_failure() {
-        shown.trials = i + 1;
-        show_failure(&mut shown, &t.verdicts, t.code_error.clone());
-        let model = timeline::build_lab(lab, t.seed, &t.attacks, t.tape.clone())?;
-        shown.broken = Some(Broken {
-            seed: t.seed,
-            trial: i + 1,
-            attacks: t.attacks.clone(),
-            violations: t.violations(),
-            model: Rc::new(model),
-        });
+    shown.cancelled = s.cancel.get();
+    if let Some(f) = out.failure.filter(|_| !shown.cancelled) {
+        show_engine_failure(&lab, draw, &mut shown, f).await?;
     }
     Ok(shown)
-}
-
-/// Without the engine on the page, the trials are the engine's module's to make.
-#[cfg(not(feature = "page-engine"))]
-pub(super) async fn trials_on_page(
-    _: &Lab,
-    _: &Session,
-    _: Vec<Sandbox>,
-    _: (usize, bool),
-    _: &Callback<(u32, u32)>,
-    _: Shown,
-) -> Result<Shown, String> {
-    Err(format!(
-        "The trials could not run: {}",
-        crate::timeline::panel::NO_ENGINE
-    ))
 }
 
 /// The lowest failing trial the engine's groups found: the worker sends its tape, and
@@ -268,7 +151,7 @@ pub(super) async fn show_engine_failure(
     Ok(())
 }
 
-/// `job` made in the page's engine worker (or on the page if it cannot), awaited.
+/// `job` made in the page's engine worker, awaited (or its answer that it could not be).
 pub(super) async fn made_elsewhere(
     job: crate::timeline::panel::RunJob,
 ) -> (crate::timeline::panel::RunAnswer, &'static str) {
@@ -288,7 +171,7 @@ pub(super) async fn made_elsewhere(
     match made {
         Some((answer, RunsIn::Elsewhere)) => (answer, "worker"),
         Some((answer, RunsIn::Here)) => (answer, "page"),
-        None => (crate::timeline::panel::run_here(&job), "page"),
+        None => (job.unmade(), "worker"),
     }
 }
 

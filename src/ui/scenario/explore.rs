@@ -1,10 +1,7 @@
 //! "Can this break?": the simulator's explorer, run in batches in the page's engine
-//! worker (`ui::engine_worker`), or between frames on the page where that worker is not
-//! served, so the page stays responsive, with a progress bar and a cancel button. The
-//! smallest counterexample found can be loaded into the timeline.
+//! worker (`ui::engine_worker`), so the page stays responsive, with a progress bar and a
+//! cancel button. The smallest counterexample found can be loaded into the timeline.
 
-#[cfg(feature = "page-engine")]
-use crate::sim::explore::explore_batch;
 use crate::sim::explore::{wilson, BatchSummary, Smallest, BATCH_TRIALS};
 use crate::sim::scenario::Scenario;
 use crate::sim::Fault;
@@ -42,7 +39,7 @@ struct Progress {
     running: bool,
     smallest: Option<Rc<Smallest>>,
     error: Option<String>,
-    /// Where the batches ran: "worker" (the engine's worker), "page", or "" before any.
+    /// Where the batches ran: "worker" (the engine's worker), or "" before any.
     ran_in: &'static str,
 }
 
@@ -63,7 +60,6 @@ pub fn explore_panel(props: &ExploreProps) -> Html {
     let tx = crate::lesson::i18n::Texts::new(props.lang);
     let progress = use_state(Progress::default);
     let cancel = use_mut_ref(|| false);
-    let timer = use_mut_ref(|| None::<Timeout>);
     // The session's run in the page's engine worker; dropped, it is cancelled.
     let job = use_mut_ref(|| None::<Job>);
     // The worker starts (and loads the engine) a moment after the panel is shown, or when
@@ -82,7 +78,7 @@ pub fn explore_panel(props: &ExploreProps) -> Html {
     let warm = Callback::from(|_: ()| engine_worker::warm());
 
     let on_start = {
-        let (progress, cancel, timer, job) = (progress.clone(), cancel.clone(), timer.clone(), job.clone());
+        let (progress, cancel, job) = (progress.clone(), cancel.clone(), job.clone());
         let (scenario, seed) = (props.scenario.clone(), props.seed);
         Callback::from(move |_| {
             *cancel.borrow_mut() = false;
@@ -97,17 +93,15 @@ pub fn explore_panel(props: &ExploreProps) -> Html {
                 seed,
                 view: progress.clone(),
                 cancel: cancel.clone(),
-                timer: timer.clone(),
                 job: job.clone(),
             }
             .start();
         })
     };
     let on_cancel = {
-        let (cancel, timer, progress, job) = (cancel.clone(), timer.clone(), progress.clone(), job.clone());
+        let (cancel, progress, job) = (cancel.clone(), progress.clone(), job.clone());
         Callback::from(move |_| {
             *cancel.borrow_mut() = true;
-            timer.borrow_mut().take();
             // The worker stops before its next batch; its answers are no longer heard.
             job.borrow_mut().take();
             progress.set(Progress {
@@ -183,14 +177,14 @@ struct Session {
     seed: u64,
     view: UseStateHandle<Progress>,
     cancel: Rc<RefCell<bool>>,
-    timer: Rc<RefCell<Option<Timeout>>>,
     job: Rc<RefCell<Option<Job>>>,
 }
 
 impl Session {
     fn start(self) {
-        let Ok(scenario) = crate::wire::to_text(&*self.scenario) else {
-            return self.on_page(0);
+        let scenario = match crate::wire::to_text(&*self.scenario) {
+            Ok(s) => s,
+            Err(e) => return self.absorb(Err(e)),
         };
         let request = engine_worker::request(
             "explore",
@@ -204,7 +198,7 @@ impl Session {
         let job = engine_worker::submit(request, move |v| heard.heard(v), move || failed.worker_failed());
         match job {
             Some(job) => *self.job.borrow_mut() = Some(job),
-            None => self.on_page(0),
+            None => self.worker_failed(),
         }
     }
 
@@ -215,7 +209,7 @@ impl Session {
         }
         match m.kind().as_deref() {
             Some("batch") => match m.wire::<BatchSummary>("report") {
-                Some(r) => self.absorb(Ok(r), "worker"),
+                Some(r) => self.absorb(Ok(r)),
                 None => self.worker_failed(),
             },
             Some("done") => drop(self.job.borrow_mut().take()),
@@ -223,32 +217,26 @@ impl Session {
             Some("error") => {
                 let why = m.text_field("message").unwrap_or_default();
                 self.job.borrow_mut().take();
-                self.absorb(Err(why), "worker");
+                self.absorb(Err(why));
             }
             _ => self.worker_failed(),
         }
     }
 
-    /// The worker did not start or broke: the page runs the batches left itself.
+    /// The worker did not start or broke: the session ends with that said.
     fn worker_failed(&self) {
         self.job.borrow_mut().take();
         if *self.cancel.borrow() || !self.state.borrow().running {
             return;
         }
-        web_sys::console::warn_1(&"engine worker: unavailable; Can this break? runs on the page".into());
-        // Every batch absorbed so far holds BATCH_TRIALS trials: the page goes on after them.
-        let next = self.state.borrow().done / BATCH_TRIALS;
-        self.clone().on_page(next);
+        self.absorb(Err(crate::timeline::panel::NO_ENGINE.to_string()));
     }
 
     /// Add one batch's result (or the explorer's error) and show it.
-    fn absorb(&self, r: Result<BatchSummary, String>, ran_in: &'static str) {
+    fn absorb(&self, r: Result<BatchSummary, String>) {
         {
             let mut s = self.state.borrow_mut();
-            // A session the worker began and the page finished ran on both: "page".
-            if s.ran_in != "page" {
-                s.ran_in = ran_in;
-            }
+            s.ran_in = "worker";
             match r {
                 Ok(r) => {
                     s.done += r.trials;
@@ -277,24 +265,6 @@ impl Session {
             }
         }
         self.view.set(self.state.borrow().clone());
-    }
-
-    /// Batch `batch` and the ones after it, on the page, one between two frames.
-    fn on_page(self, batch: u64) {
-        let timer = self.timer.clone();
-        *timer.borrow_mut() = Some(Timeout::new(0, move || {
-            if *self.cancel.borrow() {
-                return;
-            }
-            #[cfg(feature = "page-engine")]
-            let made = explore_batch(&self.scenario, self.seed, batch);
-            #[cfg(not(feature = "page-engine"))]
-            let made = Err(format!("batch {batch}: {}", crate::timeline::panel::NO_ENGINE));
-            self.absorb(made, "page");
-            if self.state.borrow().running {
-                self.on_page(batch + 1);
-            }
-        }));
     }
 }
 

@@ -6,7 +6,7 @@ use super::url::write_url_state;
 use super::Handle;
 use crate::timeline::pace::Pace;
 use crate::timeline::panel::{
-    read_answer, read_part, run_here, PanelAction, Parts, RunAnswer, RunJob, RunPart, RunsIn,
+    read_answer, read_part, PanelAction, Parts, RunAnswer, RunJob, RunPart, RunsIn,
 };
 use crate::ui::{browser, engine_worker};
 use gloo::timers::callback::Timeout;
@@ -54,7 +54,8 @@ fn said(m: &engine_worker::Message) -> Option<Said> {
 }
 
 /// `job` made in the engine's worker, its answer to `on_answer` (with where it was made);
-/// made on the page if the worker is not there or fails. Dropping what it returns
+/// where the worker is not there or fails, the answer says the simulator could not start
+/// ([`RunJob::unmade`]). Dropping what it returns
 /// forgets the run (and tells the worker).
 pub fn make_elsewhere(
     job: RunJob,
@@ -64,7 +65,7 @@ pub fn make_elsewhere(
     let job = Rc::new(job);
     let here = {
         let (job, on_answer) = (job.clone(), on_answer.clone());
-        move || on_answer(run_here(&job), RunsIn::Here)
+        move || on_answer(job.unmade(), RunsIn::Elsewhere)
     };
     let Ok(text) = crate::wire::to_text(job.as_ref()) else {
         here();
@@ -95,7 +96,7 @@ pub fn make_elsewhere(
                     Timeout::new(0, move || on_answer(answer, RunsIn::Elsewhere)).forget();
                 }
                 Some(Said::Done) => {}
-                // The engine's own error, or an answer that does not read: made here.
+                // The engine's own error, or an answer that does not read.
                 None => here(),
             }
         }

@@ -36,7 +36,7 @@ use crate::lesson::i18n::Texts;
 use crate::sim::scenario::builtin;
 use crate::timeline::panel::{PanelAction, PanelState, RunsIn};
 use crate::timeline::Variant;
-use crate::ui::{browser, engine_worker};
+use crate::ui::browser;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -127,27 +127,14 @@ impl Reducible for PanelModel {
 pub type Handle = UseReducerHandle<PanelModel>;
 
 /// The panel as it opens: the scenario the URL names if it is one of ours, else the
-/// first, seed 1. Where the page has the engine's worker, every run is made there, the
-/// first too.
+/// first, seed 1. Every run is made in the engine's worker, the first too.
 fn opening(names: &[String], own_url: bool, hold: Option<u64>, pack: &Option<PackScenarios>) -> PanelModel {
     let open = url::opening(names, own_url, hold);
     let base = find(&open.name, pack).unwrap_or_else(|| Err(format!("unknown scenario `{}`", open.name)));
-    // Where the page has the engine's worker, every run is made there, the first
-    // too. At the hand-over from the prerendered page the panel takes the run
-    // made ahead of time from the same job at build time (`e2e/prerender.mjs`),
-    // so it shows at once what the snapshot showed; for a run too long to ship
-    // (§4's) it shows the snapshot's own drawing until the worker's run comes.
-    // Without the worker (the browser tests' page) runs are made here.
-    if !engine_worker::available() {
-        let state = PanelState::new(open.name, base, open.seed, open.changes, hold);
-        let at = state.model().and_then(|m| open.at.index_in(m));
-        return PanelModel {
-            state: state.at(at),
-            version: 0,
-            ahead: false,
-            snapshot: None,
-        };
-    }
+    // At the hand-over from the prerendered page the panel takes the run made ahead of
+    // time from the same job at build time (`e2e/prerender.mjs`), so it shows at once
+    // what the snapshot showed; for a run too long to ship (§4's) it shows the
+    // snapshot's own drawing until the worker's run comes.
     let at = (open.at.t_ms, open.at.event);
     let state = PanelState::opening_elsewhere(open.name, base, open.seed, open.changes, hold, at);
     let handing_over = !browser::app_started() && !browser::prerendering();

@@ -5,7 +5,7 @@ use super::{hooks, pair_of, svg, Handle};
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
 use crate::sim::scenario::builtin;
-use crate::timeline::panel::{run_here, PanelAction, RunAnswer, RunJob, RunsIn};
+use crate::timeline::panel::{PanelAction, RunAnswer, RunJob, RunsIn};
 use crate::timeline::{band_sentence, view, Model};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -42,7 +42,7 @@ pub fn plot(props: &PlotProps) -> Html {
     // made where the panel's runs are (the engine's worker, on a page that has it).
     let other = use_state(|| None::<(String, u64, Rc<Model>, RunsIn)>);
     {
-        let (other, here) = (other.clone(), s.runs_in == RunsIn::Here);
+        let other = other.clone();
         use_effect_with((s.name.clone(), s.seed, s.compare), move |(n, seed, on)| {
             let job = pair_of(n)
                 .filter(|_| *on)
@@ -59,12 +59,7 @@ pub fn plot(props: &PlotProps) -> Html {
                             other.set(Some((o.clone(), seed, Rc::new(m), made_in)));
                         }
                     };
-                    if here {
-                        take(run_here(&job), RunsIn::Here);
-                        None
-                    } else {
-                        hooks::make_elsewhere(job, take)
-                    }
+                    hooks::make_elsewhere(job, take)
                 });
             move || drop(job)
         });
@@ -74,7 +69,7 @@ pub fn plot(props: &PlotProps) -> Html {
         .as_ref()
         .filter(|(o, seed, ..)| s.compare && pair_of(&s.name) == Some(o.as_str()) && *seed == s.seed)
         .map(|(_, _, m, made_in)| (Some(m.clone()), *made_in))
-        .unwrap_or((None, RunsIn::Here));
+        .unwrap_or((None, RunsIn::Elsewhere));
     let touch = use_mut_ref(Touch::default);
     let wrap_ref = use_node_ref();
     let Ok(m) = s.model.as_ref() else {

@@ -4,20 +4,16 @@
 //! A slider (and a button per row) picks the TTL the timeline above shows.
 //!
 //! The rows are computed in the page's engine worker (`ui::engine_worker`, one per page),
-//! so the page never waits for them; where that worker is not served, on the page, one
-//! row per task.
-//! Row `i` is `sim::sweep::ttl_point(scenario, seed, ttls[i])` either way.
+//! so the page never waits for them: row `i` is `sim::sweep::ttl_point(scenario, seed,
+//! ttls[i])`.
 
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
 use crate::sim::scenario::Scenario;
-#[cfg(feature = "page-engine")]
-use crate::sim::sweep::ttl_point;
 use crate::sim::sweep::TtlPoint;
 use crate::ui::engine_worker::{self, Job};
-use gloo::timers::callback::Timeout;
-use std::cell::{Cell, RefCell};
-use std::rc::{Rc, Weak};
+use std::cell::RefCell;
+use std::rc::Rc;
 use yew::prelude::*;
 
 /// The table once computed (or the simulator's error), and where: "worker" or "page".
@@ -115,30 +111,22 @@ pub fn tradeoff_table(props: &TradeoffProps) -> Html {
     }
 }
 
-/// One computation of the table: the rows come from the page's engine worker, or, where
-/// it does not run, from the page, one row per task. Dropped (a new seed, the section
-/// left), it stops: the worker's job is cancelled, the page's next row not computed.
+/// One computation of the table: the rows come from the page's engine worker. Dropped (a
+/// new seed, the section left), it stops: the worker's job is cancelled.
 struct Sweep {
     scenario: Rc<Scenario>,
-    seed: u64,
     done: RefCell<Vec<TtlPoint>>,
     rows: UseStateHandle<Rows>,
     job: RefCell<Option<Job>>,
-    timer: RefCell<Option<Timeout>>,
-    /// The page computed at least one row.
-    on_page: Cell<bool>,
 }
 
 impl Sweep {
     fn start(scenario: Rc<Scenario>, seed: u64, rows: UseStateHandle<Rows>) -> Rc<Sweep> {
         let sweep = Rc::new(Sweep {
             scenario,
-            seed,
             done: RefCell::new(Vec::new()),
             rows,
             job: RefCell::new(None),
-            timer: RefCell::new(None),
-            on_page: Cell::new(false),
         });
         let request = crate::wire::to_text(&*sweep.scenario).map(|scenario| {
             let ttls: js_sys::Array = sweep
@@ -174,7 +162,7 @@ impl Sweep {
         });
         match job {
             Some(job) => *sweep.job.borrow_mut() = Some(job),
-            None => Sweep::next_on_page(&sweep),
+            None => sweep.finish(Err(crate::timeline::panel::NO_ENGINE.to_string())),
         }
         sweep
     }
@@ -195,14 +183,10 @@ impl Sweep {
         }
     }
 
-    /// The worker did not start, broke, or answered nonsense: the page computes the rows
-    /// left.
+    /// The worker did not start, broke, or answered nonsense: the table says so.
     fn worker_failed(self: &Rc<Self>) {
         if self.job.borrow_mut().take().is_some() {
-            web_sys::console::warn_1(
-                &"engine worker: unavailable; the trade-off table runs on the page".into(),
-            );
-            Sweep::next_on_page(self);
+            self.finish(Err(crate::timeline::panel::NO_ENGINE.to_string()));
         }
     }
 
@@ -217,38 +201,7 @@ impl Sweep {
     /// Shows the table (or the error); the worker's job, done, is forgotten.
     fn finish(&self, r: Result<Vec<TtlPoint>, String>) {
         self.job.borrow_mut().take();
-        let at = if self.on_page.get() { "page" } else { "worker" };
-        self.rows.set(Some((r, at)));
-    }
-
-    /// The next row, on the page, after the frames in between.
-    fn next_on_page(this: &Rc<Self>) {
-        let weak: Weak<Sweep> = Rc::downgrade(this);
-        *this.timer.borrow_mut() = Some(Timeout::new(0, move || {
-            let Some(s) = weak.upgrade() else { return };
-            s.on_page.set(true);
-            let i = s.done.borrow().len();
-            let Some(&ttl) = s.scenario.sweep_ttl_ms.get(i) else {
-                return;
-            };
-            #[cfg(feature = "page-engine")]
-            let made = ttl_point(&s.scenario, s.seed, ttl);
-            #[cfg(not(feature = "page-engine"))]
-            let made = Err(format!(
-                "TTL {ttl} ms, seed {}: {}",
-                s.seed,
-                crate::timeline::panel::NO_ENGINE
-            ));
-            match made {
-                Ok(row) => {
-                    s.add(row);
-                    if s.done.borrow().len() < s.scenario.sweep_ttl_ms.len() {
-                        Sweep::next_on_page(&s);
-                    }
-                }
-                Err(e) => s.finish(Err(e)),
-            }
-        }));
+        self.rows.set(Some((r, "worker")));
     }
 }
 

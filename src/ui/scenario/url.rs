@@ -3,7 +3,7 @@
 
 use crate::lesson::route::query_param;
 use crate::sim::Fault;
-use crate::timeline::{link, Model, Variant};
+use crate::timeline::{link, Variant};
 use crate::ui::browser;
 
 /// Where a link puts the cursor: `t`, the true time in ms (readable, and what an older
@@ -14,14 +14,6 @@ use crate::ui::browser;
 pub struct UrlCursor {
     pub t_ms: Option<u64>,
     pub event: Option<usize>,
-}
-
-impl UrlCursor {
-    /// The cursor in `m`: the event the link names if `m` has it at the link's time (a
-    /// hand-edited `t` wins over a stale `e`), else the last event at or before `t`.
-    pub fn index_in(self, m: &Model) -> Option<usize> {
-        crate::timeline::panel::link_index(m, self.t_ms, self.event)
-    }
 }
 
 /// Where a panel opens: its scenario, seed, cursor, and the knobs and faults a link
