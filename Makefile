@@ -31,10 +31,10 @@ fmt:
 	cargo fmt --all -- --check
 
 # After editing scenarios/*.toml or labs/*/*.toml (or a type they are read into): writes
-# src/builtins.wire, the validated built-ins in the form the page reads (src/wire.rs).
+# src/builtins.wire, the validated built-ins in the form the page reads (src/builtins.rs).
 # `make test` fails while the file is not current.
 builtins:
-	LOCKSTEP_WRITE_BUILTINS=1 cargo test --lib wire::tests::the_builtins_file_is_current
+	LOCKSTEP_WRITE_BUILTINS=1 cargo test --lib builtins::tests::the_builtins_file_is_current
 
 lint:
 	cargo clippy --all-targets -- -D warnings

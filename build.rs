@@ -39,6 +39,11 @@ mod decimal;
 #[allow(dead_code)]
 #[path = "src/lesson/section.rs"]
 mod section;
+// The lesson's text is named and checked with it (`text::take`).
+#[path = "src/fnv.rs"]
+mod fnv;
+use fnv::fnv1a;
+
 // The section list is ordered with it.
 #[allow(dead_code)]
 #[path = "src/sorting.rs"]
@@ -100,13 +105,6 @@ impl Blob {
         );
         fs::write(out.join("text_blob.rs"), code).expect("write text_blob.rs");
     }
-}
-
-/// FNV-1a, 64 bits: `sim::rng::fnv1a`, with which `src/text.rs` checks a fetched text.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
-    })
 }
 
 fn list(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {

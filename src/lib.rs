@@ -3,8 +3,11 @@
 //! `store` and `sim` are plain Rust (no browser imports) and compile and test natively.
 //! `ui` is the only module that knows the browser; it exists only on wasm32.
 
+#[cfg(not(target_arch = "wasm32"))]
+pub mod builtins;
 pub mod calls;
 pub mod decimal;
+pub mod fnv;
 pub mod json;
 pub mod labs;
 pub mod lesson;

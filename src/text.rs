@@ -43,7 +43,7 @@ fn blob() -> &'static str {
     FETCHED.get().copied().unwrap_or("")
 }
 
-use crate::sim::rng::fnv1a;
+use crate::fnv::fnv1a;
 
 /// Checks that `text` is the one this module was built with (its length and hash); a
 /// module built without `inline-text` then keeps it for [`Txt::get`].

@@ -16,15 +16,7 @@ pub fn mix64(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// FNV-1a over bytes: stable across runs, platforms and compiler versions.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
+pub use crate::fnv::fnv1a;
 
 /// The sub-seed of subsystem `name` under `seed`.
 pub fn sub_seed(seed: u64, name: &str) -> u64 {

@@ -110,7 +110,7 @@ pub fn make_elsewhere(
 
 /// The name of a run's job (its wire text) among the runs made ahead of time.
 pub fn job_key(job: &str) -> String {
-    format!("{:016x}", crate::sim::rng::fnv1a(job.as_bytes()))
+    format!("{:016x}", crate::fnv::fnv1a(job.as_bytes()))
 }
 
 /// A run made ahead of time for `job`, as the worker posted it at build time (see
