@@ -16,6 +16,7 @@
 //!   expiring on a node, a client's command removing another client's key.
 
 pub mod fork;
+pub mod lab_panel;
 pub mod lens;
 pub mod link;
 pub mod lod;

@@ -27,7 +27,8 @@ use crate::lesson::route::{hash_with_state, query_param};
 use crate::sim::lab::seq::{self, Draw};
 use crate::sim::lab::{self, CodeError, Lab, LabAttack, LabAttackOp, StallPoint};
 use crate::sim::Violation;
-use crate::timeline::{self, Model};
+use crate::timeline;
+use crate::timeline::lab_panel::{Broken, LabAction, LabState, Phase, Shown};
 use crate::ui::browser;
 use crate::ui::components::doc;
 use crate::ui::components::render;
@@ -78,41 +79,16 @@ pub struct LabPanelProps {
     pub lang: Lang,
 }
 
-/// What the last Run or Try to break it showed.
+/// The panel's state in a reducer (`timeline::lab_panel`, tested natively).
 #[derive(Clone, PartialEq)]
-struct Shown {
-    /// Trials run, out of how many, from which seed.
-    trials: u32,
-    total: u32,
-    seed: u64,
-    break_it: bool,
-    cancelled: bool,
-    checks: Vec<(String, bool)>,
-    code_error: Option<CodeError>,
-    broken: Option<Broken>,
-    /// Where the trials ran: `worker` (the engine beside the learner's code).
-    ran_in: &'static str,
-    /// Where the failing run shown was replayed: `worker` (the page's engine worker).
-    drawn_in: &'static str,
-}
+struct LabModel(LabState);
 
-/// The run that broke (or whose code failed), drawn.
-#[derive(Clone, PartialEq)]
-struct Broken {
-    seed: u64,
-    trial: u32,
-    attacks: Vec<LabAttack>,
-    violations: Vec<Violation>,
-    model: Rc<Model>,
-}
+impl Reducible for LabModel {
+    type Action = LabAction;
 
-#[derive(Clone, PartialEq)]
-enum Phase {
-    Idle,
-    Loading,
-    Running { done: u32, total: u32 },
-    Shown(Rc<Shown>),
-    Failed(String),
+    fn reduce(self: Rc<Self>, action: LabAction) -> Rc<Self> {
+        Rc::new(LabModel(self.0.clone().reduce(action)))
+    }
 }
 
 thread_local! {
@@ -346,14 +322,14 @@ fn use_saving(
 fn copy_link_handler(
     id: &str,
     code: &UseStateHandle<String>,
-    replay: &UseStateHandle<Option<u64>>,
-    copied: &UseStateHandle<bool>,
+    replay: Option<u64>,
+    dispatch: Callback<LabAction>,
 ) -> Callback<MouseEvent> {
-    let (id, code, replay, copied) = (id.to_string(), code.clone(), replay.clone(), copied.clone());
+    let (id, code) = (id.to_string(), code.clone());
     Callback::from(move |_: MouseEvent| {
-        if let Some(link) = link_with_code(&id, &code, *replay) {
+        if let Some(link) = link_with_code(&id, &code, replay) {
             browser::copy_text(&link);
-            copied.set(true);
+            dispatch.emit(LabAction::LinkCopied);
         }
     })
 }
@@ -366,14 +342,18 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
     let lab = use_memo((props.id.clone(), pack), |(id, pack)| find_lab(id, pack.as_ref()));
     let saved = store.as_ref().and_then(|s| s.saved.get(&props.id).cloned());
     let code = use_lab_code(&props.id, &lab, &saved);
-    let phase = use_state(|| Phase::Idle);
+    let state = {
+        let id = props.id.clone();
+        use_reducer(move || LabModel(LabState::new(shared_trial(&id))))
+    };
+    let dispatch = {
+        let state = state.clone();
+        Callback::from(move |a: LabAction| state.dispatch(a))
+    };
     let cancel = use_mut_ref(|| Rc::new(Cell::new(false)));
-    let cursor = use_state(|| 0usize);
-    let solution = use_state(|| None::<Result<String, String>>);
-    let replay = use_state(|| shared_trial(&props.id));
     let from_link = *use_state(|| shared_code(&props.id).is_some());
-    let copied = use_state(|| false);
-    let on_copy_link = copy_link_handler(&props.id, &code, &replay, &copied);
+    let s = &state.0;
+    let on_copy_link = copy_link_handler(&props.id, &code, s.replay, dispatch.clone());
     let editor = use_node_ref();
     let verdict_ref = use_node_ref();
     let Some(Ok(lab)) = (*lab).clone() else {
@@ -383,8 +363,8 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
         };
         return html! { <p class="lab-error" role="alert">{ why }</p> };
     };
-    let attempted = saved.as_ref().is_some_and(|s| s.runs > 0) || matches!(*phase, Phase::Shown(_));
-    let running = matches!(*phase, Phase::Loading | Phase::Running { .. });
+    let attempted = saved.as_ref().is_some_and(|s| s.runs > 0) || matches!(s.phase, Phase::Shown(_));
+    let running = s.running();
 
     let save = {
         let store = store.clone();
@@ -398,12 +378,10 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
     let (oninput, onchange) = use_saving(&code, save.clone());
     let start = {
         let h = Handles {
-            phase: phase.clone(),
+            state: state.clone(),
             cancel: cancel.clone(),
             code: code.clone(),
-            cursor: cursor.clone(),
             store: store.clone(),
-            replay: replay.clone(),
             verdict_ref: verdict_ref.clone(),
             editor: editor.clone(),
             lab: lab.clone(),
@@ -420,7 +398,7 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
         let cancel = cancel.clone();
         Callback::from(move |_: MouseEvent| cancel.borrow().set(true))
     };
-    let on_solution = toggle_solution(solution.clone(), &lab);
+    let on_solution = toggle_solution(s.solution.is_some(), dispatch.clone(), &lab);
     let on_reset = reset_handler(&code, save.clone(), lab.starter.clone(), t.t("lab_reset_confirm"));
     let goto_line = {
         let (editor, code) = (editor.clone(), code.clone());
@@ -441,7 +419,7 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
     let lang = props.lang;
     let (title, goal) = (in_lang(&lab.title, lang), in_lang(&lab.goal, lang));
     let editor_id = format!("lab-editor-{}", props.id);
-    let status = status_view(&phase, lang, &goto_line);
+    let status = status_view(&s.phase, lang, &goto_line);
     html! {
         <section class="lab" aria-labelledby={format!("lab-title-{}", props.id)} data-lab={props.id.clone()}>
             <h2 id={format!("lab-title-{}", props.id)}>{ title }</h2>
@@ -451,7 +429,7 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
             if from_link {
                 <p class="lab-note" role="note">{ t.t("lab_link_code") }</p>
             }
-            if let Some(seed) = *replay {
+            if let Some(seed) = s.replay {
                 <p class="lab-note" role="note">{ t.fmt("lab_shared", &[("seed", seed.to_string())]) }</p>
             }
             <label for={editor_id.clone()} class="lab-editor-label">{ t.t("lab_editor") }</label>
@@ -461,37 +439,37 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
             <p class="lab-keys" id={format!("lab-keys-{}", props.id)}>{ t.t("lab_keys") }</p>
             <div class="lab-actions">
                 <button type="button" class="primary" onclick={on_run} disabled={running}>
-                    { match *replay { Some(s) => t.fmt("lab_replay", &[("seed", s.to_string())]), None => t.t("lab_run") } }
+                    { match s.replay { Some(seed) => t.fmt("lab_replay", &[("seed", seed.to_string())]), None => t.t("lab_run") } }
                 </button>
                 <button type="button" onclick={on_break} disabled={running}>{ t.fmt("lab_break", &[("trials", lab.trials.to_string())]) }</button>
                 if running {
                     <button type="button" onclick={on_cancel}>{ t.t("lab_cancel") }</button>
                 }
                 if attempted {
-                    <button type="button" onclick={on_solution} aria-expanded={solution.is_some().to_string()}>
-                        { if solution.is_some() { t.t("lab_solution_hide") } else { t.t("lab_solution_show") } }
+                    <button type="button" onclick={on_solution} aria-expanded={s.solution.is_some().to_string()}>
+                        { if s.solution.is_some() { t.t("lab_solution_hide") } else { t.t("lab_solution_show") } }
                     </button>
                 }
                 <button type="button" class="quiet" onclick={on_reset} disabled={running}>{ t.t("lab_reset") }</button>
                 <button type="button" class="quiet" onclick={on_copy_link}>
-                    { if *copied { t.t("lab_link_copied") } else { t.t("lab_copy_link") } }
+                    { if s.copied { t.t("lab_link_copied") } else { t.t("lab_copy_link") } }
                 </button>
             </div>
             // What a screen reader announces: the verdict and the checks. The broken run's
             // timeline and violations follow outside it (they are read on demand).
             <div class="lab-status" aria-live="polite" ref={verdict_ref}>{ status }</div>
             {
-                match &*phase {
-                    Phase::Shown(s) => s.broken.as_ref().map(|b| broken_view(b, lang, &cursor)).unwrap_or_default(),
+                match s.broken() {
+                    Some(b) => broken_view(b, lang, s.cursor, &dispatch),
                     _ => html! {},
                 }
             }
             {
-                match &*solution {
-                    Some(Ok(s)) => html! {
+                match &s.solution {
+                    Some(Ok(solution)) => html! {
                         <div class="lab-solution">
                             <h3>{ t.t("lab_solution") }</h3>
-                            <CodeBlock lang={Some("js".to_string())} code={s.clone()} ui_lang={lang} />
+                            <CodeBlock lang={Some("js".to_string())} code={solution.clone()} ui_lang={lang} />
                         </div>
                     },
                     Some(Err(e)) => html! { <p class="lab-error" role="alert">{ t.fmt("lab_load_failed", &[("why", e.clone())]) }</p> },

@@ -148,23 +148,9 @@ pub(super) fn result_view(s: &Shown, lang: Lang, goto_line: &impl Fn(u32) -> Cal
 /// Violations listed in words; the rest are counted (a first break often cascades).
 pub(super) const SHOWN_VIOLATIONS: usize = 3;
 
-/// The trace index where the run first broke: the event that broke it (a foreign
-/// delete, a kept lock, the second holder's acquisition, a failure), else the last
-/// event before that moment.
-pub(super) fn broke_index(b: &Broken) -> usize {
-    use crate::sim::TraceKind as K;
-    let m = &b.model;
-    let Some(v) = b.violations.first() else {
-        return m
-            .trace
-            .iter()
-            .position(|e| matches!(e.kind, K::CodeError { .. }))
-            .unwrap_or(0);
-    };
-    lab::breaking_event(&m.trace, v)
-}
-
-pub(super) fn broken_view(b: &Broken, lang: Lang, cursor: &UseStateHandle<usize>) -> Html {
+/// The broken run: its attacks and violations in words, and its timeline with the cursor
+/// the panel's state holds (opened where it broke: `Broken::broke_at`).
+pub(super) fn broken_view(b: &Broken, lang: Lang, cursor: usize, dispatch: &Callback<LabAction>) -> Html {
     let t = Texts::new(lang);
     let m = b.model.clone();
     let workers: Vec<String> = {
@@ -185,7 +171,7 @@ pub(super) fn broken_view(b: &Broken, lang: Lang, cursor: &UseStateHandle<usize>
         seen
     };
     let last = m.trace.len().saturating_sub(1);
-    let at = (**cursor).min(last);
+    let at = cursor.min(last);
     let t_us = m.trace.get(at).map_or(0, |e| e.t_us);
     // The events framed (the run goes on quietly to its end time), as a scenario opens.
     let last_us = m
@@ -195,22 +181,9 @@ pub(super) fn broken_view(b: &Broken, lang: Lang, cursor: &UseStateHandle<usize>
         .find(|e| !matches!(e.kind, crate::sim::TraceKind::End))
         .map_or(0, |e| e.t_us);
     let view = timeline::view::initial(last_us, m.end_us.max(1)).unwrap_or((0, m.end_us.max(1)));
-    let step = |d: i64| {
-        let cursor = cursor.clone();
-        Callback::from(move |_: MouseEvent| {
-            let next = (*cursor as i64 + d).clamp(0, last as i64) as usize;
-            cursor.set(next);
-        })
-    };
-    let broke_at = broke_index(b);
-    let on_jump = {
-        let cursor = cursor.clone();
-        Callback::from(move |_: MouseEvent| cursor.set(broke_at))
-    };
-    let on_seek = {
-        let cursor = cursor.clone();
-        Callback::from(move |i: usize| cursor.set(i))
-    };
+    let step = |d: i64| dispatch.reform(move |_: MouseEvent| LabAction::Step(d));
+    let on_jump = dispatch.reform(|_: MouseEvent| LabAction::JumpToBreak);
+    let on_seek = dispatch.reform(LabAction::Seek);
     let on_share = Callback::from(move |_: MouseEvent| {
         if let Some(href) = web_sys::window().and_then(|w| w.location().href().ok()) {
             browser::copy_text(&href);

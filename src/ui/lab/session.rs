@@ -188,23 +188,20 @@ pub(super) fn show_failure(shown: &mut Shown, verdicts: &[lab::Verdict], code_er
 
 /// The solution button's action: show the lab's reference solution (a pack's lab has it;
 /// a built-in one's is fetched), or hide it.
-pub(super) fn toggle_solution(
-    solution: UseStateHandle<Option<Result<String, String>>>,
-    lab: &Lab,
-) -> Callback<MouseEvent> {
+pub(super) fn toggle_solution(shown: bool, dispatch: Callback<LabAction>, lab: &Lab) -> Callback<MouseEvent> {
     let (id, known) = (lab.id.clone(), lab.solution.clone());
     Callback::from(move |_: MouseEvent| {
-        if solution.is_some() {
-            solution.set(None);
+        if shown {
+            dispatch.emit(LabAction::HideSolution);
         } else if !known.is_empty() {
-            solution.set(Some(Ok(known.clone())));
+            dispatch.emit(LabAction::ShowSolution(Ok(known.clone())));
         } else {
-            let (solution, id) = (solution.clone(), id.clone());
+            let (dispatch, id) = (dispatch.clone(), id.clone());
             wasm_bindgen_futures::spawn_local(async move {
                 let s = lab_file(&format!("{id}/solution.js"))
                     .await
                     .map(|s| s.to_string());
-                solution.set(Some(s));
+                dispatch.emit(LabAction::ShowSolution(s));
             });
         }
     })
@@ -236,12 +233,10 @@ pub(super) fn select_line(editor: NodeRef, code: UseStateHandle<String>, line: u
 /// What a session started from the panel reads and updates.
 #[derive(Clone)]
 pub(super) struct Handles {
-    pub(super) phase: UseStateHandle<Phase>,
+    pub(super) state: UseReducerHandle<LabModel>,
     pub(super) cancel: Rc<RefCell<Rc<Cell<bool>>>>,
     pub(super) code: UseStateHandle<String>,
-    pub(super) cursor: UseStateHandle<usize>,
     pub(super) store: Option<LabStore>,
-    pub(super) replay: UseStateHandle<Option<u64>>,
     pub(super) verdict_ref: NodeRef,
     pub(super) editor: NodeRef,
     pub(super) lab: Lab,
@@ -274,15 +269,15 @@ pub(super) fn start_session(h: &Handles, break_it: bool) {
             lab::RUN_SEED
         },
         trials: if break_it { h.lab.trials } else { 1 },
-        replay: if break_it { None } else { *h.replay },
+        replay: if break_it { None } else { h.state.0.replay },
         cancel: flag,
     };
-    h.phase.set(Phase::Loading);
+    h.state.dispatch(LabAction::Start);
     let h = h.clone();
     wasm_bindgen_futures::spawn_local(async move {
         let progress = {
-            let phase = h.phase.clone();
-            Callback::from(move |(done, total)| phase.set(Phase::Running { done, total }))
+            let state = h.state.clone();
+            Callback::from(move |(done, total)| state.dispatch(LabAction::Progress { done, total }))
         };
         let result = run_session(session, progress).await;
         // The next session's sandboxes, ready before the next click.
@@ -290,7 +285,6 @@ pub(super) fn start_session(h: &Handles, break_it: bool) {
         match result {
             Ok(shown) => {
                 if let Some(b) = &shown.broken {
-                    h.cursor.set(broke_index(b));
                     let state = format!("lab={}&trial={}", h.id, b.seed);
                     browser::replace_hash(&hash_with_state(&browser::hash(), &state));
                 }
@@ -300,8 +294,7 @@ pub(super) fn start_session(h: &Handles, break_it: bool) {
                         s.on_run.emit((h.id.clone(), passed && shown.break_it));
                     }
                 }
-                h.replay.set(None);
-                h.phase.set(Phase::Shown(Rc::new(shown)));
+                h.state.dispatch(LabAction::Finished(Ok(shown)));
                 // The verdict where the learner can see it (below the editor on a phone).
                 if let Some(el) = h.verdict_ref.cast::<web_sys::Element>() {
                     let opts = web_sys::ScrollIntoViewOptions::new();
@@ -309,7 +302,7 @@ pub(super) fn start_session(h: &Handles, break_it: bool) {
                     el.scroll_into_view_with_scroll_into_view_options(&opts);
                 }
             }
-            Err(e) => h.phase.set(Phase::Failed(e)),
+            Err(e) => h.state.dispatch(LabAction::Finished(Err(e))),
         }
     });
 }
