@@ -6,7 +6,8 @@
 //! Words for people are made at the edge: `timeline::words` says each fact in the
 //! reader's language. The [`std::fmt::Display`] impls here are the words of the
 //! `lockstep run` text and of `lockstep run --json` only (other tools read them, so they
-//! keep their exact form); serde writes each fact as that string.
+//! keep their exact form); serde writes each fact as that string in JSON, and as tagged
+//! data on the wire to the page.
 
 use super::scenario::Persistence;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -15,7 +16,8 @@ use std::hash::{Hash, Hasher};
 
 /// Why a message was dropped, a lock was lost, an acquisition failed, a write was
 /// refused or work was skipped.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 pub enum Reason {
     // A message dropped.
     /// The link was cut.
@@ -75,10 +77,14 @@ pub enum Reason {
     Said(String),
 }
 
-/// A fact that travels as its words (its `Display`): hashed as them, so a trace hashes
-/// as it did when the facts were strings and the recorded determinism hashes hold;
-/// written as them in the JSON; and read back from them by `$read` (`None`: not one of
-/// its words, an error naming `$what`).
+/// A fact hashed as its words (its `Display`), so a trace hashes as it did when the facts
+/// were strings and the recorded determinism hashes hold. For people's formats (the JSON
+/// of `lockstep run --json`, which other tools read) serde writes it as those words and
+/// reads them back by `$read` (`None`: not one of its words, an error naming `$what`).
+/// Between the engine and the page (the wire: bincode, not human-readable) it travels
+/// as tagged data, its variant and fields (the derive's `remote = "Self"` form): no
+/// sentence is parsed back there, and a Redis reply that reads like another fact stays
+/// what it was.
 macro_rules! as_words {
     ($t:ty, $what:literal, $read:expr) => {
         impl Hash for $t {
@@ -89,12 +95,18 @@ macro_rules! as_words {
 
         impl Serialize for $t {
             fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.collect_str(self)
+                match s.is_human_readable() {
+                    true => s.collect_str(self),
+                    false => <$t>::serialize(self, s),
+                }
             }
         }
 
         impl<'de> Deserialize<'de> for $t {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                if !d.is_human_readable() {
+                    return <$t>::deserialize(d);
+                }
                 let s = String::deserialize(d)?;
                 let read: fn(&str) -> Option<$t> = $read;
                 read(&s).ok_or_else(|| serde::de::Error::custom(format!("unknown {} `{s}`", $what)))
@@ -256,7 +268,8 @@ impl Reason {
 
 /// What a message carries, as the trace records it (a `Send`'s `what`): Redis's own
 /// words (commands, replies) as they are, the rest as facts.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 pub enum Message {
     /// Redis's own words: a command (long arguments shortened) or a reply in
     /// redis-cli's form. (Also what JSON gives back for text of no other shape.)
@@ -390,7 +403,8 @@ impl Message {
 }
 
 /// Which client timer fired (a trace's `Timer`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 pub enum TimerName {
     Start,
     Retry,
@@ -436,7 +450,8 @@ impl fmt::Display for TimerName {
 }
 
 /// What a restarted process came back with (a trace's `Restart`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 pub enum Comeback {
     /// A node: what its persistence kept.
     Disk(Persistence),
@@ -813,6 +828,46 @@ mod tests {
         assert_eq!(
             HoldEnd::Lost(Reason::ValidityEnded).to_string(),
             "lost: validity ended"
+        );
+    }
+
+    /// On the wire to the page a fact is tagged data: a Redis reply whose words read like
+    /// another fact (`read x`, `ack #3`, `rejected: lost`) comes back as the reply it
+    /// was, where its JSON words are read back as that other fact.
+    #[test]
+    fn facts_cross_the_wire_as_data_not_as_words() {
+        let lookalikes = [
+            Message::Redis("read x".into()),
+            Message::Redis("ack #3".into()),
+            Message::Redis("rejected: lost".into()),
+            Message::Rejected(Reason::Said("partitioned".into())),
+            Message::Write {
+                key: "k".into(),
+                value: "v w".into(),
+                token: Some(-1),
+            },
+        ];
+        for m in lookalikes {
+            let text = crate::wire::to_text(&m).unwrap_or_default();
+            assert_eq!(crate::wire::from_text::<Message>(&text), Ok(m.clone()), "{m}");
+        }
+        let read_back =
+            |m: &Message| serde_json::from_str::<Message>(&serde_json::to_string(m).unwrap_or_default()).ok();
+        assert_eq!(
+            read_back(&Message::Redis("read x".into())),
+            Some(Message::Read { key: "x".into() }),
+            "JSON keeps the words, and reads them as the fact they spell"
+        );
+        for t in [TimerName::Start, TimerName::WorkStepDone] {
+            assert_eq!(
+                crate::wire::from_text(&crate::wire::to_text(&t).unwrap_or_default()),
+                Ok(t)
+            );
+        }
+        let c = Comeback::Resync;
+        assert_eq!(
+            crate::wire::from_text(&crate::wire::to_text(&c).unwrap_or_default()),
+            Ok(c)
         );
     }
 }
