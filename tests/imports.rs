@@ -133,3 +133,25 @@ fn a_circle_is_found_where_there_is_one() {
         ])
     );
 }
+
+/// The deterministic core reads no JavaScript wire format: the world (`src/sim/world.rs`,
+/// `src/sim/world/`) is handed a lab's answers already read into actions
+/// (`sim::lab::replay_world`), and names neither the harness's reader nor a JSON one.
+#[test]
+fn the_world_reads_no_wire_format() {
+    let sim = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/sim");
+    let mut all = vec![sim.join("world.rs")];
+    files(&sim.join("world"), &mut all);
+    assert!(all.len() > 3, "the world's files were found");
+    for path in all {
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let code = code_of(&text);
+        for reader in ["serde_json", "parse_actions", "lab::wire", "from_str("] {
+            assert!(
+                !code.contains(reader),
+                "{} reads a wire format: `{reader}`",
+                path.display()
+            );
+        }
+    }
+}

@@ -299,8 +299,12 @@ pub struct World {
     /// A replay: the harness's answers of an earlier run, in order, and how many are
     /// used. With a tape the world answers its lab workers itself, so the timeline can
     /// rebuild (and step back through) a run of the learner's code without the harness.
-    lab_tape: Option<(Arc<Vec<String>>, usize)>,
+    lab_tape: Option<(Arc<LabTape>, usize)>,
 }
+
+/// A recorded run's answers, each as the actions it held (`None`: it did not read, and
+/// the run ended there).
+pub type LabTape = Vec<Option<Vec<crate::sim::lab::LabAction>>>;
 
 /// Console lines a run records from lab workers; the rest are counted, not kept.
 pub const MAX_LAB_NOTES: u32 = 200;

@@ -146,6 +146,8 @@ pub fn replay_world(lab: &Lab, seed: u64, attacks: &[LabAttack], tape: Vec<Strin
     let mut world =
         World::build(&lab.scenario, seed, TraceLevel::Full).map_err(|(f, m)| format!("{f}: {m}"))?;
     apply_attacks(&mut world, attacks);
+    // Read here, at the edge: the world replays actions, not the harness's JSON.
+    let tape = tape.iter().map(|a| super::parse_actions(a).ok()).collect();
     world.set_lab_tape(std::sync::Arc::new(tape));
     Ok(world)
 }

@@ -176,8 +176,9 @@ impl World {
         None
     }
 
-    /// Replay the harness's recorded answers (see `lab_tape`).
-    pub fn set_lab_tape(&mut self, tape: Arc<Vec<String>>) {
+    /// Replay the harness's recorded answers (see `lab_tape`), read into actions by the
+    /// caller (`sim::lab::replay_world`): the world reads no harness's JSON.
+    pub fn set_lab_tape(&mut self, tape: Arc<LabTape>) {
         self.lab_tape = Some((tape, 0));
     }
 
@@ -195,9 +196,10 @@ impl World {
                 return;
             };
             *pos += 1;
-            match crate::sim::lab::parse_actions(&answer) {
-                Ok(actions) => self.lab_actions(input.pid, input.inc, actions, out),
-                Err(_) => {
+            match answer {
+                Some(actions) => self.lab_actions(input.pid, input.inc, actions, out),
+                // An answer that did not read: the run ended there.
+                None => {
                     self.lab_tape = None;
                     self.lab_queue.clear();
                     return;
