@@ -213,7 +213,7 @@ try {
           const w = new W(url, opts);
           const post = w.postMessage.bind(w);
           w.postMessage = (m, ...rest) => {
-            try { const v = JSON.parse(m); if (v.type === 'call') window.__calls.push(v.name); } catch { /* not ours */ }
+            try { const v = JSON.parse(m); if (v.what) window.__calls.push(v.what); } catch { /* not ours */ }
             return post(m, ...rest);
           };
           return w;

@@ -5,48 +5,42 @@
 //! message between threads (ARCHITECTURE.md, "The engine, off the page").
 //!
 //! The page runs the same module in a plain Worker of its own (`static/engine-worker.js`)
-//! for the scenario panels' runs (`panel_run`), "Can this break?" (`explore_batch`),
-//! §4's trade-off table (`sweep_point`) and the calls of `lockstep::calls` (`call`:
-//! generated questions, packs, the console, script checks), so none of them blocks the
-//! page.
+//! for every request of `lockstep::calls::Request` (the scenario panels' runs, "Can
+//! this break?", §4's trade-off table, generated questions, packs, the console, script
+//! checks, Markdown), so none of them blocks the page: `EngineJob`.
 //!
-//! It imports no browser API: only `wasm-bindgen` to export [`Trials`], `panel_run`,
-//! `call`, `explore_batch` and `sweep_point`.
+//! It imports no browser API: only `wasm-bindgen` to export [`Trials`] and `EngineJob`.
 
 #[cfg(target_arch = "wasm32")]
 mod web {
     use lockstep::sim::lab::seq::{Draw, TrialSeq};
     use lockstep::sim::lab::LabTexts;
-    use lockstep::sim::scenario::Scenario;
     use wasm_bindgen::prelude::*;
 
-    /// One batch of the page's "Can this break?" (`sim::explore::explore_batch`), run in
-    /// the page's engine worker (`static/engine-worker.js`).
+    /// A request of the page (`lockstep::calls::Request`, in the wire's form), made into
+    /// its answers one at a time by the page's engine worker (`static/engine-worker.js`).
     #[wasm_bindgen]
-    pub fn explore_batch(scenario: &str, seed: &str, batch: u32) -> Result<String, JsError> {
-        answer(scenario, seed, |s, seed| {
-            lockstep::sim::explore::explore_batch(s, seed, u64::from(batch))
-        })
-    }
+    pub struct EngineJob(lockstep::calls::Steps);
 
-    /// One row of §4's trade-off table (`sim::sweep::ttl_point`), run in the page's engine
-    /// worker; the TTL in ms.
     #[wasm_bindgen]
-    pub fn sweep_point(scenario: &str, seed: &str, ttl_ms: f64) -> Result<String, JsError> {
-        answer(scenario, seed, |s, seed| {
-            lockstep::sim::sweep::ttl_point(s, seed, ttl_ms)
-        })
-    }
+    impl EngineJob {
+        #[wasm_bindgen(constructor)]
+        pub fn new(request: &str) -> Result<EngineJob, JsError> {
+            let request =
+                lockstep::wire::from_text(request).map_err(|e| JsError::new(&format!("the request: {e}")))?;
+            Ok(EngineJob(lockstep::calls::Steps::new(request)))
+        }
 
-    /// A scenario panel's run (`timeline::panel::RunJob` in the wire's form): the run, or a console
-    /// line's fork, as texts to post one by one (`timeline::panel::answer_parts`):
-    /// the pieces of its long lists, then the `RunAnswer` without them.
-    #[wasm_bindgen]
-    pub fn panel_run(job: &str) -> Result<Vec<String>, JsError> {
-        use lockstep::timeline::panel::{answer_parts, run_job, RunJob};
-        let job: RunJob =
-            lockstep::wire::from_text(job).map_err(|e| JsError::new(&format!("the run: {e}")))?;
-        answer_parts(run_job(&job)).map_err(|e| JsError::new(&e))
+        /// The next answer (`lockstep::calls::Answer`, in the wire's form), or
+        /// `undefined` when the request is answered.
+        #[wasm_bindgen(js_name = next)]
+        pub fn next_answer(&mut self) -> Result<Option<String>, JsError> {
+            self.0
+                .next_answer()
+                .map(|a| lockstep::wire::to_text(&a))
+                .transpose()
+                .map_err(|e| JsError::new(&e))
+        }
     }
 
     /// The file of the lesson's text this module was built with (`lockstep::text`): the
@@ -66,28 +60,6 @@ mod web {
     #[wasm_bindgen]
     pub fn take_text(text: String) -> Result<(), JsError> {
         lockstep::text::take(text).map_err(|e| JsError::new(&e))
-    }
-
-    /// One of the engine's calls by name (`lockstep::calls`): wire text in and out.
-    #[wasm_bindgen]
-    pub fn call(name: &str, arg: &str) -> Result<String, JsError> {
-        lockstep::calls::call(name, arg).map_err(|e| JsError::new(&e))
-    }
-
-    /// The worker's calls: the scenario in the wire's form and the seed as decimal text (a
-    /// u64 does not fit a JavaScript number) in, `run`'s answer in the wire's form out.
-    fn answer<T: serde::Serialize>(
-        scenario: &str,
-        seed: &str,
-        run: impl FnOnce(&Scenario, u64) -> Result<T, String>,
-    ) -> Result<String, JsError> {
-        let scenario: Scenario =
-            lockstep::wire::from_text(scenario).map_err(|e| JsError::new(&format!("the scenario: {e}")))?;
-        let seed: u64 = seed
-            .parse()
-            .map_err(|_| JsError::new("the seed is not a number"))?;
-        let out = run(&scenario, seed).map_err(|e| JsError::new(&e))?;
-        lockstep::wire::to_text(&out).map_err(|e| JsError::new(&e))
     }
 
     /// One group of a "Try to break it" session, or a lab's Run or a shared trial's

@@ -205,27 +205,47 @@ pub enum RunPart {
     KeyStates(Vec<super::KeyState>),
 }
 
-/// `answer` as texts to post one by one: the pieces of its run's long lists, then the
-/// answer without them, each in the wire's form (`crate::wire::to_text`). [`read_part`] and [`read_answer`]
-/// read them, and [`Parts`] puts them together again.
-pub fn answer_parts(mut answer: RunAnswer) -> Result<Vec<String>, String> {
-    let mut texts = Vec::new();
-    if let Some(m) = answer.model_mut() {
-        let mut part = |p: RunPart| crate::wire::to_text(&p).map(|t| texts.push(t));
-        for c in std::mem::take(&mut m.trace).chunks(PART_ITEMS) {
-            part(RunPart::Trace(c.to_vec())).map_err(|e| e.to_string())?;
-        }
-        for c in std::mem::take(&mut m.arrows).chunks(PART_ITEMS) {
-            part(RunPart::Arrows(c.to_vec())).map_err(|e| e.to_string())?;
-        }
-        for c in std::mem::take(&mut m.marks).chunks(PART_ITEMS) {
-            part(RunPart::Marks(c.to_vec())).map_err(|e| e.to_string())?;
-        }
-        for c in std::mem::take(&mut m.key_states).chunks(PART_ITEMS) {
-            part(RunPart::KeyStates(c.to_vec())).map_err(|e| e.to_string())?;
-        }
+/// `answer` in pieces to send one by one: the pieces of its run's long lists, and the
+/// answer without them. [`Parts`] puts them together again.
+pub fn split_answer(mut answer: RunAnswer) -> (Vec<RunPart>, RunAnswer) {
+    fn pieces<T: Clone>(v: Vec<T>) -> Vec<Vec<T>> {
+        v.chunks(PART_ITEMS).map(<[T]>::to_vec).collect()
     }
-    texts.push(crate::wire::to_text(&answer)?);
+    let mut parts = Vec::new();
+    if let Some(m) = answer.model_mut() {
+        parts.extend(
+            pieces(std::mem::take(&mut m.trace))
+                .into_iter()
+                .map(RunPart::Trace),
+        );
+        parts.extend(
+            pieces(std::mem::take(&mut m.arrows))
+                .into_iter()
+                .map(RunPart::Arrows),
+        );
+        parts.extend(
+            pieces(std::mem::take(&mut m.marks))
+                .into_iter()
+                .map(RunPart::Marks),
+        );
+        parts.extend(
+            pieces(std::mem::take(&mut m.key_states))
+                .into_iter()
+                .map(RunPart::KeyStates),
+        );
+    }
+    (parts, answer)
+}
+
+/// [`split_answer`]'s pieces as texts in the wire's form (`crate::wire::to_text`), the
+/// answer last. [`read_part`] and [`read_answer`] read them.
+pub fn answer_parts(answer: RunAnswer) -> Result<Vec<String>, String> {
+    let (parts, rest) = split_answer(answer);
+    let mut texts = parts
+        .iter()
+        .map(crate::wire::to_text)
+        .collect::<Result<Vec<_>, _>>()?;
+    texts.push(crate::wire::to_text(&rest)?);
     Ok(texts)
 }
 

@@ -1,18 +1,20 @@
 //! The page's engine worker (`static/engine-worker.js`, around `src/bin/engine.rs`): one
 //! per page, shared by everything the page hands off (the scenario panels' runs and
 //! forks, generated questions, "Can this break?", §4's trade-off tables, a lab's replay,
-//! and the calls of `crate::calls`), so none of them holds the page's thread and the
-//! engine loads once.
+//! packs, the console, Markdown), so none of them holds the page's thread and the engine
+//! loads once.
 //!
-//! A run is a [`Job`]: a request with an id, whose answers (JSON messages carrying that
-//! id, read by the browser's own JSON parser: [`Message`]) go to the job's handler. What
-//! they carry of the engine's values is in the wire's form (`crate::wire`), so the page
-//! has no JSON reader for any of them. Dropping the job forgets it and tells the worker to stop
-//! it between two batches (Cancel, a new seed). If the worker cannot start or breaks,
-//! every job's `on_failed` runs once; a broken worker is started again for the next job,
-//! twice at most. The page has no engine of its own: a job that fails says the simulator
-//! could not start (`timeline::panel::NO_ENGINE`).
+//! A request is a [`crate::calls::Request`], handed over as a [`Job`] with an id; its
+//! answers ([`crate::calls::Answer`], then its end) come back as small JSON envelopes
+//! carrying that id, read by the browser's own JSON parser ([`Message`]), the answer in
+//! them in the wire's form (`crate::wire`), so the page has no JSON reader of its own.
+//! Dropping the job forgets it and tells the worker to stop it before its next answer
+//! (Cancel, a new seed). If the worker cannot start or breaks, every job's `on_failed`
+//! runs once; a broken worker is started again for the next job, twice at most. The page
+//! has no engine of its own: a job that fails says the simulator could not start
+//! (`timeline::panel::NO_ENGINE`).
 
+use crate::calls::{Answer, Request};
 use crate::vecmap::VecMap;
 use gloo::events::EventListener;
 use std::cell::{Cell, RefCell};
@@ -126,7 +128,7 @@ impl Drop for Job {
             .ok()
             .flatten();
         if known.is_some() {
-            post(&format!("{{\"type\":\"cancel\",\"id\":{}}}", self.id));
+            post(&format!("{{\"cancel\":{}}}", self.id));
         }
     }
 }
@@ -152,13 +154,24 @@ impl Message {
         js_sys::Reflect::get(&self.value, &JsValue::from_str(name)).ok()
     }
 
-    /// Its `type`.
-    pub fn kind(&self) -> Option<String> {
-        self.text_field("type")
+    /// The answer it carries (`crate::calls::Answer`), if it carries one that reads.
+    pub fn answer(&self) -> Option<Answer> {
+        crate::wire::from_text(&self.text_field("bin")?).ok()
+    }
+
+    /// Whether it says that its request is answered.
+    pub fn is_done(&self) -> bool {
+        self.field("done").is_some_and(|d| d.is_truthy())
+    }
+
+    /// The engine's error that ended its request (the request did not read, or the
+    /// engine threw), if it is one.
+    pub fn error(&self) -> Option<String> {
+        self.text_field("error")
     }
 
     /// Its field `name`, if that is a string.
-    pub fn text_field(&self, name: &str) -> Option<String> {
+    fn text_field(&self, name: &str) -> Option<String> {
         self.field(name)?.as_string()
     }
 
@@ -168,11 +181,6 @@ impl Message {
             .as_f64()
             .filter(|n| n.fract() == 0.0 && *n >= 0.0 && *n < 9.0e15)
             .map(|n| n as u64)
-    }
-
-    /// The value its field `name` holds in the wire's form.
-    pub fn wire<T: serde::de::DeserializeOwned>(&self, name: &str) -> Option<T> {
-        crate::wire::from_text(&self.text_field(name)?).ok()
     }
 
     /// The text the worker posted.
@@ -189,31 +197,25 @@ extern "C" {
     fn parse_json(text: &JsValue) -> Result<JsValue, JsValue>;
 }
 
-/// A request for the worker: a JSON object of type `kind` with these fields (its `id` is
-/// set when it is submitted).
-pub fn request(kind: &str, fields: &[(&str, JsValue)]) -> js_sys::Object {
-    let o = js_sys::Object::new();
-    let _ = js_sys::Reflect::set(&o, &"type".into(), &kind.into());
-    for (k, v) in fields {
-        let _ = js_sys::Reflect::set(&o, &JsValue::from_str(k), v);
-    }
-    o
-}
-
-/// Hands `request` (see [`request`]; its `id` is set here) to the worker. Each answer goes
-/// to `on_message`; if the worker fails, `on_failed` runs once instead of any more
-/// answers. `None` when the worker does not run: the caller computes on the page.
+/// Hands `request` to the worker. Each of its messages (an answer, then `done`; or an
+/// error) goes to `on_message`; if the worker fails, `on_failed` runs once instead of any
+/// more. `None` when the worker does not run (or the request cannot be written): the
+/// caller says the simulator could not start.
 pub fn submit(
-    request: js_sys::Object,
+    request: &Request,
     on_message: impl Fn(&Message) + 'static,
     on_failed: impl Fn() + 'static,
 ) -> Option<Job> {
+    let wire = crate::wire::to_text(request).ok()?;
     if !ensure() {
         return None;
     }
     let id = NEXT_ID.with(|n| n.replace(n.get() + 1));
-    let _ = js_sys::Reflect::set(&request, &"id".into(), &JsValue::from_f64(id as f64));
-    let text = js_sys::JSON::stringify(&request).ok()?.as_string()?;
+    // `what` is for people reading the traffic: the worker does not dispatch on it.
+    let text = format!(
+        "{{\"id\":{id},\"what\":\"{}\",\"request\":\"{wire}\"}}",
+        request.name()
+    );
     JOBS.with(|j| {
         j.borrow_mut().insert(
             id,
@@ -283,28 +285,24 @@ fn broke() {
     }
 }
 
-/// Call `name` of the engine (`lockstep::calls`) on `arg` in the worker: its answer as
-/// wire text, or `None` where the worker cannot make it (not served, broken) or the
-/// engine failed.
-async fn call(name: &str, arg: String) -> Option<String> {
-    let slot: Rc<RefCell<Option<String>>> = Rc::new(RefCell::new(None));
+/// `request`'s first answer, made in the worker: `None` where the worker cannot make it
+/// (not served, broken) or the engine failed.
+pub async fn call(request: Request) -> Option<Answer> {
+    let slot: Rc<RefCell<Option<Answer>>> = Rc::new(RefCell::new(None));
     let mut job = None;
     let promise = js_sys::Promise::new(&mut |resolve, _| {
         let done = move || {
             let _ = resolve.call0(&JsValue::NULL);
         };
-        let r = request("call", &[("name", name.into()), ("arg", arg.as_str().into())]);
         let (slot, on_answer, on_failed) = (slot.clone(), done.clone(), done.clone());
         job = submit(
-            r,
-            move |m| match m.kind().as_deref() {
-                Some("done") => {}
-                Some("result") => {
-                    *slot.borrow_mut() = m.text_field("value");
-                    on_answer();
+            &request,
+            move |m| {
+                if let Some(a) = m.answer().filter(|a| !matches!(a, Answer::Error(_))) {
+                    *slot.borrow_mut() = Some(a);
                 }
-                // The engine's own error: no answer.
-                _ => on_answer(),
+                // Its answer, its end, or the engine's error: the wait is over.
+                on_answer();
             },
             on_failed,
         );
@@ -315,13 +313,4 @@ async fn call(name: &str, arg: String) -> Option<String> {
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
     drop(job);
     slot.take()
-}
-
-/// Call `name` of the engine on `value` (sent in the wire's form) and read its answer.
-pub async fn call_for<T: serde::de::DeserializeOwned>(
-    name: &str,
-    value: &impl serde::Serialize,
-) -> Option<T> {
-    let arg = crate::wire::to_text(value).ok()?;
-    crate::wire::from_text(&call(name, arg).await?).ok()
 }

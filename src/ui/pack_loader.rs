@@ -3,7 +3,7 @@
 //! Validation is `lesson::pack::load_files`, made in the engine's worker (`calls`): every
 //! mistake is reported, none panics.
 
-use crate::calls::{PackFile, PackFiles};
+use crate::calls::{Answer, PackFile, PackFiles, Request};
 use crate::lesson::pack::{Pack, PackError, MAX_FILE_BYTES, MAX_PACK_BYTES};
 use crate::ui::engine_worker;
 use wasm_bindgen::JsCast;
@@ -110,7 +110,10 @@ pub async fn from_url(url: &str) -> Result<Pack, Vec<String>> {
 /// The pack `files` make, validated in the engine's worker (the loader reads TOML and
 /// Markdown and checks scenarios and labs, none of which the page needs otherwise).
 async fn load(files: PackFiles) -> Result<Pack, Vec<String>> {
-    let pack = pack_call::<Pack>("pack_load", &files).await?;
+    let pack = match engine_worker::call(Request::PackLoad(files)).await {
+        Some(Answer::PackLoad(r)) => r,
+        _ => Err(vec![NO_READER.to_string()]),
+    }?;
     // The page parses no Markdown: the engine parses the pack's texts for it.
     crate::ui::components::learn_trees(crate::lesson::docs::pack_texts(&pack)).await;
     Ok(pack)
@@ -122,18 +125,10 @@ async fn listed(name: &str, text: &str) -> Result<Vec<String>, Vec<String>> {
         name: name.to_string(),
         text: text.to_string(),
     };
-    pack_call::<Vec<String>>("pack_list", &file).await
-}
-
-/// The engine's call `name` on `arg` (in its worker, or on the page where the page has
-/// the engine): its answer, or why the pack could not be read.
-async fn pack_call<T>(name: &str, arg: &impl serde::Serialize) -> Result<T, Vec<String>>
-where
-    T: for<'de> serde::Deserialize<'de>,
-{
-    engine_worker::call_for::<Result<T, Vec<String>>>(name, arg)
-        .await
-        .unwrap_or_else(|| Err(vec![NO_READER.to_string()]))
+    match engine_worker::call(Request::PackList(file)).await {
+        Some(Answer::PackList(r)) => r,
+        _ => Err(vec![NO_READER.to_string()]),
+    }
 }
 
 /// Why a pack could not be read where the engine could not start.

@@ -32,8 +32,8 @@ pub async fn learn_trees(texts: Vec<String>) {
     if texts.is_empty() {
         return;
     }
-    let answer = crate::ui::engine_worker::call_for::<Vec<String>>("markdown", &texts).await;
-    if let Some(trees) = answer {
+    let request = crate::calls::Request::Markdown(texts.clone());
+    if let Some(crate::calls::Answer::Markdown(trees)) = crate::ui::engine_worker::call(request).await {
         if trees.len() == texts.len() {
             crate::lesson::docs::learn(texts.into_iter().zip(trees));
         }

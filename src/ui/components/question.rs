@@ -318,32 +318,25 @@ fn ask_worker(key: InstanceKey, made: UseStateHandle<MadeFor>) -> Option<crate::
         let (made, key) = (made.clone(), key.clone());
         move || made.set(Some((key.clone(), None, "worker")))
     };
-    let Ok(text) = crate::wire::to_text(&job) else {
-        here();
-        return None;
-    };
-    use crate::ui::engine_worker::{request, Message};
-    let request = request("call", &[("name", "question".into()), ("arg", text.into())]);
+    use crate::calls::{Answer, Request};
+    use crate::ui::engine_worker::Message;
     let on_message = {
         let here = here.clone();
-        move |m: &Message| match m.kind().as_deref() {
-            Some("result") => match m.wire::<Instance>("value") {
-                // Shown once the engine has parsed its texts too (the page parses none).
-                Some(inst) => {
-                    let (made, key) = (made.clone(), key.clone());
-                    wasm_bindgen_futures::spawn_local(async move {
-                        super::learn_trees(crate::lesson::docs::instance_texts(&inst)).await;
-                        made.set(Some((key, Some(Rc::new(inst)), "worker")));
-                    });
-                }
-                None => here(),
-            },
-            Some("done") => {}
+        move |m: &Message| match m.answer() {
+            // Shown once the engine has parsed its texts too (the page parses none).
+            Some(Answer::Question(inst)) => {
+                let (made, key) = (made.clone(), key.clone());
+                wasm_bindgen_futures::spawn_local(async move {
+                    super::learn_trees(crate::lesson::docs::instance_texts(&inst)).await;
+                    made.set(Some((key, Some(Rc::new(inst)), "worker")));
+                });
+            }
+            _ if m.is_done() => {}
             // The engine's own error: the question says it could not be made.
             _ => here(),
         }
     };
-    let handle = crate::ui::engine_worker::submit(request, on_message, here.clone());
+    let handle = crate::ui::engine_worker::submit(&Request::Question(job), on_message, here.clone());
     if handle.is_none() {
         here();
     }

@@ -118,11 +118,10 @@ pub fn console_exercise(props: &ConsoleExerciseProps) -> Html {
             let arg = lines.borrow().clone();
             let (history, redraw) = (history.clone(), redraw.clone());
             wasm_bindgen_futures::spawn_local(async move {
-                let reply = crate::ui::engine_worker::call_for::<String>("console", &arg)
-                    .await
-                    .unwrap_or_else(|| {
-                        "(error) the store could not be reached: the simulator did not start".into()
-                    });
+                let reply = match crate::ui::engine_worker::call(crate::calls::Request::Console(arg)).await {
+                    Some(crate::calls::Answer::Console(reply)) => reply,
+                    _ => "(error) the store could not be reached: the simulator did not start".into(),
+                };
                 history.borrow_mut().push((line, reply));
                 redraw.force_update();
             });

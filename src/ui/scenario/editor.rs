@@ -154,14 +154,13 @@ enum Which {
 /// A learner's script compiled, and the scenario run once with it (a script that fails on
 /// the nodes is refused too), by the engine: in its worker where the page has one.
 async fn checked(check: &crate::calls::ScriptCheck) -> Result<(), ScriptError> {
-    crate::ui::engine_worker::call_for::<Result<(), ScriptError>>("script_check", check)
-        .await
-        .unwrap_or_else(|| {
-            Err(ScriptError {
-                line: None,
-                message: crate::timeline::panel::NO_ENGINE.into(),
-            })
-        })
+    match crate::ui::engine_worker::call(crate::calls::Request::ScriptCheck(check.clone())).await {
+        Some(crate::calls::Answer::ScriptCheck(r)) => r,
+        _ => Err(ScriptError {
+            line: None,
+            message: crate::timeline::panel::NO_ENGINE.into(),
+        }),
+    }
 }
 
 /// Rerun with the knobs: a knob left at the scenario's own value stays out of the

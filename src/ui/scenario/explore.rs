@@ -2,6 +2,7 @@
 //! worker (`ui::engine_worker`), so the page stays responsive, with a progress bar and a
 //! cancel button. The smallest counterexample found can be loaded into the timeline.
 
+use crate::calls::{Answer, Request};
 use crate::sim::explore::{wilson, BatchSummary, Smallest, BATCH_TRIALS};
 use crate::sim::scenario::Scenario;
 use crate::sim::Fault;
@@ -182,20 +183,13 @@ struct Session {
 
 impl Session {
     fn start(self) {
-        let scenario = match crate::wire::to_text(&*self.scenario) {
-            Ok(s) => s,
-            Err(e) => return self.absorb(Err(e)),
+        let request = Request::Explore {
+            scenario: (*self.scenario).clone(),
+            seed: self.seed,
+            batches: BATCHES as u32,
         };
-        let request = engine_worker::request(
-            "explore",
-            &[
-                ("scenario", scenario.into()),
-                ("seed", self.seed.to_string().into()),
-                ("batches", wasm_bindgen::JsValue::from_f64(BATCHES as f64)),
-            ],
-        );
         let (heard, failed) = (self.clone(), self.clone());
-        let job = engine_worker::submit(request, move |v| heard.heard(v), move || failed.worker_failed());
+        let job = engine_worker::submit(&request, move |v| heard.heard(v), move || failed.worker_failed());
         match job {
             Some(job) => *self.job.borrow_mut() = Some(job),
             None => self.worker_failed(),
@@ -207,15 +201,13 @@ impl Session {
         if *self.cancel.borrow() {
             return;
         }
-        match m.kind().as_deref() {
-            Some("batch") => match m.wire::<BatchSummary>("report") {
-                Some(r) => self.absorb(Ok(r)),
-                None => self.worker_failed(),
-            },
-            Some("done") => drop(self.job.borrow_mut().take()),
-            // The explorer's own error (the scenario cannot run): shown, as on the page.
-            Some("error") => {
-                let why = m.text_field("message").unwrap_or_default();
+        if m.is_done() {
+            return drop(self.job.borrow_mut().take());
+        }
+        match (m.answer(), m.error()) {
+            (Some(Answer::Batch { report, .. }), _) => self.absorb(Ok(report)),
+            // The explorer's own error (the scenario cannot run): shown.
+            (Some(Answer::Error(why)), _) | (None, Some(why)) => {
                 self.job.borrow_mut().take();
                 self.absorb(Err(why));
             }

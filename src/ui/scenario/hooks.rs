@@ -4,10 +4,9 @@
 
 use super::url::write_url_state;
 use super::Handle;
+use crate::calls::{Answer, Request};
 use crate::timeline::pace::Pace;
-use crate::timeline::panel::{
-    read_answer, read_part, PanelAction, Parts, RunAnswer, RunJob, RunPart, RunsIn,
-};
+use crate::timeline::panel::{PanelAction, Parts, RunAnswer, RunJob, RunPart, RunsIn};
 use crate::ui::{browser, engine_worker};
 use gloo::timers::callback::Timeout;
 use std::rc::Rc;
@@ -35,9 +34,8 @@ pub fn use_runs(panel: &Handle) {
     });
 }
 
-/// What one of the worker's answers to a run says: a piece of the run's long lists
-/// (`part`), the answer without them (`ran`), each in the wire's form (`crate::wire`), or the
-/// end (`done`).
+/// What one of the worker's messages about a run says: a piece of the run's long lists,
+/// the answer without them (`Answer::RunPart`, `Answer::Ran`), or the end.
 enum Said {
     Part(RunPart),
     Answer(Box<RunAnswer>),
@@ -45,10 +43,12 @@ enum Said {
 }
 
 fn said(m: &engine_worker::Message) -> Option<Said> {
-    match (m.kind()?.as_str(), m.text_field("bin")) {
-        ("part", Some(bin)) => read_part(&bin).ok().map(Said::Part),
-        ("ran", Some(bin)) => read_answer(&bin).ok().map(|a| Said::Answer(Box::new(a))),
-        ("done", _) => Some(Said::Done),
+    if m.is_done() {
+        return Some(Said::Done);
+    }
+    match m.answer()? {
+        Answer::RunPart(part) => Some(Said::Part(part)),
+        Answer::Ran(answer) => Some(Said::Answer(Box::new(answer))),
         _ => None,
     }
 }
@@ -74,7 +74,7 @@ pub fn make_elsewhere(
     // While prerendering, what the worker posts is kept to be written out: the runs the
     // hand-over from the prerendered page takes instead of making them.
     let recording = browser::prerendering().then(|| (job_key(&text), std::cell::RefCell::new(Vec::new())));
-    let request = engine_worker::request("panel", &[("job", text.into())]);
+    let request = Request::Run((*job).clone());
     let parts = std::cell::RefCell::new(Parts::default());
     let on_text = {
         let here = here.clone();
@@ -101,7 +101,7 @@ pub fn make_elsewhere(
             }
         }
     };
-    let handle = engine_worker::submit(request, on_text, here.clone());
+    let handle = engine_worker::submit(&request, on_text, here.clone());
     if handle.is_none() {
         here();
     }

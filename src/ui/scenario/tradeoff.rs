@@ -7,6 +7,7 @@
 //! so the page never waits for them: row `i` is `sim::sweep::ttl_point(scenario, seed,
 //! ttls[i])`.
 
+use crate::calls::{Answer, Request};
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
 use crate::sim::scenario::Scenario;
@@ -128,38 +129,25 @@ impl Sweep {
             rows,
             job: RefCell::new(None),
         });
-        let request = crate::wire::to_text(&*sweep.scenario).map(|scenario| {
-            let ttls: js_sys::Array = sweep
-                .scenario
-                .sweep_ttl_ms
-                .iter()
-                .map(|t| wasm_bindgen::JsValue::from_f64(*t))
-                .collect();
-            engine_worker::request(
-                "sweep",
-                &[
-                    ("scenario", scenario.into()),
-                    ("seed", seed.to_string().into()),
-                    ("ttls", ttls.into()),
-                ],
-            )
-        });
+        let request = Request::Sweep {
+            scenario: (*sweep.scenario).clone(),
+            seed,
+            ttls: sweep.scenario.sweep_ttl_ms.clone(),
+        };
         let (heard, failed) = (Rc::downgrade(&sweep), Rc::downgrade(&sweep));
-        let job = request.ok().and_then(|request| {
-            engine_worker::submit(
-                request,
-                move |v| {
-                    if let Some(s) = heard.upgrade() {
-                        s.heard(v);
-                    }
-                },
-                move || {
-                    if let Some(s) = failed.upgrade() {
-                        s.worker_failed();
-                    }
-                },
-            )
-        });
+        let job = engine_worker::submit(
+            &request,
+            move |v| {
+                if let Some(s) = heard.upgrade() {
+                    s.heard(v);
+                }
+            },
+            move || {
+                if let Some(s) = failed.upgrade() {
+                    s.worker_failed();
+                }
+            },
+        );
         match job {
             Some(job) => *sweep.job.borrow_mut() = Some(job),
             None => sweep.finish(Err(crate::timeline::panel::NO_ENGINE.to_string())),
@@ -169,14 +157,14 @@ impl Sweep {
 
     /// The worker's answer: a row, the end, or the simulator's error.
     fn heard(self: &Rc<Self>, m: &engine_worker::Message) {
-        match m.kind().as_deref() {
-            Some("row") => match (m.whole("index"), m.wire::<TtlPoint>("row")) {
-                (Some(i), Some(row)) if i as usize == self.done.borrow().len() => self.add(row),
-                _ => self.worker_failed(),
-            },
-            Some("done") => {}
-            Some("error") => {
-                let why = m.text_field("message").unwrap_or_default();
+        if m.is_done() {
+            return;
+        }
+        match (m.answer(), m.error()) {
+            (Some(Answer::Row { index, row }), _) if index as usize == self.done.borrow().len() => {
+                self.add(row)
+            }
+            (Some(Answer::Error(why)), _) | (None, Some(why)) => {
                 self.finish(Err(why));
             }
             _ => self.worker_failed(),
