@@ -56,7 +56,8 @@ pub enum Request {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Answer {
     RunPart(RunPart),
-    Ran(RunAnswer),
+    /// Boxed, as the largest (the run's model without its long lists).
+    Ran(Box<RunAnswer>),
     Batch {
         batch: u32,
         report: BatchSummary,
@@ -71,7 +72,7 @@ pub enum Answer {
     /// The script compiles, and the scenario run once with it (`scenario`, the script
     /// already in it, and `seed`) does not fail on a node.
     ScriptCheck(Result<(), ScriptError>),
-    Question(Instance),
+    Question(Box<Instance>),
     /// One tree per text.
     Markdown(Vec<String>),
     /// The engine's own error (the scenario cannot run, too much Markdown): the
@@ -170,7 +171,7 @@ fn answer_once(request: &Request, ready: &mut VecDeque<Answer>) -> Answer {
         Request::Run(job) => {
             let (parts, rest) = split_answer(run_job(job));
             ready.extend(parts.into_iter().map(Answer::RunPart));
-            ready.push_back(Answer::Ran(rest));
+            ready.push_back(Answer::Ran(Box::new(rest)));
             ready
                 .pop_front()
                 .unwrap_or(Answer::Error("the run made no answer".into()))
@@ -181,7 +182,7 @@ fn answer_once(request: &Request, ready: &mut VecDeque<Answer>) -> Answer {
         }
         Request::Console(lines) => Answer::Console(console_reply(lines)),
         Request::ScriptCheck(c) => Answer::ScriptCheck(script_check(c)),
-        Request::Question(job) => Answer::Question(job.make()),
+        Request::Question(job) => Answer::Question(Box::new(job.make())),
         Request::Markdown(texts) => {
             if texts.iter().map(String::len).sum::<usize>() > MAX_MARKDOWN_BYTES {
                 return Answer::Error(format!(
@@ -415,7 +416,7 @@ mod tests {
             let got = only(Request::Question(job.clone()));
             assert_eq!(
                 got,
-                Answer::Question(instance_in(q, job.lang, 99, &[])),
+                Answer::Question(Box::new(instance_in(q, job.lang, 99, &[]))),
                 "{}",
                 q.id
             );
@@ -448,7 +449,7 @@ mod tests {
             }
         }
         let (_, rest) = ran.expect("the run's answer");
-        assert_eq!(parts.finish(rest), run_job(&job));
+        assert_eq!(parts.finish(*rest), run_job(&job));
         let batches = through(Request::Explore {
             scenario: scenario.clone(),
             seed: 5,

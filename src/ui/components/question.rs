@@ -328,7 +328,7 @@ fn ask_worker(key: InstanceKey, made: UseStateHandle<MadeFor>) -> Option<crate::
                 let (made, key) = (made.clone(), key.clone());
                 wasm_bindgen_futures::spawn_local(async move {
                     super::learn_trees(crate::lesson::docs::instance_texts(&inst)).await;
-                    made.set(Some((key, Some(Rc::new(inst)), "worker")));
+                    made.set(Some((key, Some(Rc::new(*inst)), "worker")));
                 });
             }
             _ if m.is_done() => {}

@@ -48,7 +48,7 @@ fn said(m: &engine_worker::Message) -> Option<Said> {
     }
     match m.answer()? {
         Answer::RunPart(part) => Some(Said::Part(part)),
-        Answer::Ran(answer) => Some(Said::Answer(Box::new(answer))),
+        Answer::Ran(answer) => Some(Said::Answer(answer)),
         _ => None,
     }
 }
