@@ -96,15 +96,10 @@ thread_local! {
     static FILES: RefCell<VecMap<String, Rc<str>>> = const { RefCell::new(VecMap::new()) };
     /// Sandboxes opened ahead of the learner's click ([`warm`]): frame loaded, harness
     /// and engine sent, no code yet.
-    static SPARES: RefCell<Vec<Spare>> = const { RefCell::new(Vec::new()) };
+    static SPARES: RefCell<Vec<Sandbox>> = const { RefCell::new(Vec::new()) };
     static WARMING: Cell<bool> = const { Cell::new(false) };
     /// Who waits for the sandboxes being opened ([`warmed`]).
     static WARM_WAITERS: RefCell<Vec<js_sys::Function>> = const { RefCell::new(Vec::new()) };
-}
-
-/// A sandbox opened ahead of time, its worker given the engine.
-struct Spare {
-    sandbox: Sandbox,
 }
 
 /// Opens the sandboxes the next session takes ([`SANDBOXES`] of them, with the engine's
@@ -123,7 +118,7 @@ pub fn warm() {
             if let Some(engine) = engine::files().await {
                 while SPARES.with(|s| s.borrow().len()) < SANDBOXES {
                     match Sandbox::open(&html, &harness, &engine, true).await {
-                        Ok(sandbox) => SPARES.with(|s| s.borrow_mut().push(Spare { sandbox })),
+                        Ok(sandbox) => SPARES.with(|s| s.borrow_mut().push(sandbox)),
                         Err(_) => break,
                     }
                 }
@@ -149,7 +144,7 @@ async fn warmed() {
 /// A spare sandbox, if one is open.
 fn take_spare() -> Option<Sandbox> {
     SPARES.with(|s| {
-        let sandbox = s.borrow_mut().pop()?.sandbox;
+        let sandbox = s.borrow_mut().pop()?;
         sandbox.set_spare(false);
         Some(sandbox)
     })
