@@ -28,7 +28,8 @@ pub struct Shown {
 }
 
 impl Shown {
-    /// Every check held and the code ran (a cancelled session counts as neither).
+    /// No check broke and the code ran (of the trials made: a cancelled session made
+    /// only some).
     pub fn passed(&self) -> bool {
         self.broken.is_none() && self.code_error.is_none()
     }

@@ -155,7 +155,6 @@ pub(super) async fn show_engine_failure(
 pub(super) async fn made_elsewhere(
     job: crate::timeline::panel::RunJob,
 ) -> (crate::timeline::panel::RunAnswer, &'static str) {
-    use crate::timeline::panel::RunsIn;
     let slot = Rc::new(RefCell::new(None));
     let mut handle = None;
     let promise = js_sys::Promise::new(&mut |resolve, _| {
@@ -169,8 +168,8 @@ pub(super) async fn made_elsewhere(
     drop(handle);
     let made = slot.borrow_mut().take();
     match made {
-        Some((answer, RunsIn::Elsewhere)) => (answer, "worker"),
-        Some((answer, RunsIn::Here)) => (answer, "page"),
+        // `make_elsewhere` makes nothing on the page: its answers are the worker's.
+        Some((answer, _)) => (answer, "worker"),
         None => (job.unmade(), "worker"),
     }
 }
@@ -290,8 +289,7 @@ pub(super) fn start_session(h: &Handles, break_it: bool) {
                 }
                 if !shown.cancelled {
                     if let Some(s) = &h.store {
-                        let passed = shown.broken.is_none() && shown.code_error.is_none();
-                        s.on_run.emit((h.id.clone(), passed && shown.break_it));
+                        s.on_run.emit((h.id.clone(), shown.passed() && shown.break_it));
                     }
                 }
                 h.state.dispatch(LabAction::Finished(Ok(shown)));
