@@ -92,6 +92,9 @@ async function packLabs() {
   const lab = page.locator('.lab-mount section.lab[data-lab="team-lock"]');
   await lab.getByRole('button', { name: 'Run', exact: true }).click();
   await lab.locator('.lab-verdict').waitFor({ timeout: 30000 });
+  // The page names the pack, not the built-in lesson (#40 item 13).
+  const named = [await page.title(), await page.locator('.topbar .brand-tagline').innerText()];
+  if (!named.every((n) => n.includes('The team\'s lock'))) problems.push(`pack: the page's title and tagline read ${JSON.stringify(named)}, not the pack's title`);
   say('pack: the two labs opened, and team-lock\'s Run:', (await lab.locator('.lab-verdict').innerText()).split('\n')[0]);
   for (const how of ['reload', 'reopen']) {
     if (how === 'reload') await page.reload();
@@ -110,6 +113,102 @@ async function packLabs() {
   }
   say('pack: after a reload and a reopened link, the editor took the click and the typing');
   await page.close();
+}
+
+/** Whether the lab's panel starts in the viewport's upper half, not under the sticky top bar. */
+async function labInView(page, id) {
+  return page.evaluate((id) => {
+    const el = document.querySelector(`.lab-mount section.lab[data-lab="${id}"]`);
+    const top = el?.getBoundingClientRect().top;
+    const bar = document.querySelector('.topbar')?.getBoundingClientRect().bottom ?? 0;
+    return top !== undefined && top >= bar - 1 && top < innerHeight / 2;
+  }, id);
+}
+
+/**
+ * A lab in the learner's progress, and links that name a lab (#40 items 2 and 3): a pass
+ * is shown in the lab after a reload, on the progress page and in the contents, and stays
+ * true to the code in the editor; "Copy a link with your code", "Copy a link to this run"
+ * and the progress page's row open on the lab, with the code that ran.
+ */
+async function progressAndLinks() {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  // What the page copies, read back (the clipboard itself asks for a permission).
+  await context.addInitScript(() => {
+    window.__copied = [];
+    if (navigator.clipboard) navigator.clipboard.writeText = async (t) => { window.__copied.push(t); };
+  });
+  const page = await context.newPage();
+  page.on('pageerror', (e) => problems.push(`progress: page error: ${e.message}`));
+  const ready = () => page.waitForFunction(() => document.documentElement.dataset.lockstep === 'ready'
+    && !!document.querySelector('.lab-host:not([aria-busy]) .lab-mount section.lab textarea:not([readonly])'), null, { timeout: 30000 });
+  await page.goto(`${BASE}?lang=en#/distributed-locks/3`);
+  const lab = page.locator('.lab-mount section.lab[data-lab="safe-release"]');
+  const host = page.locator('.lab-host[data-lab="safe-release"]');
+  await host.scrollIntoViewIfNeeded();
+  await lab.locator('textarea').click();
+  await ready();
+  await lab.locator('textarea').fill(FIXED);
+  await lab.getByRole('button', { name: /Try to break it/ }).click();
+  await page.waitForFunction(() => /Every check held in all/.test(document.querySelector('.lab-mount section.lab .lab-verdict')?.innerText ?? ''), null, { timeout: 120000 });
+  await page.reload();
+  await host.scrollIntoViewIfNeeded();
+  await ready();
+  const standing = await lab.locator('.lab-standing').innerText().catch(() => '');
+  say('progress: after a pass and a reload the lab says:', standing);
+  if (!/^✓ Passed on .*\b20\d\d\b/.test(standing)) problems.push(`progress: after a reload a passed lab says "${standing}", not that it was passed on a day`);
+  const tocMark = await page.locator('#toc li:nth-child(3) .toc-lab').innerText().catch(() => '');
+  if (!tocMark.includes('lab ✓') || !tocMark.includes('lab passed')) problems.push(`progress: the contents mark §3 "${tocMark}", not a passed lab`);
+  await page.goto(`${BASE}?lang=en#/distributed-locks/progress`);
+  const row = page.locator('table.progress-labs tr[data-lab="safe-release"]');
+  await row.waitFor({ timeout: 30000 });
+  const rows = await page.locator('table.progress-labs tbody tr').allInnerTexts();
+  say('progress: the progress page lists', rows.length, 'labs; safe-release:', (await row.innerText()).replace(/\s+/g, ' '));
+  if (rows.length !== 6 || !/passed on/.test(await row.innerText()) || rows.filter((r) => /not started/.test(r)).length !== 5) {
+    problems.push(`progress: the progress page's labs read ${JSON.stringify(rows)}`);
+  }
+  // Other code in the editor has not passed: the lab and the progress page say so.
+  await page.goto(`${BASE}?lang=en#/distributed-locks/3`);
+  await host.scrollIntoViewIfNeeded();
+  await ready();
+  await lab.locator('textarea').fill(NAIVE);
+  await lab.locator('textarea').blur();
+  await page.waitForFunction(() => /with other code/.test(document.querySelector('.lab-mount section.lab .lab-standing')?.innerText ?? ''), null, { timeout: 10000 })
+    .catch(() => problems.push('progress: with other code in the editor, the lab still says it is passed'));
+  // The naive code breaks; the link to this run carries that code and the trial.
+  await lab.getByRole('button', { name: 'Run', exact: true }).click();
+  await lab.locator('.lab-broken').waitFor({ timeout: 30000 });
+  await lab.getByRole('button', { name: 'Copy a link to this run' }).click();
+  await lab.locator('textarea').fill(FIXED);
+  await lab.getByRole('button', { name: 'Copy a link with your code' }).click();
+  const [runLink, codeLink] = await page.evaluate(() => window.__copied.slice(-2));
+  await lab.locator('textarea').fill(NAIVE);
+  await lab.locator('textarea').blur();
+  await page.waitForFunction(() => /with other code/.test(document.querySelector('.lab-mount section.lab .lab-standing')?.innerText ?? ''), null, { timeout: 10000 });
+  const progressLink = await (async () => {
+    await page.goto(`${BASE}?lang=en#/distributed-locks/progress`);
+    await row.waitFor({ timeout: 30000 });
+    if (!/other code of yours passed/.test(await row.innerText())) problems.push(`progress: with other code the progress page says ${await row.innerText()}`);
+    return row.locator('a').getAttribute('href');
+  })();
+  await context.close();
+  // Each link, opened by someone else (a fresh profile), lands on the lab.
+  for (const [what, link, code] of [['a link to this run', runLink, NAIVE], ['a link with your code', codeLink, FIXED], ['the progress page\'s row', `${BASE}?lang=en${progressLink}`, null]]) {
+    const other = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const p = await other.newPage();
+    await p.goto(link ?? 'about:blank');
+    const there = p.locator('.lab-mount section.lab[data-lab="safe-release"] textarea');
+    const opened = await there.waitFor({ timeout: 30000 }).then(() => true, () => false);
+    await p.waitForTimeout(1500); // the sections above fill in (quiz, panels): the lab must stay in view
+    if (!opened || !(await labInView(p, 'safe-release'))) problems.push(`links: ${what} (${link}) did not open on the lab`);
+    else if (code !== null && (await there.inputValue()) !== code) problems.push(`links: ${what} did not bring the code that ran`);
+    if (!p.url().includes('lab=safe-release')) problems.push(`links: after ${what} opened, the address no longer names the lab (a reload would not open on it): ${p.url()}`);
+    if (what === 'a link to this run' && !/trial=\d+/.test(link ?? '')) problems.push(`links: ${what} names no trial: ${link}`);
+    const focus = await p.evaluate(() => document.activeElement?.id ?? '');
+    say(`links: ${what} opened on the lab (focus on #${focus})`);
+    if (what === 'a link with your code') await p.screenshot({ path: `${SHOTS}/lab-link-desktop.png` });
+    await other.close();
+  }
 }
 
 const browser = await chromium.launch({
@@ -257,6 +356,7 @@ try {
     await page.close();
   }
   await packLabs();
+  await progressAndLinks();
 } finally {
   await browser.close();
 }

@@ -332,6 +332,59 @@ fn imported_progress_keeps_the_code_of_a_packs_own_lab() {
 }
 
 #[test]
+fn an_imported_lab_pass_is_true_to_the_code_kept() {
+    use lockstep::lesson::progress::{code_mark, LabOutcome, LabStatus, Progress};
+    use lockstep::lesson::Lang;
+    let p = pack::load_dir(FIXTURE).unwrap_or_else(|e| panic!("{e:?}"));
+    let lesson = p.lesson(Lang::En).expect("English");
+    let mut theirs = Progress::new();
+    theirs.save_lab_code(&p.id, "team-lock", "// theirs");
+    theirs.record_lab_run(&p.id, "team-lock", LabOutcome::Passed, "2026-12-01");
+    theirs.save_lab_code(&p.id, "set-nx", "// same as mine");
+    theirs.record_lab_run(&p.id, "set-nx", LabOutcome::Passed, "2026-12-02");
+    let mut mine = Progress::new();
+    mine.save_lab_code(&p.id, "team-lock", "// mine");
+    mine.save_lab_code(&p.id, "set-nx", "// same as mine");
+    mine.merge(&theirs.fit_to(lesson, &p.questions));
+    let status = |lab: &str| mine.lab(&p.id, lab).map(|l| l.status());
+    // My code stays, and their pass was for other code.
+    assert_eq!(
+        status("team-lock"),
+        Some(LabStatus::Tried {
+            passed_before: Some("2026-12-01")
+        })
+    );
+    assert_eq!(status("set-nx"), Some(LabStatus::Passed { on: "2026-12-02" }));
+    // A pass whose mark or date is not one this version writes is dropped on import.
+    for (mark, on) in [
+        (code_mark("// x"), "yesterday".to_string()),
+        ("zz".repeat(8), "2026-12-01".to_string()),
+    ] {
+        let raw = format!(
+            r#"{{"v":2,"lessons":{{"{}":{{"labs":{{"set-nx":{{"code":"// x","runs":1,"pass":{{"code":"{mark}","on":"{on}"}}}}}}}}}}}}"#,
+            p.id
+        );
+        let (theirs, why) = Progress::load(Some(&raw));
+        assert_eq!(why, None, "{raw}");
+        let before = theirs.lab(&p.id, "set-nx").map(|l| l.status());
+        let read_as = if mark == code_mark("// x") {
+            LabStatus::Passed { on: &on }
+        } else {
+            LabStatus::Tried {
+                passed_before: Some(&on),
+            }
+        };
+        assert_eq!(before, Some(read_as), "{raw}");
+        let fitted = theirs.fit_to(lesson, &p.questions);
+        assert_eq!(
+            fitted.lab(&p.id, "set-nx").map(|l| l.status()),
+            Some(LabStatus::Tried { passed_before: None }),
+            "{raw}"
+        );
+    }
+}
+
+#[test]
 fn more_labs_than_the_limit_are_an_error_at_the_first_one_too_many() {
     let read = |rel: &str| std::fs::read_to_string(Path::new(FIXTURE).join(rel)).unwrap_or_default();
     let ids: Vec<String> = (0..=pack::MAX_LABS).map(|i| format!("lab-{i:02}")).collect();

@@ -550,6 +550,7 @@ fn the_reader_fits_an_import_to_its_lesson() {
         en: lesson(),
         nb: lesson(),
         questions: two_questions(),
+        pack_title: None,
     });
     let mut mine = Progress::new();
     mine.set_quick_check("l", Score { correct: 2, total: 2 });

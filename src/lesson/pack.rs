@@ -209,6 +209,8 @@ impl Pack {
             en: self.lesson(Lang::En)?.clone(),
             nb: self.lesson(Lang::Nb)?.clone(),
             questions: self.questions.clone(),
+            pack_title: (self.id != BUILTIN_LESSON_ID)
+                .then(|| [self.title(Lang::En).to_string(), self.title(Lang::Nb).to_string()]),
         })
     }
 
@@ -368,7 +370,9 @@ mod tests {
             "Norwegian readers get the pack's own language"
         );
         let builtin = builtin().unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(lessons.pack_title(Lang::Nb), Some(pack.title(Lang::En)));
         let both = builtin.reader_lessons().unwrap_or_else(|| panic!("no lessons"));
+        assert_eq!(both.pack_title(Lang::En), None, "the app's own name presents it");
         assert_ne!(both.en.sections[0].title, both.nb.sections[0].title);
         assert_eq!(both.questions.len(), builtin.questions.len());
         assert!(!both.questions.is_empty());

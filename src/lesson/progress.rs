@@ -42,6 +42,9 @@ pub struct LessonProgress {
 }
 
 /// A lab: the code in its editor, and its graded runs.
+///
+/// An older version stored `passed: true` with no word of which code passed; it is read
+/// and dropped (the lab then shows as tried), since the code there may not pass.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LabProgress {
     #[serde(default)]
@@ -49,9 +52,94 @@ pub struct LabProgress {
     /// Runs and "Try to break it" sessions that graded the code.
     #[serde(default)]
     pub runs: u32,
-    /// Whether a "Try to break it" session ever passed every check.
+    /// The last "Try to break it" session that held every check, unless the same code
+    /// broke since. (Never skipped when empty: the page hands saved labs to the lab
+    /// panel's module in the wire's form, which has no field names.)
     #[serde(default)]
-    pub passed: bool,
+    pub pass: Option<LabPass>,
+}
+
+/// A "Try to break it" session that held: for which code, and on which day.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LabPass {
+    /// [`code_mark`] of the code that held.
+    pub code: String,
+    /// The learner's local date, `YYYY-MM-DD`.
+    pub on: String,
+}
+
+impl LabPass {
+    /// A mark and a date as this version writes them (an imported file may hold anything).
+    fn well_formed(&self) -> bool {
+        let digits = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit());
+        let mut date = self.on.split('-');
+        self.code.len() == 16
+            && self.code.bytes().all(|b| b.is_ascii_hexdigit())
+            && date.next().is_some_and(|y| digits(y, 4))
+            && date.next().is_some_and(|m| digits(m, 2))
+            && date.next().is_some_and(|d| digits(d, 2))
+            && date.next().is_none()
+    }
+}
+
+/// How a graded run of a lab ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LabOutcome {
+    /// "Try to break it" held every check: the lab is passed, with this code.
+    Passed,
+    /// A single Run held (it passes nothing by itself).
+    Held,
+    /// A check broke: this code does not pass.
+    Broken,
+}
+
+impl LabOutcome {
+    /// The word the lab panel's module sends the page.
+    pub fn word(self) -> &'static str {
+        match self {
+            LabOutcome::Passed => "passed",
+            LabOutcome::Held => "held",
+            LabOutcome::Broken => "broken",
+        }
+    }
+
+    pub fn from_word(word: &str) -> Option<LabOutcome> {
+        [LabOutcome::Passed, LabOutcome::Held, LabOutcome::Broken]
+            .into_iter()
+            .find(|o| o.word() == word)
+    }
+}
+
+/// Where a learner is with a lab, true to the code in its editor now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LabStatus<'a> {
+    NotStarted,
+    /// Graded at least once, and the code there has not passed; `passed_before` is the
+    /// day other code of theirs passed, if it did.
+    Tried {
+        passed_before: Option<&'a str>,
+    },
+    /// The code in the editor held a "Try to break it" session on this day.
+    Passed {
+        on: &'a str,
+    },
+}
+
+/// What identifies a lab's code in a [`LabPass`]: its FNV-1a, in hex.
+pub fn code_mark(code: &str) -> String {
+    format!("{:016x}", crate::fnv::fnv1a(code.as_bytes()))
+}
+
+impl LabProgress {
+    pub fn status(&self) -> LabStatus<'_> {
+        match &self.pass {
+            Some(p) if p.code == code_mark(&self.code) => LabStatus::Passed { on: &p.on },
+            pass if self.runs > 0 || pass.is_some() => LabStatus::Tried {
+                passed_before: pass.as_ref().map(|p| p.on.as_str()),
+            },
+            _ => LabStatus::NotStarted,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -182,8 +270,10 @@ impl Progress {
             .code = code;
     }
 
-    /// A graded run of `lab` ended; `passed` when a "Try to break it" session held.
-    pub fn record_lab_run(&mut self, lesson: &str, lab: &str, passed: bool) {
+    /// A graded run of `lab`'s saved code ended, on the learner's local date `today`
+    /// (`YYYY-MM-DD`): a session that held passes that code; one that broke takes the
+    /// pass back if it was that code's.
+    pub fn record_lab_run(&mut self, lesson: &str, lab: &str, outcome: LabOutcome, today: &str) {
         let l = self
             .lessons
             .entry(lesson.to_string())
@@ -192,7 +282,17 @@ impl Progress {
             .entry(lab.to_string())
             .or_default();
         l.runs = l.runs.saturating_add(1);
-        l.passed |= passed;
+        let mark = code_mark(&l.code);
+        match outcome {
+            LabOutcome::Passed => {
+                l.pass = Some(LabPass {
+                    code: mark,
+                    on: today.to_string(),
+                })
+            }
+            LabOutcome::Broken if l.pass.as_ref().is_some_and(|p| p.code == mark) => l.pass = None,
+            LabOutcome::Broken | LabOutcome::Held => {}
+        }
     }
 
     pub fn lab(&self, lesson: &str, lab: &str) -> Option<&LabProgress> {
@@ -227,7 +327,15 @@ impl Progress {
                     m.code = t.code.clone();
                 }
                 m.runs = m.runs.saturating_add(t.runs);
-                m.passed |= t.passed;
+                // Their pass counts if it was for the code kept, or if mine is none.
+                let kept = code_mark(&m.code);
+                if m.pass.as_ref().is_none_or(|p| p.code != kept)
+                    && t.pass
+                        .as_ref()
+                        .is_some_and(|p| p.code == kept || m.pass.is_none())
+                {
+                    m.pass = t.pass.clone();
+                }
             }
         }
     }
@@ -278,7 +386,11 @@ impl Progress {
                         (crate::labs::IDS.contains(&id.as_str()) || lab_ids.contains(id.as_str()))
                             && l.code.len() <= crate::sim::lab::MAX_SOURCE_BYTES
                     })
-                    .map(|(id, l)| (id.clone(), l.clone())),
+                    .map(|(id, l)| {
+                        let mut l = l.clone();
+                        l.pass = l.pass.filter(LabPass::well_formed);
+                        (id.clone(), l)
+                    }),
             ),
         };
         out.lessons.insert(lesson.id.clone(), fitted);
@@ -301,6 +413,63 @@ mod tests {
         assert!(q.is_visited("distributed-locks", "ttl"));
         assert_eq!(q.lesson("distributed-locks").and_then(|l| l.last), Some(7));
         assert_eq!(q.visited_count("distributed-locks"), 2);
+    }
+
+    #[test]
+    fn a_lab_is_passed_only_with_the_code_that_held() {
+        let (lesson, lab) = ("distributed-locks", "set-nx");
+        fn status(p: &Progress) -> Option<LabStatus<'_>> {
+            p.lab("distributed-locks", "set-nx").map(LabProgress::status)
+        }
+        let mut p = Progress::new();
+        assert_eq!(status(&p), None);
+        p.save_lab_code(lesson, lab, "v1");
+        assert_eq!(status(&p), Some(LabStatus::NotStarted));
+        p.record_lab_run(lesson, lab, LabOutcome::Held, "2026-12-05");
+        assert_eq!(status(&p), Some(LabStatus::Tried { passed_before: None }));
+        p.record_lab_run(lesson, lab, LabOutcome::Passed, "2026-12-06");
+        assert_eq!(status(&p), Some(LabStatus::Passed { on: "2026-12-06" }));
+        // A reload reads the same.
+        let (q, _) = Progress::load(Some(&p.to_json()));
+        assert_eq!(status(&q), Some(LabStatus::Passed { on: "2026-12-06" }));
+        // Other code in the editor has not passed; back to the code that did, it has.
+        p.save_lab_code(lesson, lab, "v2");
+        assert_eq!(
+            status(&p),
+            Some(LabStatus::Tried {
+                passed_before: Some("2026-12-06")
+            })
+        );
+        // A break of other code does not take the pass of v1 back...
+        p.record_lab_run(lesson, lab, LabOutcome::Broken, "2026-12-07");
+        p.save_lab_code(lesson, lab, "v1");
+        assert_eq!(status(&p), Some(LabStatus::Passed { on: "2026-12-06" }));
+        // ...a break of v1 itself does (another seed found what the first missed).
+        p.record_lab_run(lesson, lab, LabOutcome::Broken, "2026-12-08");
+        assert_eq!(status(&p), Some(LabStatus::Tried { passed_before: None }));
+    }
+
+    #[test]
+    fn saved_labs_cross_the_wire_to_the_lab_module_with_and_without_a_pass() {
+        let mut p = Progress::new();
+        p.save_lab_code("l", "a", "// passed");
+        p.record_lab_run("l", "a", LabOutcome::Passed, "2026-12-06");
+        p.save_lab_code("l", "b", "// not yet");
+        let labs = p.lesson("l").map(|l| l.labs.clone()).unwrap_or_default();
+        let text = crate::wire::to_text(&labs).expect("written");
+        let back: VecMap<String, LabProgress> = crate::wire::from_text(&text).expect("read");
+        assert_eq!(back, labs);
+        assert_eq!(crate::json::from_str::<Progress>(&p.to_json()), Ok(p));
+    }
+
+    #[test]
+    fn an_older_pass_that_names_no_code_is_not_trusted() {
+        let raw = r#"{"v":2,"lessons":{"distributed-locks":{"labs":{"set-nx":{"code":"x","runs":3,"passed":true}}}}}"#;
+        let (p, why) = Progress::load(Some(raw));
+        assert_eq!(why, None);
+        let l = p.lab("distributed-locks", "set-nx").expect("kept");
+        assert_eq!((l.code.as_str(), l.runs), ("x", 3));
+        assert_eq!(l.status(), LabStatus::Tried { passed_before: None });
     }
 
     #[test]

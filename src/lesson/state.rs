@@ -14,9 +14,19 @@ pub struct Lessons {
     pub en: Lesson,
     pub nb: Lesson,
     pub questions: Vec<Question>,
+    /// An instructor's pack's title in English and in Norwegian (its own language where it
+    /// has one); `None` for the built-in lesson, which the app's own name and tagline
+    /// present.
+    pub pack_title: Option<[String; 2]>,
 }
 
 impl Lessons {
+    /// The pack's title in `lang`, if this is a pack.
+    pub fn pack_title(&self, lang: Lang) -> Option<&str> {
+        let [en, nb] = self.pack_title.as_ref()?;
+        Some(if lang == Lang::Nb { nb } else { en })
+    }
+
     pub fn get(&self, lang: Lang) -> &Lesson {
         match lang {
             Lang::En => &self.en,
@@ -111,10 +121,12 @@ pub enum Action {
         lab: String,
         code: String,
     },
-    /// A lab graded the learner's code; `passed` when "Try to break it" held.
+    /// A lab graded the learner's code, on the learner's local date `today`
+    /// (`YYYY-MM-DD`).
     LabRun {
         lab: String,
-        passed: bool,
+        outcome: crate::lesson::progress::LabOutcome,
+        today: String,
     },
     /// Progress from an exported file (already parsed); merged into the current one.
     Import(Progress),
@@ -231,9 +243,9 @@ impl ReaderState {
                 let id = next.lesson().id.clone();
                 next.progress.save_lab_code(&id, &lab, &code);
             }
-            Action::LabRun { lab, passed } => {
+            Action::LabRun { lab, outcome, today } => {
                 let id = next.lesson().id.clone();
-                next.progress.record_lab_run(&id, &lab, passed);
+                next.progress.record_lab_run(&id, &lab, outcome, &today);
             }
             Action::Import(p) => {
                 // Only what can be true of this lesson is taken (ids it has, counts
@@ -304,6 +316,7 @@ mod tests {
             en: mk(Lang::En, &en),
             nb: mk(Lang::Nb, &nb),
             questions: Vec::new(),
+            pack_title: None,
         })
     }
 
@@ -319,6 +332,7 @@ mod tests {
             en: both.en.clone(),
             nb: both.en.clone(),
             questions: Vec::new(),
+            pack_title: None,
         });
         assert_eq!(en_only.languages(), vec![Lang::En]);
         let s = ReaderState::new(en_only, Lang::Nb, Route::parse("#/l/2"), Progress::new());

@@ -17,6 +17,8 @@ pub struct Shown {
     pub seed: u64,
     pub break_it: bool,
     pub cancelled: bool,
+    /// The code that ran (a link to this run carries it, not what the editor holds now).
+    pub code: Rc<str>,
     /// Each check by name, and whether it held.
     pub checks: Vec<(String, bool)>,
     pub code_error: Option<CodeError>,
@@ -216,6 +218,7 @@ mod tests {
             checks: vec![("no_foreign_delete".into(), broken.is_none())],
             code_error: None,
             broken,
+            code: Rc::from("// the code"),
             ran_in: "worker",
             drawn_in: "worker",
         }

@@ -299,7 +299,7 @@ fn reader(props: &ReaderProps) -> Html {
                 </button>
                 <div class="brand">
                     <span class="brand-name">{ t.t("app_name") }</span>
-                    <span class="brand-tagline">{ t.t("tagline") }</span>
+                    <span class="brand-tagline">{ s.lessons.pack_title(s.lang).map_or_else(|| t.t("tagline"), str::to_string) }</span>
                 </div>
                 <ShareDialog lang={s.lang} />
                 if s.lessons.languages().len() > 1 {
@@ -420,14 +420,18 @@ fn handlers(dispatch: &UseReducerDispatcher<Reader>, cfg: &Rc<EmbedConfig>) -> H
     }
 }
 
-/// What the labs keep in the learner's progress: their code and whether it passed.
+/// What the labs keep in the learner's progress: their code, and which code passed when.
 fn lab_store(state: &UseReducerHandle<Reader>) -> crate::ui::lab::LabStore {
     let dispatch = state.dispatcher();
     let on_code =
         Callback::from(move |(lab, code): (String, String)| dispatch.dispatch(Action::LabCode { lab, code }));
     let dispatch = state.dispatcher();
-    let on_run = Callback::from(move |(lab, passed): (String, bool)| {
-        dispatch.dispatch(Action::LabRun { lab, passed })
+    let on_run = Callback::from(move |(lab, outcome)| {
+        dispatch.dispatch(Action::LabRun {
+            lab,
+            outcome,
+            today: browser::today(),
+        })
     });
     crate::ui::lab::LabStore {
         saved: Rc::new(
@@ -583,9 +587,14 @@ fn use_document_effects(s: &ReaderState, t: &Texts, dispatch: UseReducerDispatch
     // State → document language and title (the URL follows in `Reader::reduce`).
     {
         let lang = s.lang;
-        let title = match s.current().and_then(|o| s.lesson().section(o)) {
-            Some(sec) => format!("{} · {}", sec.title, t.t("app_name")),
+        // A pack's page names the pack, not the built-in lesson.
+        let name = match s.lessons.pack_title(s.lang) {
+            Some(pack) => format!("{pack} · {}", t.t("app_name")),
             None => t.t("app_name"),
+        };
+        let title = match s.current().and_then(|o| s.lesson().section(o)) {
+            Some(sec) => format!("{} · {name}", sec.title),
+            None => name,
         };
         use_effect_with((lang, title), move |(lang, title)| {
             browser::set_document_lang(lang.code());

@@ -110,6 +110,32 @@ pub fn random_u64() -> u64 {
     }
 }
 
+/// The learner's local date, `YYYY-MM-DD` (when a lab was passed).
+pub fn today() -> String {
+    let d = js_sys::Date::new_0();
+    format!(
+        "{:04}-{:02}-{:02}",
+        d.get_full_year(),
+        d.get_month() + 1,
+        d.get_date()
+    )
+}
+
+/// A `YYYY-MM-DD` date as the reader's language writes it ("6 December 2026",
+/// "6. desember 2026"); the date itself if it is not one.
+pub fn local_date(iso: &str, lang: crate::lesson::content::Lang) -> String {
+    let mut parts = iso.split('-').map(|p| p.parse::<u32>().ok());
+    let (Some(Some(y)), Some(Some(m)), Some(Some(d))) = (parts.next(), parts.next(), parts.next()) else {
+        return iso.to_string();
+    };
+    let date = js_sys::Date::new_with_year_month_day(y, m.saturating_sub(1) as i32, d as i32);
+    let options = js_sys::Object::new();
+    for (k, v) in [("day", "numeric"), ("month", "long"), ("year", "numeric")] {
+        let _ = js_sys::Reflect::set(&options, &k.into(), &v.into());
+    }
+    String::from(date.to_locale_date_string(lang.code(), &options))
+}
+
 /// Offers `text` as a file download named `name`.
 pub fn download(name: &str, mime: &str, text: &str) {
     let Some(document) = window().and_then(|w| w.document()) else {

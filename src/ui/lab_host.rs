@@ -5,6 +5,7 @@
 
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
+use crate::lesson::progress::LabOutcome;
 use crate::ui::lab::apart::Opening;
 use crate::ui::lab::{LabStore, PackLabs};
 use js_sys::{Array, Function, Promise, Reflect};
@@ -39,7 +40,7 @@ struct Held {
     mount: Option<JsValue>,
     saved: String,
     _on_code: Option<Closure<dyn Fn(String, String)>>,
-    _on_run: Option<Closure<dyn Fn(String, bool)>>,
+    _on_run: Option<Closure<dyn Fn(String, String)>>,
 }
 
 impl Held {
@@ -101,6 +102,13 @@ pub fn lab_host(props: &LabHostProps) -> Html {
                 trees,
             };
             status.set(Status::Opening);
+            // A link that names this lab lands on its place at once, while the panel
+            // loads; the panel, drawn, comes to it again (`ui::lab`).
+            if crate::ui::lab::in_url(id) {
+                if let Some(place) = host.cast::<web_sys::Element>().and_then(|m| m.parent_element()) {
+                    place.scroll_into_view();
+                }
+            }
             let alive = Rc::new(Cell::new(true));
             {
                 let (alive, held) = (alive.clone(), held.clone());
@@ -181,9 +189,9 @@ fn mount(
         }
     });
     let on_run = store.map(|s| s.on_run.clone());
-    let on_run = Closure::<dyn Fn(String, bool)>::new(move |id, passed| {
-        if let Some(c) = &on_run {
-            c.emit((id, passed));
+    let on_run = Closure::<dyn Fn(String, String)>::new(move |id, outcome: String| {
+        if let (Some(c), Some(outcome)) = (&on_run, LabOutcome::from_word(&outcome)) {
+            c.emit((id, outcome));
         }
     });
     let text = crate::wire::to_text(opening)?;

@@ -3,12 +3,70 @@
 use super::notices::notice_text;
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
-use crate::lesson::progress::Progress;
-use crate::lesson::route::Route;
+use crate::lesson::progress::{LabStatus, Progress};
+use crate::lesson::route::{hash_with_state, Route};
 use crate::lesson::state::{Lessons, Notice};
 use crate::ui::browser;
+use crate::ui::lab::PackLabs;
 use std::rc::Rc;
 use yew::prelude::*;
+
+/// Each lab in the lesson, where the learner is with it (true to the code in its editor),
+/// linked to the lab itself; nothing when the lesson has no lab.
+fn labs_table(lessons: &Lessons, lang: Lang, p: &Progress, pack: Option<&PackLabs>) -> Html {
+    let t = Texts::new(lang);
+    let lesson = lessons.get(lang);
+    let rows: Vec<Html> = lesson
+        .sections
+        .iter()
+        .flat_map(|s| {
+            crate::lesson::pack::lab_blocks(&crate::lesson::docs::doc(&s.body))
+                .into_iter()
+                .map(move |id| (s, id))
+        })
+        .map(|(s, id)| {
+            let status = match p.lab(&lesson.id, &id).map(|l| l.status()) {
+                Some(LabStatus::Passed { on }) => {
+                    t.fmt("progress_lab_passed", &[("date", browser::local_date(on, lang))])
+                }
+                Some(LabStatus::Tried {
+                    passed_before: Some(on),
+                }) => t.fmt(
+                    "progress_lab_tried_before",
+                    &[("date", browser::local_date(on, lang))],
+                ),
+                Some(LabStatus::Tried { passed_before: None }) => t.t("progress_lab_tried"),
+                _ => t.t("progress_lab_not_started"),
+            };
+            let href = hash_with_state(&Route::section_hash(&lesson.id, s.order), &format!("lab={id}"));
+            html! {
+                <tr data-lab={id.clone()}>
+                    <td><a {href}>{ crate::ui::lab::title(&id, lang, pack) }</a></td>
+                    <td>{ format!("{}. {}", s.order, s.title) }</td>
+                    <td class="lab-status-cell">{ status }</td>
+                </tr>
+            }
+        })
+        .collect();
+    if rows.is_empty() {
+        return html! {};
+    }
+    html! {
+        <>
+            <h2>{ t.t("progress_labs") }</h2>
+            <div class="table-wrap" tabindex="0">
+                <table class="progress-labs">
+                    <thead><tr>
+                        <th scope="col">{ t.t("progress_col_lab") }</th>
+                        <th scope="col">{ t.t("progress_col_section") }</th>
+                        <th scope="col">{ t.t("progress_col_lab_status") }</th>
+                    </tr></thead>
+                    <tbody>{ for rows }</tbody>
+                </table>
+            </div>
+        </>
+    }
+}
 
 #[derive(Properties, PartialEq)]
 pub struct ProgressPageProps {
@@ -28,6 +86,7 @@ pub fn progress_page(props: &ProgressPageProps) -> Html {
     let t = Texts::new(props.lang);
     let lesson = props.lessons.get(props.lang);
     let confirming = use_state(|| false);
+    let pack = use_context::<PackLabs>();
     let p = &props.progress;
     let read = p.visited_count(&lesson.id);
     let quick = p.lesson(&lesson.id).and_then(|l| l.quick_check);
@@ -95,6 +154,7 @@ pub fn progress_page(props: &ProgressPageProps) -> Html {
                     </tbody>
                 </table>
             </div>
+            { labs_table(&props.lessons, props.lang, p, pack.as_ref()) }
             <h2>{ t.t("pack_title") }</h2>
             <p>{ t.t("pack_body") }</p>
             <div class="progress-actions">

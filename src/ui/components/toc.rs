@@ -1,6 +1,6 @@
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
-use crate::lesson::progress::Progress;
+use crate::lesson::progress::{LabStatus, Progress};
 use crate::lesson::route::Route;
 use crate::lesson::state::Lessons;
 use std::rc::Rc;
@@ -17,6 +17,33 @@ pub struct TocProps {
     pub on_progress_page: bool,
     /// Called when a link is followed (closes the menu on phones).
     pub on_navigate: Callback<()>,
+}
+
+/// A section's labs in the contents: a mark that says whether they are passed (every
+/// one of them, with the code in their editors), tried, or not started.
+fn lab_mark(progress: &Progress, lesson: &str, section: &crate::lesson::section::Section, t: &Texts) -> Html {
+    let labs = crate::lesson::pack::lab_blocks(&crate::lesson::docs::doc(&section.body));
+    if labs.is_empty() {
+        return html! {};
+    }
+    let statuses: Vec<_> = labs
+        .iter()
+        .map(|id| {
+            progress
+                .lab(lesson, id)
+                .map_or(LabStatus::NotStarted, |l| l.status())
+        })
+        .collect();
+    let (mark, words, class) = if statuses.iter().all(|s| matches!(s, LabStatus::Passed { .. })) {
+        ("lab ✓", "toc_lab_passed", "toc-lab passed")
+    } else if statuses.iter().any(|s| *s != LabStatus::NotStarted) {
+        ("lab …", "toc_lab_tried", "toc-lab tried")
+    } else {
+        ("lab", "toc_lab", "toc-lab")
+    };
+    html! {
+        <span class={class}><span aria-hidden="true">{ mark }</span><span class="visually-hidden">{ format!(" ({})", t.t(words)) }</span></span>
+    }
 }
 
 /// The table of contents: one link per section, the current one marked for assistive
@@ -45,6 +72,7 @@ pub fn toc(props: &TocProps) -> Html {
                                 if visited {
                                     <span class="toc-read"><span aria-hidden="true">{"✓"}</span><span class="visually-hidden">{ format!(" ({})", t.t("visited")) }</span></span>
                                 }
+                                { lab_mark(&props.progress, &lesson.id, s, &t) }
                             </a>
                         </li>
                     }

@@ -12,7 +12,7 @@
 
 use super::{LabPanel, LabStore, PackLabs};
 use crate::lesson::content::Lang;
-use crate::lesson::progress::LabProgress;
+use crate::lesson::progress::{LabOutcome, LabProgress};
 use crate::sim::lab::Lab;
 use crate::vecmap::VecMap;
 use std::rc::Rc;
@@ -61,7 +61,7 @@ pub struct Mounted {
 
 impl Mounted {
     /// Mounts the lab that `opening` (the wire's form of an [`Opening`]) names into
-    /// `host`; `on_code(id, code)` and `on_run(id, passed)` reach the page.
+    /// `host`; `on_code(id, code)` and `on_run(id, outcome)` (its [`LabOutcome::word`]) reach the page.
     pub fn open(
         host: web_sys::Element,
         opening: &str,
@@ -76,8 +76,8 @@ impl Mounted {
             on_code: Callback::from(move |(id, code): (String, String)| {
                 let _ = on_code.call2(&wasm_bindgen::JsValue::NULL, &id.into(), &code.into());
             }),
-            on_run: Callback::from(move |(id, passed): (String, bool)| {
-                let _ = on_run.call2(&wasm_bindgen::JsValue::NULL, &id.into(), &passed.into());
+            on_run: Callback::from(move |(id, outcome): (String, LabOutcome)| {
+                let _ = on_run.call2(&wasm_bindgen::JsValue::NULL, &id.into(), &outcome.word().into());
             }),
         };
         let props = LabRootProps {

@@ -22,7 +22,7 @@ use session::*;
 
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
-use crate::lesson::progress::LabProgress;
+use crate::lesson::progress::{LabOutcome, LabProgress, LabStatus};
 use crate::lesson::route::{hash_with_state, query_param};
 use crate::sim::lab::seq::{self, Draw};
 use crate::sim::lab::{self, CodeError, Lab, LabAttack, LabAttackOp, StallPoint};
@@ -45,8 +45,8 @@ pub struct LabStore {
     pub saved: Rc<VecMap<String, LabProgress>>,
     /// (lab id, code): the editor's code changed.
     pub on_code: Callback<(String, String)>,
-    /// (lab id, passed): a run or session graded the code.
-    pub on_run: Callback<(String, bool)>,
+    /// (lab id, how it went): a run or session graded the code.
+    pub on_run: Callback<(String, LabOutcome)>,
 }
 
 /// Largest file the panel fetches from `labs/`.
@@ -70,6 +70,14 @@ fn find_lab(id: &str, pack: Option<&PackLabs>) -> Option<Result<Lab, String>> {
     match pack.and_then(|p| p.0.iter().find(|l| l.id == id)) {
         Some(l) => Some(Ok(l.clone())),
         None => crate::labs::shown(id),
+    }
+}
+
+/// A lab's title in the reader's language (its id if there is no such lab).
+pub fn title(id: &str, lang: Lang, pack: Option<&PackLabs>) -> String {
+    match find_lab(id, pack) {
+        Some(Ok(lab)) => in_lang(&lab.title, lang),
+        _ => id.to_string(),
     }
 }
 
@@ -235,6 +243,57 @@ fn use_lab_code(
     code
 }
 
+/// A link that names this lab (`lab=<id>`: code shared with it, a trial to replay, a row
+/// of the progress page) opens on it: once the panel is drawn, the page scrolls to the
+/// lab and its title takes the focus, so a screen reader starts there too.
+#[hook]
+fn use_scroll_to_a_linked_lab(id: &str, section: &NodeRef) {
+    let (id, section) = (id.to_string(), section.clone());
+    use_effect_with((), move |_| {
+        let Some(el) = section.cast::<web_sys::Element>().filter(|_| in_url(&id)) else {
+            return;
+        };
+        el.scroll_into_view();
+        if let Some(title) = el
+            .query_selector("h2")
+            .ok()
+            .flatten()
+            .and_then(|h| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(h).ok())
+        {
+            // In view already: the focus does not move the page.
+            let _ = title.focus();
+        }
+        // What is above it may still be filling in (a panel's run, a figure): it comes
+        // back to the lab a few times in the next seconds, unless the learner has moved
+        // (a wheel, a touch, a key, a click) meanwhile.
+        let moved = Rc::new(Cell::new(false));
+        let listeners: Vec<gloo::events::EventListener> = web_sys::window()
+            .map(|w| {
+                ["wheel", "touchstart", "keydown", "pointerdown"]
+                    .into_iter()
+                    .map(|kind| {
+                        let moved = moved.clone();
+                        gloo::events::EventListener::new(&w, kind, move |_| moved.set(true))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let listeners = Rc::new(RefCell::new(Some(listeners)));
+        for ms in [200, 600, 1200, 2400] {
+            let (el, moved, listeners) = (el.clone(), moved.clone(), listeners.clone());
+            gloo::timers::callback::Timeout::new(ms, move || {
+                if !moved.get() {
+                    el.scroll_into_view();
+                }
+                if ms == 2400 {
+                    listeners.borrow_mut().take();
+                }
+            })
+            .forget();
+        }
+    });
+}
+
 /// "Reset to the starter", after the learner confirms.
 fn reset_handler(
     code: &UseStateHandle<String>,
@@ -351,6 +410,8 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
     let on_copy_link = copy_link_handler(&props.id, &code, s.replay, dispatch.clone());
     let editor = use_node_ref();
     let verdict_ref = use_node_ref();
+    let section_ref = use_node_ref();
+    use_scroll_to_a_linked_lab(&props.id, &section_ref);
     let Some(Ok(lab)) = (*lab).clone() else {
         let why = match &*lab {
             Some(Err(e)) => e.clone(),
@@ -416,8 +477,8 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
     let editor_id = format!("lab-editor-{}", props.id);
     let status = status_view(&s.phase, lang, &goto_line);
     html! {
-        <section class="lab" aria-labelledby={format!("lab-title-{}", props.id)} data-lab={props.id.clone()}>
-            <h2 id={format!("lab-title-{}", props.id)}>{ title }</h2>
+        <section class="lab" aria-labelledby={format!("lab-title-{}", props.id)} data-lab={props.id.clone()} ref={section_ref}>
+            <h2 id={format!("lab-title-{}", props.id)} tabindex="-1">{ title }</h2>
             { render(&doc(&goal), lang) }
             <h3>{ t.t("lab_signature") }</h3>
             <CodeBlock lang={Some("js".to_string())} code={lab.signature.trim().to_string()} ui_lang={lang} />
@@ -450,12 +511,15 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
                     { if s.copied { t.t("lab_link_copied") } else { t.t("lab_copy_link") } }
                 </button>
             </div>
+            { standing_view(saved.as_ref(), lang) }
             // What a screen reader announces: the verdict and the checks. The broken run's
             // timeline and violations follow outside it (they are read on demand).
             <div class="lab-status" aria-live="polite" ref={verdict_ref}>{ status }</div>
             {
-                match s.broken() {
-                    Some(b) => broken_view(b, lang, s.cursor, &dispatch),
+                match (s.broken(), &s.phase) {
+                    (Some(b), Phase::Shown(shown)) => {
+                        broken_view(b, lang, s.cursor, &dispatch, link_with_code(&props.id, &shown.code, Some(b.seed)))
+                    }
                     _ => html! {},
                 }
             }

@@ -3,6 +3,21 @@
 
 use super::*;
 
+/// Where the learner stands with this lab, true to the code saved from the editor: passed
+/// on a day, or passed before with other code. Read from their progress, so it is there
+/// after a reload.
+pub(super) fn standing_view(saved: Option<&LabProgress>, lang: Lang) -> Html {
+    let t = Texts::new(lang);
+    let (key, on, class) = match saved.map(LabProgress::status) {
+        Some(LabStatus::Passed { on }) => ("lab_standing_passed", on, "lab-standing lab-passed"),
+        Some(LabStatus::Tried {
+            passed_before: Some(on),
+        }) => ("lab_standing_before", on, "lab-standing"),
+        _ => return html! {},
+    };
+    html! { <p class={class}>{ t.fmt(key, &[("date", browser::local_date(on, lang))]) }</p> }
+}
+
 pub(super) fn ordinal(n: u32, lang: Lang) -> String {
     match lang {
         Lang::Nb => format!("{n}."),
@@ -150,7 +165,14 @@ pub(super) const SHOWN_VIOLATIONS: usize = 3;
 
 /// The broken run: its attacks and violations in words, and its timeline with the cursor
 /// the panel's state holds (opened where it broke: `Broken::broke_at`).
-pub(super) fn broken_view(b: &Broken, lang: Lang, cursor: usize, dispatch: &Callback<LabAction>) -> Html {
+/// The broken run on the timeline; `link` is a link to this run, with the code that ran.
+pub(super) fn broken_view(
+    b: &Broken,
+    lang: Lang,
+    cursor: usize,
+    dispatch: &Callback<LabAction>,
+    link: Option<String>,
+) -> Html {
     let t = Texts::new(lang);
     let m = b.model.clone();
     let workers: Vec<String> = {
@@ -185,8 +207,8 @@ pub(super) fn broken_view(b: &Broken, lang: Lang, cursor: usize, dispatch: &Call
     let on_jump = dispatch.reform(|_: MouseEvent| LabAction::JumpToBreak);
     let on_seek = dispatch.reform(LabAction::Seek);
     let on_share = Callback::from(move |_: MouseEvent| {
-        if let Some(href) = web_sys::window().and_then(|w| w.location().href().ok()) {
-            browser::copy_text(&href);
+        if let Some(link) = &link {
+            browser::copy_text(link);
         }
     });
     let now = m

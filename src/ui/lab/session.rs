@@ -74,6 +74,7 @@ pub(super) async fn run_session(s: Session, progress: Callback<(u32, u32)>) -> R
         seed: s.replay.unwrap_or(s.seed),
         break_it,
         cancelled: false,
+        code: Rc::from(s.code.as_str()),
         checks: lab.checks.iter().map(|c| (c.name().to_string(), true)).collect(),
         code_error: None,
         broken: None,
@@ -289,7 +290,12 @@ pub(super) fn start_session(h: &Handles, break_it: bool) {
                 }
                 if !shown.cancelled {
                     if let Some(s) = &h.store {
-                        s.on_run.emit((h.id.clone(), shown.passed() && shown.break_it));
+                        let outcome = match (shown.passed(), shown.break_it) {
+                            (true, true) => LabOutcome::Passed,
+                            (true, false) => LabOutcome::Held,
+                            (false, _) => LabOutcome::Broken,
+                        };
+                        s.on_run.emit((h.id.clone(), outcome));
                     }
                 }
                 h.state.dispatch(LabAction::Finished(Ok(shown)));

@@ -107,8 +107,15 @@ pub fn write_url_state(
     variant: &Variant,
     faults: &[(u64, Fault)],
 ) {
+    let changed = link::encode_variant(variant);
+    // A panel just opened does not take the URL from a lab it names (a shared lab link:
+    // a reload must still open on the lab); once the learner moves it, it does.
+    let untouched = (t_ms, event) == (0, 0) && changed.is_empty() && faults.is_empty();
+    if untouched && query_param(&hash_query(), "lab").is_some() {
+        return;
+    }
     let mut q = format!("scenario={name}&seed={seed}&t={t_ms}&e={event}");
-    for (k, v) in link::encode_variant(variant) {
+    for (k, v) in changed {
         q.push_str(&format!("&{k}={v}"));
     }
     if !faults.is_empty() {
