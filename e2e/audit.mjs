@@ -491,6 +491,9 @@ async function reflow() {
       const name = (e) => `${e.tagName.toLowerCase()}${[...e.classList].map((c) => '.' + c).join('')} (${Math.round(e.getBoundingClientRect().right)} px)`;
       return { scroll: document.documentElement.scrollWidth, W, wide: wide.slice(0, 5).map(name) };
     });
+    // The bar's name whole, not "L…" (#40 item 13).
+    const brand = await page.evaluate(() => { const b = document.querySelector('.topbar .brand-name'); return b ? [b.scrollWidth, b.clientWidth, b.textContent] : null; });
+    if (brand && brand[0] > brand[1]) fail(where, `${target.slice(BASE.length - 1)}: the top bar cuts "${brand[2]}" to ${brand[1]} of ${brand[0]} px`);
     if (r.scroll > r.W) fail(where, `${target.slice(BASE.length - 1)} is ${r.scroll} px wide in a ${r.W} px window: ${r.wide.join(', ') || 'no single element'}`);
     checked++;
   }

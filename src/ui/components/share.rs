@@ -115,9 +115,15 @@ pub fn share_dialog(props: &ShareDialogProps) -> Html {
             copied.set(Some(what));
         })
     };
+    let label = t.t("share");
+    let (first, more) = label.split_at(label.find(" / ").unwrap_or(label.len()));
+    let (first, more) = (first.to_string(), more.to_string());
     html! {
         <>
-            <button id="share-button" type="button" class="share-button" aria-haspopup="dialog" onclick={toggle}>{ t.t("share") }</button>
+            <button id="share-button" type="button" class="share-button" aria-haspopup="dialog" onclick={toggle}>
+                // "Share" on a phone, "Share / Embed" where there is room: the bar keeps the app's name whole.
+                { first }<span class="share-more">{ more }</span>
+            </button>
             if *open {
                 <div class="dialog-backdrop" onclick={{ let c = close.clone(); Callback::from(move |_| c.emit(())) }}></div>
                 <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="share-title" onkeydown={on_key} ref={dialog}>
