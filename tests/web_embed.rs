@@ -236,6 +236,10 @@ async fn the_share_dialog_offers_the_exact_link_and_an_iframe() {
         .filter_map(|l| l.text_content())
         .collect();
     assert_eq!(legends, ["What the embed shows", "Scenario controls it offers"]);
+    assert!(
+        query(&dialog, "input[name=share-show][value=lab]").is_some(),
+        "§3 has a lab to embed alone"
+    );
     click(&dialog, "input[name=share-show][value=scenario]");
     click(&dialog, "input[name=share-control][value=console]");
     let theme: web_sys::HtmlSelectElement = query(&dialog, "#share-theme").unwrap().dyn_into().unwrap();
@@ -265,6 +269,48 @@ async fn the_share_dialog_offers_the_exact_link_and_an_iframe() {
         "{}",
         snippet.value()
     );
+    // The snippet lets the embedded page copy, and §3's lab can be embedded alone.
+    assert!(
+        snippet.value().contains("allow=\"clipboard-write\""),
+        "{}",
+        snippet.value()
+    );
+    click(&dialog, "input[name=share-show][value=lab]");
+    let d = dialog.clone();
+    wait_until("the snippet embeds the lab alone", move || {
+        let v = query(&d, "#share-embed")
+            .and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
+            .map(|t| t.value())
+            .unwrap_or_default();
+        v.contains("show=lab") && v.contains("lab=safe-release")
+    })
+    .await;
+    // Copy says what happened: copied, or refused by the browser (a test page's document
+    // may not have the focus the clipboard asks for), then the text is selected to copy.
+    let copy = query_all(&dialog, ".copy-row button")
+        .into_iter()
+        .next()
+        .expect("the link's Copy");
+    copy.dyn_ref::<HtmlElement>().expect("a button").click();
+    let c = copy.clone();
+    wait_until("copy answers", move || {
+        matches!(c.text_content().as_deref(), Some("Copied" | "Not copied"))
+    })
+    .await;
+    let said = query(&dialog, ".copy-blocked")
+        .and_then(|p| p.text_content())
+        .unwrap_or_default();
+    if copy.text_content().as_deref() == Some("Not copied") {
+        assert!(said.contains("may not use the clipboard"), "{said}");
+        let active = document().active_element().map(|e| e.id());
+        assert_eq!(
+            active.as_deref(),
+            Some("share-link"),
+            "the link is selected to copy"
+        );
+    } else {
+        assert!(said.is_empty(), "{said}");
+    }
     // Escape closes it.
     press_key(&link, "Escape");
     let r = root.clone();

@@ -5,6 +5,8 @@
 
 use gloo::timers::future::TimeoutFuture;
 use lockstep::sim::lab::seq::{Draw, FailedTrial};
+use std::cell::RefCell;
+use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use web_sys::Element;
@@ -403,6 +405,90 @@ async fn a_link_with_code_puts_it_in_the_editor_without_running_it() {
         0
     );
     // Another lab's panel keeps its own starter.
+    storage().clear().ok();
+}
+
+#[wasm_bindgen_test]
+async fn one_lab_embedded_alone_tells_its_host_how_each_run_went() {
+    let _x = Exclusive::acquire().await;
+    storage().clear().ok();
+    preload();
+    let origin = web_sys::window().unwrap().location().origin().unwrap();
+    let got = Rc::new(RefCell::new(Vec::<String>::new()));
+    let sink = got.clone();
+    let _listener = gloo::events::EventListener::new(&web_sys::window().unwrap(), "message", move |e| {
+        if let Some(m) = e.dyn_ref::<web_sys::MessageEvent>() {
+            if let Some(s) = js_sys::JSON::stringify(&m.data())
+                .ok()
+                .and_then(|s| s.as_string())
+            {
+                sink.borrow_mut().push(s);
+            }
+        }
+    });
+    // Section 2's page, asked for the safe-release lab (section 3's) alone.
+    let root = fresh("#/distributed-locks/2");
+    set_search(&format!("?embed=1&show=lab&lab=safe-release&origin={origin}"));
+    let _app = Mounted::new(&root);
+    let r = root.clone();
+    wait_until("the lab alone", move || {
+        query(&r, "section.lab[data-lab=safe-release] textarea").is_some()
+    })
+    .await;
+    assert!(
+        query(&root, "article.section").is_none(),
+        "only the lab, not the section"
+    );
+    assert_eq!(query_all(&root, "section.lab").len(), 1);
+    let p = lab(&root, "safe-release");
+    let verdict = run_code(&p, NAIVE, "Run").await;
+    assert!(verdict.contains("Broken in this run"), "{verdict}");
+    let g = got.clone();
+    wait_until("a lab message", move || {
+        g.borrow().iter().any(|s| s.contains("\"type\":\"lab\""))
+    })
+    .await;
+    let message = got
+        .borrow()
+        .iter()
+        .find(|s| s.contains("\"type\":\"lab\""))
+        .cloned()
+        .unwrap_or_default();
+    let m: serde_json::Value = serde_json::from_str(&message).expect("JSON");
+    assert_eq!(m["source"], "lockstep", "{message}");
+    assert_eq!(m["lab"], "safe-release", "{message}");
+    assert_eq!(m["outcome"], "broken", "{message}");
+    assert_eq!(m["passed"], false, "{message}");
+    // The first check the panel shows broken.
+    let first = query(&p, ".lab-checks li.broken").and_then(|l| l.get_attribute("data-check"));
+    assert_eq!(m["check"].as_str(), first.as_deref(), "{message}");
+    assert!(first.is_some());
+    // "Copy a link with your code" says whether it copied; refused (the test page's
+    // document may lack the focus the clipboard wants), it shows the link to copy.
+    let b = query_all(&p, ".lab-actions button")
+        .into_iter()
+        .find(|b| b.text_content().unwrap_or_default() == "Copy a link with your code")
+        .expect("the copy button");
+    b.dyn_ref::<web_sys::HtmlElement>().expect("a button").click();
+    let q = p.clone();
+    wait_until("the copy to answer", move || {
+        query(&q, "input.lab-link").is_some()
+            || query_all(&q, ".lab-actions button")
+                .iter()
+                .any(|b| b.text_content().as_deref() == Some("Link copied"))
+    })
+    .await;
+    if let Some(input) = query(&p, "input.lab-link") {
+        let link = input
+            .dyn_ref::<web_sys::HtmlInputElement>()
+            .map(|i| i.value())
+            .unwrap_or_default();
+        assert!(
+            link.contains("lab=safe-release") && link.contains("&code="),
+            "{link}"
+        );
+    }
+    reset_search();
     storage().clear().ok();
 }
 

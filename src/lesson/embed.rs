@@ -10,6 +10,8 @@ pub enum Show {
     Section,
     Scenario,
     Quiz,
+    /// One lab: the one `lab=` names, else the section's first.
+    Lab,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,6 +48,18 @@ pub struct EmbedConfig {
     /// The only origin messages are sent to and accepted from; without it only `ready`
     /// and `resize` are sent (to any origin) and nothing is accepted.
     pub origin: Option<String>,
+    /// With `show=lab`: the lab's id (`lab=`), if it is one a lab can have.
+    pub lab: Option<String>,
+}
+
+/// A lab id as a link may carry it: lowercase letters, digits and `-`, up to 64.
+fn lab_id(id: &str) -> Option<String> {
+    let ok = !id.is_empty()
+        && id.len() <= 64
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    ok.then(|| id.to_string())
 }
 
 impl EmbedConfig {
@@ -55,6 +69,7 @@ impl EmbedConfig {
         let show = match p("show").as_deref() {
             Some("scenario") => Show::Scenario,
             Some("quiz") => Show::Quiz,
+            Some("lab") => Show::Lab,
             _ => Show::Section,
         };
         let theme = match p("theme").as_deref() {
@@ -76,6 +91,7 @@ impl EmbedConfig {
             controls,
             autoplay: truthy(p("autoplay")),
             origin: p("origin").and_then(|o| valid_origin(&o)),
+            lab: p("lab").and_then(|l| lab_id(&l)),
         }
     }
 
@@ -91,6 +107,8 @@ pub struct EmbedChoice {
     pub theme: Theme,
     /// The scenario controls offered (all of [`CONTROLS`]: no `controls=` at all).
     pub controls: VecSet<String>,
+    /// With [`Show::Lab`]: which lab (the section's, when it has one).
+    pub lab: Option<String>,
 }
 
 impl Default for EmbedChoice {
@@ -99,6 +117,7 @@ impl Default for EmbedChoice {
             show: Show::Section,
             theme: Theme::Auto,
             controls: CONTROLS.iter().map(|c| c.to_string()).collect(),
+            lab: None,
         }
     }
 }
@@ -116,9 +135,13 @@ impl EmbedChoice {
             Show::Section => None,
             Show::Scenario => Some("scenario"),
             Show::Quiz => Some("quiz"),
+            Show::Lab => Some("lab"),
         };
         if let Some(show) = show {
             search = with_query_param(&search, "show", show);
+        }
+        if let (Show::Lab, Some(lab)) = (self.show, &self.lab) {
+            search = with_query_param(&search, "lab", lab);
         }
         if let Some(theme) = self.theme.attr() {
             search = with_query_param(&search, "theme", theme);
@@ -301,6 +324,19 @@ mod tests {
         assert_eq!((c.show, c.theme), (Show::Scenario, Theme::Dark));
         assert!(c.shows("play") && c.shows("faults") && !c.shows("console") && !c.shows("editor"));
         assert_eq!(query_param(search, "lang").as_deref(), Some("nb"));
+        // One lab, by id; an id a lab cannot have is not read back.
+        let lab = EmbedChoice {
+            show: Show::Lab,
+            lab: Some("safe-release".into()),
+            ..EmbedChoice::default()
+        }
+        .url(href);
+        let c = EmbedConfig::from_query(&lab[lab.find('?').unwrap_or(0)..lab.find('#').unwrap_or(lab.len())]);
+        assert_eq!((c.show, c.lab.as_deref()), (Show::Lab, Some("safe-release")));
+        for bad in ["../x", "Safe", "", "a b"] {
+            let c = EmbedConfig::from_query(&format!("?embed=1&show=lab&lab={bad}"));
+            assert_eq!((c.show, c.lab), (Show::Lab, None), "{bad}");
+        }
         // No query, no hash: still a well-formed URL.
         assert_eq!(EmbedChoice::default().url("http://h/"), "http://h/?embed=1");
     }

@@ -92,8 +92,9 @@ pub struct LabState {
     pub solution: Option<Result<String, String>>,
     /// The shared trial the next Run replays (from the link), until a session ends.
     pub replay: Option<u64>,
-    /// The link with the code was copied.
-    pub copied: bool,
+    /// The last link the learner copied: copied, or the link itself where the browser
+    /// would not let the page copy it (shown for them to copy by hand).
+    pub copied: Option<Result<(), String>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -115,7 +116,8 @@ pub enum LabAction {
     /// The solution, as loaded; or hidden.
     ShowSolution(Result<String, String>),
     HideSolution,
-    LinkCopied,
+    /// A link was copied; `Err(link)` when the browser refused.
+    LinkCopied(Result<(), String>),
 }
 
 impl LabState {
@@ -126,7 +128,7 @@ impl LabState {
             cursor: 0,
             solution: None,
             replay,
-            copied: false,
+            copied: None,
         }
     }
 
@@ -181,7 +183,7 @@ impl LabState {
             }
             LabAction::ShowSolution(s) => self.solution = Some(s),
             LabAction::HideSolution => self.solution = None,
-            LabAction::LinkCopied => self.copied = true,
+            LabAction::LinkCopied(done) => self.copied = Some(done),
         }
         self
     }
@@ -297,7 +299,13 @@ mod tests {
     fn the_solution_and_the_copied_link_are_remembered() {
         let s = LabState::new(None).reduce(LabAction::ShowSolution(Ok("code".into())));
         assert_eq!(s.solution, Some(Ok("code".into())));
-        let s = s.reduce(LabAction::HideSolution).reduce(LabAction::LinkCopied);
-        assert_eq!((s.solution, s.copied), (None, true));
+        let s = s
+            .reduce(LabAction::HideSolution)
+            .reduce(LabAction::LinkCopied(Ok(())));
+        assert_eq!((s.solution, s.copied), (None, Some(Ok(()))));
+        // Refused by the browser: the link is kept to be shown, until a copy works.
+        let s = s.reduce(LabAction::LinkCopied(Err("http://x/#lab".into())));
+        assert_eq!(s.copied, Some(Err("http://x/#lab".into())));
+        assert_eq!(s.reduce(LabAction::LinkCopied(Ok(()))).copied, Some(Ok(())));
     }
 }

@@ -5,7 +5,7 @@ use crate::lesson::boot_rules::{NEXT_KEYS, PREV_KEYS};
 use crate::lesson::content::Lang;
 use crate::lesson::embed::{EmbedConfig, Show};
 use crate::lesson::i18n::Texts;
-use crate::lesson::progress::Score;
+use crate::lesson::progress::{LabOutcome, Score};
 use crate::lesson::progress::{Progress, LANG_KEY, LEGACY_PROGRESS_KEYS, PROGRESS_KEY};
 use crate::lesson::route::{
     hash_route, query_param, repair_url, with_query_param, without_query_param, Route,
@@ -204,7 +204,7 @@ fn reader(props: &ReaderProps) -> Html {
         on_prev,
         on_next,
     } = handlers(&state.dispatcher(), &embed_cfg);
-    let lab_store = lab_store(&state);
+    let lab_store = lab_store(&state, &embed_cfg);
     let menu_open = use_state(|| false);
     let toggle_menu = {
         let menu_open = menu_open.clone();
@@ -255,6 +255,24 @@ fn reader(props: &ReaderProps) -> Html {
                 let key = names.join(" ");
                 html! { <crate::ui::scenario::ScenarioPanel {key} {names} lang={s.lang} /> }
             }
+            (View::Section(order), Show::Lab) => {
+                // The lab the embed names, if the lesson has it; else the section's first.
+                let all = || {
+                    lesson
+                        .sections
+                        .iter()
+                        .flat_map(|sec| crate::lesson::pack::section_labs(lesson, sec.order))
+                };
+                let named = embed_cfg.lab.clone().filter(|id| all().any(|l| l == *id));
+                match named.or_else(|| {
+                    crate::lesson::pack::section_labs(lesson, *order)
+                        .into_iter()
+                        .next()
+                }) {
+                    Some(id) => crate::ui::components::lab_view(&id, s.lang),
+                    None => main,
+                }
+            }
             (View::Section(order), show) => match lesson.section(*order) {
                 Some(section) => html! {
                     <>
@@ -301,7 +319,7 @@ fn reader(props: &ReaderProps) -> Html {
                     <span class="brand-name">{ t.t("app_name") }</span>
                     <span class="brand-tagline">{ s.lessons.pack_title(s.lang).map_or_else(|| t.t("tagline"), str::to_string) }</span>
                 </div>
-                <ShareDialog lang={s.lang} />
+                <ShareDialog lang={s.lang} labs={s.current().map(|o| crate::lesson::pack::section_labs(s.lesson(), o)).unwrap_or_default()} />
                 if s.lessons.languages().len() > 1 {
                     { lang_switch_view(&LangSwitchProps { lang: s.lang, on_change: on_lang.clone() }) }
                 }
@@ -421,18 +439,32 @@ fn handlers(dispatch: &UseReducerDispatcher<Reader>, cfg: &Rc<EmbedConfig>) -> H
 }
 
 /// What the labs keep in the learner's progress: their code, and which code passed when.
-fn lab_store(state: &UseReducerHandle<Reader>) -> crate::ui::lab::LabStore {
+/// An embedding page hears each graded run: `{type: "lab", lab, outcome, passed, check}`.
+fn lab_store(state: &UseReducerHandle<Reader>, cfg: &Rc<EmbedConfig>) -> crate::ui::lab::LabStore {
     let dispatch = state.dispatcher();
     let on_code =
         Callback::from(move |(lab, code): (String, String)| dispatch.dispatch(Action::LabCode { lab, code }));
     let dispatch = state.dispatcher();
-    let on_run = Callback::from(move |(lab, outcome)| {
-        dispatch.dispatch(Action::LabRun {
-            lab,
-            outcome,
-            today: browser::today(),
-        })
-    });
+    let cfg = cfg.clone();
+    let on_run = Callback::from(
+        move |(lab, outcome, broke): (String, LabOutcome, Option<String>)| {
+            embed::send(
+                &cfg,
+                "lab",
+                &[
+                    ("lab", lab.as_str().into()),
+                    ("outcome", outcome.word().into()),
+                    ("passed", (outcome == LabOutcome::Passed).into()),
+                    ("check", broke.map_or(wasm_bindgen::JsValue::NULL, Into::into)),
+                ],
+            );
+            dispatch.dispatch(Action::LabRun {
+                lab,
+                outcome,
+                today: browser::today(),
+            })
+        },
+    );
     crate::ui::lab::LabStore {
         saved: Rc::new(
             state

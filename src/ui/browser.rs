@@ -92,11 +92,25 @@ pub fn scroll_to_top() {
     }
 }
 
-/// Copies text to the clipboard; resolves silently if the browser refuses.
-pub fn copy_text(text: &str) {
-    if let Some(w) = window() {
-        let _ = w.navigator().clipboard().write_text(text);
+/// Copies text to the clipboard: whether the browser let it. It may not: a page that is
+/// not a secure context has no clipboard, and an `<iframe>` without
+/// `allow="clipboard-write"` is refused.
+pub async fn copy(text: &str) -> bool {
+    let Some(navigator) = window().map(|w| w.navigator()) else {
+        return false;
+    };
+    let has = js_sys::Reflect::get(&navigator, &"clipboard".into()).is_ok_and(|c| c.is_object());
+    if !has {
+        return false;
     }
+    wasm_bindgen_futures::JsFuture::from(navigator.clipboard().write_text(text))
+        .await
+        .is_ok()
+}
+
+/// Copies `text`, then tells `done` whether it could.
+pub fn copy_then(text: String, done: impl FnOnce(bool) + 'static) {
+    wasm_bindgen_futures::spawn_local(async move { done(copy(&text).await) });
 }
 
 /// 64 fresh random bits from the browser (`crypto.getRandomValues`), for new seeds.

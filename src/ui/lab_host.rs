@@ -33,6 +33,10 @@ enum Status {
     Failed(String),
 }
 
+/// What the panel's module calls when a run was graded: (lab id, its outcome's word, the
+/// first check that broke).
+type OnRun = dyn Fn(String, String, Option<String>);
+
 /// A mounted panel and the callbacks it calls, kept while it is shown, and the learner's
 /// saved labs as last handed on (the wire's form).
 #[derive(Default)]
@@ -40,7 +44,7 @@ struct Held {
     mount: Option<JsValue>,
     saved: String,
     _on_code: Option<Closure<dyn Fn(String, String)>>,
-    _on_run: Option<Closure<dyn Fn(String, String)>>,
+    _on_run: Option<Closure<OnRun>>,
 }
 
 impl Held {
@@ -189,9 +193,9 @@ fn mount(
         }
     });
     let on_run = store.map(|s| s.on_run.clone());
-    let on_run = Closure::<dyn Fn(String, String)>::new(move |id, outcome: String| {
+    let on_run = Closure::<OnRun>::new(move |id, outcome: String, broke: Option<String>| {
         if let (Some(c), Some(outcome)) = (&on_run, LabOutcome::from_word(&outcome)) {
-            c.emit((id, outcome));
+            c.emit((id, outcome, broke));
         }
     });
     let text = crate::wire::to_text(opening)?;

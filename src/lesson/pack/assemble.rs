@@ -258,6 +258,13 @@ pub fn section_scenarios(lesson: &Lesson, order: u32) -> Vec<String> {
         .map_or_else(Vec::new, |s| scenario_blocks(&crate::lesson::docs::doc(&s.body)))
 }
 
+/// The lab ids section `order` shows (its `lab` blocks), in order.
+pub fn section_labs(lesson: &Lesson, order: u32) -> Vec<String> {
+    lesson
+        .section(order)
+        .map_or_else(Vec::new, |s| lab_blocks(&crate::lesson::docs::doc(&s.body)))
+}
+
 /// The scenario names a document's `scenario` blocks offer, in order.
 pub fn scenario_blocks(doc: &[Node]) -> Vec<String> {
     markdown::walk(doc)

@@ -15,13 +15,14 @@ pub struct CodeBlockProps {
 #[function_component(CodeBlock)]
 pub fn code_block(props: &CodeBlockProps) -> Html {
     let t = Texts::new(props.ui_lang);
-    let copied = use_state(|| false);
+    // None: not yet; Some(false): the browser refused.
+    let copied = use_state(|| None::<bool>);
     let on_copy = {
         let code = props.code.clone();
         let copied = copied.clone();
         Callback::from(move |_| {
-            browser::copy_text(&code);
-            copied.set(true);
+            let copied = copied.clone();
+            browser::copy_then(code.clone(), move |ok| copied.set(Some(ok)));
         })
     };
     let label = crate::lesson::highlight::code_label(props.lang.as_deref());
@@ -32,7 +33,7 @@ pub fn code_block(props: &CodeBlockProps) -> Html {
                     <span class="code-lang">{ label }</span>
                 }
                 <button type="button" class="copy" aria-label={t.t("copy_code")} onclick={on_copy}>
-                    { if *copied { t.t("copied") } else { t.t("copy") } }
+                    { match *copied { Some(true) => t.t("copied"), Some(false) => t.t("copy_blocked_short"), None => t.t("copy") } }
                 </button>
             </div>
             <pre tabindex="0"><code class={props.lang.as_ref().map(|l| format!("language-{l}"))}>

@@ -62,14 +62,7 @@ fn render_node(node: &Node, lang: Lang) -> Html {
             html! { <super::GuideView code={code.clone()} {lang} /> }
         }
         // ```lab blocks name a lab (labs/<id>/) to write and run here.
-        Node::CodeBlock { lang: Some(l), code } if l == "lab" => {
-            let id = code.trim().to_string();
-            // The page's module (`lab-apart`) loads the panel's own module for it.
-            #[cfg(feature = "lab-apart")]
-            return html! { <crate::ui::lab_host::LabHost key={id.clone()} id={id.clone()} {lang} /> };
-            #[cfg(not(feature = "lab-apart"))]
-            html! { <crate::ui::lab::LabPanel key={id.clone()} id={id.clone()} {lang} /> }
-        }
+        Node::CodeBlock { lang: Some(l), code } if l == "lab" => lab_view(code.trim(), lang),
         Node::CodeBlock { lang: Some(l), .. } if l == "console" => {
             html! { <crate::ui::scenario::ConsoleExercise {lang} /> }
         }
@@ -127,4 +120,14 @@ pub fn render_inline(text: &str, lang: Lang) -> Html {
         }
     }
     out.into_iter().collect::<Html>()
+}
+
+/// A lab, where a section (or an embed of one lab) shows it.
+pub fn lab_view(id: &str, lang: Lang) -> Html {
+    let id = id.to_string();
+    // The page's module (`lab-apart`) loads the panel's own module for it.
+    #[cfg(feature = "lab-apart")]
+    return html! { <crate::ui::lab_host::LabHost key={id.clone()} id={id.clone()} {lang} /> };
+    #[cfg(not(feature = "lab-apart"))]
+    html! { <crate::ui::lab::LabPanel key={id.clone()} id={id.clone()} {lang} /> }
 }

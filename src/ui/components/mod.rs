@@ -21,7 +21,7 @@ pub use content_errors::{content_errors as content_errors_view, ContentErrorsPro
 pub use deferred::Deferred;
 pub use guide::GuideView;
 pub use lang_switch::{lang_switch as lang_switch_view, LangSwitchProps};
-pub use markdown::{doc, learn_trees, render, render_inline};
+pub use markdown::{doc, lab_view, learn_trees, render, render_inline};
 pub use notices::{notices as notices_view, NoticesProps};
 pub use pack_failed::{pack_failed as pack_failed_view, PackFailedProps};
 pub use pager::{pager as pager_view, PagerProps};

@@ -10,6 +10,26 @@ use yew::prelude::*;
 #[derive(Properties, PartialEq)]
 pub struct ShareDialogProps {
     pub lang: Lang,
+    /// The labs the section shown has: with one, the embed may show only it.
+    #[prop_or_default]
+    pub labs: Vec<String>,
+}
+
+/// Selects the text of the field `id`, for the learner to copy by hand.
+fn select_field(id: &str) {
+    let el = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(id));
+    if let Some(input) = el
+        .clone()
+        .and_then(|e| e.dyn_into::<web_sys::HtmlInputElement>().ok())
+    {
+        let _ = input.focus();
+        input.select();
+    } else if let Some(area) = el.and_then(|e| e.dyn_into::<web_sys::HtmlTextAreaElement>().ok()) {
+        let _ = area.focus();
+        area.select();
+    }
 }
 
 /// Where Tab (or Shift+Tab with `back`) must go instead of leaving `dialog`: the first
@@ -44,8 +64,14 @@ fn wrap_focus(dialog: &web_sys::Element, back: bool) -> Option<web_sys::HtmlElem
 pub fn share_dialog(props: &ShareDialogProps) -> Html {
     let t = Texts::new(props.lang);
     let open = use_state(|| false);
-    let copied = use_state(|| None::<&'static str>);
+    // What was copied last ("link", "embed"), and whether the browser let it.
+    let copied = use_state(|| None::<(&'static str, bool)>);
     let choice = use_reducer(Choice::default);
+    // "Only the lab" embeds this section's lab.
+    let chosen = EmbedChoice {
+        lab: props.labs.first().cloned(),
+        ..choice.0.clone()
+    };
     let href = if *open {
         web_sys::window()
             .and_then(|w| w.location().href().ok())
@@ -54,8 +80,9 @@ pub fn share_dialog(props: &ShareDialogProps) -> Html {
         String::new()
     };
     let snippet = format!(
-        "<iframe src=\"{}\" title=\"{}\" width=\"100%\" height=\"640\" style=\"border:0\" loading=\"lazy\"></iframe>",
-        choice.0.url(&href).replace('"', "&quot;"),
+        // clipboard-write: the embedded page's Copy buttons work inside the host's page.
+        "<iframe src=\"{}\" title=\"{}\" width=\"100%\" height=\"640\" style=\"border:0\" loading=\"lazy\" allow=\"clipboard-write\"></iframe>",
+        chosen.url(&href).replace('"', "&quot;"),
         t.t("embed_title")
     );
     let toggle = {
@@ -108,12 +135,24 @@ pub fn share_dialog(props: &ShareDialogProps) -> Html {
             }
         }
     });
-    let copy = |what: &'static str, text: String| {
+    // Where the browser refuses (an <iframe> without allow="clipboard-write", a page that
+    // is not a secure context), the text is selected in its field for the learner to copy.
+    let copy = |what: &'static str, field: &'static str, text: String| {
         let copied = copied.clone();
         Callback::from(move |_| {
-            browser::copy_text(&text);
-            copied.set(Some(what));
+            let copied = copied.clone();
+            browser::copy_then(text.clone(), move |ok| {
+                if !ok {
+                    select_field(field);
+                }
+                copied.set(Some((what, ok)));
+            });
         })
+    };
+    let said = |what: &str| match *copied {
+        Some((w, true)) if w == what => t.t("copied"),
+        Some((w, false)) if w == what => t.t("copy_blocked_short"),
+        _ => t.t("copy"),
     };
     let label = t.t("share");
     let (first, more) = label.split_at(label.find(" / ").unwrap_or(label.len()));
@@ -131,14 +170,17 @@ pub fn share_dialog(props: &ShareDialogProps) -> Html {
                     <label for="share-link">{ t.t("share_link") }</label>
                     <div class="copy-row">
                         <input id="share-link" type="text" readonly=true value={href.clone()} />
-                        <button type="button" onclick={copy("link", href.clone())}>{ if *copied == Some("link") { t.t("copied") } else { t.t("copy") } }</button>
+                        <button type="button" onclick={copy("link", "share-link", href.clone())}>{ said("link") }</button>
                     </div>
-                    { embed_options(&t, &choice, &copied) }
+                    { embed_options(&t, &choice, &copied, !props.labs.is_empty()) }
                     <label for="share-embed">{ t.t("share_embed") }</label>
                     <div class="copy-row">
                         <textarea id="share-embed" readonly=true rows="3" value={snippet.clone()} />
-                        <button type="button" onclick={copy("embed", snippet.clone())}>{ if *copied == Some("embed") { t.t("copied") } else { t.t("copy") } }</button>
+                        <button type="button" onclick={copy("embed", "share-embed", snippet.clone())}>{ said("embed") }</button>
                     </div>
+                    <p class="copy-blocked" role="status">
+                        { if matches!(*copied, Some((_, false))) { t.t("copy_blocked") } else { String::new() } }
+                    </p>
                     <p class="hint">{ t.t("share_hint") }</p>
                     <button type="button" class="dialog-close" onclick={{ let c = close.clone(); Callback::from(move |_| c.emit(())) }}>{ t.t("close") }</button>
                 </div>
@@ -181,7 +223,8 @@ impl Reducible for Choice {
 fn embed_options(
     t: &Texts,
     choice: &UseReducerHandle<Choice>,
-    copied: &UseStateHandle<Option<&'static str>>,
+    copied: &UseStateHandle<Option<(&'static str, bool)>>,
+    has_lab: bool,
 ) -> Html {
     let change = |f: fn(&web_sys::HtmlInputElement) -> Change| {
         let (choice, copied) = (choice.dispatcher(), copied.clone());
@@ -243,6 +286,9 @@ fn embed_options(
                 { show_radio(Show::Section, "section", "share_show_section", |_| Change::Show(Show::Section)) }
                 { show_radio(Show::Scenario, "scenario", "share_show_scenario", |_| Change::Show(Show::Scenario)) }
                 { show_radio(Show::Quiz, "quiz", "share_show_quiz", |_| Change::Show(Show::Quiz)) }
+                if has_lab {
+                    { show_radio(Show::Lab, "lab", "share_show_lab", |_| Change::Show(Show::Lab)) }
+                }
             </fieldset>
             <fieldset>
                 <legend>{ t.t("share_controls") }</legend>

@@ -61,7 +61,7 @@ pub struct Mounted {
 
 impl Mounted {
     /// Mounts the lab that `opening` (the wire's form of an [`Opening`]) names into
-    /// `host`; `on_code(id, code)` and `on_run(id, outcome)` (its [`LabOutcome::word`]) reach the page.
+    /// `host`; `on_code(id, code)` and `on_run(id, outcome, broken check)` (its [`LabOutcome::word`]) reach the page.
     pub fn open(
         host: web_sys::Element,
         opening: &str,
@@ -76,9 +76,17 @@ impl Mounted {
             on_code: Callback::from(move |(id, code): (String, String)| {
                 let _ = on_code.call2(&wasm_bindgen::JsValue::NULL, &id.into(), &code.into());
             }),
-            on_run: Callback::from(move |(id, outcome): (String, LabOutcome)| {
-                let _ = on_run.call2(&wasm_bindgen::JsValue::NULL, &id.into(), &outcome.word().into());
-            }),
+            on_run: Callback::from(
+                move |(id, outcome, broke): (String, LabOutcome, Option<String>)| {
+                    let broke = broke.map_or(wasm_bindgen::JsValue::NULL, wasm_bindgen::JsValue::from);
+                    let _ = on_run.call3(
+                        &wasm_bindgen::JsValue::NULL,
+                        &id.into(),
+                        &outcome.word().into(),
+                        &broke,
+                    );
+                },
+            ),
         };
         let props = LabRootProps {
             id: o.id,

@@ -45,8 +45,9 @@ pub struct LabStore {
     pub saved: Rc<VecMap<String, LabProgress>>,
     /// (lab id, code): the editor's code changed.
     pub on_code: Callback<(String, String)>,
-    /// (lab id, how it went): a run or session graded the code.
-    pub on_run: Callback<(String, LabOutcome)>,
+    /// (lab id, how it went, the first check that broke): a run or session graded the
+    /// code.
+    pub on_run: Callback<(String, LabOutcome, Option<String>)>,
 }
 
 /// Largest file the panel fetches from `labs/`.
@@ -372,6 +373,14 @@ fn use_saving(
     (oninput, onchange)
 }
 
+/// Copies `link`; where the browser refuses, the panel shows it to copy by hand.
+pub(super) fn copy_link(link: String, dispatch: Callback<LabAction>) {
+    let kept = link.clone();
+    browser::copy_then(link, move |ok| {
+        dispatch.emit(LabAction::LinkCopied(if ok { Ok(()) } else { Err(kept) }));
+    });
+}
+
 /// "Copy a link with your code": the code (and a shared trial) in the link.
 fn copy_link_handler(
     id: &str,
@@ -382,8 +391,7 @@ fn copy_link_handler(
     let (id, code) = (id.to_string(), code.clone());
     Callback::from(move |_: MouseEvent| {
         if let Some(link) = link_with_code(&id, &code, replay) {
-            browser::copy_text(&link);
-            dispatch.emit(LabAction::LinkCopied);
+            copy_link(link, dispatch.clone());
         }
     })
 }
@@ -508,9 +516,16 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
                 }
                 <button type="button" class="quiet" onclick={on_reset} disabled={running}>{ t.t("lab_reset") }</button>
                 <button type="button" class="quiet" onclick={on_copy_link}>
-                    { if s.copied { t.t("lab_link_copied") } else { t.t("lab_copy_link") } }
+                    { if s.copied == Some(Ok(())) { t.t("lab_link_copied") } else { t.t("lab_copy_link") } }
                 </button>
             </div>
+            if let Some(Err(link)) = &s.copied {
+                <div class="lab-note" role="status">
+                    <label for={format!("lab-link-{}", props.id)}>{ t.t("lab_copy_blocked") }</label>
+                    <input id={format!("lab-link-{}", props.id)} class="lab-link" type="text" readonly=true value={link.clone()}
+                           onfocus={Callback::from(|e: FocusEvent| e.target_unchecked_into::<web_sys::HtmlInputElement>().select())} />
+                </div>
+            }
             { standing_view(saved.as_ref(), lang) }
             // What a screen reader announces: the verdict and the checks. The broken run's
             // timeline and violations follow outside it (they are read on demand).

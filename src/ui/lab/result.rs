@@ -143,7 +143,7 @@ pub(super) fn result_view(s: &Shown, lang: Lang, goto_line: &impl Fn(u32) -> Cal
         html! {
             <ul class="lab-checks" aria-label={t.t("lab_checks")} data-ran-in={s.ran_in} data-drawn-in={s.broken.is_some().then_some(s.drawn_in)}>
                 { for s.checks.iter().map(|(name, ok)| html! {
-                    <li class={if *ok { "held" } else { "broken" }}>
+                    <li class={if *ok { "held" } else { "broken" }} data-check={name.clone()}>
                         <span aria-hidden="true">{ if *ok { "✓ " } else { "✗ " } }</span>
                         <strong>{ if *ok { t.t("lab_check_held") } else { t.t("lab_check_broken") } }</strong>
                         { ": " }{ check_words(&t, name, *ok) }
@@ -206,11 +206,14 @@ pub(super) fn broken_view(
     let step = |d: i64| dispatch.reform(move |_: MouseEvent| LabAction::Step(d));
     let on_jump = dispatch.reform(|_: MouseEvent| LabAction::JumpToBreak);
     let on_seek = dispatch.reform(LabAction::Seek);
-    let on_share = Callback::from(move |_: MouseEvent| {
-        if let Some(link) = &link {
-            browser::copy_text(link);
-        }
-    });
+    let on_share = {
+        let dispatch = dispatch.clone();
+        Callback::from(move |_: MouseEvent| {
+            if let Some(link) = &link {
+                copy_link(link.clone(), dispatch.clone());
+            }
+        })
+    };
     let now = m
         .trace
         .get(at)

@@ -295,7 +295,12 @@ pub(super) fn start_session(h: &Handles, break_it: bool) {
                             (true, false) => LabOutcome::Held,
                             (false, _) => LabOutcome::Broken,
                         };
-                        s.on_run.emit((h.id.clone(), outcome));
+                        let broke = shown
+                            .checks
+                            .iter()
+                            .find(|(_, held)| !held)
+                            .map(|(name, _)| name.clone());
+                        s.on_run.emit((h.id.clone(), outcome, broke));
                     }
                 }
                 h.state.dispatch(LabAction::Finished(Ok(shown)));
