@@ -302,7 +302,7 @@ mod tests {
         let s = s
             .reduce(LabAction::HideSolution)
             .reduce(LabAction::LinkCopied(Ok(())));
-        assert_eq!((s.solution, s.copied), (None, Some(Ok(()))));
+        assert_eq!((&s.solution, &s.copied), (&None, &Some(Ok(()))));
         // Refused by the browser: the link is kept to be shown, until a copy works.
         let s = s.reduce(LabAction::LinkCopied(Err("http://x/#lab".into())));
         assert_eq!(s.copied, Some(Err("http://x/#lab".into())));
