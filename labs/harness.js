@@ -842,6 +842,11 @@
    */
   function createHarness(options) {
     const { learnerFactory, driverFactory, drain, locate, locateFile } = options;
+    // Told what runs next, so a host can name the function that never returns (an
+    // infinite loop blocks it from saying anything after): {type: 'in', fn, pid} as a
+    // learner's function is called, {type: 'doing', pid, running} before an event runs
+    // in a process (`running`: its learner functions not yet returned).
+    const watch = typeof options.watch === 'function' ? options.watch : null;
     const functions = Array.from(options.functions || []);
     let params = deepFreeze(options.params || {});
     let processes = new Map();
@@ -1160,6 +1165,7 @@
       for (const name of functions) {
         const fn = learner[name];
         fns[name] = function (...args) {
+          if (watch) watch({ type: 'in', fn: name, pid: proc.pid });
           proc.running.set(name, (proc.running.get(name) || 0) + 1);
           const leave = () => proc.running.set(name, proc.running.get(name) - 1);
           let result;
@@ -1240,7 +1246,13 @@
           const c = proc.commands.get(id);
           if (!c) return;
           proc.commands.delete(id);
-          c.reject(new Error(`Timeout: no reply from Redis node ${c.node + 1} (clients[${c.node}]) within ${c.timeoutMs} ms`));
+          const err = new Error(`Timeout: no reply from Redis node ${c.node + 1} (clients[${c.node}]) within ${c.timeoutMs} ms`);
+          // The frames of the call that sent the command, as for an error reply: a
+          // rejection that reaches the learner through Promise.all points at their line.
+          if (typeof c.origin.stack === 'string') {
+            err.stack = `Error: ${err.message}\n${c.origin.stack.replace(/^[^\n]*Error[^\n]*\n/, '')}`;
+          }
+          c.reject(err);
           return;
         }
         case 'resource': {
@@ -1302,6 +1314,7 @@
       if (proc.over) return none;
       proc.now = Number(msg.now_ms) || 0;
       current = proc;
+      if (watch) watch({ type: 'doing', pid: proc.pid, running: [...proc.running].filter(([, n]) => n > 0).map(([f]) => f) });
       try {
         deliver(proc, ev);
       } catch (err) {

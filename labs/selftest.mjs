@@ -227,6 +227,15 @@ async function main() {
       a.actions.length === 1 && a.actions[0].a === 'error' && /ERR boom/.test(a.actions[0].message) && a.actions[0].line === 3, a.actions);
   }
 
+  // 9c. A timeout nobody catches, inside Promise.all (as in a Redlock acquire): an error
+  // at the learner's line that sent the command, not one without a line (#40 item 8).
+  const all = ['export async function acquire(redis, key) {', '  const x = 1;',
+    '  await Promise.all([redis.get(key)]);', '  return null;', '}', 'export async function release() {}'].join('\n');
+  a = await firstAnswer(host, all, '1', 1000, { ...SET_NX_PARAMS, timeout_ms: 50 });
+  a = await host.ask({ type: 'input', pid: 1, worker: 0, inc: 0, now_ms: 1050, ev: { kind: 'timeout', id: a.actions[0].id } });
+  check("an uncaught timeout in Promise.all is an error action on the learner's line 3",
+    a.actions.length === 1 && a.actions[0].a === 'error' && /Timeout: no reply/.test(a.actions[0].message) && a.actions[0].line === 3, a.actions);
+
   // 10. A crash: no actions, and the dead incarnation's events are ignored.
   a = await firstAnswer(host, setNxSolution);
   const crashed = await host.ask({ type: 'input', pid: 1, worker: 0, inc: 0, now_ms: 1001, ev: { kind: 'crash' } });

@@ -55,6 +55,15 @@ fn lab(root: &Element, id: &str) -> Element {
     query(root, &format!("section.lab[data-lab={id}]")).expect("the lab panel")
 }
 
+/// Clicks the lab's button whose text starts with `button`.
+fn press(p: &Element, button: &str) {
+    let b = query_all(p, ".lab-actions button")
+        .into_iter()
+        .find(|b| b.text_content().unwrap_or_default().starts_with(button))
+        .unwrap_or_else(|| panic!("no {button} button"));
+    b.dyn_ref::<web_sys::HtmlElement>().expect("a button").click();
+}
+
 async fn run_code(p: &Element, code: &str, button: &str) -> String {
     let editor = query(p, "textarea.lab-editor").expect("an editor");
     type_into(&editor, code).await;
@@ -201,8 +210,43 @@ async fn an_infinite_loop_is_stopped_and_the_page_keeps_answering() {
     .await;
     let p = lab(&root, "safe-release");
     let looping = NAIVE.replace("  await redis.del(key);", "  for (;;) {}");
-    let verdict = run_code(&p, &looping, "Run").await;
+    // While it runs, the lab says so and offers Stop; then it names the worker and the
+    // function the loop never left (#40 item 8).
+    let editor = query(&p, "textarea.lab-editor").expect("an editor");
+    type_into(&editor, &looping).await;
+    press(&p, "Run");
+    let q = p.clone();
+    wait_until("Running… with Stop", move || {
+        text(&q, ".lab-status").contains("Running your code")
+            && query_all(&q, ".lab-actions button")
+                .iter()
+                .any(|b| b.text_content().as_deref() == Some("Stop"))
+    })
+    .await;
+    let q = p.clone();
+    wait_long("a verdict", move || query(&q, ".lab-verdict").is_some()).await;
+    let verdict = text(&p, ".lab-verdict");
     assert!(verdict.contains("infinite loop"), "{verdict}");
+    assert!(verdict.contains("It never returned from release()."), "{verdict}");
+    assert!(
+        ["A: ", "B: ", "C: "].iter().any(|w| verdict.starts_with(w)),
+        "the worker is named: {verdict}"
+    );
+    // Stop ends a run at once: nothing graded, no loop waited out.
+    press(&p, "Run");
+    let q = p.clone();
+    wait_until("Running… again", move || {
+        text(&q, ".lab-status").contains("Running your code")
+    })
+    .await;
+    press(&p, "Stop");
+    let q = p.clone();
+    wait_long("the stopped run's verdict", move || {
+        query(&q, ".lab-verdict").is_some()
+    })
+    .await;
+    let verdict = text(&p, ".lab-verdict");
+    assert!(verdict.contains("Stopped after 0 trials"), "{verdict}");
     // The page answers: the next event button steps the (empty) timeline's neighbours,
     // and a new Run works at once.
     TimeoutFuture::new(10).await;

@@ -119,6 +119,11 @@ mod web {
             self.0.finished()
         }
 
+        /// The name of process `pid` in the trial in flight (a worker's, `A`).
+        pub fn name_of(&self, pid: u32) -> Option<String> {
+            self.0.process_name(pid)
+        }
+
         /// `{finished, failure}` as JSON (`sim::lab::seq::GroupReport`).
         pub fn report(&self) -> String {
             self.0.report_json()

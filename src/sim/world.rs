@@ -490,6 +490,11 @@ impl World {
         self.procs.iter().map(|p| p.name.clone()).collect()
     }
 
+    /// The name of process `pid`, if there is one.
+    pub fn process_name(&self, pid: Pid) -> Option<&str> {
+        self.procs.get(pid).map(|p| p.name.as_str())
+    }
+
     pub fn pid(&self, name: &str) -> Option<Pid> {
         self.procs.iter().position(|p| p.name == name)
     }

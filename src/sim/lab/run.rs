@@ -19,6 +19,11 @@ pub struct LabRun {
 }
 
 impl LabRun {
+    /// The name of process `pid` in this run (a worker's, `A`).
+    pub fn process_name(&self, pid: Pid) -> Option<&str> {
+        self.world.process_name(pid)
+    }
+
     /// A run of `lab` under `seed` with these attacks, traced in full.
     pub fn new(lab: &Lab, seed: u64, attacks: Vec<LabAttack>) -> Result<LabRun, String> {
         LabRun::traced(lab, seed, attacks, TraceLevel::Full)
@@ -159,6 +164,7 @@ pub(crate) fn first_code_error(trace: &[TraceEvent], names: &[String]) -> Option
             line: *line,
             col: *col,
             worker: names.get(e.pid as usize).cloned(),
+            within: None,
         }),
         _ => None,
     })

@@ -255,6 +255,15 @@ impl TrialSeq {
         self.limit = self.limit.min(trial);
     }
 
+    /// The name of process `pid` in the trial in flight (a worker's, `A`).
+    pub fn process_name(&self, pid: u32) -> Option<String> {
+        self.current
+            .as_ref()?
+            .run
+            .process_name(pid as crate::sim::Pid)
+            .map(str::to_string)
+    }
+
     /// The trial in flight, if any.
     pub fn trial(&self) -> Option<u32> {
         self.current.as_ref().map(|c| c.trial)

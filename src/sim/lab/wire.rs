@@ -63,6 +63,9 @@ pub struct CodeError {
     /// The worker whose code failed, if it failed while running.
     #[serde(default)]
     pub worker: Option<String>,
+    /// The learner's function that never returned (an infinite loop), when known.
+    #[serde(default)]
+    pub within: Option<String>,
 }
 
 impl CodeError {
@@ -76,6 +79,7 @@ impl CodeError {
             line: o.and_then(|o| o.u32("line")),
             col: o.and_then(|o| o.u32("col")),
             worker: o.and_then(|o| o.str("worker")).map(str::to_string),
+            within: o.and_then(|o| o.str("within")).map(str::to_string),
         }
     }
 
@@ -85,6 +89,7 @@ impl CodeError {
             line: None,
             col: None,
             worker: None,
+            within: None,
         }
     }
 }

@@ -5,12 +5,12 @@
 //! trials they report, tells the others to stop past a failure, and keeps the lowest
 //! failing trial: the one a single sequential run finds.
 
-use super::sandbox::{EngineFiles, Sandbox};
+use super::sandbox::{EngineFiles, Sandbox, Stop};
 use super::FILE_LIMIT;
 use crate::sim::lab::seq::{Draw, FailedTrial, GroupReport};
 use crate::sim::lab::{CodeError, Lab};
 use serde_json::{json, Value};
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -93,7 +93,7 @@ pub async fn run(
     seed: u64,
     total: u32,
     sandboxes: &[Sandbox],
-    cancel: &Cell<bool>,
+    cancel: &Stop,
     progress: &Callback<(u32, u32)>,
 ) -> Result<Outcome, String> {
     let groups = sandboxes.len().max(1);
@@ -143,7 +143,7 @@ async fn group(
     sandboxes: &[Sandbox],
     state: &RefCell<State>,
     (draw, seed): (Draw, u64),
-    cancel: &Cell<bool>,
+    cancel: &Stop,
     progress: &Callback<(u32, u32)>,
     total: u32,
 ) -> Result<(), String> {
@@ -154,11 +154,13 @@ async fn group(
     let step = (total / 20).max(1);
     // The trial in flight, as the worker last said.
     let mut current: Option<u32> = None;
+    // Where the learner's code was last, in one trial: (worker, function).
+    let mut site: (Option<String>, Option<String>) = (None, None);
     loop {
         if cancel.get() {
             return Ok(());
         }
-        let failed = match sandbox.receive().await {
+        let failed = match sandbox.receive(cancel).await {
             Ok(text) => {
                 let v: Value = serde_json::from_str(&text)
                     .map_err(|_| "the sandbox's answer is not JSON".to_string())?;
@@ -178,6 +180,22 @@ async fn group(
                         }
                         continue;
                     }
+                    Some("in") => {
+                        site = (text_of(&v, "worker"), text_of(&v, "fn"));
+                        continue;
+                    }
+                    Some("doing") => {
+                        // An event runs in a worker: in the continuation of the one
+                        // function of theirs still running, if it is one.
+                        let running: Vec<&str> = v
+                            .get("running")
+                            .and_then(Value::as_array)
+                            .map(|a| a.iter().filter_map(Value::as_str).collect())
+                            .unwrap_or_default();
+                        let within = (running.len() == 1).then(|| running[0].to_string());
+                        site = (text_of(&v, "worker"), within);
+                        continue;
+                    }
                     Some("done") => {
                         let report = GroupReport::read(v.get("report").unwrap_or(&Value::Null))?;
                         if let Some(f) = state.borrow_mut().finished.get_mut(g) {
@@ -195,8 +213,13 @@ async fn group(
                 }
             }
             // Silence: the learner's code loops in trial `current`.
-            Err(e) => match current {
-                Some(trial) => Some(hung(draw, seed, trial, e)),
+            // Stopped: nothing to grade (the session says so).
+            Err(_) if cancel.get() => return Ok(()),
+            Err(mut e) => match current {
+                Some(trial) => {
+                    (e.worker, e.within) = site.clone();
+                    Some(hung(draw, seed, trial, e))
+                }
                 None => return Err(e.message),
             },
         };
@@ -213,6 +236,14 @@ async fn group(
         }
         return Ok(());
     }
+}
+
+/// A short text field of a worker's message (a name it reports), if it is one.
+fn text_of(v: &Value, key: &str) -> Option<String> {
+    v.get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty() && s.len() <= 64)
+        .map(str::to_string)
 }
 
 /// Trial `trial` never returned: its failure is the code error, with no run to draw.

@@ -34,7 +34,7 @@ use crate::ui::components::doc;
 use crate::ui::components::render;
 use crate::ui::components::CodeBlock;
 use crate::vecmap::VecMap;
-use sandbox::{EngineFiles, Sandbox};
+use sandbox::{EngineFiles, Sandbox, Stop};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use yew::prelude::*;
@@ -185,8 +185,16 @@ pub async fn trials_in_sandboxes(
     let sandboxes = open_all(&lab, code, (&html, &harness), groups, &engine)
         .await?
         .map_err(|e| e.to_string())?;
-    let no = Cell::new(false);
-    let out = engine::run(&lab, draw, seed, trials, &sandboxes, &no, &Callback::noop()).await?;
+    let out = engine::run(
+        &lab,
+        draw,
+        seed,
+        trials,
+        &sandboxes,
+        &Stop::default(),
+        &Callback::noop(),
+    )
+    .await?;
     Ok(out.failure)
 }
 
@@ -320,6 +328,10 @@ fn status_view(phase: &Phase, lang: Lang, goto_line: &impl Fn(u32) -> Callback<M
     match phase {
         Phase::Idle => html! {},
         Phase::Loading => html! { <p class="lab-status" role="status">{ t.t("lab_running") }</p> },
+        // One run: it has no trials to count.
+        Phase::Running { total: 1, .. } => {
+            html! { <p class="lab-status" role="status">{ t.t("lab_running_code") }</p> }
+        }
         Phase::Running { done, total } => html! {
             <p class="lab-status" role="status">
                 <progress max={total.to_string()} value={done.to_string()}></progress>
@@ -412,7 +424,7 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
         let state = state.clone();
         Callback::from(move |a: LabAction| state.dispatch(a))
     };
-    let cancel = use_mut_ref(|| Rc::new(Cell::new(false)));
+    let cancel = use_mut_ref(|| Rc::new(Stop::default()));
     let from_link = *use_state(|| shared_code(&props.id).is_some());
     let s = &state.0;
     let on_copy_link = copy_link_handler(&props.id, &code, s.replay, dispatch.clone());
@@ -460,7 +472,7 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
     let on_break = Callback::from(move |_: MouseEvent| start(true));
     let on_cancel = {
         let cancel = cancel.clone();
-        Callback::from(move |_: MouseEvent| cancel.borrow().set(true))
+        Callback::from(move |_: MouseEvent| cancel.borrow().press())
     };
     let on_solution = toggle_solution(s.solution.is_some(), dispatch.clone(), &lab);
     let on_reset = reset_handler(&code, save.clone(), lab.starter.clone(), t.t("lab_reset_confirm"));

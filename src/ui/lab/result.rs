@@ -110,9 +110,15 @@ pub(super) fn result_view(s: &Shown, lang: Lang, goto_line: &impl Fn(u32) -> Cal
             _ => t.fmt("lab_code_failed", &[("message", e.message.clone())]),
         };
         let who = e.worker.clone().map(|w| format!("{w}: ")).unwrap_or_default();
+        // An infinite loop: the function it never left, where the sandbox could tell.
+        let within = e
+            .within
+            .as_ref()
+            .map(|f| format!(" {}", t.fmt("lab_code_within", &[("fn", f.clone())])))
+            .unwrap_or_default();
         html! {
             <div class="lab-verdict lab-failed" role="alert">
-                <p>{ who }{ msg }</p>
+                <p>{ who }{ msg }{ within }</p>
                 if let Some(l) = e.line {
                     <button type="button" onclick={goto_line(l)}>{ t.fmt("lab_goto_line", &[("line", l.to_string())]) }</button>
                 }

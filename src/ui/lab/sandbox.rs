@@ -26,6 +26,36 @@ pub struct EngineFiles {
     pub wasm: js_sys::ArrayBuffer,
 }
 
+/// A session's Stop: once pressed, every wait on its sandboxes ends at once (an infinite
+/// loop is not waited out), and the sandboxes, dropped, end their workers.
+#[derive(Default)]
+pub struct Stop {
+    stopped: std::cell::Cell<bool>,
+    /// Who waits for an answer now: told when Stop is pressed.
+    wakers: RefCell<Vec<js_sys::Function>>,
+}
+
+impl Stop {
+    pub fn get(&self) -> bool {
+        self.stopped.get()
+    }
+
+    pub fn press(&self) {
+        self.stopped.set(true);
+        for wake in self.wakers.take() {
+            let _ = wake.call0(&JsValue::NULL);
+        }
+    }
+
+    /// A promise that resolves (to `undefined`) when Stop is pressed.
+    fn pressed(&self) -> js_sys::Promise {
+        if self.get() {
+            return js_sys::Promise::resolve(&JsValue::UNDEFINED);
+        }
+        js_sys::Promise::new(&mut |resolve, _| self.wakers.borrow_mut().push(resolve))
+    }
+}
+
 pub struct Sandbox {
     frame: web_sys::HtmlIFrameElement,
     waiter: Waiter,
@@ -178,12 +208,16 @@ impl Sandbox {
     }
 
     /// The next message from the worker (JSON text), or the infinite-loop error when
-    /// none comes within [`ANSWER_LIMIT_MS`].
-    pub async fn receive(&self) -> Result<String, CodeError> {
+    /// none comes within [`ANSWER_LIMIT_MS`] or Stop is pressed first.
+    pub async fn receive(&self, stop: &Stop) -> Result<String, CodeError> {
         let queued = self.inbox.borrow_mut().pop_front();
         match queued {
             Some(v) => self.text_of(v),
-            None => self.answer(self.next_message()).await,
+            None => {
+                let message = self.next_message();
+                let either = js_sys::Promise::race(&js_sys::Array::of2(&message, &stop.pressed()));
+                self.answer(either).await
+            }
         }
     }
 

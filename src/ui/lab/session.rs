@@ -11,7 +11,7 @@ pub(super) struct Session {
     pub(super) trials: u32,
     /// Replay this trial seed alone (a shared counterexample).
     pub(super) replay: Option<u64>,
-    pub(super) cancel: Rc<Cell<bool>>,
+    pub(super) cancel: Rc<Stop>,
 }
 
 /// How many sandboxes "Try to break it" runs its trials in, a group each
@@ -100,6 +100,8 @@ pub(super) async fn run_session(s: Session, progress: Callback<(u32, u32)>) -> R
             return Ok(shown);
         }
     };
+    // The code is in its sandboxes: from here it runs ("Running…", with Stop).
+    progress.emit((0, s.trials));
     let out = engine::run(&lab, draw, seed, s.trials, &sandboxes, &s.cancel, &progress).await;
     drop(sandboxes);
     // The engine failed, not the learner's code (a browser that will not start it in
@@ -234,7 +236,7 @@ pub(super) fn select_line(editor: NodeRef, code: UseStateHandle<String>, line: u
 #[derive(Clone)]
 pub(super) struct Handles {
     pub(super) state: UseReducerHandle<LabModel>,
-    pub(super) cancel: Rc<RefCell<Rc<Cell<bool>>>>,
+    pub(super) cancel: Rc<RefCell<Rc<Stop>>>,
     pub(super) code: UseStateHandle<String>,
     pub(super) store: Option<LabStore>,
     pub(super) verdict_ref: NodeRef,
@@ -245,7 +247,7 @@ pub(super) struct Handles {
 
 /// Run or Try to break it: save the code, run the session in the background, show it.
 pub(super) fn start_session(h: &Handles, break_it: bool) {
-    let flag = Rc::new(Cell::new(false));
+    let flag = Rc::new(Stop::default());
     *h.cancel.borrow_mut() = flag.clone();
     // What the editor shows now: this callback's `code` is the state of the last render,
     // which is not yet the text typed (or handed over by the first page's loader) in the
@@ -303,7 +305,7 @@ pub(super) fn start_session(h: &Handles, break_it: bool) {
                         s.on_run.emit((h.id.clone(), outcome, broke));
                     }
                 }
-                h.state.dispatch(LabAction::Finished(Ok(shown)));
+                h.state.dispatch(LabAction::Finished(Ok(Rc::new(shown))));
                 // The verdict where the learner can see it (below the editor on a phone).
                 if let Some(el) = h.verdict_ref.cast::<web_sys::Element>() {
                     let opts = web_sys::ScrollIntoViewOptions::new();
