@@ -92,9 +92,23 @@ pub struct LabState {
     pub solution: Option<Result<String, String>>,
     /// The shared trial the next Run replays (from the link), until a session ends.
     pub replay: Option<u64>,
-    /// The last link the learner copied: copied, or the link itself where the browser
-    /// would not let the page copy it (shown for them to copy by hand).
-    pub copied: Option<Result<(), String>>,
+    /// The last link the learner copied, which one: copied, or the link itself where
+    /// the browser would not let the page copy it (shown for them to copy by hand).
+    pub copied: Option<(LinkKind, Result<(), String>)>,
+}
+
+/// The lab's two links: to the code in the editor, to the broken run shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinkKind {
+    Code,
+    Run,
+}
+
+impl LabState {
+    /// Whether the last copy was of `kind` and it worked (its button says so).
+    pub fn copied(&self, kind: LinkKind) -> bool {
+        self.copied == Some((kind, Ok(())))
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -117,7 +131,7 @@ pub enum LabAction {
     ShowSolution(Result<String, String>),
     HideSolution,
     /// A link was copied; `Err(link)` when the browser refused.
-    LinkCopied(Result<(), String>),
+    LinkCopied(LinkKind, Result<(), String>),
 }
 
 impl LabState {
@@ -183,7 +197,7 @@ impl LabState {
             }
             LabAction::ShowSolution(s) => self.solution = Some(s),
             LabAction::HideSolution => self.solution = None,
-            LabAction::LinkCopied(done) => self.copied = Some(done),
+            LabAction::LinkCopied(kind, done) => self.copied = Some((kind, done)),
         }
         self
     }
@@ -301,11 +315,16 @@ mod tests {
         assert_eq!(s.solution, Some(Ok("code".into())));
         let s = s
             .reduce(LabAction::HideSolution)
-            .reduce(LabAction::LinkCopied(Ok(())));
-        assert_eq!((&s.solution, &s.copied), (&None, &Some(Ok(()))));
+            .reduce(LabAction::LinkCopied(LinkKind::Run, Ok(())));
+        assert_eq!(s.solution, None);
+        // Only the button of the link copied says so.
+        assert!(s.copied(LinkKind::Run) && !s.copied(LinkKind::Code));
         // Refused by the browser: the link is kept to be shown, until a copy works.
-        let s = s.reduce(LabAction::LinkCopied(Err("http://x/#lab".into())));
-        assert_eq!(s.copied, Some(Err("http://x/#lab".into())));
-        assert_eq!(s.reduce(LabAction::LinkCopied(Ok(()))).copied, Some(Ok(())));
+        let s = s.reduce(LabAction::LinkCopied(LinkKind::Code, Err("http://x/#lab".into())));
+        assert_eq!(s.copied, Some((LinkKind::Code, Err("http://x/#lab".into()))));
+        assert!(!s.copied(LinkKind::Run) && !s.copied(LinkKind::Code));
+        assert!(s
+            .reduce(LabAction::LinkCopied(LinkKind::Code, Ok(())))
+            .copied(LinkKind::Code));
     }
 }

@@ -28,7 +28,7 @@ use crate::sim::lab::seq::{self, Draw};
 use crate::sim::lab::{self, CodeError, Lab, LabAttack, LabAttackOp, StallPoint};
 use crate::sim::Violation;
 use crate::timeline;
-use crate::timeline::lab_panel::{Broken, LabAction, LabState, Phase, Shown};
+use crate::timeline::lab_panel::{Broken, LabAction, LabState, LinkKind, Phase, Shown};
 use crate::ui::browser;
 use crate::ui::components::doc;
 use crate::ui::components::render;
@@ -386,10 +386,10 @@ fn use_saving(
 }
 
 /// Copies `link`; where the browser refuses, the panel shows it to copy by hand.
-pub(super) fn copy_link(link: String, dispatch: Callback<LabAction>) {
+pub(super) fn copy_link(kind: LinkKind, link: String, dispatch: Callback<LabAction>) {
     let kept = link.clone();
     browser::copy_then(link, move |ok| {
-        dispatch.emit(LabAction::LinkCopied(if ok { Ok(()) } else { Err(kept) }));
+        dispatch.emit(LabAction::LinkCopied(kind, if ok { Ok(()) } else { Err(kept) }));
     });
 }
 
@@ -403,7 +403,7 @@ fn copy_link_handler(
     let (id, code) = (id.to_string(), code.clone());
     Callback::from(move |_: MouseEvent| {
         if let Some(link) = link_with_code(&id, &code, replay) {
-            copy_link(link, dispatch.clone());
+            copy_link(LinkKind::Code, link, dispatch.clone());
         }
     })
 }
@@ -528,10 +528,10 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
                 }
                 <button type="button" class="quiet" onclick={on_reset} disabled={running}>{ t.t("lab_reset") }</button>
                 <button type="button" class="quiet" onclick={on_copy_link}>
-                    { if s.copied == Some(Ok(())) { t.t("lab_link_copied") } else { t.t("lab_copy_link") } }
+                    { if s.copied(LinkKind::Code) { t.t("lab_link_copied") } else { t.t("lab_copy_link") } }
                 </button>
             </div>
-            if let Some(Err(link)) = &s.copied {
+            if let Some((_, Err(link))) = &s.copied {
                 <div class="lab-note" role="status">
                     <label for={format!("lab-link-{}", props.id)}>{ t.t("lab_copy_blocked") }</label>
                     <input id={format!("lab-link-{}", props.id)} class="lab-link" type="text" readonly=true value={link.clone()}
@@ -545,7 +545,8 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
             {
                 match (s.broken(), &s.phase) {
                     (Some(b), Phase::Shown(shown)) => {
-                        broken_view(b, lang, s.cursor, &dispatch, link_with_code(&props.id, &shown.code, Some(b.seed)))
+                        let link = link_with_code(&props.id, &shown.code, Some(b.seed));
+                        broken_view(b, lang, s.cursor, &dispatch, (link, s.copied(LinkKind::Run)))
                     }
                     _ => html! {},
                 }

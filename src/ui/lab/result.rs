@@ -171,13 +171,14 @@ pub(super) const SHOWN_VIOLATIONS: usize = 3;
 
 /// The broken run: its attacks and violations in words, and its timeline with the cursor
 /// the panel's state holds (opened where it broke: `Broken::broke_at`).
-/// The broken run on the timeline; `link` is a link to this run, with the code that ran.
+/// The broken run on the timeline; `link` is a link to this run, with the code that ran,
+/// and whether it was just copied.
 pub(super) fn broken_view(
     b: &Broken,
     lang: Lang,
     cursor: usize,
     dispatch: &Callback<LabAction>,
-    link: Option<String>,
+    (link, copied): (Option<String>, bool),
 ) -> Html {
     let t = Texts::new(lang);
     let m = b.model.clone();
@@ -216,7 +217,7 @@ pub(super) fn broken_view(
         let dispatch = dispatch.clone();
         Callback::from(move |_: MouseEvent| {
             if let Some(link) = &link {
-                copy_link(link.clone(), dispatch.clone());
+                copy_link(LinkKind::Run, link.clone(), dispatch.clone());
             }
         })
     };
@@ -244,7 +245,7 @@ pub(super) fn broken_view(
                 <button type="button" onclick={step(-1)} disabled={at == 0}>{ t.t("lab_prev") }</button>
                 <button type="button" onclick={step(1)} disabled={at >= last}>{ t.t("lab_next") }</button>
                 <button type="button" onclick={on_jump}>{ t.t("lab_jump") }</button>
-                <button type="button" class="quiet" onclick={on_share}>{ t.t("lab_share") }</button>
+                <button type="button" class="quiet" onclick={on_share}>{ if copied { t.t("lab_link_copied") } else { t.t("lab_share") } }</button>
             </div>
             <p class="lab-now" aria-live="polite">{ now }</p>
         </div>
