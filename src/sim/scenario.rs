@@ -501,6 +501,21 @@ pub struct ClientSpec {
     pub drift_pct: f64,
 }
 
+impl ClientSpec {
+    /// Whether the client ends its belief at start + TTL − D by its own clock: as the file
+    /// says, else only Redlock's default.
+    pub fn checks_validity(&self) -> bool {
+        self.check_validity
+            .unwrap_or(self.algorithm == Algorithm::Redlock)
+    }
+
+    /// Whether the drift factor changes what the client does: it takes D off the TTL
+    /// only where it checks validity, and a library's lock expires at start + TTL − D.
+    pub fn uses_drift_factor(&self) -> bool {
+        self.checks_validity() || self.algorithm == Algorithm::Library
+    }
+}
+
 fn default_lock() -> String {
     "lock".to_string()
 }

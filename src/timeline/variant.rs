@@ -142,6 +142,88 @@ pub const RETRIES: Bounds = Bounds {
 pub const RETRY_JITTER_MS: Bounds = Bounds { lo: 0.0, hi: HOUR_MS };
 pub const EXTENSION_THRESHOLD_MS: Bounds = Bounds { lo: 0.0, hi: HOUR_MS };
 
+/// A knob of the scenario panel's editor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Knob {
+    Ttl,
+    DriftFactor,
+    Timeout,
+    RetryDelay,
+    Latency,
+    Nodes,
+    WorkMedian,
+    WorkP99,
+    Retries,
+    RetryJitter,
+    ExtensionThreshold,
+    Persistence,
+}
+
+impl Knob {
+    /// Every knob, in the editor's order.
+    pub const ALL: [Knob; 12] = [
+        Knob::Ttl,
+        Knob::DriftFactor,
+        Knob::Timeout,
+        Knob::RetryDelay,
+        Knob::Latency,
+        Knob::Nodes,
+        Knob::WorkMedian,
+        Knob::WorkP99,
+        Knob::Retries,
+        Knob::RetryJitter,
+        Knob::ExtensionThreshold,
+        Knob::Persistence,
+    ];
+
+    /// The key of its label in content/ui.toml (also the name a range error gives it).
+    pub fn label_key(self) -> &'static str {
+        match self {
+            Knob::Ttl => "knob_ttl",
+            Knob::DriftFactor => "knob_drift",
+            Knob::Timeout => "knob_timeout",
+            Knob::RetryDelay => "knob_retry",
+            Knob::Latency => "knob_latency",
+            Knob::Nodes => "knob_n",
+            Knob::WorkMedian => "knob_median",
+            Knob::WorkP99 => "knob_p99",
+            Knob::Retries => "knob_retries",
+            Knob::RetryJitter => "knob_jitter",
+            Knob::ExtensionThreshold => "knob_threshold",
+            Knob::Persistence => "knob_aof",
+        }
+    }
+
+    /// Whether turning it changes a run of `s`: the editor offers only those.
+    pub fn applies_to(self, s: &Scenario) -> bool {
+        let locking = s.clients.iter().any(|c| c.algorithm != Algorithm::None);
+        match self {
+            Knob::Ttl | Knob::Timeout | Knob::RetryDelay | Knob::Retries => locking,
+            Knob::DriftFactor => s.clients.iter().any(|c| c.uses_drift_factor()),
+            // Every client reaches the storage service over the network.
+            Knob::Latency => true,
+            Knob::Nodes => redlock_nodes(s).is_some(),
+            Knob::WorkMedian | Knob::WorkP99 => first_work(s).is_some(),
+            Knob::RetryJitter | Knob::ExtensionThreshold => has_library(s),
+            Knob::Persistence => !s.nodes.is_empty(),
+        }
+    }
+}
+
+/// The knobs the panel's editor offers for `s`, in its order.
+pub fn knobs(s: &Scenario) -> Vec<Knob> {
+    Knob::ALL.into_iter().filter(|k| k.applies_to(s)).collect()
+}
+
+/// Median and p99 of the scenario's first log-normal work step (`sleep MEDIAN~P99`), if
+/// it has one: what the work knobs change.
+pub fn first_work(s: &Scenario) -> Option<(f64, f64)> {
+    s.clients.iter().flat_map(|c| &c.work).find_map(|w| {
+        let (m, p) = w.strip_prefix("sleep ")?.split_once('~')?;
+        Some((crate::decimal::parse(m.trim())?, crate::decimal::parse(p.trim())?))
+    })
+}
+
 /// Whether the scenario has a Redlock library client (its retry jitter and extension
 /// threshold are knobs).
 pub fn has_library(s: &Scenario) -> bool {
@@ -434,6 +516,34 @@ mod tests {
             short.bands.len(),
             base.bands.len()
         );
+    }
+
+    #[test]
+    fn the_editor_offers_only_the_knobs_that_change_the_run() {
+        let offered = |name: &str| knobs(&builtin(name).expect("built-in").expect("valid"));
+        // No lock, no node: only the network's latency reaches the run.
+        assert_eq!(offered("double-charge-no-lock"), [Knob::Latency]);
+        // A single-node lock that never checks its validity: no drift factor, no N.
+        let set_nx = [
+            Knob::Ttl,
+            Knob::Timeout,
+            Knob::RetryDelay,
+            Knob::Latency,
+            Knob::Retries,
+            Knob::Persistence,
+        ];
+        assert_eq!(offered("unsafe-del"), set_nx);
+        // check_validity = true: the drift factor sets D.
+        assert!(offered("failover").contains(&Knob::DriftFactor));
+        let ttl = offered("ttl-workers");
+        assert!(ttl.contains(&Knob::WorkMedian) && ttl.contains(&Knob::WorkP99));
+        assert!(!offered("ttl-too-short").contains(&Knob::WorkMedian));
+        let redlock = offered("redlock-clock-jump");
+        assert!(redlock.contains(&Knob::Nodes) && redlock.contains(&Knob::DriftFactor));
+        assert!(!redlock.contains(&Knob::RetryJitter));
+        let library = offered("using-abort-latency");
+        assert!(library.contains(&Knob::RetryJitter) && library.contains(&Knob::ExtensionThreshold));
+        assert!(library.contains(&Knob::DriftFactor));
     }
 
     #[test]

@@ -330,7 +330,7 @@ fn client_cfg(
         retry_hi_us,
         max_attempts: c.max_attempts.clamp(1, 100_000),
         release: c.release.unwrap_or(ReleaseKind::Lua),
-        check_validity: c.check_validity.unwrap_or(c.algorithm == Algorithm::Redlock),
+        check_validity: c.checks_validity(),
         watchdog: c.watchdog,
         wait,
         fencing: c.fencing,

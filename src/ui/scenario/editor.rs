@@ -5,7 +5,7 @@
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
 use crate::sim::scenario::{Algorithm, DelaySpec, LatencySpec, Persistence, Scenario};
-use crate::timeline::variant::{self as bounds, has_library, redlock_nodes, Bounds};
+use crate::timeline::variant::{self as bounds, first_work, redlock_nodes, Bounds, Knob};
 use crate::timeline::{ScriptError, Variant};
 use yew::prelude::*;
 
@@ -73,14 +73,6 @@ impl KnobText {
     }
 }
 
-/// Median and p99 of the scenario's first log-normal work step, if it has one.
-fn first_work(base: &Scenario) -> Option<(f64, f64)> {
-    base.clients.iter().flat_map(|c| &c.work).find_map(|w| {
-        let (m, p) = w.strip_prefix("sleep ")?.split_once('~')?;
-        Some((crate::decimal::parse(m.trim())?, crate::decimal::parse(p.trim())?))
-    })
-}
-
 /// Parses the knobs; `Err` names the first one out of range.
 fn parse_knobs(k: &KnobText, v: &Variant, tx: Texts) -> Result<Variant, String> {
     // A bound as the learner writes a number: Norwegian with a decimal comma (0,5).
@@ -102,17 +94,21 @@ fn parse_knobs(k: &KnobText, v: &Variant, tx: Texts) -> Result<Variant, String> 
                 )
             })
     };
-    let ttl = opt(&k.ttl, bounds::TTL_MS, "knob_ttl")?;
-    let drift = opt(&k.drift, bounds::DRIFT_FACTOR, "knob_drift")?;
-    let timeout = opt(&k.timeout, bounds::TIMEOUT_MS, "knob_timeout")?;
-    let retry = opt(&k.retry, bounds::RETRY_DELAY_MS, "knob_retry")?;
-    let latency = opt(&k.latency, bounds::LATENCY_MS, "knob_latency")?;
-    let n = opt(&k.n, bounds::NODES, "knob_n")?.map(|n| n.round() as u32);
-    let median = opt(&k.median, bounds::WORK_MS, "knob_median")?;
-    let p99 = opt(&k.p99, bounds::WORK_MS, "knob_p99")?;
-    let retries = opt(&k.retries, bounds::RETRIES, "knob_retries")?.map(|r| r.round() as u32);
-    let jitter = opt(&k.jitter, bounds::RETRY_JITTER_MS, "knob_jitter")?;
-    let threshold = opt(&k.threshold, bounds::EXTENSION_THRESHOLD_MS, "knob_threshold")?;
+    let ttl = opt(&k.ttl, bounds::TTL_MS, Knob::Ttl.label_key())?;
+    let drift = opt(&k.drift, bounds::DRIFT_FACTOR, Knob::DriftFactor.label_key())?;
+    let timeout = opt(&k.timeout, bounds::TIMEOUT_MS, Knob::Timeout.label_key())?;
+    let retry = opt(&k.retry, bounds::RETRY_DELAY_MS, Knob::RetryDelay.label_key())?;
+    let latency = opt(&k.latency, bounds::LATENCY_MS, Knob::Latency.label_key())?;
+    let n = opt(&k.n, bounds::NODES, Knob::Nodes.label_key())?.map(|n| n.round() as u32);
+    let median = opt(&k.median, bounds::WORK_MS, Knob::WorkMedian.label_key())?;
+    let p99 = opt(&k.p99, bounds::WORK_MS, Knob::WorkP99.label_key())?;
+    let retries = opt(&k.retries, bounds::RETRIES, Knob::Retries.label_key())?.map(|r| r.round() as u32);
+    let jitter = opt(&k.jitter, bounds::RETRY_JITTER_MS, Knob::RetryJitter.label_key())?;
+    let threshold = opt(
+        &k.threshold,
+        bounds::EXTENSION_THRESHOLD_MS,
+        Knob::ExtensionThreshold.label_key(),
+    )?;
     let work_ms = match (median, p99) {
         (Some(m), Some(p)) if p >= m => Some((m, p)),
         (Some(_), Some(_)) => return Err(tx.t("knob_p99_median")),
@@ -298,11 +294,8 @@ pub fn variant_editor(props: &VariantEditorProps) -> Html {
         use_effect_with(props.variant.clone(), move |v| knobs.set(KnobText::of(&base, v)));
     }
     let tx = Texts::new(props.lang);
-    let has_n = redlock_nodes(&props.base).is_some();
-    let has_work = first_work(&props.base).is_some();
-    let has_nodes = !props.base.nodes.is_empty();
-    let has_retries = props.base.clients.iter().any(|c| c.algorithm != Algorithm::None);
-    let has_library = has_library(&props.base);
+    // Only the knobs that change this scenario's run (`Knob::applies_to`).
+    let offered = bounds::knobs(&props.base);
     let which = use_state(|| Which::Release);
     let release_src = props
         .variant
@@ -376,30 +369,28 @@ pub fn variant_editor(props: &VariantEditorProps) -> Html {
         <details class="variant-editor">
             <summary>{tx.t("knobs_summary")}</summary>
             <form class="knobs" onsubmit={on_knobs}>
-                { knob("knob_ttl", "knob-ttl", "numeric", |k| &k.ttl, |k, v| k.ttl = v) }
-                { knob("knob_drift", "knob-drift", "decimal", |k| &k.drift, |k, v| k.drift = v) }
-                { knob("knob_timeout", "knob-timeout", "decimal", |k| &k.timeout, |k, v| k.timeout = v) }
-                { knob("knob_retry", "knob-retry", "decimal", |k| &k.retry, |k, v| k.retry = v) }
-                { knob("knob_latency", "knob-latency", "decimal", |k| &k.latency, |k, v| k.latency = v) }
-                if has_n { { knob("knob_n", "knob-n", "numeric", |k| &k.n, |k, v| k.n = v) } }
-                if has_work {
-                    { knob("knob_median", "knob-median", "numeric", |k| &k.median, |k, v| k.median = v) }
-                    { knob("knob_p99", "knob-p99", "numeric", |k| &k.p99, |k, v| k.p99 = v) }
-                }
-                if has_retries { { knob("knob_retries", "knob-retries", "numeric", |k| &k.retries, |k, v| k.retries = v) } }
-                if has_library {
-                    { knob("knob_jitter", "knob-jitter", "decimal", |k| &k.jitter, |k, v| k.jitter = v) }
-                    { knob("knob_threshold", "knob-threshold", "decimal", |k| &k.threshold, |k, v| k.threshold = v) }
-                }
-                if has_nodes {
-                    <label>{ format!("{} ", tx.t("knob_aof")) }
-                        <select class="knob-aof" onchange={on_aof}>
-                            { for Persistence::ALL.iter().map(|p| html! {
-                                <option value={p.code()} selected={knobs.aof == p.code()}>{ tx.t(&format!("knob_aof_{}", p.code())) }</option>
-                            }) }
-                        </select>
-                    </label>
-                }
+                { for offered.iter().map(|&k| match k {
+                    Knob::Ttl => knob(k.label_key(), "knob-ttl", "numeric", |k| &k.ttl, |k, v| k.ttl = v),
+                    Knob::DriftFactor => knob(k.label_key(), "knob-drift", "decimal", |k| &k.drift, |k, v| k.drift = v),
+                    Knob::Timeout => knob(k.label_key(), "knob-timeout", "decimal", |k| &k.timeout, |k, v| k.timeout = v),
+                    Knob::RetryDelay => knob(k.label_key(), "knob-retry", "decimal", |k| &k.retry, |k, v| k.retry = v),
+                    Knob::Latency => knob(k.label_key(), "knob-latency", "decimal", |k| &k.latency, |k, v| k.latency = v),
+                    Knob::Nodes => knob(k.label_key(), "knob-n", "numeric", |k| &k.n, |k, v| k.n = v),
+                    Knob::WorkMedian => knob(k.label_key(), "knob-median", "numeric", |k| &k.median, |k, v| k.median = v),
+                    Knob::WorkP99 => knob(k.label_key(), "knob-p99", "numeric", |k| &k.p99, |k, v| k.p99 = v),
+                    Knob::Retries => knob(k.label_key(), "knob-retries", "numeric", |k| &k.retries, |k, v| k.retries = v),
+                    Knob::RetryJitter => knob(k.label_key(), "knob-jitter", "decimal", |k| &k.jitter, |k, v| k.jitter = v),
+                    Knob::ExtensionThreshold => knob(k.label_key(), "knob-threshold", "decimal", |k| &k.threshold, |k, v| k.threshold = v),
+                    Knob::Persistence => html! {
+                        <label>{ format!("{} ", tx.t(k.label_key())) }
+                            <select class="knob-aof" onchange={on_aof.clone()}>
+                                { for Persistence::ALL.iter().map(|p| html! {
+                                    <option value={p.code()} selected={knobs.aof == p.code()}>{ tx.t(&format!("knob_aof_{}", p.code())) }</option>
+                                }) }
+                            </select>
+                        </label>
+                    },
+                }) }
                 <button type="submit">{ tx.t("knob_rerun") }</button>
                 if let Some(e) = &*knob_error { <span class="hint" role="alert">{ e.clone() }</span> }
             </form>

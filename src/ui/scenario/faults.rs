@@ -107,10 +107,14 @@ pub fn fault_form(props: &FaultFormProps) -> Html {
             let ppm = crate::decimal::parse_typed(&pct)
                 .filter(|p| p.abs() <= 50.0)
                 .map(|p| (p * 10_000.0).round() as i64);
-            let (Some(n), Some(c)) = (node_pid.map(|p| p as usize), client_pid.map(|p| p as usize)) else {
+            // Only the processes this fault names must exist: a client is paused in a
+            // run without nodes too (§1's run without a lock).
+            let (n, c) = (node_pid.map(|p| p as usize), client_pid.map(|p| p as usize));
+            if (needs_node && n.is_none()) || (needs_client && c.is_none()) {
                 error.set(Some(tx.t("fault_no_process")));
                 return;
-            };
+            }
+            let (n, c) = (n.unwrap_or_default(), c.unwrap_or_default());
             let faults = match (kind, ms, ppm) {
                 (Kind::Crash, _, _) => vec![(t, Fault::Crash(n))],
                 (Kind::CrashFor, Some(ms), _) if (1..=600_000).contains(&ms) => {
