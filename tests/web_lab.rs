@@ -57,7 +57,7 @@ fn lab(root: &Element, id: &str) -> Element {
 
 /// Clicks the lab's button whose text starts with `button`.
 fn press(p: &Element, button: &str) {
-    let b = query_all(p, ".lab-actions button")
+    let b = query_all(p, "button")
         .into_iter()
         .find(|b| b.text_content().unwrap_or_default().starts_with(button))
         .unwrap_or_else(|| panic!("no {button} button"));
@@ -139,6 +139,26 @@ async fn the_naive_release_is_broken_on_the_timeline_and_the_fix_holds() {
     );
     let now = text(&p, ".lab-now");
     assert!(now.contains("deletes lock:report while it holds"), "{now}");
+    // The hint ladder (#40 item 14): one rung per click, the first from this run's own
+    // facts (its first violation), the last the shape of the code; then no more button.
+    let first_violation = text(&p, ".lab-violations li");
+    for n in 1..=3 {
+        press(&p, &format!("Hint ({n} of 3)"));
+        let q = p.clone();
+        wait_until("a hint", move || query_all(&q, ".lab-hints li").len() == n).await;
+    }
+    let hints: Vec<String> = query_all(&p, ".lab-hints li")
+        .iter()
+        .filter_map(|l| l.text_content())
+        .collect();
+    assert!(
+        hints[0].starts_with(&first_violation),
+        "{hints:?} / {first_violation}"
+    );
+    assert!(hints[2].contains("EVAL") || hints[2].contains("SET"), "{hints:?}");
+    assert!(!query_all(&p, ".lab-hints button")
+        .iter()
+        .any(|b| b.text_content().unwrap_or_default().starts_with("Hint")));
     let hash = web_sys::window().unwrap().location().hash().unwrap();
     assert!(hash.contains("lab=safe-release&trial=1"), "{hash}");
     // The first violation in words names the two workers and the moment.

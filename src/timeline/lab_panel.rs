@@ -4,7 +4,8 @@
 //! [`LabAction`]s; every rule of how they combine is here, tested natively.
 
 use super::Model;
-use crate::sim::lab::{breaking_event, CodeError, LabAttack};
+use crate::lesson::i18n::Texts;
+use crate::sim::lab::{breaking_event, Check, CodeError, LabAttack};
 use crate::sim::{TraceKind, Violation};
 use std::rc::Rc;
 
@@ -95,6 +96,28 @@ pub struct LabState {
     /// The last link the learner copied, which one: copied, or the link itself where
     /// the browser would not let the page copy it (shown for them to copy by hand).
     pub copied: Option<(LinkKind, Result<(), String>)>,
+    /// Hints shown for the broken run, one more per click, up to [`HINTS`].
+    pub hints: u8,
+}
+
+/// Rungs of a broken check's hint ladder: what happened and a question, the idea, the
+/// shape of the code. "Show a solution" comes after them.
+pub const HINTS: u8 = 3;
+
+/// The check a broken run's hints are about: the one its first violation broke.
+pub fn hint_check(b: &Broken) -> Option<Check> {
+    let first = b.violations.first()?;
+    Check::ALL.into_iter().find(|c| c.violation_kind() == first.kind)
+}
+
+/// Rung `n` (1..=[`HINTS`]) of `check`'s ladder in the reader's language; the first
+/// starts from `fact`, what the counterexample showed (its first violation, in words).
+pub fn hint(t: &Texts, check: Check, n: u8, fact: &str) -> String {
+    let rung = t.t(&format!("lab_hint_{}_{n}", check.name()));
+    match n {
+        1 => format!("{fact} {rung}"),
+        _ => rung,
+    }
 }
 
 /// The lab's two links: to the code in the editor, to the broken run shown.
@@ -130,6 +153,8 @@ pub enum LabAction {
     /// The solution, as loaded; or hidden.
     ShowSolution(Result<String, String>),
     HideSolution,
+    /// One more hint about the broken run.
+    Hint,
     /// A link was copied; `Err(link)` when the browser refused.
     LinkCopied(LinkKind, Result<(), String>),
 }
@@ -143,6 +168,7 @@ impl LabState {
             solution: None,
             replay,
             copied: None,
+            hints: 0,
         }
     }
 
@@ -161,7 +187,13 @@ impl LabState {
 
     pub fn reduce(mut self, action: LabAction) -> LabState {
         match action {
-            LabAction::Start if !self.running() => self.phase = Phase::Loading,
+            LabAction::Start if !self.running() => {
+                self.phase = Phase::Loading;
+                // A new run, a new counterexample: its hints start again.
+                self.hints = 0;
+            }
+            LabAction::Hint if self.broken().is_some() => self.hints = (self.hints + 1).min(HINTS),
+            LabAction::Hint => {}
             LabAction::Start => {}
             // Progress only while a session runs: a late report never hides a verdict.
             LabAction::Progress { done, total } if self.running() => {
@@ -221,6 +253,53 @@ mod tests {
             attacks: Vec::new(),
             violations,
             model: Rc::new(model),
+        }
+    }
+
+    #[test]
+    fn hints_come_one_at_a_time_and_start_again_with_a_new_run() {
+        let s = LabState::new(None).reduce(LabAction::Hint);
+        assert_eq!(s.hints, 0, "no broken run, no hint");
+        let s = s
+            .reduce(LabAction::Start)
+            .reduce(LabAction::Finished(Ok(Rc::new(shown(Some(broken()))))));
+        let s = (0..5).fold(s, |s, _| s.reduce(LabAction::Hint));
+        assert_eq!(s.hints, HINTS);
+        assert_eq!(s.reduce(LabAction::Start).hints, 0);
+        // unsafe-del's first violation is an overlap: the hints are mutual exclusion's.
+        let b = broken();
+        assert_eq!(hint_check(&b), Some(Check::MutualExclusion));
+    }
+
+    #[test]
+    fn every_check_has_its_ladder_in_both_languages() {
+        use crate::lesson::content::Lang;
+        for lang in Lang::ALL {
+            let t = Texts::new(lang);
+            for check in Check::ALL {
+                let rungs: Vec<String> = (1..=HINTS).map(|n| hint(&t, check, n, "FACT.")).collect();
+                assert!(rungs[0].starts_with("FACT. "), "{lang:?} {check:?}: {}", rungs[0]);
+                for (n, r) in rungs.iter().enumerate() {
+                    assert!(!r.contains("lab_hint_"), "{lang:?}: no text for {}", r);
+                    assert!(r.len() > 40, "{lang:?} {check:?} {}: {r}", n + 1);
+                }
+                let unique: std::collections::BTreeSet<&String> = rungs.iter().collect();
+                assert_eq!(
+                    unique.len(),
+                    rungs.len(),
+                    "{lang:?} {check:?}: each rung says more"
+                );
+                if lang != Lang::En {
+                    let en = Texts::new(Lang::En);
+                    for n in 1..=HINTS {
+                        assert_ne!(
+                            hint(&t, check, n, ""),
+                            hint(&en, check, n, ""),
+                            "{lang:?} {check:?} {n}: not written"
+                        );
+                    }
+                }
+            }
         }
     }
 

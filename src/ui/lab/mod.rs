@@ -546,7 +546,12 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
                 match (s.broken(), &s.phase) {
                     (Some(b), Phase::Shown(shown)) => {
                         let link = link_with_code(&props.id, &shown.code, Some(b.seed));
-                        broken_view(b, lang, s.cursor, &dispatch, (link, s.copied(LinkKind::Run)))
+                        html! {
+                            <>
+                                { hints_view(b, s.hints, lang, &dispatch) }
+                                { broken_view(b, lang, s.cursor, &dispatch, (link, s.copied(LinkKind::Run))) }
+                            </>
+                        }
                     }
                     _ => html! {},
                 }

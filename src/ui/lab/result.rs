@@ -18,6 +18,33 @@ pub(super) fn standing_view(saved: Option<&LabProgress>, lang: Lang) -> Html {
     html! { <p class={class}>{ t.fmt(key, &[("date", browser::local_date(on, lang))]) }</p> }
 }
 
+/// The hint ladder of the check the broken run broke first: one rung per click, each
+/// read out as it comes, from the counterexample's own facts to the shape of the code.
+pub(super) fn hints_view(b: &Broken, shown: u8, lang: Lang, dispatch: &Callback<LabAction>) -> Html {
+    use crate::timeline::lab_panel::{hint, hint_check, HINTS};
+    let Some(check) = hint_check(b) else {
+        return html! {};
+    };
+    let t = Texts::new(lang);
+    let fact = b
+        .violations
+        .first()
+        .map(|v| violation_text(v, lang))
+        .unwrap_or_default();
+    html! {
+        <div class="lab-hints">
+            <ol aria-label={t.t("lab_hints")} aria-live="polite">
+                { for (1..=shown).map(|n| html! { <li>{ hint(&t, check, n, &fact) }</li> }) }
+            </ol>
+            if shown < HINTS {
+                <button type="button" onclick={dispatch.reform(|_: MouseEvent| LabAction::Hint)}>
+                    { t.fmt("lab_hint_button", &[("n", (shown + 1).to_string()), ("of", HINTS.to_string())]) }
+                </button>
+            }
+        </div>
+    }
+}
+
 pub(super) fn ordinal(n: u32, lang: Lang) -> String {
     match lang {
         Lang::Nb => format!("{n}."),
