@@ -108,8 +108,10 @@ pub async fn copy(text: &str) -> bool {
         .is_ok()
 }
 
-/// Copies `text`, then tells `done` whether it could.
+/// Copies `text`, then tells `done` whether it could (one body for every caller: the
+/// page's module is counted in bytes).
 pub fn copy_then(text: String, done: impl FnOnce(bool) + 'static) {
+    let done: Box<dyn FnOnce(bool)> = Box::new(done);
     wasm_bindgen_futures::spawn_local(async move { done(copy(&text).await) });
 }
 

@@ -7,24 +7,23 @@ use crate::lesson::progress::{LabStatus, Progress};
 use crate::lesson::route::{hash_with_state, Route};
 use crate::lesson::state::{Lessons, Notice};
 use crate::ui::browser;
-use crate::ui::lab::PackLabs;
 use std::rc::Rc;
 use yew::prelude::*;
 
 /// Each lab in the lesson, where the learner is with it (true to the code in its editor),
-/// linked to the lab itself; nothing when the lesson has no lab.
-fn labs_table(lessons: &Lessons, lang: Lang, p: &Progress, pack: Option<&PackLabs>) -> Html {
+/// linked to the lab itself by its section's title; nothing when the lesson has no lab.
+fn labs_table(lessons: &Lessons, lang: Lang, p: &Progress) -> Html {
     let t = Texts::new(lang);
     let lesson = lessons.get(lang);
     let rows: Vec<Html> = lesson
         .sections
         .iter()
         .flat_map(|s| {
-            crate::lesson::pack::lab_blocks(&crate::lesson::docs::doc(&s.body))
-                .into_iter()
-                .map(move |id| (s, id))
+            let labs = crate::lesson::pack::lab_blocks(&crate::lesson::docs::doc(&s.body));
+            let several = labs.len() > 1;
+            labs.into_iter().map(move |id| (s, id, several))
         })
-        .map(|(s, id)| {
+        .map(|(s, id, several)| {
             let status = match p.lab(&lesson.id, &id).map(|l| l.status()) {
                 Some(LabStatus::Passed { on }) => {
                     t.fmt("progress_lab_passed", &[("date", browser::local_date(on, lang))])
@@ -39,11 +38,14 @@ fn labs_table(lessons: &Lessons, lang: Lang, p: &Progress, pack: Option<&PackLab
                 _ => t.t("progress_lab_not_started"),
             };
             let href = hash_with_state(&Route::section_hash(&lesson.id, s.order), &format!("lab={id}"));
+            let name = match several {
+                true => format!("{}. {} ({id})", s.order, s.title),
+                false => format!("{}. {}", s.order, s.title),
+            };
             html! {
-                <tr data-lab={id.clone()}>
-                    <td><a {href}>{ crate::ui::lab::title(&id, lang, pack) }</a></td>
-                    <td>{ format!("{}. {}", s.order, s.title) }</td>
-                    <td class="lab-status-cell">{ status }</td>
+                <tr data-lab={id}>
+                    <td><a {href}>{ name }</a></td>
+                    <td>{ status }</td>
                 </tr>
             }
         })
@@ -58,7 +60,6 @@ fn labs_table(lessons: &Lessons, lang: Lang, p: &Progress, pack: Option<&PackLab
                 <table class="progress-labs">
                     <thead><tr>
                         <th scope="col">{ t.t("progress_col_lab") }</th>
-                        <th scope="col">{ t.t("progress_col_section") }</th>
                         <th scope="col">{ t.t("progress_col_lab_status") }</th>
                     </tr></thead>
                     <tbody>{ for rows }</tbody>
@@ -86,7 +87,6 @@ pub fn progress_page(props: &ProgressPageProps) -> Html {
     let t = Texts::new(props.lang);
     let lesson = props.lessons.get(props.lang);
     let confirming = use_state(|| false);
-    let pack = use_context::<PackLabs>();
     let p = &props.progress;
     let read = p.visited_count(&lesson.id);
     let quick = p.lesson(&lesson.id).and_then(|l| l.quick_check);
@@ -154,7 +154,7 @@ pub fn progress_page(props: &ProgressPageProps) -> Html {
                     </tbody>
                 </table>
             </div>
-            { labs_table(&props.lessons, props.lang, p, pack.as_ref()) }
+            { labs_table(&props.lessons, props.lang, p) }
             <h2>{ t.t("pack_title") }</h2>
             <p>{ t.t("pack_body") }</p>
             <div class="progress-actions">

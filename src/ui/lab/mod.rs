@@ -74,14 +74,6 @@ fn find_lab(id: &str, pack: Option<&PackLabs>) -> Option<Result<Lab, String>> {
     }
 }
 
-/// A lab's title in the reader's language (its id if there is no such lab).
-pub fn title(id: &str, lang: Lang, pack: Option<&PackLabs>) -> String {
-    match find_lab(id, pack) {
-        Some(Ok(lab)) => in_lang(&lab.title, lang),
-        _ => id.to_string(),
-    }
-}
-
 #[derive(Properties, PartialEq)]
 pub struct LabPanelProps {
     pub id: String,
