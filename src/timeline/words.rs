@@ -352,7 +352,7 @@ pub fn mark_label(names: &[String], e: &TraceEvent, lang: Lang) -> Option<String
         TraceKind::LockLost { reason, .. } | TraceKind::AcquireFailed { reason, .. } => {
             self::reason(reason, lang)
         }
-        TraceKind::LockReleased { lock } => lock.clone(),
+        TraceKind::LockReleased { lock } => f("mk_released", &[("lock", lock.clone())]),
         TraceKind::Crash => tx.t("mk_crash"),
         TraceKind::Restart { persistence, keys } => f(
             "mk_restart",
@@ -613,7 +613,10 @@ pub fn band_sentence(b: &Band, lang: Lang) -> String {
         b.from_us as f64 / 1000.0,
         b.to_us as f64 / 1000.0
     );
-    let lock = b.lock.clone().unwrap_or_else(|| tx.t("band_the_lock"));
+    let lock = match &b.lock {
+        Some(lock) => tx.fmt("band_lock_named", &[("lock", lock.clone())]),
+        None => tx.t("band_the_lock"),
+    };
     let args = [("who", who), ("span", span), ("lock", lock)];
     match b.kind {
         ViolationKind::Overlap => {
