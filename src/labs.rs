@@ -203,6 +203,15 @@ mod node {
         Some(Duration::from_nanos(ns))
     }
 
+    /// The host died (out of memory, or killed).
+    fn host_stopped() -> CodeError {
+        CodeError::coded(
+            "the JavaScript host stopped (out of memory, or killed)",
+            "host_stopped",
+            &[],
+        )
+    }
+
     /// Reads answer lines of at most [`MAX_ANSWER_BYTES`]; a longer one is an error, and
     /// the last thing sent.
     fn read_lines(stdout: impl std::io::Read, tx: Sender<Result<String, String>>) {
@@ -306,15 +315,15 @@ mod node {
             loop {
                 match self.lines.recv_timeout(Duration::from_millis(100)) {
                     Ok(Ok(line)) => return Ok(line),
+                    // The one error `read_lines` sends: a line too long.
                     Ok(Err(e)) => {
                         self.stop();
-                        return Err(CodeError::new(e));
+                        let mib = (MAX_ANSWER_BYTES >> 20).to_string();
+                        return Err(CodeError::coded(e, "answer_too_big", &[("mib", mib)]));
                     }
                     Err(RecvTimeoutError::Disconnected) => {
                         self.stop();
-                        return Err(CodeError::new(
-                            "the JavaScript host stopped (out of memory, or killed)",
-                        ));
+                        return Err(host_stopped());
                     }
                     Err(RecvTimeoutError::Timeout) => {}
                 }
@@ -324,17 +333,21 @@ mod node {
                 };
                 if worked > ANSWER_LIMIT {
                     self.stop();
-                    return Err(CodeError::new(format!(
-                        "your code did not return within {} s: an infinite loop?",
-                        ANSWER_LIMIT.as_secs()
-                    )));
+                    let s = ANSWER_LIMIT.as_secs();
+                    return Err(CodeError::coded(
+                        format!("your code did not return within {s} s: an infinite loop?"),
+                        "endless_loop",
+                        &[("s", s.to_string())],
+                    ));
                 }
                 if started.elapsed() > ANSWER_WALL_LIMIT {
                     self.stop();
-                    return Err(CodeError::new(format!(
-                        "your code did not return within {} s, without working: it waits for something that never comes",
-                        ANSWER_WALL_LIMIT.as_secs()
-                    )));
+                    let s = ANSWER_WALL_LIMIT.as_secs();
+                    return Err(CodeError::coded(
+                        format!("your code did not return within {s} s, without working: it waits for something that never comes"),
+                        "waits_forever",
+                        &[("s", s.to_string())],
+                    ));
                 }
             }
         }
@@ -358,9 +371,7 @@ mod node {
                 .and_then(|()| stdin.flush());
             if sent.is_err() {
                 self.stop();
-                return Err(CodeError::new(
-                    "the JavaScript host stopped (out of memory, or killed)",
-                ));
+                return Err(host_stopped());
             }
             Ok(())
         }

@@ -105,8 +105,8 @@ pub enum LabAction {
         done: u32,
         total: u32,
     },
-    /// The session ended: what it showed, or why it could not run.
-    Finished(Result<Shown, String>),
+    /// The session ended: what it showed (boxed: it is large), or why it could not run.
+    Finished(Result<Box<Shown>, String>),
     /// The broken run's cursor: one event on or back, to the moment it broke, or to an
     /// event picked on the timeline.
     Step(i64),
@@ -160,7 +160,7 @@ impl LabState {
                 // The shared trial was replayed (or the learner moved on): Run runs
                 // the lab's own seed from now on.
                 self.replay = None;
-                self.phase = Phase::Shown(Rc::new(shown));
+                self.phase = Phase::Shown(Rc::new(*shown));
             }
             LabAction::Finished(Err(why)) => self.phase = Phase::Failed(why),
             LabAction::Step(d) => {
@@ -233,7 +233,7 @@ mod tests {
         assert_eq!(s.phase, Phase::Running { done: 40, total: 200 });
         // A second click while it runs starts nothing.
         assert_eq!(s.clone().reduce(LabAction::Start), s);
-        let s = s.reduce(LabAction::Finished(Ok(shown(None))));
+        let s = s.reduce(LabAction::Finished(Ok(Box::new(shown(None)))));
         assert!(matches!(&s.phase, Phase::Shown(v) if v.passed()));
         assert!(!s.running());
         // A late progress report does not hide the verdict.
@@ -258,7 +258,7 @@ mod tests {
         assert_eq!(at, breaking_event(&b.model.trace, &b.violations[0]));
         let s = LabState::new(Some(99))
             .reduce(LabAction::Start)
-            .reduce(LabAction::Finished(Ok(shown(Some(b)))));
+            .reduce(LabAction::Finished(Ok(Box::new(shown(Some(b))))));
         assert_eq!(s.cursor, at);
         assert_eq!(s.replay, None, "the shared trial was replayed");
         assert_eq!(s.clone().reduce(LabAction::Step(1)).cursor, at + 1);
@@ -275,7 +275,7 @@ mod tests {
     fn without_a_broken_run_the_cursor_does_not_move() {
         let s = LabState::new(None)
             .reduce(LabAction::Start)
-            .reduce(LabAction::Finished(Ok(shown(None))));
+            .reduce(LabAction::Finished(Ok(Box::new(shown(None)))));
         for a in [LabAction::Step(5), LabAction::Seek(9), LabAction::JumpToBreak] {
             assert_eq!(s.clone().reduce(a).cursor, 0);
         }

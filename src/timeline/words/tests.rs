@@ -347,7 +347,9 @@ fn a_norwegian_sentence_names_the_lock_key_after_the_word_for_it() {
                 _ => continue,
             };
             lines.push((lock.clone(), describe(&m, e, Lang::Nb)));
-            if let Some(l) = mark_label(&m.names, e, Lang::Nb).filter(|_| matches!(e.kind, TraceKind::LockReleased { .. })) {
+            if let Some(l) =
+                mark_label(&m.names, e, Lang::Nb).filter(|_| matches!(e.kind, TraceKind::LockReleased { .. }))
+            {
                 lines.push((lock, l));
             }
         }
@@ -381,10 +383,23 @@ fn a_timer_event_reads_as_a_norwegian_sentence() {
     let start = m
         .trace
         .iter()
-        .find(|e| matches!(e.kind, TraceKind::Timer { name: TimerName::Start }))
+        .find(|e| {
+            matches!(
+                e.kind,
+                TraceKind::Timer {
+                    name: TimerName::Start
+                }
+            )
+        })
         .expect("a start timer");
     let who = m.name(start.pid).to_string();
     let at = format!("{:.1} ms", start.t_us as f64 / 1000.0);
-    assert_eq!(describe(&m, start, Lang::Nb), format!("{at} · {who} vekkes av et tidsur: oppstart"));
-    assert_eq!(describe(&m, start, Lang::En), format!("{at} · {who} timer: start"));
+    assert_eq!(
+        describe(&m, start, Lang::Nb),
+        format!("{at} · {who} vekkes av et tidsur: oppstart")
+    );
+    assert_eq!(
+        describe(&m, start, Lang::En),
+        format!("{at} · {who} timer: start")
+    );
 }

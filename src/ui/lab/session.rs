@@ -298,7 +298,7 @@ pub(super) fn start_session(h: &Handles, break_it: bool) {
                         s.on_run.emit((h.id.clone(), outcome));
                     }
                 }
-                h.state.dispatch(LabAction::Finished(Ok(shown)));
+                h.state.dispatch(LabAction::Finished(Ok(Box::new(shown))));
                 // The verdict where the learner can see it (below the editor on a phone).
                 if let Some(el) = h.verdict_ref.cast::<web_sys::Element>() {
                     let opts = web_sys::ScrollIntoViewOptions::new();

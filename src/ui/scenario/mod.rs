@@ -244,7 +244,12 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     let lang = props.lang;
     let tx = Texts::new(lang);
     let base = s.base.as_ref().as_ref().ok().filter(|_| shows("editor"));
-    let title = s.base.as_ref().as_ref().ok().map_or_else(|| s.name.clone(), |b| b.title_in(lang.code()).to_string());
+    let title = s
+        .base
+        .as_ref()
+        .as_ref()
+        .ok()
+        .map_or_else(|| s.name.clone(), |b| b.title_in(lang.code()).to_string());
     html! {
         <section class="scenario" aria-label={format!("{} {}", tx.t("sc_scenario"), title)} onkeydown={on_key} data-scenario={s.name.clone()}
             aria-busy={s.running().then_some("true")} data-made-in={match s.made_in { RunsIn::Here => "page", RunsIn::Elsewhere if panel.ahead && s.runs == 1 => "build", RunsIn::Elsewhere => "worker" }}>
