@@ -448,16 +448,16 @@ use lockstep::sim::{TraceKind, Violation};
 use lockstep::timeline::words::{self, lab as lab_words};
 
 /// English words that a Norwegian sentence of ours never holds once its code is taken
-/// out ([`prose`]). Words Norwegian shares (at, for, i, is, to, be, …) are not here.
+/// out ([`prose`]). Words Norwegian shares (at, for, i, to, be, …) are not here.
 const ENGLISH_WORDS: &[&str] = &[
     "the", "and", "your", "you", "with", "was", "were", "has", "have", "does", "did", "not", "only", "when",
     "which", "while", "after", "before", "from", "its", "it", "this", "that", "there", "then", "than",
     "what", "will", "would", "should", "must", "could", "of", "or", "but", "are", "lock", "locks", "holds",
     "held", "waits", "never", "again", "answered", "refused", "write", "wrote", "job", "starts", "taken",
     "gives", "still", "calls", "worker", "answer", "majority", "time", "more", "no", "nobody", "every",
-    "each", "until", "is", "in", "be", "by", "an", "returns", "return", "free", "frees", "takes", "take",
-    "give", "back", "if", "else", "here", "ms-long", "attack", "stalls", "crashes", "fires", "arrives",
-    "believed", "expired", "finished", "deleted",
+    "each", "until", "is", "in", "by", "an", "returns", "return", "free", "frees", "takes", "take", "give",
+    "back", "if", "else", "here", "ms-long", "attack", "stalls", "crashes", "fires", "arrives", "believed",
+    "expired", "finished", "deleted",
 ];
 
 /// `text` without its code: `…` spans, '…' and "…" strings, and tokens of code (a
@@ -856,5 +856,147 @@ fn the_harness_says_its_own_failures_as_codes() {
             ));
         }
     }
+    assert!(report.is_empty(), "{}", report.join("\n"));
+}
+
+/// A JavaScript text cut in two: its code without comments (white space squeezed), and
+/// its comments' text (`//` and `/* */`), line by line.
+fn js_code_and_comments(src: &str) -> (String, Vec<String>) {
+    let (mut code, mut comments) = (String::new(), Vec::new());
+    let chars: Vec<char> = src.chars().collect();
+    let mut i = 0;
+    // Template literals open inside one another through `${`: the brace depth at each.
+    let mut templates: Vec<usize> = Vec::new();
+    let mut depth = 0usize;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if templates.last().is_some_and(|d| *d == usize::MAX) {
+            // Inside a template's text.
+            code.push(c);
+            match (c, next) {
+                ('\\', Some(n)) => {
+                    code.push(n);
+                    i += 1;
+                }
+                ('`', _) => {
+                    templates.pop();
+                }
+                ('$', Some('{')) => {
+                    code.push('{');
+                    i += 1;
+                    // Code until the brace that closes this one, then the text again.
+                    templates.pop();
+                    templates.push(depth);
+                    depth += 1;
+                }
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        match (c, next) {
+            ('/', Some('/')) => {
+                let end = chars[i..]
+                    .iter()
+                    .position(|&c| c == '\n')
+                    .map_or(chars.len(), |p| i + p);
+                comments.push(chars[i + 2..end].iter().collect());
+                i = end;
+                continue;
+            }
+            ('/', Some('*')) => {
+                let rest: String = chars[i + 2..].iter().collect();
+                let len = rest.find("*/").unwrap_or(rest.len());
+                for line in rest[..len].lines() {
+                    comments.push(line.trim_start().trim_start_matches('*').to_string());
+                }
+                i += 2 + rest[..len].chars().count() + 2;
+                continue;
+            }
+            ('\'' | '"', _) => {
+                code.push(c);
+                i += 1;
+                while i < chars.len() && chars[i] != c {
+                    if chars[i] == '\\' {
+                        code.push(chars[i]);
+                        i += 1;
+                    }
+                    if let Some(&ch) = chars.get(i) {
+                        code.push(ch);
+                    }
+                    i += 1;
+                }
+                code.push(c);
+            }
+            ('`', _) => {
+                code.push(c);
+                templates.push(usize::MAX);
+            }
+            ('{', _) => {
+                code.push(c);
+                depth += 1;
+            }
+            ('}', _) => {
+                code.push(c);
+                depth = depth.saturating_sub(1);
+                if templates.last() == Some(&depth) {
+                    templates.pop();
+                    templates.push(usize::MAX);
+                }
+            }
+            _ => code.push(c),
+        }
+        i += 1;
+    }
+    (code.split_whitespace().collect::<Vec<_>>().join(" "), comments)
+}
+
+#[test]
+fn js_comments_are_told_from_code() {
+    let src =
+        "// one\nconst a = 'x // y'; /* two\n * three */ const t = `a ${b ? `c` : '//'} d // e`; // four\n";
+    let (code, comments) = js_code_and_comments(src);
+    assert_eq!(
+        code,
+        "const a = 'x // y'; const t = `a ${b ? `c` : '//'} d // e`;"
+    );
+    assert_eq!(comments, vec![" one", "two", " three ", " four"]);
+}
+
+/// Each lab's starter and its functions to write (`signature`) have a Norwegian text:
+/// the same code, its comments in Norwegian (#40 item 7).
+#[test]
+fn every_lab_has_its_starter_and_signature_in_norwegian_with_the_same_code() {
+    let mut report = Vec::new();
+    let mut texts = Vec::new();
+    for lab in built_in_labs() {
+        for (what, en, nb) in [
+            ("starter.nb.js", lab.starter.as_str(), lab.starter_in("nb")),
+            (
+                "lab.toml: signature.nb",
+                lab.signature_in("en"),
+                lab.signature_in("nb"),
+            ),
+        ] {
+            let (en_code, en_comments) = js_code_and_comments(en);
+            let (nb_code, nb_comments) = js_code_and_comments(nb);
+            if en_code != nb_code {
+                report.push(format!(
+                    "labs/{}/{what}: its code is not the English one's",
+                    lab.id
+                ));
+            }
+            if nb_comments == en_comments {
+                report.push(format!(
+                    "labs/{}/{what}: its comments are the English ones",
+                    lab.id
+                ));
+            }
+            // As one text: code quoted in a comment may run over several lines.
+            texts.push(shown(format!("labs/{}/{what}", lab.id), nb_comments.join("\n")));
+        }
+    }
+    report.extend(english_or_forbidden(&texts));
     assert!(report.is_empty(), "{}", report.join("\n"));
 }
