@@ -1,7 +1,12 @@
 //! The Norwegian texts keep the glossary's terms: no form that `content/glossary.toml`
 //! forbids appears in content/nb/*.md, the Norwegian tables of content/quiz/*.toml and
-//! content/ui.toml, the Norwegian texts of scenarios/*.toml, or the example pack
-//! (packs/example) that pack authors start from. A hit names file and line.
+//! content/ui.toml, the Norwegian texts of scenarios/*.toml and labs/*/lab.toml, the
+//! labs' Norwegian starters, or the example pack (packs/example) that pack authors start
+//! from. A hit names file and line.
+//!
+//! And a Norwegian learner reads the labs in Norwegian (#40 item 7): below, every text
+//! the lab panel shows them is made in Norwegian (from real runs in Node.js too) and
+//! checked for English words as well as for the glossary.
 
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -999,4 +1004,110 @@ fn every_lab_has_its_starter_and_signature_in_norwegian_with_the_same_code() {
     }
     report.extend(english_or_forbidden(&texts));
     assert!(report.is_empty(), "{}", report.join("\n"));
+}
+
+/// Every Norwegian text of the labs, as regions: their lab.toml's `nb` texts (title, goal,
+/// signature) and their Norwegian starters. The glossary holds there as in the lesson.
+fn norwegian_lab_regions() -> Vec<Region> {
+    let mut out = Vec::new();
+    for id in labs::IDS {
+        let file = format!("labs/{id}/lab.toml");
+        let text = std::fs::read_to_string(root().join(&file)).expect("lab.toml");
+        let mut current: Option<Region> = None;
+        for (i, line) in text.lines().enumerate() {
+            // `nb = "…"` or `nb = """` up to its closing `"""`.
+            if let Some(region) = current.as_mut() {
+                if line.trim() == "\"\"\"" {
+                    out.extend(current.take());
+                } else {
+                    region.lines.push((i + 1, line.to_string()));
+                }
+            } else if let Some(rest) = line.strip_prefix("nb = ") {
+                let region = Region {
+                    file: file.clone(),
+                    lines: vec![(i + 1, rest.trim_matches('"').to_string())],
+                };
+                if rest == "\"\"\"" {
+                    current = Some(region);
+                } else {
+                    out.push(region);
+                }
+            }
+        }
+        assert!(
+            out.iter().any(|r| r.file == file),
+            "{file}: no `nb = ` text found"
+        );
+        let file = format!("labs/{id}/starter.nb.js");
+        let text = std::fs::read_to_string(root().join(&file)).expect("starter.nb.js");
+        let lines = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| (i + 1, l.to_string()))
+            .collect();
+        out.push(Region { file, lines });
+    }
+    out
+}
+
+#[test]
+fn the_labs_norwegian_texts_use_the_glossary_terms() {
+    let forbidden = glossary();
+    let mut report = Vec::new();
+    for region in norwegian_lab_regions() {
+        for (line, found, f) in hits(&region.lines, &forbidden) {
+            report.push(format!(
+                "{}:{line}: «{found}» (forbidden form «{}»): use «{}» for «{}»",
+                region.file, f.source, f.nb, f.en
+            ));
+        }
+    }
+    assert!(report.is_empty(), "{}", report.join("\n"));
+}
+
+/// The definite of "scenario" has one form in Norwegian, scenarioet (scenarioer,
+/// scenarioene): the glossary says so, and no Norwegian text of the lesson, the app, the
+/// scenarios, the labs or the example pack has another (scenariet, scenarier, …).
+#[test]
+fn the_norwegian_texts_say_the_scenario_one_way() {
+    let forbidden = glossary();
+    let scenario: Vec<&Forbidden> = forbidden.iter().filter(|f| f.en == "the scenario").collect();
+    for form in [
+        "scenariet",
+        "scenariets",
+        "scenarier",
+        "scenariene",
+        "Klokkescenariene",
+    ] {
+        let lines = vec![(1, form.to_string())];
+        let found = hits(&lines, &forbidden);
+        assert!(
+            found.iter().any(|(_, _, f)| f.en == "the scenario"),
+            "the glossary does not forbid «{form}»"
+        );
+    }
+    assert!(
+        scenario.iter().all(|f| f.nb.starts_with("scenarioet")),
+        "the chosen form"
+    );
+    let mut other = Vec::new();
+    let mut chosen = 0;
+    for region in norwegian_regions().into_iter().chain(norwegian_lab_regions()) {
+        for (n, line) in &region.lines {
+            for word in line.split(|c: char| !c.is_alphanumeric() && c != '-') {
+                let w = word.to_lowercase();
+                if w.contains("scenariet") || w.contains("scenarier") {
+                    other.push(format!("{}:{n}: «{word}»", region.file));
+                } else if w.contains("scenarioet") || w.contains("scenarioer") {
+                    chosen += 1;
+                }
+            }
+        }
+    }
+    assert!(chosen > 20, "scenarioet is used {chosen} times");
+    assert!(
+        other.is_empty(),
+        "another definite of «scenario»:\n{}",
+        other.join("\n")
+    );
 }
