@@ -343,7 +343,14 @@ fn status_view(phase: &Phase, lang: Lang, goto_line: &impl Fn(u32) -> Callback<M
             </p>
         },
         Phase::Failed(e) => {
-            html! { <p class="lab-error" role="alert">{ t.fmt("lab_load_failed", &[("why", e.clone())]) }</p> }
+            // The simulator that did not start, in the reader's words; other whys are the
+            // browser's or the sandbox's own.
+            let why = if e == crate::timeline::panel::NO_ENGINE {
+                t.t("lab_no_engine")
+            } else {
+                e.clone()
+            };
+            html! { <p class="lab-error" role="alert">{ t.fmt("lab_load_failed", &[("why", why)]) }</p> }
         }
         Phase::Shown(s) => result_view(s, lang, &goto_line),
     }
@@ -432,7 +439,7 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
     let Some(Ok(lab)) = (*lab).clone() else {
         let why = match &*lab {
             Some(Err(e)) => e.clone(),
-            _ => format!("no lab is called `{}`", props.id),
+            _ => t.fmt("lab_unknown", &[("id", props.id.clone())]),
         };
         return html! { <p class="lab-error" role="alert">{ why }</p> };
     };
