@@ -36,6 +36,53 @@
   const DEFAULT_EXPORT = '__dflt_export';
 
   // ---------------------------------------------------------------------------
+  // Coded words: what the harness (or a driver) says of its own goes to the simulator
+  // as a code and its data, `coded: {code, data}`, beside its English text; the page
+  // says it in the reader's language (`lab_msg_<code>` in content/ui.toml). Text the
+  // JavaScript engine, node-redis or Redis writes stays theirs.
+  // ---------------------------------------------------------------------------
+
+  /** Errors the harness made, with their code: {code, data, message} (message: unchanged). */
+  const CODED = new WeakMap();
+
+  /**
+   * `{code: 'timeout', node: 1, …}` (the form every caller writes, so a test can find
+   * each code: `code: '…'`) → `{code, data}`, the data's values as short text; null
+   * for anything else.
+   */
+  function codedOf(said) {
+    if (!said || typeof said !== 'object') return null;
+    const { code } = said;
+    if (typeof code !== 'string' || !/^[a-z_]{1,40}$/.test(code)) return null;
+    const data = {};
+    for (const k of Object.keys(said).filter((k) => k !== 'code').slice(0, 8)) {
+      const v = said[k];
+      data[k.slice(0, 40)] = typeof v === 'string' ? v.slice(0, MAX_LOG_CHARS) : formatLog([v]);
+    }
+    return { code, data };
+  }
+
+  /** An error of the harness's own: `new Type(message)`, known by its code and data. */
+  function codedError(Type, message, said) {
+    const err = new Type(message);
+    CODED.set(err, { coded: codedOf(said), message });
+    return err;
+  }
+
+  /** The code of an error the harness made, while its message is still the one it made. */
+  function codeOfError(err) {
+    try {
+      const entry = err && typeof err === 'object' ? CODED.get(err) : undefined;
+      return entry && err.message === entry.message ? entry.coded : null;
+    } catch (e) {
+      return null;
+    }
+  }
+
+  /** `answer` with `coded` when there is one. */
+  const withCoded = (answer, coded) => (coded ? Object.assign(answer, { coded }) : answer);
+
+  // ---------------------------------------------------------------------------
   // Source preparation: ES module syntax → plain function body, columns kept.
   // ---------------------------------------------------------------------------
 
@@ -163,9 +210,10 @@
 
   /** `a, b as c, default as d` → [{local, exported}] */
   function parseSpecifiers(list, refuse) {
+    // refuse(message, text): the list's item that could not be read.
     return list.split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
       const m = s.match(/^([\w$]+)(?:\s+as\s+([\w$]+))?$/);
-      if (!m) throw refuse(`cannot read "${s}" in an export or import list`);
+      if (!m) throw refuse(`cannot read "${s}" in an export or import list`, s);
       return { local: m[1], exported: m[2] || m[1] };
     });
   }
@@ -184,9 +232,9 @@
   function prepareSource(src) {
     src = String(src);
     // A SyntaxError of ours carries the learner's line and column, as the engine's would.
-    const refuse = (message, start) => {
+    const refuse = (message, start, said) => {
       const before = src.slice(0, start);
-      const err = new SyntaxError(message);
+      const err = codedError(SyntaxError, message, said);
       err.line = (before.match(/\n/g) || []).length + 1;
       err.col = start - before.lastIndexOf('\n');
       return err;
@@ -203,8 +251,8 @@
       let m;
       if (kw === 'export') {
         if ((m = at(/export(\s*)\{([^}]{0,2000})\}(\s*from\s*(['"])[^'"\n]{0,500}\4)?(\s*;)?/y))) {
-          if (m[3]) throw refuse('`export … from` is not available in a lab: write the functions in this file', start);
-          for (const { local, exported } of parseSpecifiers(m[2], (text) => refuse(text, start))) exportNames[exported] = local;
+          if (m[3]) throw refuse('`export … from` is not available in a lab: write the functions in this file', start, { code: 'export_from' });
+          for (const { local, exported } of parseSpecifiers(m[2], (text, item) => refuse(text, start, { code: 'bad_list', item }))) exportNames[exported] = local;
           out += blank(m[0]);
           copied = start + m[0].length;
         } else if ((m = at(/export\s+default\b/y))) {
@@ -214,14 +262,14 @@
           exportNames.default = DEFAULT_EXPORT;
           copied = start + m[0].length;
         } else if ((m = at(/export\s*\*/y))) {
-          throw refuse('`export * from` is not available in a lab: write the functions in this file', start);
+          throw refuse('`export * from` is not available in a lab: write the functions in this file', start, { code: 'export_from' });
         } else {
           out += '      '; // `export` → six spaces; the declaration that follows stays put
           copied = start + 'export'.length;
         }
       } else {
         m = at(/import\s*([^'";]{0,500}?)\s*from\s*(['"])([^'"\n]{0,500})\2\s*;?|import\s*(['"])([^'"\n]{0,500})\4\s*;?/y);
-        if (!m) throw refuse('cannot read this import: write `import crypto from \'node:crypto\'`', start);
+        if (!m) throw refuse('cannot read this import: write `import crypto from \'node:crypto\'`', start, { code: 'bad_import' });
         const spec = m[1];
         const mod = JSON.stringify(m[3] !== undefined ? m[3] : m[5]);
         if (spec === undefined) {
@@ -234,10 +282,10 @@
             const star = o.match(/^\*\s*as\s+([\w$]+)$/);
             if (star) parts.push(`${star[1]} = require(${mod})`);
             else if (IDENT.test(o)) parts.push(`${o} = require(${mod})`);
-            else throw refuse(`cannot read "${o}" in an import`, start);
+            else throw refuse(`cannot read "${o}" in an import`, start, { code: 'bad_list', item: o });
           }
           if (braces) {
-            const names = parseSpecifiers(braces[1], (text) => refuse(text, start)).map(({ local, exported }) =>
+            const names = parseSpecifiers(braces[1], (text, item) => refuse(text, start, { code: 'bad_list', item })).map(({ local, exported }) =>
               (local === exported ? local : `${local}: ${exported}`));
             parts.push(`{ ${names.join(', ')} } = require(${mod})`);
           }
@@ -537,13 +585,13 @@
   function makeHash(algorithm) {
     const name = String(algorithm).toLowerCase().replace('-', '');
     if (name !== 'sha1' && name !== 'sha256') {
-      throw new Error(`createHash('${algorithm}') is not available in a lab: use 'sha1' or 'sha256'`);
+      throw codedError(Error, `createHash('${algorithm}') is not available in a lab: use 'sha1' or 'sha256'`, { code: 'hash_unavailable', name: String(algorithm) });
     }
     let bytes = [];
     const hash = {
       update(data) {
         const more = typeof data === 'string' ? utf8Bytes(data) : Array.from(new Uint8Array(data.buffer || data, data.byteOffset || 0, data.byteLength));
-        if (bytes.length + more.length > 1 << 20) throw new RangeError('createHash: at most 1 MiB in a lab');
+        if (bytes.length + more.length > 1 << 20) throw codedError(RangeError, 'createHash: at most 1 MiB in a lab', { code: 'hash_too_big' });
         bytes = bytes.concat(more);
         return hash;
       },
@@ -553,7 +601,8 @@
         if (encoding === 'hex') return bytesToHex(out);
         if (encoding === 'base64') return bytesToBase64(out, false);
         if (encoding === 'base64url') return bytesToBase64(out, true);
-        throw new Error(`digest(${encoding === undefined ? '' : JSON.stringify(encoding)}) is not available in a lab: use 'hex' or 'base64'`);
+        const call = `digest(${encoding === undefined ? '' : JSON.stringify(encoding)})`;
+        throw codedError(Error, `${call} is not available in a lab: use 'hex' or 'base64'`, { code: 'encoding_unavailable', call });
       },
     };
     return hash;
@@ -674,9 +723,9 @@
   }
 
   /** A string for an action, refused (RangeError) over 64 KiB like a command argument. */
-  function boundedText(value, what) {
+  function boundedText(value, what, name) {
     const text = String(value);
-    if (utf8Length(text) > MAX_ARG_BYTES) throw new RangeError(`${what} is longer than 64 KiB`);
+    if (utf8Length(text) > MAX_ARG_BYTES) throw codedError(RangeError, `${what} is longer than 64 KiB`, { code: 'text_too_long', name });
     return text;
   }
 
@@ -693,7 +742,7 @@
   const idleRng = makeRng('0');
   /** The process that runs now, for the shims of the harness's own realm. */
   const running = (what) => {
-    if (!current) throw new Error(`${what} is only available while a worker runs`);
+    if (!current) throw codedError(Error, `${what} is only available while a worker runs`, { code: 'worker_only', call: what });
     return current;
   };
 
@@ -727,7 +776,8 @@
           if (encoding === 'hex') return bytesToHex(this);
           if (encoding === 'base64') return bytesToBase64(this, false);
           if (encoding === 'base64url') return bytesToBase64(this, true);
-          throw new Error(`randomBytes(…).toString(${encoding === undefined ? '' : JSON.stringify(encoding)}) is not available in a lab: use 'hex' or 'base64'`);
+          const call = `randomBytes(…).toString(${encoding === undefined ? '' : JSON.stringify(encoding)})`;
+          throw codedError(Error, `${call} is not available in a lab: use 'hex' or 'base64'`, { code: 'encoding_unavailable', call });
         },
       });
       return bytes;
@@ -744,16 +794,16 @@
       getRandomValues(array) {
         const tag = tagOf(array);
         if (!ArrayBuffer.isView(array) || tag === 'Float32Array' || tag === 'Float64Array' || tag === 'DataView') {
-          throw new TypeError('getRandomValues needs an integer typed array');
+          throw codedError(TypeError, 'getRandomValues needs an integer typed array', { code: 'random_values_type' });
         }
-        if (array.byteLength > 65536) throw new Error('getRandomValues: at most 65536 bytes at a time');
+        if (array.byteLength > 65536) throw codedError(Error, 'getRandomValues: at most 65536 bytes at a time', { code: 'random_values_size' });
         rng().fill(new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
         return array;
       },
       randomBytes(n) {
         const size = Number(n);
         if (!Number.isInteger(size) || size < 0 || size > 65536) {
-          throw new RangeError('randomBytes(n): n must be an integer from 0 to 65536');
+          throw codedError(RangeError, 'randomBytes(n): n must be an integer from 0 to 65536', { code: 'random_bytes_size' });
         }
         return makeBytes(size);
       },
@@ -777,7 +827,7 @@
         if (name === 'crypto' || name === 'node:crypto') return crypto;
         const p = peek();
         if ((name === 'redis' || name === '@redis/client') && p && p.modules) return p.modules.redis;
-        throw new Error(`require('${name}') is not available in a lab: it gives node:crypto and redis`);
+        throw codedError(Error, `require('${name}') is not available in a lab: it gives node:crypto and redis`, { code: 'require_unavailable', name: String(name) });
       },
       // Timers act for the process, like Date and Math.random. They replace the host's
       // real ones: a real timer would fire outside the simulator's time.
@@ -791,7 +841,7 @@
         // uncaught exception would.
         queueMicrotask: (cb) => {
           const proc = procOf('queueMicrotask');
-          if (typeof cb !== 'function') throw new TypeError('queueMicrotask needs a function');
+          if (typeof cb !== 'function') throw codedError(TypeError, 'queueMicrotask needs a function', { code: 'needs_function', call: 'queueMicrotask' });
           Promise.resolve().then(() => cb()).catch((err) => { if (!(err instanceof ProcessOver)) proc.fail(err); });
         },
       },
@@ -811,7 +861,7 @@
     // It would block the thread without working: no simulated time passes meanwhile, and
     // only a wall clock could stop it.
     if (global.Atomics) {
-      global.Atomics.wait = () => { throw new Error('Atomics.wait is not available in a lab: use sleep(ms)'); };
+      global.Atomics.wait = () => { throw codedError(Error, 'Atomics.wait is not available in a lab: use sleep(ms)', { code: 'atomics_wait' }); };
     }
   }
 
@@ -909,7 +959,10 @@
       proc.emit = (action) => {
         if (proc.over) throw new ProcessOver('this process is over');
         if (proc.actions.length >= MAX_ACTIONS_PER_ANSWER - 1) {
-          proc.actions.push({ a: 'error', message: `your code sent more than ${MAX_ACTIONS_PER_ANSWER} commands without waiting`, line: null, col: null });
+          proc.actions.push({
+            a: 'error', message: `your code sent more than ${MAX_ACTIONS_PER_ANSWER} commands without waiting`, line: null, col: null,
+            coded: codedOf({ code: 'too_many_commands', max: MAX_ACTIONS_PER_ANSWER }),
+          });
           proc.over = true;
           throw new ProcessOver('too many actions');
         }
@@ -919,7 +972,7 @@
       proc.fail = (err) => {
         if (proc.over) return;
         const { line, col } = where(err);
-        proc.actions.push({ a: 'error', message: errorMessage(err), line, col });
+        proc.actions.push(withCoded({ a: 'error', message: errorMessage(err), line, col }, codeOfError(err)));
         proc.over = true;
       };
 
@@ -927,7 +980,7 @@
       proc.console = { log, info: log, warn: log, error: log, debug: log };
 
       proc.setTimeout = (cb, ms, ...args) => {
-        if (typeof cb !== 'function') throw new TypeError('setTimeout needs a function');
+        if (typeof cb !== 'function') throw codedError(TypeError, 'setTimeout needs a function', { code: 'needs_function', call: 'setTimeout' });
         const id = proc.newId();
         const delay = delayMs(ms);
         proc.timers.set(id, { cb, args, interval: false, ms: delay });
@@ -935,7 +988,7 @@
         return id;
       };
       proc.setInterval = (cb, ms, ...args) => {
-        if (typeof cb !== 'function') throw new TypeError('setInterval needs a function');
+        if (typeof cb !== 'function') throw codedError(TypeError, 'setInterval needs a function', { code: 'needs_function', call: 'setInterval' });
         const id = proc.newId();
         const delay = delayMs(ms);
         proc.timers.set(id, { cb, args, interval: true, ms: delay });
@@ -964,11 +1017,11 @@
         else if (ArrayBuffer.isView(v)) strings.push(bytesToBinary(v));
         else return Promise.reject(new TypeError('Invalid argument type'));
         if (utf8Length(strings[k]) > MAX_ARG_BYTES) {
-          return Promise.reject(new RangeError(`redis ${name}: argument ${k + 1} is longer than 64 KiB`));
+          return Promise.reject(codedError(RangeError, `redis ${name}: argument ${k + 1} is longer than 64 KiB`, { code: 'argument_too_long', command: name, n: k + 1 }));
         }
       }
       // node-redis sends an empty command and waits for ever; a lab says why instead.
-      if (!strings.length) return Promise.reject(new TypeError('redis sendCommand needs at least the command name'));
+      if (!strings.length) return Promise.reject(codedError(TypeError, 'redis sendCommand needs at least the command name', { code: 'empty_command' }));
       let settle;
       const promise = new Promise((resolve, reject) => { settle = { resolve, reject }; });
       const id = proc.newId();
@@ -1102,7 +1155,10 @@
       const createClient = () => {
         if (!told && !proc.over) {
           told = true;
-          proc.emit({ a: 'log', text: 'createClient(): in a lab you do not connect: this is the lab\'s client for Redis node 1, the same one your functions receive' });
+          proc.emit({
+            a: 'log', text: 'createClient(): in a lab you do not connect: this is the lab\'s client for Redis node 1, the same one your functions receive',
+            coded: codedOf({ code: 'create_client' }),
+          });
         }
         const client = clientsOf(proc)[0];
         const quiet = () => Promise.resolve();
@@ -1124,22 +1180,29 @@
         sleep: proc.sleep,
         random: () => proc.driverRng.random(),
         held(token, untilMs) {
-          const text = token === undefined || token === null ? null : boundedText(token, 'the token');
+          const text = token === undefined || token === null ? null : boundedText(token, 'the token', 'token');
           proc.emit({ a: 'held', token: text, until_ms: typeof untilMs === 'number' && Number.isFinite(untilMs) ? untilMs : null });
         },
         released() { proc.emit({ a: 'released' }); },
-        lost(reason) { proc.emit({ a: 'lost', reason: shortText(reason) }); },
-        failed(reason) { proc.emit({ a: 'failed', reason: shortText(reason) }); },
-        note(text) { proc.emit({ a: 'log', text: shortText(text) }); },
+        // Each may also give its words as a code and data, `{code: 'lock_taken', …}`
+        // (docs/labs.md, "The driver"): the page says those in the reader's language.
+        lost(reason, coded) { proc.emit(withCoded({ a: 'lost', reason: shortText(reason) }, codedOf(coded))); },
+        failed(reason, coded) { proc.emit(withCoded({ a: 'failed', reason: shortText(reason) }, codedOf(coded))); },
+        note(text, coded) { proc.emit(withCoded({ a: 'log', text: shortText(text) }, codedOf(coded))); },
+        /** An Error for the driver to throw, known by its code: `throw lab.error(text, {code, …})`. */
+        error(message, coded) {
+          const text = String(message);
+          return coded ? codedError(Error, text, coded) : new Error(text);
+        },
         resource: Object.freeze({
           write(key, value, opts) {
             const token = opts && typeof opts.token === 'number' && Number.isFinite(opts.token) ? opts.token : null;
             try {
-              const action = { op: 'write', key: boundedText(key, 'the key'), value: boundedText(value, 'the value'), token };
+              const action = { op: 'write', key: boundedText(key, 'the key', 'key'), value: boundedText(value, 'the value', 'value'), token };
               // An idempotency key: a resource that honours them (a payment provider)
               // refuses a second write carrying the same key.
               if (opts && opts.idempotencyKey !== undefined && opts.idempotencyKey !== null) {
-                action.idempotency_key = boundedText(opts.idempotencyKey, 'the idempotency key');
+                action.idempotency_key = boundedText(opts.idempotencyKey, 'the idempotency key', 'idempotencyKey');
               }
               return request(proc, action);
             } catch (err) {
@@ -1149,7 +1212,7 @@
           },
           read(key) {
             try {
-              return request(proc, { op: 'read', key: boundedText(key, 'the key') });
+              return request(proc, { op: 'read', key: boundedText(key, 'the key', 'key') });
             } catch (err) {
               if (err instanceof ProcessOver) throw err;
               return Promise.reject(err);
@@ -1200,7 +1263,7 @@
       const run = (learner) => {
         try {
           const absent = missing(learner);
-          if (absent) throw new Error(`your code does not define the function ${absent}`);
+          if (absent) throw codedError(Error, `your code does not define the function ${absent}`, { code: 'missing_function', name: absent });
           const driver = instantiate(driverFactory, realmShims.require);
           if (!driver || typeof driver.worker !== 'function') throw new Error('the lab driver does not define worker(lab)');
           const result = driver.worker(makeLab(proc, trackCalls(proc, learner)));
@@ -1246,7 +1309,8 @@
           const c = proc.commands.get(id);
           if (!c) return;
           proc.commands.delete(id);
-          const err = new Error(`Timeout: no reply from Redis node ${c.node + 1} (clients[${c.node}]) within ${c.timeoutMs} ms`);
+          const err = codedError(Error, `Timeout: no reply from Redis node ${c.node + 1} (clients[${c.node}]) within ${c.timeoutMs} ms`,
+            { code: 'timeout', node: c.node + 1, client: c.node, ms: c.timeoutMs });
           // The frames of the call that sent the command, as for an error reply: a
           // rejection that reaches the learner through Promise.all points at their line.
           if (typeof c.origin.stack === 'string') {
@@ -1354,15 +1418,21 @@
     /** init's answer, from how the learner's module (run once, as a probe) ended. */
     function initAnswer(state) {
       if (!state.settled) {
-        return { type: 'error', message: 'your module\'s top-level await never finished: it waits for something that never happens', line: null, col: null };
+        return {
+          type: 'error', message: 'your module\'s top-level await never finished: it waits for something that never happens', line: null, col: null,
+          coded: codedOf({ code: 'top_level_await' }),
+        };
       }
       if (state.failed) {
         const { line, col } = where(state.error);
-        return { type: 'error', message: errorMessage(state.error), line, col };
+        return withCoded({ type: 'error', message: errorMessage(state.error), line, col }, codeOfError(state.error));
       }
       const absent = missing(state.value);
       if (absent) {
-        return { type: 'error', message: `your code does not define the function ${absent} (write: export async function ${absent}(…) { … })`, line: null, col: null };
+        return {
+          type: 'error', message: `your code does not define the function ${absent} (write: export async function ${absent}(…) { … })`, line: null, col: null,
+          coded: codedOf({ code: 'missing_function', name: absent }),
+        };
       }
       return { type: 'ready' };
     }
@@ -1452,8 +1522,12 @@
     });
   }
 
+  /** The code of an error the harness made, as JSON text ('' if none): for a host, which reads only text. */
+  const codedJSON = (err) => { const c = codeOfError(err); return c ? JSON.stringify(c) : ''; };
+
   global.LockstepLab = {
     WRAPPER_HEAD,
+    codedJSON,
     lockdownRealm,
     locateIn,
     prepareSource,

@@ -45,8 +45,12 @@ const script = (source, filename) => new vm.Script(source, { filename, lineOffse
 /** Lets the shared microtask queue run dry: every promise of the process settles. */
 const drain = () => new Promise((resolve) => setImmediate(resolve));
 
-const errorAnswer = (message, at) =>
-  JSON.stringify({ type: 'error', message, line: at ? at.line : null, col: at ? at.col : null });
+const errorAnswer = (message, at, coded) => {
+  const answer = { type: 'error', message, line: at ? at.line : null, col: at ? at.col : null };
+  // The harness's code and data for an error it made (its JSON text, read here as text).
+  if (coded) answer.coded = JSON.parse(coded);
+  return JSON.stringify(answer);
+};
 
 /** The lab of the last `init`: the harness (in the lab realm) and the compiled learner. */
 let lab = null;
@@ -82,7 +86,7 @@ function init(text, msg) {
     // prepareSource's own SyntaxError carries line/col; the engine's has them in its stack.
     const line = Number(err && err.line);
     const at = Number.isFinite(line) ? { line, col: Number(err.col) || null } : api.locateIn('learner.js', String(err && err.stack));
-    return errorAnswer(`${String(err && err.name)}: ${String(err && err.message).slice(0, 2000)}`, at);
+    return errorAnswer(`${String(err && err.name)}: ${String(err && err.message).slice(0, 2000)}`, at, api.codedJSON(err));
   }
   // The harness reads `functions` and `params` from the text itself, in its realm.
   const harness = api.createHostHarness(text, driverFactory);

@@ -27,6 +27,7 @@ pub fn builtins_file() -> Result<String, String> {
         lab.texts.lab_toml.clear();
         lab.texts.scenario_toml.clear();
         lab.starter.clear();
+        lab.starters = Default::default();
         out.push_str(&format!("lab {id} {}\n", crate::wire::to_text(&lab)?));
     }
     Ok(out)

@@ -22,17 +22,17 @@ pub const IDS: [&str; 6] = [
     "idempotency",
 ];
 
-/// What a section shows of each lab: (id, lab.toml, scenario.toml, starter.js), in the
-/// lesson's text (`build.rs`, `crate::text`).
+/// What a section shows of each lab: (id, lab.toml, scenario.toml, starter.js,
+/// starter.nb.js or ""), in the lesson's text (`build.rs`, `crate::text`).
 mod files {
     use crate::text::Txt;
     include!(concat!(env!("OUT_DIR"), "/lab_files.rs"));
 }
 
-/// The shown files of lab `id`: lab.toml, scenario.toml, starter.js.
-fn shown_files(id: &str) -> Option<(&'static str, &'static str, &'static str)> {
-    let (_, lab, scenario, starter) = files::SHOWN.iter().find(|s| s.0 == id)?;
-    Some((lab.get(), scenario.get(), starter.get()))
+/// The shown files of lab `id`: lab.toml, scenario.toml, starter.js, starter.nb.js ("").
+fn shown_files(id: &str) -> Option<(&'static str, &'static str, &'static str, &'static str)> {
+    let (_, lab, scenario, starter, starter_nb) = files::SHOWN.iter().find(|s| s.0 == id)?;
+    Some((lab.get(), scenario.get(), starter.get(), starter_nb.get()))
 }
 
 /// A built-in lab as the page knows it: without its driver and solution (see
@@ -43,7 +43,7 @@ pub fn shown(id: &str) -> Option<Result<Lab, String>> {
     let (_, text) = crate::sim::scenario::compiled::LABS
         .iter()
         .find(|(n, _)| *n == id)?;
-    let (lab_toml, scenario_toml, starter) = shown_files(id)?;
+    let (lab_toml, scenario_toml, starter, starter_nb) = shown_files(id)?;
     Some(
         crate::wire::from_byte_text::<Lab>(text.get())
             .map(|mut lab| {
@@ -51,6 +51,9 @@ pub fn shown(id: &str) -> Option<Result<Lab, String>> {
                 lab.texts.lab_toml = lab_toml.to_string();
                 lab.texts.scenario_toml = scenario_toml.to_string();
                 lab.starter = starter.to_string();
+                if !starter_nb.trim().is_empty() {
+                    lab.starters.insert("nb".to_string(), starter_nb.to_string());
+                }
                 lab
             })
             .map_err(|e| {
@@ -68,7 +71,7 @@ fn with_sources(
     id: &str,
     read: impl FnOnce(&LabSources) -> Result<Lab, crate::sim::lab::LabError>,
 ) -> Option<Result<Lab, String>> {
-    let (lab_toml, scenario_toml, starter) = shown_files(id)?;
+    let (lab_toml, scenario_toml, starter, starter_nb) = shown_files(id)?;
     let dir = format!("labs/{id}");
     Some(
         read(&LabSources {
@@ -77,6 +80,7 @@ fn with_sources(
             scenario_toml,
             driver: "",
             starter,
+            starters: &[("nb", starter_nb)],
             solution: "",
         })
         .map_err(|e| e.to_string()),
@@ -131,6 +135,10 @@ mod node {
                 scenario_toml: include_str!(concat!("../labs/", $id, "/scenario.toml")),
                 driver: include_str!(concat!("../labs/", $id, "/driver.js")),
                 starter: include_str!(concat!("../labs/", $id, "/starter.js")),
+                starters: &[(
+                    "nb",
+                    include_str!(concat!("../labs/", $id, "/starter.nb.js")),
+                )],
                 solution: include_str!(concat!("../labs/", $id, "/solution.js")),
             }
         };
@@ -201,6 +209,15 @@ mod node {
         let text = std::fs::read_to_string(format!("/proc/{pid}/schedstat")).ok()?;
         let ns: u64 = text.split_whitespace().next()?.parse().ok()?;
         Some(Duration::from_nanos(ns))
+    }
+
+    /// The host died (out of memory, or killed).
+    fn host_stopped() -> CodeError {
+        CodeError::coded(
+            "the JavaScript host stopped (out of memory, or killed)",
+            "host_stopped",
+            &[],
+        )
     }
 
     /// Reads answer lines of at most [`MAX_ANSWER_BYTES`]; a longer one is an error, and
@@ -306,15 +323,15 @@ mod node {
             loop {
                 match self.lines.recv_timeout(Duration::from_millis(100)) {
                     Ok(Ok(line)) => return Ok(line),
+                    // The one error `read_lines` sends: a line too long.
                     Ok(Err(e)) => {
                         self.stop();
-                        return Err(CodeError::new(e));
+                        let mib = (MAX_ANSWER_BYTES >> 20).to_string();
+                        return Err(CodeError::coded(e, "answer_too_big", &[("mib", mib)]));
                     }
                     Err(RecvTimeoutError::Disconnected) => {
                         self.stop();
-                        return Err(CodeError::new(
-                            "the JavaScript host stopped (out of memory, or killed)",
-                        ));
+                        return Err(host_stopped());
                     }
                     Err(RecvTimeoutError::Timeout) => {}
                 }
@@ -324,17 +341,21 @@ mod node {
                 };
                 if worked > ANSWER_LIMIT {
                     self.stop();
-                    return Err(CodeError::new(format!(
-                        "your code did not return within {} s: an infinite loop?",
-                        ANSWER_LIMIT.as_secs()
-                    )));
+                    let s = ANSWER_LIMIT.as_secs();
+                    return Err(CodeError::coded(
+                        format!("your code did not return within {s} s: an infinite loop?"),
+                        "endless_loop",
+                        &[("s", s.to_string())],
+                    ));
                 }
                 if started.elapsed() > ANSWER_WALL_LIMIT {
                     self.stop();
-                    return Err(CodeError::new(format!(
-                        "your code did not return within {} s, without working: it waits for something that never comes",
-                        ANSWER_WALL_LIMIT.as_secs()
-                    )));
+                    let s = ANSWER_WALL_LIMIT.as_secs();
+                    return Err(CodeError::coded(
+                        format!("your code did not return within {s} s, without working: it waits for something that never comes"),
+                        "waits_forever",
+                        &[("s", s.to_string())],
+                    ));
                 }
             }
         }
@@ -358,9 +379,7 @@ mod node {
                 .and_then(|()| stdin.flush());
             if sent.is_err() {
                 self.stop();
-                return Err(CodeError::new(
-                    "the JavaScript host stopped (out of memory, or killed)",
-                ));
+                return Err(host_stopped());
             }
             Ok(())
         }
@@ -583,7 +602,7 @@ mod tests {
     /// after the lab crossed the wire.
     #[test]
     fn a_date_parameter_is_its_text() {
-        let (lab_toml, scenario_toml, starter) = shown_files("set-nx").expect("a built-in");
+        let (lab_toml, scenario_toml, starter, _) = shown_files("set-nx").expect("a built-in");
         let lab_toml = lab_toml.replace("[params]\n", "[params]\nwhen = 1979-05-27T07:32:00Z\n");
         assert!(lab_toml.contains("when ="), "the lab has a [params] table");
         let src = LabSources {
@@ -592,6 +611,7 @@ mod tests {
             scenario_toml,
             driver: "",
             starter,
+            starters: &[],
             solution: "",
         };
         let lab = Lab::parse(&src).unwrap_or_else(|e| panic!("{e}"));

@@ -1,7 +1,12 @@
 //! The Norwegian texts keep the glossary's terms: no form that `content/glossary.toml`
 //! forbids appears in content/nb/*.md, the Norwegian tables of content/quiz/*.toml and
-//! content/ui.toml, the Norwegian texts of scenarios/*.toml, or the example pack
-//! (packs/example) that pack authors start from. A hit names file and line.
+//! content/ui.toml, the Norwegian texts of scenarios/*.toml and labs/*/lab.toml, the
+//! labs' Norwegian starters, or the example pack (packs/example) that pack authors start
+//! from. A hit names file and line.
+//!
+//! And a Norwegian learner reads the labs in Norwegian (#40 item 7): below, every text
+//! the lab panel shows them is made in Norwegian (from real runs in Node.js too) and
+//! checked for English words as well as for the glossary.
 
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -429,4 +434,680 @@ fn only_the_norwegian_tables_of_a_toml_file_are_searched() {
     assert_eq!(regions.len(), 1);
     assert_eq!(regions[0].lines, vec![(4, "nb = \"frigivelse\"".to_string())]);
     assert!(Path::new(&root().join(GLOSSARY)).is_file());
+}
+
+// ---------------------------------------------------------------------------
+// The labs as a Norwegian learner reads them (#40 item 7): each lab's own texts, and
+// every sentence the lab panel makes in Norwegian: the code's failures in the words of
+// the harness, a driver or the simulator (`lab_msg_*`), the checks, attacks and
+// violations, and the timeline of real runs in Node.js. No English sentence is left,
+// and the glossary's terms hold there too.
+// ---------------------------------------------------------------------------
+
+use lockstep::labs::{self, NodeHost};
+use lockstep::lesson::content::Lang;
+use lockstep::lesson::i18n::Texts;
+use lockstep::sim::fact::ViolationKind;
+use lockstep::sim::lab::{self as simlab, Check, Lab, LabAttack, LabAttackOp, StallPoint, TrialResult};
+use lockstep::sim::{TraceKind, Violation};
+use lockstep::timeline::words::{self, lab as lab_words};
+
+/// English words that a Norwegian sentence of ours never holds once its code is taken
+/// out ([`prose`]). Words Norwegian shares (at, for, i, to, be, …) are not here.
+const ENGLISH_WORDS: &[&str] = &[
+    "the", "and", "your", "you", "with", "was", "were", "has", "have", "does", "did", "not", "only", "when",
+    "which", "while", "after", "before", "from", "its", "it", "this", "that", "there", "then", "than",
+    "what", "will", "would", "should", "must", "could", "of", "or", "but", "are", "lock", "locks", "holds",
+    "held", "waits", "never", "again", "answered", "refused", "write", "wrote", "job", "starts", "taken",
+    "gives", "still", "calls", "worker", "answer", "majority", "time", "more", "no", "nobody", "every",
+    "each", "until", "is", "in", "by", "an", "returns", "return", "free", "frees", "takes", "take", "give",
+    "back", "if", "else", "here", "ms-long", "attack", "stalls", "crashes", "fires", "arrives", "believed",
+    "expired", "finished", "deleted",
+];
+
+/// `text` without its code: `…` spans, '…' and "…" strings, and tokens of code (a
+/// `.`, `(`, `[`, `:`, `=`, `_`, `/` or `$` inside them: `redis.set`, `lock:report`,
+/// `clients[0]`, `sleep(ms)`).
+fn prose(text: &str) -> String {
+    let mut out = String::new();
+    let mut quote: Option<char> = None;
+    let mut prev = ' ';
+    for c in text.chars() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            // An apostrophe inside a word (don't, A's) opens no string.
+            None if c == '`' || c == '"' || (c == '\'' && !prev.is_alphanumeric()) => quote = Some(c),
+            None => out.push(c),
+        }
+        prev = c;
+    }
+    out.split_whitespace()
+        .filter(|tok| {
+            let inner = tok.trim_matches(|c: char| !c.is_alphanumeric());
+            !inner.chars().any(|c| ".([:=_/$".contains(c))
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The English words of `text`'s prose.
+fn english_in(text: &str) -> Vec<String> {
+    prose(text)
+        .split(|c: char| !c.is_alphanumeric() && c != '-')
+        .map(|w| w.trim_matches('-').to_lowercase())
+        .filter(|w| ENGLISH_WORDS.contains(&w.as_str()))
+        .collect()
+}
+
+/// A Norwegian text shown to the learner, where it came from, and what it says.
+struct Shown {
+    from: String,
+    text: String,
+}
+
+fn shown(from: impl Into<String>, text: impl Into<String>) -> Shown {
+    Shown {
+        from: from.into(),
+        text: text.into(),
+    }
+}
+
+/// Every Norwegian text that is English or breaks the glossary, one line each.
+fn english_or_forbidden(texts: &[Shown]) -> Vec<String> {
+    let forbidden = glossary();
+    let mut report = Vec::new();
+    for s in texts {
+        let english = english_in(&s.text);
+        if !english.is_empty() {
+            report.push(format!("{}: English {english:?} in «{}»", s.from, s.text));
+        }
+        let lines = vec![(1, s.text.clone())];
+        for (_, found, f) in hits(&lines, &forbidden) {
+            report.push(format!(
+                "{}: «{found}» (forbidden form «{}»): use «{}» in «{}»",
+                s.from, f.source, f.nb, s.text
+            ));
+        }
+    }
+    report
+}
+
+fn built_in_labs() -> Vec<Lab> {
+    labs::builtin().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The `lab_msg_*` texts of content/ui.toml, by code, in one language.
+fn lab_messages(lang: &str) -> Vec<(String, String)> {
+    let ui = std::fs::read_to_string(root().join("content/ui.toml")).expect("content/ui.toml");
+    let table: toml::Table = toml::from_str(&ui).expect("ui.toml parses");
+    let texts = table
+        .get(lang)
+        .and_then(|t| t.as_table())
+        .expect("a table per language");
+    texts
+        .iter()
+        .filter_map(|(k, v)| Some((k.strip_prefix("lab_msg_")?.to_string(), v.as_str()?.to_string())))
+        .collect()
+}
+
+/// The placeholders of a text: `{name}`.
+fn placeholders(text: &str) -> Vec<String> {
+    text.split('{')
+        .skip(1)
+        .filter_map(|rest| rest.split_once('}').map(|(name, _)| name.to_string()))
+        .filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+        .collect()
+}
+
+/// Every code the harness, the drivers or the simulator send (`code: '…'` in
+/// labs/**/*.js; `Coded::new("…"` and `CodeError::coded(…, "…"` in src/), with the file.
+fn codes_in_sources() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut js = vec![root().join("labs/harness.js")];
+    for lab in labs::IDS {
+        js.push(root().join(format!("labs/{lab}/driver.js")));
+    }
+    for path in js {
+        let text = std::fs::read_to_string(&path).expect("a lab file");
+        for part in text.split("code: '").skip(1) {
+            match part.split_once('\'') {
+                Some((code, _)) if code.chars().all(|c| c.is_ascii_lowercase() || c == '_') => {
+                    out.push((code.to_string(), path.display().to_string()))
+                }
+                _ => {}
+            }
+        }
+    }
+    fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).expect("src/ is readable").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                rust_files(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let mut rs = Vec::new();
+    rust_files(&root().join("src"), &mut rs);
+    for path in rs {
+        let text = std::fs::read_to_string(&path).expect("a source file");
+        for call in ["Coded::new(", "CodeError::coded("] {
+            for part in text.split(call).skip(1) {
+                // The first string literal that is a code (the message has spaces).
+                let code = part
+                    .split('"')
+                    .skip(1)
+                    .step_by(2)
+                    .take(4)
+                    .find(|s| s.len() >= 3 && s.chars().all(|c| c.is_ascii_lowercase() || c == '_'));
+                if let Some(code) = code {
+                    out.push((code.to_string(), path.display().to_string()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// What a Norwegian learner reads of one lab run: its failure, its attacks and
+/// violations, and its timeline (the events, their story, the marks and the bands),
+/// without what is Redis's or the learner's own (commands, messages, console lines and
+/// the JavaScript engine's error texts).
+fn run_in_norwegian(lab: &Lab, what: &str, t: &TrialResult) -> Vec<Shown> {
+    let mut out = Vec::new();
+    let tx = Texts::new(Lang::Nb);
+    if let Some(e) = t.code_error.as_ref().filter(|e| e.coded.is_some()) {
+        let text = tx.fmt(
+            "lab_code_failed",
+            &[("message", lab_words::code_error(e, Lang::Nb))],
+        );
+        out.push(shown(format!("{} {what}: the verdict", lab.id), text));
+    }
+    let names = simlab::lab_names(t);
+    for a in &t.attacks {
+        out.push(shown(
+            format!("{} {what}: an attack", lab.id),
+            lab_words::attack(a, &names, Lang::Nb),
+        ));
+    }
+    for v in t.violations() {
+        out.push(shown(
+            format!("{} {what}: a violation", lab.id),
+            lab_words::violation(&v, Lang::Nb),
+        ));
+    }
+    let m = lockstep::timeline::build_lab(lab, t.seed, &t.attacks, t.tape.clone())
+        .unwrap_or_else(|e| panic!("{} {what}: {e}", lab.id));
+    for e in &m.trace {
+        let theirs = match &e.kind {
+            TraceKind::Command { .. } | TraceKind::Send { .. } => true,
+            TraceKind::Note { coded, .. } | TraceKind::CodeError { coded, .. } => coded.is_none(),
+            _ => false,
+        };
+        if !theirs {
+            out.push(shown(
+                format!("{} {what}: the timeline", lab.id),
+                words::describe(&m, e, Lang::Nb),
+            ));
+        }
+        if let Some(label) = words::mark_label(&m.names, e, Lang::Nb) {
+            out.push(shown(format!("{} {what}: a mark", lab.id), label));
+        }
+    }
+    for b in &m.bands {
+        out.push(shown(
+            format!("{} {what}: a band", lab.id),
+            words::band_sentence(b, Lang::Nb),
+        ));
+    }
+    for s in &m.stories {
+        out.push(shown(
+            format!("{} {what}: a story", lab.id),
+            words::story_text(&m, s, Lang::Nb),
+        ));
+    }
+    out.push(shown(
+        format!("{} {what}: the timeline's label", lab.id),
+        tx.fmt(
+            "sc_timeline_label",
+            &[("scenario", m.title(Lang::Nb).to_string())],
+        ),
+    ));
+    out
+}
+
+/// Runs `source` in `lab` in Node.js: its first failing trial of `trials` from `seed`
+/// (the lab's Run when `trials` is 1), or, when every trial held, that first one; or the
+/// failure of its `init`.
+fn run_lab(lab: &Lab, source: &str, seed: u64, trials: u32) -> Result<TrialResult, simlab::CodeError> {
+    let mut host = NodeHost::start().unwrap_or_else(|e| panic!("{e}"));
+    simlab::init(lab, &mut host, source)?;
+    let report = simlab::run_trials(lab, &mut host, seed, trials, |_| {}).unwrap_or_else(|e| panic!("{e}"));
+    Ok(match report.counterexample {
+        Some(t) => t,
+        None => {
+            let (s, attacks) = simlab::Draw::Run.trial(lab, seed, 0);
+            simlab::run_once(lab, &mut host, s, attacks).unwrap_or_else(|e| panic!("{e}"))
+        }
+    })
+}
+
+#[test]
+fn every_code_the_labs_send_has_words_in_both_languages() {
+    let (en, nb) = (lab_messages("en"), lab_messages("nb"));
+    let mut missing = Vec::new();
+    let codes = codes_in_sources();
+    assert!(codes.len() > 30, "{codes:?}");
+    for (code, file) in &codes {
+        for (lang, table) in [("en", &en), ("nb", &nb)] {
+            if !table.iter().any(|(c, _)| c == code) {
+                missing.push(format!("{file}: code `{code}` has no lab_msg_{code} in [{lang}]"));
+            }
+        }
+    }
+    // Both languages fill the same placeholders.
+    for (code, text) in &en {
+        let theirs = nb.iter().find(|(c, _)| c == code).map(|(_, t)| placeholders(t));
+        let mut ours = placeholders(text);
+        ours.sort();
+        let mut theirs = theirs.unwrap_or_default();
+        theirs.sort();
+        if ours != theirs {
+            missing.push(format!("lab_msg_{code}: [en] fills {ours:?}, [nb] {theirs:?}"));
+        }
+    }
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+}
+
+#[test]
+fn a_norwegian_learner_reads_every_lab_in_norwegian() {
+    let tx = Texts::new(Lang::Nb);
+    let mut texts = Vec::new();
+    let labs = built_in_labs();
+    // Each lab's own texts.
+    for lab in &labs {
+        for (what, t) in [("title", &lab.title), ("goal", &lab.goal)] {
+            let text = t.get("nb").cloned().unwrap_or_default();
+            texts.push(shown(format!("labs/{}/lab.toml: {what}", lab.id), text));
+        }
+    }
+    // Every coded message, as the verdict says it, with made-up data.
+    for (code, text) in lab_messages("nb") {
+        let filled = placeholders(&text)
+            .into_iter()
+            .fold(text.clone(), |t, p| t.replace(&format!("{{{p}}}"), "X1"));
+        texts.push(shown(
+            format!("lab_msg_{code}"),
+            tx.fmt("lab_code_failed", &[("message", filled)]),
+        ));
+    }
+    // The checks, the attacks and the violations, each kind.
+    for c in Check::ALL {
+        for held in [true, false] {
+            texts.push(shown(
+                format!("check {}", c.name()),
+                lab_words::check(c.name(), held, Lang::Nb),
+            ));
+        }
+    }
+    let names: Vec<String> = ["A", "B", "C"].map(String::from).to_vec();
+    for at in [StallPoint::Command, StallPoint::Timer, StallPoint::Reply] {
+        for op in [
+            LabAttackOp::Pause { for_us: 700_000 },
+            LabAttackOp::Crash {
+                restart_after_us: Some(300_000),
+            },
+            LabAttackOp::NodeDown {
+                node: 1,
+                at_us: 1_500_000,
+            },
+        ] {
+            let a = LabAttack {
+                worker: 1,
+                command: 2,
+                op,
+                at,
+            };
+            texts.push(shown("an attack", lab_words::attack(&a, &names, Lang::Nb)));
+        }
+    }
+    for kind in ViolationKind::ALL {
+        for clients in [vec!["A".to_string()], vec!["A".to_string(), "B".to_string()]] {
+            let v = Violation {
+                kind,
+                clients,
+                from_ms: 100.0,
+                to_ms: 900.0,
+                detail: "the checker's English detail".into(),
+                effect: None,
+            };
+            texts.push(shown(
+                format!("violation {kind}"),
+                lab_words::violation(&v, Lang::Nb),
+            ));
+        }
+    }
+    // Real runs: each lab's solution and starter, and its wrong files (tests/labs/), at
+    // their first failing trial.
+    for lab in &labs {
+        let mut sources = vec![
+            ("solution.js".to_string(), lab.solution.clone(), 1),
+            ("starter.js".to_string(), lab.starter.clone(), 1),
+        ];
+        let dir = root().join("tests/labs").join(&lab.id).join("fail");
+        for (file, text) in files(
+            &dir.strip_prefix(root())
+                .expect("under the root")
+                .to_string_lossy(),
+            "js",
+        ) {
+            sources.push((file, text, 30));
+        }
+        for (what, source, trials) in sources {
+            match run_lab(lab, &source, 2026, trials) {
+                Ok(t) => texts.extend(run_in_norwegian(lab, &what, &t)),
+                Err(e) if e.coded.is_some() => texts.push(shown(
+                    format!("{} {what}: init", lab.id),
+                    tx.fmt(
+                        "lab_code_failed",
+                        &[("message", lab_words::code_error(&e, Lang::Nb))],
+                    ),
+                )),
+                Err(_) => {} // the engine's own text: a syntax error
+            }
+        }
+    }
+    let report = english_or_forbidden(&texts);
+    assert!(texts.len() > 500, "{}", texts.len());
+    assert!(
+        report.is_empty(),
+        "{} Norwegian text(s) a learner reads are English or break the glossary:\n{}",
+        report.len(),
+        report.join("\n")
+    );
+}
+
+/// The harness's own failures reach the page as codes, so the verdict is Norwegian; the
+/// JavaScript engine's texts stay as the engine wrote them.
+#[test]
+fn the_harness_says_its_own_failures_as_codes() {
+    let lab = labs::find("set-nx").unwrap_or_else(|e| panic!("{e}"));
+    let head = "export async function acquire(redis, key, ttlMs) {";
+    let cases = [
+        ("missing_function", "export async function acquire() { return null; }\n".to_string()),
+        ("require_unavailable", "const fs = require('fs');\nexport async function acquire() { return null; }\nexport async function release() {}\n".to_string()),
+        ("export_from", "export { acquire, release } from './elsewhere.js';\n".to_string()),
+        ("hash_unavailable", format!("import crypto from 'node:crypto';\n{head}\n  crypto.createHash('md5');\n  return null;\n}}\nexport async function release() {{}}\n")),
+        ("too_many_commands", format!("{head}\n  for (;;) redis.get(key);\n}}\nexport async function release() {{}}\n")),
+        ("stuck", format!("{head}\n  await new Promise(() => {{}});\n}}\nexport async function release() {{}}\n")),
+        ("needs_function", format!("{head}\n  setTimeout('later', 5);\n  return null;\n}}\nexport async function release() {{}}\n")),
+    ];
+    let mut report = Vec::new();
+    for (code, source) in cases {
+        let e = match run_lab(&lab, &source, 1, 1) {
+            Err(e) => e,
+            Ok(t) => t
+                .code_error
+                .unwrap_or_else(|| panic!("{code}: the code did not fail")),
+        };
+        let nb = lab_words::code_error(&e, Lang::Nb);
+        let got = e.coded.as_ref().map(|c| c.code.as_str());
+        if got != Some(code) || !english_in(&nb).is_empty() {
+            report.push(format!(
+                "{code}: coded {got:?}, the verdict says «{nb}» (the harness wrote «{}»)",
+                e.message
+            ));
+        }
+    }
+    assert!(report.is_empty(), "{}", report.join("\n"));
+}
+
+/// A JavaScript text cut in two: its code without comments (white space squeezed), and
+/// its comments' text (`//` and `/* */`), line by line.
+fn js_code_and_comments(src: &str) -> (String, Vec<String>) {
+    let (mut code, mut comments) = (String::new(), Vec::new());
+    let chars: Vec<char> = src.chars().collect();
+    let mut i = 0;
+    // Template literals open inside one another through `${`: the brace depth at each.
+    let mut templates: Vec<usize> = Vec::new();
+    let mut depth = 0usize;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if templates.last().is_some_and(|d| *d == usize::MAX) {
+            // Inside a template's text.
+            code.push(c);
+            match (c, next) {
+                ('\\', Some(n)) => {
+                    code.push(n);
+                    i += 1;
+                }
+                ('`', _) => {
+                    templates.pop();
+                }
+                ('$', Some('{')) => {
+                    code.push('{');
+                    i += 1;
+                    // Code until the brace that closes this one, then the text again.
+                    templates.pop();
+                    templates.push(depth);
+                    depth += 1;
+                }
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        match (c, next) {
+            ('/', Some('/')) => {
+                let end = chars[i..]
+                    .iter()
+                    .position(|&c| c == '\n')
+                    .map_or(chars.len(), |p| i + p);
+                comments.push(chars[i + 2..end].iter().collect());
+                i = end;
+                continue;
+            }
+            ('/', Some('*')) => {
+                let rest: String = chars[i + 2..].iter().collect();
+                let len = rest.find("*/").unwrap_or(rest.len());
+                for line in rest[..len].lines() {
+                    comments.push(line.trim_start().trim_start_matches('*').to_string());
+                }
+                i += 2 + rest[..len].chars().count() + 2;
+                continue;
+            }
+            ('\'' | '"', _) => {
+                code.push(c);
+                i += 1;
+                while i < chars.len() && chars[i] != c {
+                    if chars[i] == '\\' {
+                        code.push(chars[i]);
+                        i += 1;
+                    }
+                    if let Some(&ch) = chars.get(i) {
+                        code.push(ch);
+                    }
+                    i += 1;
+                }
+                code.push(c);
+            }
+            ('`', _) => {
+                code.push(c);
+                templates.push(usize::MAX);
+            }
+            ('{', _) => {
+                code.push(c);
+                depth += 1;
+            }
+            ('}', _) => {
+                code.push(c);
+                depth = depth.saturating_sub(1);
+                if templates.last() == Some(&depth) {
+                    templates.pop();
+                    templates.push(usize::MAX);
+                }
+            }
+            _ => code.push(c),
+        }
+        i += 1;
+    }
+    (code.split_whitespace().collect::<Vec<_>>().join(" "), comments)
+}
+
+#[test]
+fn js_comments_are_told_from_code() {
+    let src =
+        "// one\nconst a = 'x // y'; /* two\n * three */ const t = `a ${b ? `c` : '//'} d // e`; // four\n";
+    let (code, comments) = js_code_and_comments(src);
+    assert_eq!(
+        code,
+        "const a = 'x // y'; const t = `a ${b ? `c` : '//'} d // e`;"
+    );
+    assert_eq!(comments, vec![" one", "two", " three ", " four"]);
+}
+
+/// Each lab's starter and its functions to write (`signature`) have a Norwegian text:
+/// the same code, its comments in Norwegian (#40 item 7).
+#[test]
+fn every_lab_has_its_starter_and_signature_in_norwegian_with_the_same_code() {
+    let mut report = Vec::new();
+    let mut texts = Vec::new();
+    for lab in built_in_labs() {
+        for (what, en, nb) in [
+            ("starter.nb.js", lab.starter.as_str(), lab.starter_in("nb")),
+            (
+                "lab.toml: signature.nb",
+                lab.signature_in("en"),
+                lab.signature_in("nb"),
+            ),
+        ] {
+            let (en_code, en_comments) = js_code_and_comments(en);
+            let (nb_code, nb_comments) = js_code_and_comments(nb);
+            if en_code != nb_code {
+                report.push(format!(
+                    "labs/{}/{what}: its code is not the English one's",
+                    lab.id
+                ));
+            }
+            if nb_comments == en_comments {
+                report.push(format!(
+                    "labs/{}/{what}: its comments are the English ones",
+                    lab.id
+                ));
+            }
+            // As one text: code quoted in a comment may run over several lines.
+            texts.push(shown(format!("labs/{}/{what}", lab.id), nb_comments.join("\n")));
+        }
+    }
+    report.extend(english_or_forbidden(&texts));
+    assert!(report.is_empty(), "{}", report.join("\n"));
+}
+
+/// Every Norwegian text of the labs, as regions: their lab.toml's `nb` texts (title, goal,
+/// signature) and their Norwegian starters. The glossary holds there as in the lesson.
+fn norwegian_lab_regions() -> Vec<Region> {
+    let mut out = Vec::new();
+    for id in labs::IDS {
+        let file = format!("labs/{id}/lab.toml");
+        let text = std::fs::read_to_string(root().join(&file)).expect("lab.toml");
+        let mut current: Option<Region> = None;
+        for (i, line) in text.lines().enumerate() {
+            // `nb = "…"` or `nb = """` up to its closing `"""`.
+            if let Some(region) = current.as_mut() {
+                if line.trim() == "\"\"\"" {
+                    out.extend(current.take());
+                } else {
+                    region.lines.push((i + 1, line.to_string()));
+                }
+            } else if let Some(rest) = line.strip_prefix("nb = ") {
+                let region = Region {
+                    file: file.clone(),
+                    lines: vec![(i + 1, rest.trim_matches('"').to_string())],
+                };
+                if rest == "\"\"\"" {
+                    current = Some(region);
+                } else {
+                    out.push(region);
+                }
+            }
+        }
+        assert!(
+            out.iter().any(|r| r.file == file),
+            "{file}: no `nb = ` text found"
+        );
+        let file = format!("labs/{id}/starter.nb.js");
+        let text = std::fs::read_to_string(root().join(&file)).expect("starter.nb.js");
+        let lines = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| (i + 1, l.to_string()))
+            .collect();
+        out.push(Region { file, lines });
+    }
+    out
+}
+
+#[test]
+fn the_labs_norwegian_texts_use_the_glossary_terms() {
+    let forbidden = glossary();
+    let mut report = Vec::new();
+    for region in norwegian_lab_regions() {
+        for (line, found, f) in hits(&region.lines, &forbidden) {
+            report.push(format!(
+                "{}:{line}: «{found}» (forbidden form «{}»): use «{}» for «{}»",
+                region.file, f.source, f.nb, f.en
+            ));
+        }
+    }
+    assert!(report.is_empty(), "{}", report.join("\n"));
+}
+
+/// The definite of "scenario" has one form in Norwegian, scenarioet (scenarioer,
+/// scenarioene): the glossary says so, and no Norwegian text of the lesson, the app, the
+/// scenarios, the labs or the example pack has another (scenariet, scenarier, …).
+#[test]
+fn the_norwegian_texts_say_the_scenario_one_way() {
+    let forbidden = glossary();
+    let scenario: Vec<&Forbidden> = forbidden.iter().filter(|f| f.en == "the scenario").collect();
+    for form in [
+        "scenariet",
+        "scenariets",
+        "scenarier",
+        "scenariene",
+        "Klokkescenariene",
+    ] {
+        let lines = vec![(1, form.to_string())];
+        let found = hits(&lines, &forbidden);
+        assert!(
+            found.iter().any(|(_, _, f)| f.en == "the scenario"),
+            "the glossary does not forbid «{form}»"
+        );
+    }
+    assert!(
+        scenario.iter().all(|f| f.nb.starts_with("scenarioet")),
+        "the chosen form"
+    );
+    let mut other = Vec::new();
+    let mut chosen = 0;
+    for region in norwegian_regions().into_iter().chain(norwegian_lab_regions()) {
+        for (n, line) in &region.lines {
+            for word in line.split(|c: char| !c.is_alphanumeric() && c != '-') {
+                let w = word.to_lowercase();
+                if w.contains("scenariet") || w.contains("scenarier") {
+                    other.push(format!("{}:{n}: «{word}»", region.file));
+                } else if w.contains("scenarioet") || w.contains("scenarioer") {
+                    chosen += 1;
+                }
+            }
+        }
+    }
+    assert!(chosen > 20, "scenarioet is used {chosen} times");
+    assert!(
+        other.is_empty(),
+        "another definite of «scenario»:\n{}",
+        other.join("\n")
+    );
 }

@@ -185,6 +185,7 @@ fn lab_named(id: &str) -> Lab {
         scenario_toml: &scenario_toml,
         driver: "",
         starter: "",
+        starters: &[],
         solution: "",
     };
     match Lab::parse(&sources) {
@@ -627,6 +628,7 @@ fn a_lab_file_with_a_mistake_names_file_line_and_field() {
         scenario_toml: &scen,
         driver: "",
         starter: "",
+        starters: &[],
         solution: "",
     })
     .err()

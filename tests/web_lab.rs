@@ -317,7 +317,7 @@ async fn learner_code_cannot_reach_storage_or_the_network() {
         .trace
         .iter()
         .filter_map(|e| match &e.kind {
-            lockstep::sim::TraceKind::Note { text } => Some(text.clone()),
+            lockstep::sim::TraceKind::Note { text, .. } => Some(text.clone()),
             _ => None,
         })
         .collect();

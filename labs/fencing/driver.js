@@ -42,7 +42,7 @@ async function worker(lab) {
         lab.held(String(grant.token), t0 + ttlMs);
         break;
       }
-      lab.failed('the lock was taken');
+      lab.failed('the lock was taken', { code: 'lock_taken' });
       await lab.sleep(uniform(lab, retryMs));
     }
 
@@ -51,13 +51,19 @@ async function worker(lab) {
     const input = await redis.get(inputKey);
     await lab.sleep(uniform(lab, thinkMs));
 
-    const reply = await write(lab.resource, 'report', `${name} job ${job} from ${input}`, grant.fence);
+    // The worker, its job and the input it read, as data (no words): `A-2(batch-7)`.
+    const reply = await write(lab.resource, 'report', `${name}-${job}(${input})`, grant.fence);
     const accepted = Boolean(reply && reply.accepted === true);
     if (accepted) {
       lab.released();
     } else {
-      const why = reply && reply.rejected ? reply.rejected : 'no reply from the resource';
-      lab.lost(`the resource refused the write (${why}): the job starts again`);
+      if (reply && reply.rejected) {
+        // `reason`: the resource's own words for why, said in the reader's language.
+        lab.lost(`the resource refused the write (${reply.rejected}): the job starts again`,
+          { code: 'write_refused', reason: reply.rejected });
+      } else {
+        lab.lost('the resource did not answer the write: the job starts again', { code: 'write_unanswered' });
+      }
     }
     await redis.eval(RELEASE_SCRIPT, { keys: [key], arguments: [String(grant.token)] });
     if (accepted) job++;

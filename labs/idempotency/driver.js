@@ -27,14 +27,15 @@ async function worker(lab) {
   for (let call = 1; ; call++) {
     const outcome = await chargeOnce(lab.redis, lab.resource, invoice);
     if (outcome === 'charged' || outcome === 'done') {
-      lab.note(`chargeOnce answered '${outcome}'`);
+      lab.note(`chargeOnce answered '${outcome}'`, { code: 'charge_answered', outcome });
       return;
     }
     if (outcome !== 'busy') {
-      throw new Error(`chargeOnce must answer 'charged', 'done' or 'busy', not ${JSON.stringify(outcome)}`);
+      const got = JSON.stringify(outcome) ?? String(outcome);
+      throw lab.error(`chargeOnce must answer 'charged', 'done' or 'busy', not ${got}`, { code: 'charge_once_answer', got });
     }
     if (call >= maxCalls) {
-      lab.note(`still 'busy' after ${call} calls: this worker gives up`);
+      lab.note(`still 'busy' after ${call} calls: this worker gives up`, { code: 'gave_up_busy', calls: call });
       // It never finishes (all_done reports that); asking on would only cost time.
       for (;;) await lab.sleep(1000);
     }

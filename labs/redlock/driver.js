@@ -30,7 +30,7 @@ async function worker(lab) {
         lock = { token: String(lock.token), validity, at: now };
         break;
       }
-      lab.failed('no majority in time');
+      lab.failed('no majority in time', { code: 'no_majority' });
       await lab.sleep(uniform(lab, retryMs));
     }
 

@@ -34,7 +34,7 @@ async function worker(lab) {
         lab.held(String(token), t0 + ttlMs);
         break;
       }
-      lab.failed('the lock was taken');
+      lab.failed('the lock was taken', { code: 'lock_taken' });
       await lab.sleep(uniform(lab, retryMs));
     }
 

@@ -38,7 +38,7 @@ async function takeLock(lab, key, ttlMs, retryMs) {
       lab.held(token, null);
       return { token, sentAt };
     }
-    lab.failed('the lock was taken');
+    lab.failed('the lock was taken', { code: 'lock_taken' });
     await lab.sleep(uniform(lab, retryMs));
   }
 }
@@ -61,11 +61,13 @@ async function worker(lab) {
       // Checked right before the write, with nothing awaited in between.
       const left = Number(watchdog.remainingMs());
       if (!(left > marginMs)) {
-        lab.lost(`the watchdog says the lock is ours for ${left} ms more: the job starts again`);
+        lab.lost(`the watchdog says the lock is ours for ${left} ms more: the job starts again`,
+          { code: 'watchdog_short', ms: left });
         lost = true;
         break;
       }
-      await lab.resource.write('report', `${name} job ${job + 1} step ${step}`);
+      // The worker, its job and the step, as data (no words): `A-2-3`.
+      await lab.resource.write('report', `${name}-${job + 1}-${step}`);
     }
 
     await watchdog.stop();

@@ -34,6 +34,11 @@ impl Texts {
             .map_or_else(|| key.to_string(), str::to_string)
     }
 
+    /// Whether the app has a text for `key` (in English, so in every language).
+    pub fn has(&self, key: &str) -> bool {
+        lookup(Lang::En, key).is_some()
+    }
+
     /// `t(key)` with `{name}` placeholders replaced.
     pub fn fmt(&self, key: &str, args: &[(&str, String)]) -> String {
         args.iter().fold(self.t(key), |s, (name, value)| {

@@ -126,8 +126,10 @@ pub fn event_line(e: &TraceEvent, names: &[String]) -> String {
                 value.as_deref().unwrap_or("(nil)")
             )
         }
-        TraceKind::Note { text } => format!("logs: {text}"),
-        TraceKind::CodeError { message, line, col } => match (line, col) {
+        TraceKind::Note { text, .. } => format!("logs: {text}"),
+        TraceKind::CodeError {
+            message, line, col, ..
+        } => match (line, col) {
             (Some(l), Some(c)) => format!("CODE FAILED: {message} (line {l}, column {c})"),
             _ => format!("CODE FAILED: {message}"),
         },

@@ -75,6 +75,29 @@ pub enum Reason {
     },
     /// Words someone else wrote: a lab driver's reason, or a reason read back from JSON.
     Said(String),
+    /// A lab driver's reason as a code and its data, with its English `text` (what the
+    /// command line prints; the page says the code in the reader's language).
+    Coded { text: String, coded: Coded },
+}
+
+/// Words a lab's harness, driver or host sends as a code and its data (`{"code":
+/// "lock_taken", "data": {…}}`) beside their English text: the page says them in the
+/// reader's language (`lab_msg_<code>` in content/ui.toml, the data its placeholders;
+/// `timeline::words::coded`), the command line prints the text. A data value named
+/// `reason` is a [`Reason`] in its JSON words (a resource's refusal passed on).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Coded {
+    pub code: String,
+    pub data: crate::vecmap::VecMap<String, String>,
+}
+
+impl Coded {
+    pub fn new(code: &str, data: &[(&str, String)]) -> Coded {
+        Coded {
+            code: code.to_string(),
+            data: data.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+        }
+    }
 }
 
 /// A fact hashed as its words (its `Display`), so a trace hashes as it did when the facts
@@ -164,6 +187,7 @@ impl fmt::Display for Reason {
                 seen.as_deref().unwrap_or("(nil)")
             ),
             Reason::Said(s) => f.write_str(s),
+            Reason::Coded { text, .. } => f.write_str(text),
         }
     }
 }
@@ -504,7 +528,8 @@ pub enum Role {
 }
 
 /// How a span of holding the lock ended (the checker's [`super::checker::Hold`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 pub enum HoldEnd {
     Released,
     /// The client stopped believing it held the lock, and why.
@@ -527,17 +552,14 @@ impl fmt::Display for HoldEnd {
     }
 }
 
-impl Serialize for HoldEnd {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
+// In JSON its words (a loss keeps its reason's words); on the wire to the page its
+// variant and reason as data, so a lab driver's coded reason arrives coded.
+as_words!(HoldEnd, "hold end", |s| Some(HoldEnd::from_json_text(s)));
 
-/// Reads what [`Serialize`] writes; a loss keeps its reason's words.
-impl<'de> Deserialize<'de> for HoldEnd {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        Ok(match s.as_str() {
+impl HoldEnd {
+    /// Reads back what [`Display`](fmt::Display) wrote (see [`Reason::from_json_text`]).
+    pub fn from_json_text(s: &str) -> HoldEnd {
+        match s {
             "released" => HoldEnd::Released,
             "crashed" => HoldEnd::Crashed,
             "lease ended" => HoldEnd::LeaseEnded,
@@ -545,7 +567,7 @@ impl<'de> Deserialize<'de> for HoldEnd {
             other => HoldEnd::Lost(Reason::from_json_text(
                 other.strip_prefix("lost: ").unwrap_or(other),
             )),
-        })
+        }
     }
 }
 
@@ -638,6 +660,7 @@ pub(crate) fn every_reason() -> Vec<Reason> {
             Reason::NotAResource => 18,
             Reason::Expected { .. } => 19,
             Reason::Said(_) => 20,
+            Reason::Coded { .. } => 21,
         }
     }
     let all = vec![
@@ -678,9 +701,13 @@ pub(crate) fn every_reason() -> Vec<Reason> {
             want: "100".into(),
         },
         Reason::Said("the lock was taken".into()),
+        Reason::Coded {
+            text: "the lock was taken".into(),
+            coded: Coded::new("lock_taken", &[]),
+        },
     ];
     let seen: std::collections::BTreeSet<usize> = all.iter().map(which).collect();
-    assert_eq!(seen.len(), 21, "one of each variant");
+    assert_eq!(seen.len(), 22, "one of each variant");
     all
 }
 
@@ -756,15 +783,27 @@ mod tests {
             equal_allowed: false,
         });
         for r in reasons {
+            // A driver's coded reason is its English words in JSON: they read back as words.
+            let back = match &r {
+                Reason::Coded { text, .. } => Reason::Said(text.clone()),
+                r => r.clone(),
+            };
             let json = serde_json::to_string(&r).unwrap_or_default();
             assert_eq!(
                 serde_json::from_str::<Reason>(&json).ok(),
-                Some(r.clone()),
+                Some(back.clone()),
                 "{json}"
             );
             let end = HoldEnd::Lost(r);
             let json = serde_json::to_string(&end).unwrap_or_default();
-            assert_eq!(serde_json::from_str::<HoldEnd>(&json).ok(), Some(end), "{json}");
+            assert_eq!(
+                serde_json::from_str::<HoldEnd>(&json).ok(),
+                Some(HoldEnd::Lost(back)),
+                "{json}"
+            );
+            // On the wire to the page it stays what it was, code and all.
+            let text = crate::wire::to_text(&end).unwrap_or_default();
+            assert_eq!(crate::wire::from_text::<HoldEnd>(&text).ok(), Some(end));
         }
         let mut messages = every_message();
         messages.push(Message::Write {
@@ -773,7 +812,11 @@ mod tests {
             token: None,
         });
         messages.push(Message::Redis("OK".into()));
-        messages.extend(every_reason().into_iter().map(Message::Rejected));
+        // A resource's refusal is never a driver's coded reason.
+        let refusals = every_reason()
+            .into_iter()
+            .filter(|r| !matches!(r, Reason::Coded { .. }));
+        messages.extend(refusals.map(Message::Rejected));
         for m in messages {
             let json = serde_json::to_string(&m).unwrap_or_default();
             assert_eq!(serde_json::from_str::<Message>(&json).ok(), Some(m), "{json}");

@@ -5,6 +5,8 @@
 //!
 //! ```toml
 //! name = "unsafe-del"                # required
+//! title = "unconditional DEL"     # optional: what the learner reads (else the name)
+//! # [titles] nb = "…"             # optional: the title in other languages
 //! description = "one line for `lockstep scenarios`"
 //! # [descriptions] nb = "…"       # optional: the description in other languages
 //! section = 3                        # syllabus section (for the lesson UI)
@@ -104,7 +106,15 @@ pub const MAX_SCRIPT_BYTES: usize = 16 * 1024;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
+    /// Its id: in links (`?scenario=unsafe-del`), pack files and the command line.
     pub name: String,
+    /// What a learner reads for it (the panel's picker and head): "unconditional DEL".
+    /// Empty: the name is shown.
+    #[serde(default)]
+    pub title: String,
+    /// The title in other languages, by language code (`[titles] nb = "…"`).
+    #[serde(default)]
+    pub titles: VecMap<String, String>,
     #[serde(default)]
     pub description: String,
     /// The description in other languages, by language code (`[descriptions] nb = "…"`).
@@ -146,6 +156,15 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// The title in the language with this code, else the default one, else the name.
+    pub fn title_in(&self, code: &str) -> &str {
+        self.titles
+            .get(code)
+            .filter(|t| !t.trim().is_empty())
+            .or(Some(&self.title).filter(|t| !t.trim().is_empty()))
+            .unwrap_or(&self.name)
+    }
+
     /// The description in the language with this code, or the default one.
     pub fn description_in(&self, code: &str) -> &str {
         self.descriptions
@@ -972,6 +991,13 @@ mod tests {
                 Some(Ok(s)) => {
                     assert_eq!(s.name, b.name);
                     assert!(!s.description.is_empty(), "{} has no description", b.name);
+                    // The learner reads a title, not the id (#40 item 7).
+                    assert!(!s.title.trim().is_empty(), "{} has no title", b.name);
+                    assert!(
+                        s.titles.get("nb").is_some_and(|t| !t.trim().is_empty()),
+                        "{} has no Norwegian title",
+                        b.name
+                    );
                     assert!(
                         !s.description_in("nb").is_empty() && s.description_in("nb") != s.description,
                         "{} has no Norwegian description",

@@ -4,7 +4,7 @@
 //! serde data. Processes are numbered (`pid`); [`crate::sim::World::process_names`]
 //! gives their names.
 
-use super::fact::{Comeback, Message, Reason, TimerName};
+use super::fact::{Coded, Comeback, Message, Reason, TimerName};
 use serde::{Deserialize, Serialize};
 use std::hash::{Hash, Hasher};
 
@@ -162,16 +162,22 @@ pub enum TraceKind {
         votes_for: u32,
         votes_against: u32,
     },
-    /// A lab worker wrote to the console (`console.log`), or its driver noted a step.
+    /// A lab worker wrote to the console (`console.log`), or its driver noted a step
+    /// (`coded`: as a code and its data, for the reader's language).
     Note {
         text: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        coded: Option<Coded>,
     },
     /// A lab worker's code failed: it threw, or waits on a promise that never settles.
-    /// `line`/`col` point into the learner's file when known.
+    /// `line`/`col` point into the learner's file when known; `coded`: what the harness
+    /// or the driver said as a code and its data (not the JavaScript engine's text).
     CodeError {
         message: String,
         line: Option<u32>,
         col: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        coded: Option<Coded>,
     },
     /// A command from `pid` deleted or overwrote `key` while it held `owner`'s token:
     /// a release that freed someone else's lock.

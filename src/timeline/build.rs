@@ -36,7 +36,19 @@ pub fn build_lab(
     let world = crate::sim::lab::replay_world(lab, seed, attacks, tape)?;
     let mut rules = lab.scenario.resource.rules();
     rules.lease_ends_hold = true;
-    build_from(Timeline::from_world(world, rules), &lab.scenario, seed)
+    let mut model = build_from(Timeline::from_world(world, rules), &lab.scenario, seed)?;
+    // The learner knows the run by its lab's title, not its scenario's id.
+    model.titles = lab.title.clone();
+    Ok(model)
+}
+
+/// A scenario's titles by language code, its default one as `en`.
+fn titles_of(scenario: &Scenario) -> crate::vecmap::VecMap<String, String> {
+    let mut titles = scenario.titles.clone();
+    if !scenario.title.trim().is_empty() {
+        titles.insert("en".to_string(), scenario.title.clone());
+    }
+    titles
 }
 
 pub(super) fn build_from(mut tl: Timeline, scenario: &Scenario, seed: u64) -> Result<Model, String> {
@@ -149,6 +161,7 @@ pub(super) fn build_from(mut tl: Timeline, scenario: &Scenario, seed: u64) -> Re
         end_us,
         truncated,
     );
+    model.titles = titles_of(scenario);
     model.stories = stories;
     model.lockless = lockless;
     model.key_states = key_states;

@@ -125,6 +125,7 @@ pub(super) fn layout(
     crate::sorting::sort_by_key(&mut arrows, |a| a.index);
     Model {
         scenario,
+        titles: crate::vecmap::VecMap::new(),
         seed,
         names,
         lanes,

@@ -177,7 +177,11 @@ pub struct Story {
 /// Everything the timeline draws for one run.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Model {
+    /// The scenario's id (`unsafe-del`; a lab's scenario's), for links and data.
     pub scenario: String,
+    /// What the reader calls it, by language code (`en` the default): the scenario's
+    /// title, or a lab's. Empty: [`Model::title`] says the id.
+    pub titles: crate::vecmap::VecMap<String, String>,
     pub seed: u64,
     pub names: Vec<String>,
     pub lanes: Vec<Lane>,
@@ -286,6 +290,16 @@ impl CaptionView {
 }
 
 impl Model {
+    /// The run's title in `lang` (else in English, else the scenario's id).
+    pub fn title(&self, lang: Lang) -> &str {
+        self.titles
+            .get(lang.code())
+            .or_else(|| self.titles.get("en"))
+            .map(String::as_str)
+            .filter(|t| !t.trim().is_empty())
+            .unwrap_or(&self.scenario)
+    }
+
     /// The latest attempt's tally of the client named `name` at or before event `cursor`.
     pub fn tally_at(&self, name: &str, cursor: usize) -> Option<&tally::Tally> {
         let pid = self.names.iter().position(|n| n == name)? as u32;

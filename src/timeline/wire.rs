@@ -7,7 +7,7 @@
 //! below is checked against `TraceKind` by the compiler (serde's `remote`): a variant or
 //! field added there and not here fails to build.
 
-use crate::sim::fact::{Comeback, Message, Reason, TimerName};
+use crate::sim::fact::{Coded, Comeback, Message, Reason, TimerName};
 use crate::sim::trace::{TraceEvent, TraceKind};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -123,11 +123,13 @@ pub enum KindWire {
     },
     Note {
         text: String,
+        coded: Option<Coded>,
     },
     CodeError {
         message: String,
         line: Option<u32>,
         col: Option<u32>,
+        coded: Option<Coded>,
     },
     ForeignDelete {
         key: String,

@@ -171,14 +171,28 @@ fn story_event(m: &Model, kind: &TraceKind, lang: Lang) -> String {
         ),
         TraceKind::WorkSkipped { reason } => f("ev_work_skipped", &[("reason", self::reason(reason, lang))]),
         TraceKind::WorkDone => tx.t("ev_work_done"),
-        TraceKind::Note { text } => f("ev_note", &[("text", clip(text, 120))]),
-        TraceKind::CodeError { message, line, .. } => match line {
-            Some(l) => f(
-                "ev_code_error_at",
-                &[("message", clip(message, 160)), ("line", l.to_string())],
-            ),
-            None => f("ev_code_error", &[("message", clip(message, 160))]),
-        },
+        TraceKind::Note { text, coded } => {
+            let text = coded
+                .as_ref()
+                .and_then(|c| lab::coded(c, lang))
+                .unwrap_or_else(|| text.clone());
+            f("ev_note", &[("text", clip(&text, 120))])
+        }
+        TraceKind::CodeError {
+            message, line, coded, ..
+        } => {
+            let message = coded
+                .as_ref()
+                .and_then(|c| lab::coded(c, lang))
+                .unwrap_or_else(|| message.clone());
+            match line {
+                Some(l) => f(
+                    "ev_code_error_at",
+                    &[("message", clip(&message, 160)), ("line", l.to_string())],
+                ),
+                None => f("ev_code_error", &[("message", clip(&message, 160))]),
+            }
+        }
         TraceKind::LockKept { lock, .. } => f("ev_lock_kept", &[("lock", lock.clone())]),
         TraceKind::HeldUnbacked { lock, on, of, .. } => f(
             "ev_held_unbacked",
@@ -352,7 +366,7 @@ pub fn mark_label(names: &[String], e: &TraceEvent, lang: Lang) -> Option<String
         TraceKind::LockLost { reason, .. } | TraceKind::AcquireFailed { reason, .. } => {
             self::reason(reason, lang)
         }
-        TraceKind::LockReleased { lock } => lock.clone(),
+        TraceKind::LockReleased { lock } => f("mk_released", &[("lock", lock.clone())]),
         TraceKind::Crash => tx.t("mk_crash"),
         TraceKind::Restart { persistence, keys } => f(
             "mk_restart",
@@ -472,7 +486,7 @@ pub fn comeback(c: Comeback, lang: Lang) -> String {
 }
 
 /// A reason the simulator gave (a [`Reason`]), in `lang`. Words someone else wrote (a
-/// lab driver's) stay as they are.
+/// lab driver's) stay as they are, unless it gave them as a code we have words for.
 pub fn reason(r: &Reason, lang: Lang) -> String {
     let tx = Texts::new(lang);
     let f = |key: &str, args: &[(&str, String)]| tx.fmt(key, args);
@@ -532,6 +546,7 @@ pub fn reason(r: &Reason, lang: Lang) -> String {
             ],
         ),
         Reason::Said(s) => s.clone(),
+        Reason::Coded { text, coded } => lab::coded(coded, lang).unwrap_or_else(|| text.clone()),
     }
 }
 
@@ -613,7 +628,10 @@ pub fn band_sentence(b: &Band, lang: Lang) -> String {
         b.from_us as f64 / 1000.0,
         b.to_us as f64 / 1000.0
     );
-    let lock = b.lock.clone().unwrap_or_else(|| tx.t("band_the_lock"));
+    let lock = match &b.lock {
+        Some(lock) => tx.fmt("band_lock_named", &[("lock", lock.clone())]),
+        None => tx.t("band_the_lock"),
+    };
     let args = [("who", who), ("span", span), ("lock", lock)];
     match b.kind {
         ViolationKind::Overlap => {
@@ -844,6 +862,8 @@ pub fn validity_bracket(t: &super::tally::Tally, lang: Lang) -> Option<(String, 
         ),
     ))
 }
+
+pub mod lab;
 
 #[cfg(test)]
 mod tests;

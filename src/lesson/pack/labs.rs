@@ -118,6 +118,7 @@ pub(super) fn read(files: &[(String, String)], listed: &BTreeMap<String, usize>,
             scenario_toml,
             driver,
             starter,
+            starters: &[],
             solution,
         });
         match parsed {

@@ -86,8 +86,10 @@ struct LabFile {
     section: u32,
     title: Texts,
     goal: Texts,
-    /// The functions the learner writes, as the lab page shows them.
-    signature: String,
+    /// The functions the learner writes, as the lab page shows them: one text, or one
+    /// per language (`[signature] en = …, nb = …`: the comments in the reader's
+    /// language, the code the same).
+    signature: SignatureFile,
     functions: Vec<String>,
     checks: Vec<String>,
     #[serde(default = "default_trials")]
@@ -97,6 +99,14 @@ struct LabFile {
     attacks: AttackFile,
     #[serde(default)]
     run: RunFile,
+}
+
+/// `signature = "…"` (every language), or a table of texts by language.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+enum SignatureFile {
+    One(String),
+    ByLang(Texts),
 }
 
 fn default_trials() -> u32 {
@@ -152,7 +162,8 @@ pub struct Lab {
     pub section: u32,
     pub title: Texts,
     pub goal: Texts,
-    pub signature: String,
+    /// The functions to write, by language (`en` always): see [`Lab::signature_in`].
+    pub signature: Texts,
     pub functions: Vec<String>,
     pub checks: Vec<Check>,
     pub trials: u32,
@@ -162,7 +173,11 @@ pub struct Lab {
     pub params: Value,
     pub scenario: Scenario,
     pub driver: String,
+    /// What the editor shows first (`starter.js`), in English.
     pub starter: String,
+    /// The starter in other languages, by code (`starter.nb.js`: the same code, its
+    /// comments in that language): see [`Lab::starter_in`].
+    pub starters: Texts,
     pub solution: String,
     /// Attacks of the fixed run ("Run").
     pub run_attacks: Vec<LabAttack>,
@@ -217,6 +232,7 @@ impl LabTexts {
             scenario_toml: &self.scenario_toml,
             driver: "",
             starter: "",
+            starters: &[],
             solution: "",
         })
         .map_err(|e| e.to_string())
@@ -263,6 +279,8 @@ pub struct LabSources<'a> {
     pub scenario_toml: &'a str,
     pub driver: &'a str,
     pub starter: &'a str,
+    /// The starter in other languages: (code, text), as `starter.nb.js` gives it.
+    pub starters: &'a [(&'a str, &'a str)],
     pub solution: &'a str,
 }
 
@@ -370,6 +388,25 @@ impl Lab {
                 }
             }
         }
+        let signature = match &f.signature {
+            SignatureFile::One(text) => [("en".to_string(), text.clone())].into_iter().collect(),
+            SignatureFile::ByLang(texts) => texts.clone(),
+        };
+        if signature.get("en").is_none_or(|s| s.trim().is_empty()) {
+            return Err(bad("signature", "needs a text for `en`".into()));
+        }
+        if let Some(lang) = signature.keys().find(|l| !["en", "nb"].contains(&l.as_str())) {
+            return Err(bad(
+                "signature",
+                format!("`{lang}` is not a language of the lesson (en, nb)"),
+            ));
+        }
+        let mut starters = Texts::new();
+        for (lang, text) in src.starters {
+            if !text.trim().is_empty() {
+                starters.insert(lang.to_string(), text.to_string());
+            }
+        }
         if f.trials == 0 || f.trials > MAX_TRIALS {
             return Err(bad("trials", format!("between 1 and {MAX_TRIALS}")));
         }
@@ -424,7 +461,7 @@ impl Lab {
             section: f.section,
             title: f.title,
             goal: f.goal,
-            signature: f.signature,
+            signature,
             functions: f.functions,
             checks,
             trials: f.trials,
@@ -432,6 +469,7 @@ impl Lab {
             scenario,
             driver: src.driver.to_string(),
             starter: src.starter.to_string(),
+            starters,
             solution: src.solution.to_string(),
             run_attacks,
             attack_ops: a.ops.clone(),
@@ -449,6 +487,20 @@ impl Lab {
                 scenario_toml: src.scenario_toml.to_string(),
             },
         })
+    }
+
+    /// The functions to write as the page shows them, in the language with this code
+    /// (else in English).
+    pub fn signature_in(&self, code: &str) -> &str {
+        self.signature
+            .get(code)
+            .or_else(|| self.signature.get("en"))
+            .map_or("", String::as_str)
+    }
+
+    /// The starter in the language with this code (else the English one).
+    pub fn starter_in(&self, code: &str) -> &str {
+        self.starters.get(code).unwrap_or(&self.starter)
     }
 
     /// The `init` message for the harness, with the learner's source.

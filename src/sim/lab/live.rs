@@ -20,7 +20,6 @@
 use super::{
     action_of, first_code_error, grade, reply_value, res_reply_value, Lab, LabAction, LabAttack, TrialResult,
 };
-use crate::sim::fact::Reason;
 use crate::sim::lockmath::quorum;
 use crate::sim::rng::sub_seed;
 use crate::sim::scenario::LatencySpec;
@@ -720,36 +719,50 @@ impl<'a> Replay<'a> {
                 }
                 self.emit(t_us, pid, TraceKind::LockReleased { lock });
             }
-            LabAction::Lost { reason } => {
+            LabAction::Lost { reason, coded } => {
                 self.token.remove(&pid);
                 self.emit(
                     t_us,
                     pid,
                     TraceKind::LockLost {
                         lock,
-                        reason: Reason::Said(reason),
+                        reason: LabAction::reason(reason, coded),
                     },
                 );
             }
-            LabAction::Failed { reason } => {
+            LabAction::Failed { reason, coded } => {
                 self.emit(
                     t_us,
                     pid,
                     TraceKind::AcquireFailed {
                         lock,
-                        reason: Reason::Said(reason),
+                        reason: LabAction::reason(reason, coded),
                     },
                 );
             }
-            LabAction::Log { text } => {
+            LabAction::Log { text, coded } => {
                 if self.notes < MAX_NOTES {
                     self.notes += 1;
-                    self.emit(t_us, pid, TraceKind::Note { text });
+                    self.emit(t_us, pid, TraceKind::Note { text, coded });
                 }
             }
             LabAction::Done => self.emit(t_us, pid, TraceKind::WorkDone),
-            LabAction::Error { message, line, col } => {
-                self.emit(t_us, pid, TraceKind::CodeError { message, line, col });
+            LabAction::Error {
+                message,
+                line,
+                col,
+                coded,
+            } => {
+                self.emit(
+                    t_us,
+                    pid,
+                    TraceKind::CodeError {
+                        message,
+                        line,
+                        col,
+                        coded,
+                    },
+                );
             }
             LabAction::Cmd { .. } | LabAction::Resource { .. } | LabAction::Timer { .. } => {}
         }

@@ -16,7 +16,7 @@
 use super::checker::{check_with, Outcome, Property, Violation};
 use super::client::ResOp;
 use super::client::ResReply;
-use super::fact::ViolationKind;
+use super::fact::{Coded, Reason, ViolationKind};
 use super::rng::{sub_seed, SimRng};
 use super::scenario::{Algorithm, Fencing, Scenario};
 use super::trace::{fmt_ms, TraceEvent, TraceKind, TraceLevel};
@@ -99,19 +99,33 @@ pub enum LabAction {
     Released,
     Lost {
         reason: String,
+        coded: Option<Coded>,
     },
     Failed {
         reason: String,
+        coded: Option<Coded>,
     },
     Log {
         text: String,
+        coded: Option<Coded>,
     },
     Done,
     Error {
         message: String,
         line: Option<u32>,
         col: Option<u32>,
+        coded: Option<Coded>,
     },
+}
+
+impl LabAction {
+    /// A driver's reason: its code and data when it gave them, else its words.
+    pub(crate) fn reason(text: String, coded: Option<Coded>) -> Reason {
+        match coded {
+            Some(coded) => Reason::Coded { text, coded },
+            None => Reason::Said(text),
+        }
+    }
 }
 
 /// An attack on a lab worker, struck at its `command`-th stall point of kind `at`

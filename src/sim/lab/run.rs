@@ -76,9 +76,11 @@ impl LabRun {
         };
         self.answers += 1;
         if self.answers > MAX_ANSWERS {
-            self.failed = Some(CodeError::new(format!(
-                "your code sent too many commands ({MAX_ANSWERS} answers in one run)"
-            )));
+            self.failed = Some(CodeError::coded(
+                format!("your code sent too many commands ({MAX_ANSWERS} answers in one run)"),
+                "too_many_answers",
+                &[("max", MAX_ANSWERS.to_string())],
+            ));
             return;
         }
         match parse_actions(answer) {
@@ -159,12 +161,18 @@ pub fn replay_world(lab: &Lab, seed: u64, attacks: &[LabAttack], tape: Vec<Strin
 
 pub(crate) fn first_code_error(trace: &[TraceEvent], names: &[String]) -> Option<CodeError> {
     trace.iter().find_map(|e| match &e.kind {
-        TraceKind::CodeError { message, line, col } => Some(CodeError {
+        TraceKind::CodeError {
+            message,
+            line,
+            col,
+            coded,
+        } => Some(CodeError {
             message: message.clone(),
             line: *line,
             col: *col,
             worker: names.get(e.pid as usize).cloned(),
             within: None,
+            coded: coded.clone().map(Box::new),
         }),
         _ => None,
     })

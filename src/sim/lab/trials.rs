@@ -238,10 +238,17 @@ pub fn run_trials_with(
 /// Compile the learner's code in the host: `Ok` when the harness is ready.
 pub fn init(lab: &Lab, host: &mut dyn Host, learner: &str) -> Result<(), CodeError> {
     if learner.len() > MAX_SOURCE_BYTES {
-        return Err(CodeError::new(format!(
-            "the file is {} bytes; a lab takes at most {MAX_SOURCE_BYTES}",
-            learner.len()
-        )));
+        return Err(CodeError::coded(
+            format!(
+                "the file is {} bytes; a lab takes at most {MAX_SOURCE_BYTES}",
+                learner.len()
+            ),
+            "file_too_big",
+            &[
+                ("bytes", learner.len().to_string()),
+                ("max", MAX_SOURCE_BYTES.to_string()),
+            ],
+        ));
     }
     let answer = host.exchange(&lab.init_message(learner))?;
     parse_ready(&answer)

@@ -57,6 +57,7 @@ impl LabInput {
 /// The learner's code failed (not a property: the code could not be graded).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CodeError {
+    /// In English: the JavaScript engine's text, or ours (what the command line prints).
     pub message: String,
     pub line: Option<u32>,
     pub col: Option<u32>,
@@ -66,11 +67,17 @@ pub struct CodeError {
     /// The learner's function that never returned (an infinite loop), when known.
     #[serde(default)]
     pub within: Option<String>,
+    /// When the harness, the driver or the simulator (not the JavaScript engine) said
+    /// what went wrong: its code and data, which the page says in the reader's language.
+    /// (Never skipped when empty: the page's wire has no field names.)
+    /// Boxed: an error is returned by value on many paths, and is kept small.
+    #[serde(default)]
+    pub coded: Option<Box<Coded>>,
 }
 
 impl CodeError {
-    /// Read by hand from `{"message","line","col","worker"}` (an `error` answer, or the
-    /// engine's report): a derived deserializer costs the page far more code.
+    /// Read by hand from `{"message","line","col","worker","coded"}` (an `error` answer,
+    /// or the engine's report): a derived deserializer costs the page far more code.
     pub fn read(v: &Value) -> CodeError {
         let o = v.as_object().map(Obj);
         let o = o.as_ref();
@@ -80,6 +87,7 @@ impl CodeError {
             col: o.and_then(|o| o.u32("col")),
             worker: o.and_then(|o| o.str("worker")).map(str::to_string),
             within: o.and_then(|o| o.str("within")).map(str::to_string),
+            coded: o.and_then(Obj::coded).map(Box::new),
         }
     }
 
@@ -90,6 +98,16 @@ impl CodeError {
             col: None,
             worker: None,
             within: None,
+            coded: None,
+        }
+    }
+
+    /// An error we say ourselves: its English `message`, and its code and data for the
+    /// page (`lab_msg_<code>` in content/ui.toml).
+    pub fn coded(message: impl Into<String>, code: &str, data: &[(&str, String)]) -> CodeError {
+        CodeError {
+            coded: Some(Box::new(Coded::new(code, data))),
+            ..CodeError::new(message)
         }
     }
 }
@@ -136,7 +154,43 @@ impl<'a> Obj<'a> {
             .and_then(Value::as_u64)
             .and_then(|x| u32::try_from(x).ok())
     }
+    /// `"coded": {"code": "missing_function", "data": {"name": "release"}}`: a code of
+    /// lowercase letters and `_`, its data's values as text (numbers written out), each
+    /// cut to [`MAX_CODED_CHARS`]. Anything else is no code (the words stay the text).
+    fn coded(&self) -> Option<Coded> {
+        let c = self.0.get("coded")?.as_object()?;
+        let code = c.get("code")?.as_str()?;
+        if code.is_empty() || code.len() > 40 || !code.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
+            return None;
+        }
+        let data = match c.get("data") {
+            Some(Value::Object(m)) => m
+                .iter()
+                .take(8)
+                .filter_map(|(k, v)| {
+                    let text = match v {
+                        Value::String(s) => s.clone(),
+                        Value::Number(n) => n.to_string(),
+                        Value::Bool(b) => b.to_string(),
+                        _ => return None,
+                    };
+                    Some((
+                        k.chars().take(40).collect(),
+                        text.chars().take(MAX_CODED_CHARS).collect(),
+                    ))
+                })
+                .collect(),
+            _ => Default::default(),
+        };
+        Some(Coded {
+            code: code.to_string(),
+            data,
+        })
+    }
 }
+
+/// Longest value of a code's data kept (a driver's reason text is cut at 500 as well).
+pub const MAX_CODED_CHARS: usize = 500;
 
 fn answer_of(answer: &str) -> Result<(String, Value), CodeError> {
     let v: Value = serde_json::from_str(answer)
@@ -167,9 +221,11 @@ pub fn parse_actions(answer: &str) -> Result<Vec<LabAction>, CodeError> {
         .and_then(Value::as_array)
         .ok_or_else(|| CodeError::new("the harness's answer has no actions"))?;
     if wire.len() > MAX_ACTIONS {
-        return Err(CodeError::new(format!(
-            "your code did more than {MAX_ACTIONS} things without waiting for anything"
-        )));
+        return Err(CodeError::coded(
+            format!("your code did more than {MAX_ACTIONS} things without waiting for anything"),
+            "too_many_actions",
+            &[("max", MAX_ACTIONS.to_string())],
+        ));
     }
     wire.iter().map(action_of).collect()
 }
@@ -190,9 +246,11 @@ pub(crate) fn action_of(w: &Value) -> Result<LabAction, CodeError> {
                 return Err(CodeError::new("a command with no arguments"));
             }
             if args.iter().any(|a| a.len() > MAX_ARG_BYTES) {
-                return Err(CodeError::new(format!(
-                    "a command argument longer than {MAX_ARG_BYTES} bytes"
-                )));
+                return Err(CodeError::coded(
+                    format!("a command argument longer than {MAX_ARG_BYTES} bytes"),
+                    "command_argument_too_long",
+                    &[("max", MAX_ARG_BYTES.to_string())],
+                ));
             }
             LabAction::Cmd {
                 id: o.u64("id")?,
@@ -231,29 +289,47 @@ pub(crate) fn action_of(w: &Value) -> Result<LabAction, CodeError> {
         "released" => LabAction::Released,
         "lost" => LabAction::Lost {
             reason: o.string("reason")?,
+            coded: o.coded(),
         },
         "failed" => LabAction::Failed {
             reason: o.string("reason")?,
+            coded: o.coded(),
         },
         "log" => LabAction::Log {
             text: o.str("text").unwrap_or("").chars().take(500).collect(),
+            coded: o.coded(),
         },
         "done" => LabAction::Done,
         "error" => LabAction::Error {
             message: o.string("message")?,
             line: o.u32("line"),
             col: o.u32("col"),
+            coded: o.coded(),
         },
-        "stuck" => LabAction::Error {
-            message: match o.str("waiting") {
-                Some(w) if !w.is_empty() => {
-                    format!("this worker waits for something that can never happen: {w}")
-                }
-                _ => "this worker waits on a promise that never settles".to_string(),
-            },
-            line: None,
-            col: None,
-        },
+        "stuck" => {
+            let (message, coded) = match o.str("waiting") {
+                // No function of the learner's runs: the driver waits on something of
+                // theirs (a promise one of their objects gave).
+                Some("worker") => (
+                    "this worker waits for something that can never happen: worker".to_string(),
+                    Coded::new("stuck_worker", &[]),
+                ),
+                Some(w) if !w.is_empty() => (
+                    format!("this worker waits for something that can never happen: {w}"),
+                    Coded::new("stuck", &[("waiting", w.chars().take(MAX_CODED_CHARS).collect())]),
+                ),
+                _ => (
+                    "this worker waits on a promise that never settles".to_string(),
+                    Coded::new("stuck_promise", &[]),
+                ),
+            };
+            LabAction::Error {
+                message,
+                line: None,
+                col: None,
+                coded: Some(coded),
+            }
+        }
         other => return Err(CodeError::new(format!("`{other}` is not an action"))),
     })
 }

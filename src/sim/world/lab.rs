@@ -3,6 +3,7 @@
 //! do (commands, timers, beliefs checked against the nodes, releases that must free).
 
 use super::*;
+use crate::sim::fact::Coded;
 
 /// A lab worker as the scenario sets it up ([`World::lab_workers`]).
 #[derive(Clone, Debug, PartialEq)]
@@ -404,9 +405,11 @@ impl World {
             } => {
                 let Some(dest) = l.dests.get(node).copied() else {
                     l.over = true;
-                    let message = format!(
-                        "there is no Redis client {node}: this worker has {}",
-                        l.dests.len()
+                    let nodes = l.dests.len();
+                    let message = format!("there is no Redis client {node}: this worker has {nodes}");
+                    let coded = Coded::new(
+                        "no_client",
+                        &[("client", node.to_string()), ("nodes", nodes.to_string())],
                     );
                     self.emit(
                         out,
@@ -415,6 +418,7 @@ impl World {
                             message,
                             line: None,
                             col: None,
+                            coded: Some(coded),
                         },
                     );
                     return;
@@ -486,30 +490,41 @@ impl World {
                 let lock = l.lock.clone();
                 self.emit(out, pid, TraceKind::LockReleased { lock });
             }
-            LabAction::Lost { reason } => {
+            LabAction::Lost { reason, coded } => {
                 l.token = None;
                 let lock = l.lock.clone();
-                let reason = Reason::Said(reason);
+                let reason = LabAction::reason(reason, coded);
                 self.emit(out, pid, TraceKind::LockLost { lock, reason });
             }
-            LabAction::Failed { reason } => {
+            LabAction::Failed { reason, coded } => {
                 let lock = l.lock.clone();
-                let reason = Reason::Said(reason);
+                let reason = LabAction::reason(reason, coded);
                 self.emit(out, pid, TraceKind::AcquireFailed { lock, reason });
             }
-            LabAction::Log { text } => {
+            LabAction::Log { text, coded } => {
                 if self.lab_notes < MAX_LAB_NOTES {
                     self.lab_notes += 1;
-                    self.emit(out, pid, TraceKind::Note { text });
+                    self.emit(out, pid, TraceKind::Note { text, coded });
                 }
             }
             LabAction::Done => {
                 l.over = true;
                 self.emit(out, pid, TraceKind::WorkDone);
             }
-            LabAction::Error { message, line, col } => {
+            LabAction::Error {
+                message,
+                line,
+                col,
+                coded,
+            } => {
                 l.over = true;
-                self.emit(out, pid, TraceKind::CodeError { message, line, col });
+                let kind = TraceKind::CodeError {
+                    message,
+                    line,
+                    col,
+                    coded,
+                };
+                self.emit(out, pid, kind);
             }
         }
     }

@@ -321,3 +321,85 @@ fn fencing_says_the_overlap_was_made_harmless() {
     assert!(en.contains("both believed") && !en.contains("rejected"), "{en}");
     assert!(band_sentence(b, Lang::Nb).contains("trodde begge"));
 }
+
+/// The lock's key is a name (`lock`, `lock:jobs`): a Norwegian sentence says *låsen
+/// lock*, so the key never stands where the word for a lock (lås) should be. Checked on
+/// every built-in run's lock events, overlaps and release marks (#40 item 7).
+#[test]
+fn a_norwegian_sentence_names_the_lock_key_after_the_word_for_it() {
+    let mut bad = Vec::new();
+    let mut seen = 0;
+    for name in BUILTINS.iter().map(|b| b.name) {
+        let s = builtin(name).expect("built-in").expect("valid");
+        let m = build(&s, 1).expect("runs");
+        let mut lines: Vec<(String, String)> = Vec::new();
+        for e in &m.trace {
+            let lock = match &e.kind {
+                TraceKind::LockHeld { lock, .. }
+                | TraceKind::LockLost { lock, .. }
+                | TraceKind::LockReleased { lock }
+                | TraceKind::AcquireFailed { lock, .. }
+                | TraceKind::GaveUp { lock }
+                | TraceKind::Stalled { lock, .. }
+                | TraceKind::LockKept { lock, .. }
+                | TraceKind::HeldUnbacked { lock, .. } => lock.clone(),
+                TraceKind::ForeignDelete { key, .. } => key.clone(),
+                _ => continue,
+            };
+            lines.push((lock.clone(), describe(&m, e, Lang::Nb)));
+            if let Some(l) =
+                mark_label(&m.names, e, Lang::Nb).filter(|_| matches!(e.kind, TraceKind::LockReleased { .. }))
+            {
+                lines.push((lock, l));
+            }
+        }
+        for b in &m.bands {
+            if let Some(lock) = &b.lock {
+                lines.push((lock.clone(), band_sentence(b, Lang::Nb)));
+            }
+        }
+        for (lock, line) in lines {
+            seen += 1;
+            let named = |at: usize| ["låsen ", "nøkkelen "].iter().any(|w| line[..at].ends_with(w));
+            if line.match_indices(lock.as_str()).any(|(at, _)| !named(at)) {
+                bad.push(format!("{name}: {line:?} uses the key {lock:?} as a word"));
+            }
+        }
+    }
+    assert!(seen > 100, "{seen}");
+    assert!(bad.is_empty(), "{} line(s):\n{}", bad.len(), bad.join("\n"));
+}
+
+/// A timer's event is a sentence with a verb, and the timer's name is Norwegian (not the
+/// English `start` beside a Norwegian noun: "A tidsur: start", #40 item 7).
+#[test]
+fn a_timer_event_reads_as_a_norwegian_sentence() {
+    for t in TimerName::ALL {
+        let nb = timer(t, Lang::Nb);
+        assert_ne!(nb, t.as_str(), "{t:?}: the Norwegian name is the English one");
+    }
+    let s = builtin("unsafe-del").expect("built-in").expect("valid");
+    let m = build(&s, 1).expect("runs");
+    let start = m
+        .trace
+        .iter()
+        .find(|e| {
+            matches!(
+                e.kind,
+                TraceKind::Timer {
+                    name: TimerName::Start
+                }
+            )
+        })
+        .expect("a start timer");
+    let who = m.name(start.pid).to_string();
+    let at = format!("{:.1} ms", start.t_us as f64 / 1000.0);
+    assert_eq!(
+        describe(&m, start, Lang::Nb),
+        format!("{at} · {who} vekkes av et tidsur: oppstart")
+    );
+    assert_eq!(
+        describe(&m, start, Lang::En),
+        format!("{at} · {who} timer: start")
+    );
+}

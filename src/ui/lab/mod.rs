@@ -25,8 +25,7 @@ use crate::lesson::i18n::Texts;
 use crate::lesson::progress::{LabOutcome, LabProgress, LabStatus};
 use crate::lesson::route::{hash_with_state, query_param};
 use crate::sim::lab::seq::{self, Draw};
-use crate::sim::lab::{self, CodeError, Lab, LabAttack, LabAttackOp, StallPoint};
-use crate::sim::Violation;
+use crate::sim::lab::{self, CodeError, Lab};
 use crate::timeline;
 use crate::timeline::lab_panel::{Broken, LabAction, LabState, LinkKind, Phase, Shown};
 use crate::ui::browser;
@@ -208,17 +207,25 @@ async fn lab_file(path: &str) -> Result<Rc<str>, String> {
 }
 
 /// The code in the editor: a shared link's, else the learner's saved code, else the
-/// starter. Stored progress may arrive after the first render: it replaces the starter,
-/// never code the learner has typed.
+/// starter in the reader's language. Stored progress may arrive after the first render:
+/// it replaces the starter, never code the learner has typed; a switch of language
+/// swaps an untouched starter for the other language's.
 #[hook]
 fn use_lab_code(
     id: &str,
     lab: &Option<Result<Lab, String>>,
     saved: &Option<crate::lesson::progress::LabProgress>,
+    lang: Lang,
 ) -> UseStateHandle<String> {
     let starter = match lab {
-        Some(Ok(l)) => l.starter.clone(),
+        Some(Ok(l)) => l.starter_in(lang.code()).to_string(),
         _ => String::new(),
+    };
+    let starters: Vec<String> = match lab {
+        Some(Ok(l)) => std::iter::once(l.starter.clone())
+            .chain(l.starters.values().cloned())
+            .collect(),
+        _ => Vec::new(),
     };
     let saved_code = saved
         .as_ref()
@@ -233,11 +240,21 @@ fn use_lab_code(
     // never code the learner has typed.
     {
         let code = code.clone();
+        let starter = starter.clone();
         use_effect_with(saved_code, move |saved| {
             if let Some(s) = saved {
                 if *code == starter && *s != starter {
                     code.set(s.clone());
                 }
+            }
+        });
+    }
+    // The language changed: an untouched starter (any language's) becomes this one's.
+    {
+        let code = code.clone();
+        use_effect_with(lang, move |_| {
+            if *code != starter && starters.contains(&*code) {
+                code.set(starter);
             }
         });
     }
@@ -331,7 +348,14 @@ fn status_view(phase: &Phase, lang: Lang, goto_line: &impl Fn(u32) -> Callback<M
             </p>
         },
         Phase::Failed(e) => {
-            html! { <p class="lab-error" role="alert">{ t.fmt("lab_load_failed", &[("why", e.clone())]) }</p> }
+            // The simulator that did not start, in the reader's words; other whys are the
+            // browser's or the sandbox's own.
+            let why = if e == crate::timeline::panel::NO_ENGINE {
+                t.t("lab_no_engine")
+            } else {
+                e.clone()
+            };
+            html! { <p class="lab-error" role="alert">{ t.fmt("lab_load_failed", &[("why", why)]) }</p> }
         }
         Phase::Shown(s) => result_view(s, lang, &goto_line),
     }
@@ -407,7 +431,7 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
     let pack = use_context::<PackLabs>();
     let lab = use_memo((props.id.clone(), pack), |(id, pack)| find_lab(id, pack.as_ref()));
     let saved = store.as_ref().and_then(|s| s.saved.get(&props.id).cloned());
-    let code = use_lab_code(&props.id, &lab, &saved);
+    let code = use_lab_code(&props.id, &lab, &saved, props.lang);
     let state = {
         let id = props.id.clone();
         use_reducer(move || LabModel(LabState::new(shared_trial(&id))))
@@ -427,7 +451,7 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
     let Some(Ok(lab)) = (*lab).clone() else {
         let why = match &*lab {
             Some(Err(e)) => e.clone(),
-            _ => format!("no lab is called `{}`", props.id),
+            _ => t.fmt("lab_unknown", &[("id", props.id.clone())]),
         };
         return html! { <p class="lab-error" role="alert">{ why }</p> };
     };
@@ -467,7 +491,12 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
         Callback::from(move |_: MouseEvent| cancel.borrow().press())
     };
     let on_solution = toggle_solution(s.solution.is_some(), dispatch.clone(), &lab);
-    let on_reset = reset_handler(&code, save.clone(), lab.starter.clone(), t.t("lab_reset_confirm"));
+    let on_reset = reset_handler(
+        &code,
+        save.clone(),
+        lab.starter_in(props.lang.code()).to_string(),
+        t.t("lab_reset_confirm"),
+    );
     let goto_line = {
         let (editor, code) = (editor.clone(), code.clone());
         move |line: u32| select_line(editor.clone(), code.clone(), line)
@@ -493,7 +522,7 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
             <h2 id={format!("lab-title-{}", props.id)} tabindex="-1">{ title }</h2>
             { render(&doc(&goal), lang) }
             <h3>{ t.t("lab_signature") }</h3>
-            <CodeBlock lang={Some("js".to_string())} code={lab.signature.trim().to_string()} ui_lang={lang} />
+            <CodeBlock lang={Some("js".to_string())} code={lab.signature_in(lang.code()).trim().to_string()} ui_lang={lang} />
             if from_link {
                 <p class="lab-note" role="note">{ t.t("lab_link_code") }</p>
             }

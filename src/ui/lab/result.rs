@@ -45,96 +45,22 @@ pub(super) fn hints_view(b: &Broken, shown: u8, lang: Lang, dispatch: &Callback<
     }
 }
 
-pub(super) fn ordinal(n: u32, lang: Lang) -> String {
-    match lang {
-        Lang::Nb => format!("{n}."),
-        _ => {
-            let s = match (n % 10, n % 100) {
-                (1, 11) | (2, 12) | (3, 13) => "th",
-                (1, _) => "st",
-                (2, _) => "nd",
-                (3, _) => "rd",
-                _ => "th",
-            };
-            format!("{n}{s}")
-        }
-    }
-}
-
-/// What a check says: its rule when it held ("no release deleted another worker's
-/// lock"), what happened when it broke ("a release deleted another worker's lock").
-pub(super) fn check_words(t: &Texts, name: &str, held: bool) -> String {
-    t.t(&format!("lab_{}_{name}", if held { "check" } else { "broke" }))
-}
-
-pub(super) fn ms_text(us: u64) -> String {
-    format!("{}", us / 1000)
-}
-
-pub(super) fn attack_text(a: &LabAttack, names: &[String], lang: Lang) -> String {
-    let t = Texts::new(lang);
-    let who = names.get(a.worker as usize).cloned().unwrap_or_default();
-    let nth = ordinal(a.command, lang);
-    let at_key = match a.at {
-        StallPoint::Command => "lab_at_command",
-        StallPoint::Timer => "lab_at_timer",
-        StallPoint::Reply => "lab_at_reply",
-    };
-    let at = t.fmt(at_key, &[("nth", nth)]);
-    match &a.op {
-        LabAttackOp::Pause { for_us } => t.fmt(
-            "lab_attack_pause",
-            &[("who", who), ("at", at), ("ms", ms_text(*for_us))],
-        ),
-        LabAttackOp::Crash { restart_after_us } => t.fmt(
-            "lab_attack_crash",
-            &[
-                ("who", who),
-                ("at", at),
-                ("ms", ms_text(restart_after_us.unwrap_or(0))),
-            ],
-        ),
-        LabAttackOp::NodeDown { node, at_us } => t.fmt(
-            "lab_attack_node_down",
-            &[("node", (node + 1).to_string()), ("ms", ms_text(*at_us))],
-        ),
-    }
-}
-
-pub(super) fn violation_text(v: &Violation, lang: Lang) -> String {
-    let t = Texts::new(lang);
-    let a = v.clients.first().cloned().unwrap_or_default();
-    let b = v.clients.get(1).cloned().unwrap_or_default();
-    let key = format!("lab_v_{}", v.kind);
-    let text = t.fmt(
-        &key,
-        &[
-            ("a", a),
-            ("b", b),
-            ("from", format!("{:.0}", v.from_ms)),
-            ("to", format!("{:.0}", v.to_ms)),
-        ],
-    );
-    if text == key {
-        v.detail.clone()
-    } else {
-        text
-    }
-}
+pub(super) use crate::timeline::words::lab::{attack as attack_text, check, violation as violation_text};
 
 pub(super) fn result_view(s: &Shown, lang: Lang, goto_line: &impl Fn(u32) -> Callback<MouseEvent>) -> Html {
     let t = Texts::new(lang);
     let headline = if let Some(e) = &s.code_error {
+        let message = crate::timeline::words::lab::code_error(e, lang);
         let msg = match (e.line, e.col) {
             (Some(l), Some(c)) => t.fmt(
                 "lab_code_failed_at",
                 &[
                     ("line", l.to_string()),
                     ("col", c.to_string()),
-                    ("message", e.message.clone()),
+                    ("message", message),
                 ],
             ),
-            _ => t.fmt("lab_code_failed", &[("message", e.message.clone())]),
+            _ => t.fmt("lab_code_failed", &[("message", message)]),
         };
         let who = e.worker.clone().map(|w| format!("{w}: ")).unwrap_or_default();
         // An infinite loop: the function it never left, where the sandbox could tell.
@@ -179,7 +105,7 @@ pub(super) fn result_view(s: &Shown, lang: Lang, goto_line: &impl Fn(u32) -> Cal
                     <li class={if *ok { "held" } else { "broken" }} data-check={name.clone()}>
                         <span aria-hidden="true">{ if *ok { "✓ " } else { "✗ " } }</span>
                         <strong>{ if *ok { t.t("lab_check_held") } else { t.t("lab_check_broken") } }</strong>
-                        { ": " }{ check_words(&t, name, *ok) }
+                        { ": " }{ check(name, *ok, lang) }
                     </li>
                 }) }
             </ul>

@@ -241,10 +241,12 @@ impl Sandbox {
     fn text_of(&self, v: JsValue) -> Result<String, CodeError> {
         if v.is_undefined() {
             self.waiter.borrow_mut().take();
-            return Err(err(format!(
-                "your code did not return within {} s: an infinite loop?",
-                ANSWER_LIMIT_MS / 1000
-            )));
+            let s = ANSWER_LIMIT_MS / 1000;
+            return Err(CodeError::coded(
+                format!("your code did not return within {s} s: an infinite loop?"),
+                "endless_loop",
+                &[("s", s.to_string())],
+            ));
         }
         if let Some(text) = v.as_string() {
             return Ok(text);

@@ -85,9 +85,7 @@ pub(super) async fn run_session(s: Session, progress: Callback<(u32, u32)>) -> R
     warmed().await;
     // The runs are made in the sandboxes' workers, beside the learner's code, when the
     // engine's module is served: "Try to break it"'s trials, Run, and a shared trial's replay.
-    let engine = engine::files()
-        .await
-        .ok_or_else(|| format!("The trials could not run: {}", crate::timeline::panel::NO_ENGINE))?;
+    let engine = engine::files().await.ok_or(crate::timeline::panel::NO_ENGINE)?;
     let (draw, seed) = match (break_it, s.replay) {
         (true, _) => (Draw::Trials, s.seed),
         (false, Some(t)) => (Draw::Replay, t),
@@ -105,8 +103,8 @@ pub(super) async fn run_session(s: Session, progress: Callback<(u32, u32)>) -> R
     let out = engine::run(&lab, draw, seed, s.trials, &sandboxes, &s.cancel, &progress).await;
     drop(sandboxes);
     // The engine failed, not the learner's code (a browser that will not start it in
-    // the sandbox, say): said as such.
-    let out = out.map_err(|why| format!("The trials could not run: {why}"))?;
+    // the sandbox, say): said as such (`lab_load_failed`, with the engine's why).
+    let out = out?;
     shown.trials = out.finished;
     progress.emit((shown.trials, s.trials));
     shown.cancelled = s.cancel.get();

@@ -278,7 +278,10 @@ fn unused_note(base: &Scenario, which: Which, tx: Texts) -> Option<String> {
                 .and_then(Result::ok)
                 .is_some_and(|s| uses_release_script(&s))
         }) {
-            Some(other) => tx.fmt("script_unused", &[("other", other.to_string())]),
+            Some(other) => tx.fmt(
+                "script_unused",
+                &[("other", super::title_of(other, None, tx.lang))],
+            ),
             None => tx.t("script_unused_alone"),
         }
     })

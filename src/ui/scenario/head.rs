@@ -1,6 +1,6 @@
 //! The panel's head: which scenario, its seed (a new one, or one typed), and Undo for a fork.
 
-use super::{find, Handle, PackScenarios};
+use super::{find, title_of, Handle, PackScenarios};
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
 use crate::timeline::panel::PanelAction;
@@ -23,7 +23,7 @@ pub fn head(props: &HeadProps) -> Html {
     let (panel, tx) = (&props.panel, Texts::new(props.lang));
     let s = &panel.state;
     let on_scenario = {
-        let panel = panel.clone();
+        let (panel, pack) = (panel.clone(), pack.clone());
         Callback::from(move |e: Event| {
             let name = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value();
             let base = find(&name, &pack).unwrap_or_else(|| Err(format!("unknown scenario `{name}`")));
@@ -60,11 +60,11 @@ pub fn head(props: &HeadProps) -> Html {
             if props.names.len() > 1 {
                 <label>{ format!("{} ", tx.t("sc_scenario")) }
                     <select onchange={on_scenario} aria-label={tx.t("sc_scenario")}>
-                        { for props.names.iter().map(|n| html! { <option value={n.clone()} selected={*n == s.name}>{ n.clone() }</option> }) }
+                        { for props.names.iter().map(|n| html! { <option value={n.clone()} selected={*n == s.name}>{ title_of(n, pack.as_ref(), props.lang) }</option> }) }
                     </select>
                 </label>
             } else {
-                <strong class="scenario-name">{ s.name.clone() }</strong>
+                <strong class="scenario-name">{ title_of(&s.name, pack.as_ref(), props.lang) }</strong>
             }
             <span class="seed">{ tx.fmt("sc_seed", &[("seed", s.seed.to_string())]) }</span>
             if props.seeds {

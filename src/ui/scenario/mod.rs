@@ -52,6 +52,15 @@ fn find(name: &str, pack: &Option<PackScenarios>) -> Option<Result<crate::sim::s
     builtin(name).map(|r| r.map_err(|e| e.to_string()))
 }
 
+/// What the reader calls scenario `name` (its title in `lang`), found as [`find`] does;
+/// its name if there is no such scenario.
+pub(crate) fn title_of(name: &str, pack: Option<&PackScenarios>, lang: Lang) -> String {
+    match find(name, &pack.cloned()) {
+        Some(Ok(s)) => s.title_in(lang.code()).to_string(),
+        _ => name.to_string(),
+    }
+}
+
 /// Broken and fixed versions the lesson pairs; either can be compared with the other.
 const PAIRS: [(&str, &str); 5] = [
     ("unsafe-del", "safe-release"),
@@ -213,7 +222,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             }
             return html! {
                 <section class="scenario scenario-opening" aria-busy="true" data-scenario={s.name.clone()}
-                    aria-label={format!("{} {}", Texts::new(props.lang).t("sc_scenario"), s.name)}>
+                    aria-label={format!("{} {}", Texts::new(props.lang).t("sc_scenario"), s.base.as_ref().as_ref().ok().map_or(s.name.as_str(), |b| b.title_in(props.lang.code())))}>
                     <p class="hint" role="status">{ Texts::new(props.lang).t("sc_running") }</p>
                 </section>
             };
@@ -235,8 +244,14 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     let lang = props.lang;
     let tx = Texts::new(lang);
     let base = s.base.as_ref().as_ref().ok().filter(|_| shows("editor"));
+    let title = s
+        .base
+        .as_ref()
+        .as_ref()
+        .ok()
+        .map_or_else(|| s.name.clone(), |b| b.title_in(lang.code()).to_string());
     html! {
-        <section class="scenario" aria-label={format!("{} {}", tx.t("sc_scenario"), s.name)} onkeydown={on_key} data-scenario={s.name.clone()}
+        <section class="scenario" aria-label={format!("{} {}", tx.t("sc_scenario"), title)} onkeydown={on_key} data-scenario={s.name.clone()}
             aria-busy={s.running().then_some("true")} data-made-in={match s.made_in { RunsIn::Here => "page", RunsIn::Elsewhere if panel.ahead && s.runs == 1 => "build", RunsIn::Elsewhere => "worker" }}>
             <head::Head panel={panel.clone()} names={props.names.clone()} seeds={shows("seed")} {lang} />
             if let Some(d) = s.base.as_ref().as_ref().ok().map(|b| b.description_in(lang.code()).to_string()).filter(|d| !d.is_empty()) {

@@ -109,11 +109,11 @@ pub fn plot(props: &PlotProps) -> Html {
             if let Some(other_name) = pair_of(&s.name) {
                 <label class="compare-toggle">
                     <input type="checkbox" checked={s.compare} onchange={on_compare} />
-                    { format!(" {}", tx.fmt("sc_side_by_side", &[("other", other_name.to_string())])) }
+                    { format!(" {}", tx.fmt("sc_side_by_side", &[("other", super::title_of(other_name, None, props.lang))])) }
                 </label>
             }
             if other.is_some() {
-                <h3 class="run-name">{ m.scenario.clone() }</h3>
+                <h3 class="run-name">{ m.title(props.lang).to_string() }</h3>
             }
             // The moment at the cursor, close up: each message readable, above the run.
             <super::lens::Lens model={svg::Shared(m.clone())} {cursor} lang={props.lang} />
@@ -129,7 +129,7 @@ pub fn plot(props: &PlotProps) -> Html {
             { outcome(m, props.lang, held_until) }
             if let Some(o) = other.as_ref() {
                 <div class="compare" data-made-in={if other_made_in == RunsIn::Elsewhere { "worker" } else { "page" }}>
-                    <h3 class="run-name">{ o.scenario.clone() }</h3>
+                    <h3 class="run-name">{ o.title(props.lang).to_string() }</h3>
                     <div class="timeline-wrap">
                         <svg::TimelineSvg model={svg::Shared(o.clone())} {t_us} {view} on_seek={Callback::noop()} lang={props.lang} />
                     </div>

@@ -220,7 +220,7 @@ pub fn timeline_svg(props: &TimelineSvgProps) -> Html {
                 </div>
             }
             <svg class="timeline" width={w.to_string()} height={height.to_string()} viewBox={format!("0 0 {w} {height}")} role="group"
-                 aria-label={Texts::new(props.lang).fmt("sc_timeline_label", &[("scenario", m.scenario.clone()), ("lanes", m.lanes.len().to_string()), ("ms", format!("{span_ms:.0}"))])}
+                 aria-label={Texts::new(props.lang).fmt("sc_timeline_label", &[("scenario", m.title(props.lang).to_string()), ("lanes", m.lanes.len().to_string()), ("ms", format!("{span_ms:.0}"))])}
                  preserveAspectRatio="xMinYMin meet">
                 <Layers model={props.model.clone()} view={props.view} {w} on_seek={props.on_seek.clone()} lang={props.lang} />
                 <line class="cursor" aria-hidden="true" x1={cx.to_string()} x2={cx.to_string()} y1="0" y2={axis_y.to_string()} />

@@ -1,0 +1,142 @@
+//! A lab's results in words, in the reader's language: what the harness, a driver or
+//! the simulator said as a code ([`coded`]), the learner's code failing ([`code_error`]),
+//! the attacks, the checks and the violations. The lab panel (`ui::lab`) shows these;
+//! the command line keeps its English texts.
+
+use super::reason;
+use crate::lesson::content::Lang;
+use crate::lesson::i18n::Texts;
+use crate::sim::checker::Violation;
+use crate::sim::fact::{Coded, Reason};
+use crate::sim::lab::{CodeError, LabAttack, LabAttackOp, StallPoint};
+
+/// The words of `coded` in `lang` (`lab_msg_<code>` with its data), or `None` when we
+/// have no words for its code or its data lacks one of their placeholders (a pack's
+/// driver may send codes of its own): then its English text is shown.
+pub fn coded(c: &Coded, lang: Lang) -> Option<String> {
+    let tx = Texts::new(lang);
+    let key = format!("lab_msg_{}", c.code);
+    if !tx.has(&key) {
+        return None;
+    }
+    let template = tx.t(&key);
+    let mut rest = template.as_str();
+    while let Some(open) = rest.find('{') {
+        let after = rest.get(open + 1..).unwrap_or("");
+        let Some(close) = after.find('}') else { break };
+        let name = after.get(..close).unwrap_or("");
+        let is_name = !name.is_empty() && name.bytes().all(|b| b.is_ascii_lowercase() || b == b'_');
+        if is_name && !c.data.contains_key(name) {
+            return None;
+        }
+        rest = after.get(close + 1..).unwrap_or("");
+    }
+    let args: Vec<(&str, String)> = c
+        .data
+        .iter()
+        .map(|(k, v)| {
+            // A resource's refusal passed on by a driver: a reason in its JSON words.
+            let v = if k == "reason" {
+                reason(&Reason::from_json_text(v), lang)
+            } else {
+                v.clone()
+            };
+            (k.as_str(), v)
+        })
+        .collect();
+    Some(tx.fmt(&key, &args))
+}
+
+/// What went wrong with the learner's code, in `lang`: our words when the harness, the
+/// driver or the simulator said it as a code, the JavaScript engine's text otherwise.
+pub fn code_error(e: &CodeError, lang: Lang) -> String {
+    e.coded
+        .as_deref()
+        .and_then(|c| coded(c, lang))
+        .unwrap_or_else(|| e.message.clone())
+}
+
+/// "2nd" in English, "2." in Norwegian.
+pub fn ordinal(n: u32, lang: Lang) -> String {
+    match lang {
+        Lang::Nb => format!("{n}."),
+        _ => {
+            let s = match (n % 10, n % 100) {
+                (1, 11) | (2, 12) | (3, 13) => "th",
+                (1, _) => "st",
+                (2, _) => "nd",
+                (3, _) => "rd",
+                _ => "th",
+            };
+            format!("{n}{s}")
+        }
+    }
+}
+
+/// What a check says: its rule when it held ("no release deleted another worker's
+/// lock"), what happened when it broke ("a release deleted another worker's lock").
+pub fn check(name: &str, held: bool, lang: Lang) -> String {
+    Texts::new(lang).t(&format!("lab_{}_{name}", if held { "check" } else { "broke" }))
+}
+
+fn ms_text(us: u64) -> String {
+    format!("{}", us / 1000)
+}
+
+/// An attack of a trial: "Attack: A stalls for 700 ms just before its 2nd command."
+pub fn attack(a: &LabAttack, names: &[String], lang: Lang) -> String {
+    let t = Texts::new(lang);
+    let who = names.get(a.worker as usize).cloned().unwrap_or_default();
+    let nth = ordinal(a.command, lang);
+    let at_key = match a.at {
+        StallPoint::Command => "lab_at_command",
+        StallPoint::Timer => "lab_at_timer",
+        StallPoint::Reply => "lab_at_reply",
+    };
+    let at = t.fmt(at_key, &[("nth", nth)]);
+    match &a.op {
+        LabAttackOp::Pause { for_us } => t.fmt(
+            "lab_attack_pause",
+            &[("who", who), ("at", at), ("ms", ms_text(*for_us))],
+        ),
+        LabAttackOp::Crash { restart_after_us } => t.fmt(
+            "lab_attack_crash",
+            &[
+                ("who", who),
+                ("at", at),
+                ("ms", ms_text(restart_after_us.unwrap_or(0))),
+            ],
+        ),
+        LabAttackOp::NodeDown { node, at_us } => t.fmt(
+            "lab_attack_node_down",
+            &[("node", (node + 1).to_string()), ("ms", ms_text(*at_us))],
+        ),
+    }
+}
+
+/// A violation of a lab's check in a sentence (`lab_v_<kind>`, or `lab_v_<kind>_one`
+/// when one worker alone broke it: a hold no majority backed, a stale write that
+/// overwrote nobody's); the checker's English detail for a kind without words.
+pub fn violation(v: &Violation, lang: Lang) -> String {
+    let t = Texts::new(lang);
+    let a = v.clients.first().cloned().unwrap_or_default();
+    let b = v.clients.get(1).cloned().unwrap_or_default();
+    let one = format!("lab_v_{}_one", v.kind);
+    let key = if v.clients.len() == 1 && t.has(&one) {
+        one
+    } else {
+        format!("lab_v_{}", v.kind)
+    };
+    if !t.has(&key) {
+        return v.detail.clone();
+    }
+    t.fmt(
+        &key,
+        &[
+            ("a", a),
+            ("b", b),
+            ("from", format!("{:.0}", v.from_ms)),
+            ("to", format!("{:.0}", v.to_ms)),
+        ],
+    )
+}
