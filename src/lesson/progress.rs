@@ -55,31 +55,25 @@ pub struct LabProgress {
     /// The last "Try to break it" session that held every check, unless the same code
     /// broke since. (Never skipped when empty: the page hands saved labs to the lab
     /// panel's module in the wire's form, which has no field names.)
+    /// As `<mark> <date>`: the [`code_mark`] of the code that held, and the learner's
+    /// local date, `YYYY-MM-DD` (one string: the page's module is counted in bytes).
     #[serde(default)]
-    pub pass: Option<LabPass>,
+    pub pass: Option<String>,
 }
 
-/// A "Try to break it" session that held: for which code, and on which day.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LabPass {
-    /// [`code_mark`] of the code that held.
-    pub code: String,
-    /// The learner's local date, `YYYY-MM-DD`.
-    pub on: String,
-}
-
-impl LabPass {
-    /// A mark and a date as this version writes them (an imported file may hold anything).
-    fn well_formed(&self) -> bool {
-        let digits = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit());
-        let mut date = self.on.split('-');
-        self.code.len() == 16
-            && self.code.bytes().all(|b| b.is_ascii_hexdigit())
-            && date.next().is_some_and(|y| digits(y, 4))
-            && date.next().is_some_and(|m| digits(m, 2))
-            && date.next().is_some_and(|d| digits(d, 2))
-            && date.next().is_none()
-    }
+/// A pass's mark and date, if it is one as this version writes it (an imported file may
+/// hold anything).
+fn pass_parts(pass: &str) -> Option<(&str, &str)> {
+    let (mark, on) = pass.split_once(' ')?;
+    let digits = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit());
+    let mut date = on.split('-');
+    let ok = mark.len() == 16
+        && mark.bytes().all(|b| b.is_ascii_hexdigit())
+        && date.next().is_some_and(|y| digits(y, 4))
+        && date.next().is_some_and(|m| digits(m, 2))
+        && date.next().is_some_and(|d| digits(d, 2))
+        && date.next().is_none();
+    ok.then_some((mark, on))
 }
 
 /// How a graded run of a lab ended.
@@ -125,17 +119,17 @@ pub enum LabStatus<'a> {
     },
 }
 
-/// What identifies a lab's code in a [`LabPass`]: its FNV-1a, in hex.
+/// What identifies a lab's code in a pass: its FNV-1a, in hex.
 pub fn code_mark(code: &str) -> String {
     format!("{:016x}", crate::fnv::fnv1a(code.as_bytes()))
 }
 
 impl LabProgress {
     pub fn status(&self) -> LabStatus<'_> {
-        match &self.pass {
-            Some(p) if p.code == code_mark(&self.code) => LabStatus::Passed { on: &p.on },
+        match self.pass.as_deref().and_then(pass_parts) {
+            Some((mark, on)) if mark == code_mark(&self.code) => LabStatus::Passed { on },
             pass if self.runs > 0 || pass.is_some() => LabStatus::Tried {
-                passed_before: pass.as_ref().map(|p| p.on.as_str()),
+                passed_before: pass.map(|(_, on)| on),
             },
             _ => LabStatus::NotStarted,
         }
@@ -285,12 +279,16 @@ impl Progress {
         let mark = code_mark(&l.code);
         match outcome {
             LabOutcome::Passed => {
-                l.pass = Some(LabPass {
-                    code: mark,
-                    on: today.to_string(),
-                })
+                l.pass = Some(format!("{mark} {today}"));
             }
-            LabOutcome::Broken if l.pass.as_ref().is_some_and(|p| p.code == mark) => l.pass = None,
+            LabOutcome::Broken
+                if l.pass
+                    .as_deref()
+                    .and_then(pass_parts)
+                    .is_some_and(|(m, _)| m == mark) =>
+            {
+                l.pass = None
+            }
             LabOutcome::Broken | LabOutcome::Held => {}
         }
     }
@@ -329,11 +327,10 @@ impl Progress {
                 m.runs = m.runs.saturating_add(t.runs);
                 // Their pass counts if it was for the code kept, or if mine is none.
                 let kept = code_mark(&m.code);
-                if m.pass.as_ref().is_none_or(|p| p.code != kept)
-                    && t.pass
-                        .as_ref()
-                        .is_some_and(|p| p.code == kept || m.pass.is_none())
-                {
+                let mark_of =
+                    |p: &Option<String>| p.as_deref().and_then(pass_parts).map(|(m, _)| m.to_string());
+                let (mine, theirs) = (mark_of(&m.pass), mark_of(&t.pass));
+                if mine.as_ref() != Some(&kept) && theirs.is_some_and(|p| p == kept || mine.is_none()) {
                     m.pass = t.pass.clone();
                 }
             }
@@ -388,7 +385,7 @@ impl Progress {
                     })
                     .map(|(id, l)| {
                         let mut l = l.clone();
-                        l.pass = l.pass.filter(LabPass::well_formed);
+                        l.pass = l.pass.filter(|p| pass_parts(p).is_some());
                         (id.clone(), l)
                     }),
             ),

@@ -33,9 +33,9 @@ enum Status {
     Failed(String),
 }
 
-/// What the panel's module calls when a run was graded: (lab id, its outcome's word, the
-/// first check that broke).
-type OnRun = dyn Fn(String, String, Option<String>);
+/// What the panel's module calls: (lab id, text). The same shape for both callbacks (one
+/// closure type's glue in the page's module).
+type Callback2 = dyn Fn(String, String);
 
 /// A mounted panel and the callbacks it calls, kept while it is shown, and the learner's
 /// saved labs as last handed on (the wire's form).
@@ -43,8 +43,8 @@ type OnRun = dyn Fn(String, String, Option<String>);
 struct Held {
     mount: Option<JsValue>,
     saved: String,
-    _on_code: Option<Closure<dyn Fn(String, String)>>,
-    _on_run: Option<Closure<OnRun>>,
+    _on_code: Option<Closure<Callback2>>,
+    _on_run: Option<Closure<Callback2>>,
 }
 
 impl Held {
@@ -187,14 +187,18 @@ fn mount(
         .and_then(|f| f.dyn_into::<Function>().ok())
         .ok_or("lab.js has no LabMount")?;
     let on_code = store.map(|s| s.on_code.clone());
-    let on_code = Closure::<dyn Fn(String, String)>::new(move |id, code| {
+    let on_code = Closure::<Callback2>::new(move |id, code| {
         if let Some(c) = &on_code {
             c.emit((id, code));
         }
     });
     let on_run = store.map(|s| s.on_run.clone());
-    let on_run = Closure::<OnRun>::new(move |id, outcome: String, broke: Option<String>| {
-        if let (Some(c), Some(outcome)) = (&on_run, LabOutcome::from_word(&outcome)) {
+    // `outcome` or `outcome:check` (the first check that broke).
+    let on_run = Closure::<Callback2>::new(move |id, said: String| {
+        let (word, broke) = said
+            .split_once(':')
+            .map_or((said.as_str(), None), |(w, c)| (w, Some(c.to_string())));
+        if let (Some(c), Some(outcome)) = (&on_run, LabOutcome::from_word(word)) {
             c.emit((id, outcome, broke));
         }
     });

@@ -25,15 +25,10 @@ fn labs_table(lessons: &Lessons, lang: Lang, p: &Progress) -> Html {
         })
         .map(|(s, id, several)| {
             let status = match p.lab(&lesson.id, &id).map(|l| l.status()) {
-                Some(LabStatus::Passed { on }) => {
-                    t.fmt("progress_lab_passed", &[("date", browser::local_date(on, lang))])
-                }
+                Some(LabStatus::Passed { on }) => t.fmt("progress_lab_passed", &[("date", on.to_string())]),
                 Some(LabStatus::Tried {
                     passed_before: Some(on),
-                }) => t.fmt(
-                    "progress_lab_tried_before",
-                    &[("date", browser::local_date(on, lang))],
-                ),
+                }) => t.fmt("progress_lab_tried_before", &[("date", on.to_string())]),
                 Some(LabStatus::Tried { passed_before: None }) => t.t("progress_lab_tried"),
                 _ => t.t("progress_lab_not_started"),
             };
@@ -42,12 +37,7 @@ fn labs_table(lessons: &Lessons, lang: Lang, p: &Progress) -> Html {
                 true => format!("{}. {} ({id})", s.order, s.title),
                 false => format!("{}. {}", s.order, s.title),
             };
-            html! {
-                <tr data-lab={id}>
-                    <td><a {href}>{ name }</a></td>
-                    <td>{ status }</td>
-                </tr>
-            }
+            html! { <li data-lab={id}><a {href}>{ name }</a>{ ": " }{ status }</li> }
         })
         .collect();
     if rows.is_empty() {
@@ -56,15 +46,7 @@ fn labs_table(lessons: &Lessons, lang: Lang, p: &Progress) -> Html {
     html! {
         <>
             <h2>{ t.t("progress_labs") }</h2>
-            <div class="table-wrap" tabindex="0">
-                <table class="progress-labs">
-                    <thead><tr>
-                        <th scope="col">{ t.t("progress_col_lab") }</th>
-                        <th scope="col">{ t.t("progress_col_lab_status") }</th>
-                    </tr></thead>
-                    <tbody>{ for rows }</tbody>
-                </table>
-            </div>
+            <ul class="progress-labs">{ for rows }</ul>
         </>
     }
 }

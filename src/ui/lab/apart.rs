@@ -61,7 +61,7 @@ pub struct Mounted {
 
 impl Mounted {
     /// Mounts the lab that `opening` (the wire's form of an [`Opening`]) names into
-    /// `host`; `on_code(id, code)` and `on_run(id, outcome, broken check)` (its [`LabOutcome::word`]) reach the page.
+    /// `host`; `on_code(id, code)` and `on_run(id, "outcome" or "outcome:check")` (its [`LabOutcome::word`] and the first check that broke) reach the page.
     pub fn open(
         host: web_sys::Element,
         opening: &str,
@@ -78,13 +78,12 @@ impl Mounted {
             }),
             on_run: Callback::from(
                 move |(id, outcome, broke): (String, LabOutcome, Option<String>)| {
-                    let broke = broke.map_or(wasm_bindgen::JsValue::NULL, wasm_bindgen::JsValue::from);
-                    let _ = on_run.call3(
-                        &wasm_bindgen::JsValue::NULL,
-                        &id.into(),
-                        &outcome.word().into(),
-                        &broke,
-                    );
+                    // `outcome` or `outcome:check`: the page's one callback shape (lab_host).
+                    let said = match broke {
+                        Some(check) => format!("{}:{check}", outcome.word()),
+                        None => outcome.word().to_string(),
+                    };
+                    let _ = on_run.call2(&wasm_bindgen::JsValue::NULL, &id.into(), &said.into());
                 },
             ),
         };
