@@ -160,9 +160,9 @@ async function progressAndLinks() {
   const tocMark = await page.locator('#toc li:nth-child(3) .toc-lab').innerText().catch(() => '');
   if (!tocMark.includes('lab ✓') || !tocMark.includes('lab passed')) problems.push(`progress: the contents mark §3 "${tocMark}", not a passed lab`);
   await page.goto(`${BASE}?lang=en#/distributed-locks/progress`);
-  const row = page.locator('table.progress-labs tr[data-lab="safe-release"]');
+  const row = page.locator('.progress-labs li[data-lab="safe-release"]');
   await row.waitFor({ timeout: 30000 });
-  const rows = await page.locator('table.progress-labs tbody tr').allInnerTexts();
+  const rows = await page.locator('.progress-labs li').allInnerTexts();
   say('progress: the progress page lists', rows.length, 'labs; safe-release:', (await row.innerText()).replace(/\s+/g, ' '));
   if (rows.length !== 6 || !/passed on/.test(await row.innerText()) || rows.filter((r) => /not started/.test(r)).length !== 5) {
     problems.push(`progress: the progress page's labs read ${JSON.stringify(rows)}`);
