@@ -8,6 +8,7 @@
 // Exits 1 with the reasons when a step does not do what a learner expects.
 import { readFileSync } from 'node:fs';
 import { chromium } from 'playwright-core';
+import { throttle } from './lesson.mjs';
 
 const BASE = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
 const SHOTS = process.env.SHOTS ?? '/tmp';
@@ -215,18 +216,8 @@ const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
 });
-// THROTTLE=4: every page's CPU slowed 4× through the DevTools protocol, as a phone is
-// (the long-task benchmark in BENCHMARKS.md); the figures are measurements, never checks.
-const THROTTLE = Number(process.env.THROTTLE ?? 1);
-if (THROTTLE > 1) {
-  const plain = browser.newPage.bind(browser);
-  browser.newPage = async (options) => {
-    const page = await plain(options);
-    const cdp = await page.context().newCDPSession(page);
-    await cdp.send('Emulation.setCPUThrottlingRate', { rate: THROTTLE });
-    return page;
-  };
-}
+// THROTTLE=4: every page's CPU slowed 4× (e2e/lesson.mjs), a measurement, never a check.
+const THROTTLE = throttle(browser);
 try {
   for (const [name, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 360, height: 740 }]]) {
     const page = await browser.newPage({ viewport });

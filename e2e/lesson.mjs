@@ -18,3 +18,22 @@ export const sections = readdirSync(join(ROOT, 'content/en'))
       scenario: /^```scenario\s*$/m.test(text),
     };
   });
+
+/**
+ * THROTTLE=N in the environment: every page `browser.newPage` opens has its CPU slowed
+ * N× through the DevTools protocol, as a phone's is (the long-task benchmark in
+ * BENCHMARKS.md). Returns N (1: not slowed).
+ */
+export function throttle(browser) {
+  const rate = Number(process.env.THROTTLE ?? 1);
+  if (rate > 1) {
+    const plain = browser.newPage.bind(browser);
+    browser.newPage = async (options) => {
+      const page = await plain(options);
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('Emulation.setCPUThrottlingRate', { rate });
+      return page;
+    };
+  }
+  return rate;
+}

@@ -1,10 +1,7 @@
 //! Browser tests of embedding: embed mode, the postMessage API, and the share dialog.
 #![cfg(target_arch = "wasm32")]
 
-use gloo::events::EventListener;
 use gloo::timers::future::TimeoutFuture;
-use std::cell::RefCell;
-use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use web_sys::{Element, HtmlElement};
@@ -28,23 +25,6 @@ fn embed_page(search: &str, hash: &str) -> Element {
         .replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
         .unwrap();
     root
-}
-
-/// Collects the messages this window receives, as JSON text.
-fn collect_messages() -> (Rc<RefCell<Vec<String>>>, EventListener) {
-    let got = Rc::new(RefCell::new(Vec::new()));
-    let sink = got.clone();
-    let listener = EventListener::new(&web_sys::window().unwrap(), "message", move |e| {
-        if let Some(m) = e.dyn_ref::<web_sys::MessageEvent>() {
-            if let Some(s) = js_sys::JSON::stringify(&m.data())
-                .ok()
-                .and_then(|s| s.as_string())
-            {
-                sink.borrow_mut().push(s);
-            }
-        }
-    });
-    (got, listener)
 }
 
 #[wasm_bindgen_test]

@@ -5,8 +5,6 @@
 
 use gloo::timers::future::TimeoutFuture;
 use lockstep::sim::lab::seq::{Draw, FailedTrial};
-use std::cell::RefCell;
-use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use web_sys::Element;
@@ -478,18 +476,7 @@ async fn one_lab_embedded_alone_tells_its_host_how_each_run_went() {
     storage().clear().ok();
     preload();
     let origin = web_sys::window().unwrap().location().origin().unwrap();
-    let got = Rc::new(RefCell::new(Vec::<String>::new()));
-    let sink = got.clone();
-    let _listener = gloo::events::EventListener::new(&web_sys::window().unwrap(), "message", move |e| {
-        if let Some(m) = e.dyn_ref::<web_sys::MessageEvent>() {
-            if let Some(s) = js_sys::JSON::stringify(&m.data())
-                .ok()
-                .and_then(|s| s.as_string())
-            {
-                sink.borrow_mut().push(s);
-            }
-        }
-    });
+    let (got, _listener) = collect_messages();
     // Section 2's page, asked for the safe-release lab (section 3's) alone.
     let root = fresh("#/distributed-locks/2");
     set_search(&format!("?embed=1&show=lab&lab=safe-release&origin={origin}"));

@@ -721,22 +721,9 @@ async fn focus_follows_the_moved_item_in_an_ordering_question() {
 
 #[wasm_bindgen_test]
 async fn an_embedding_host_hears_the_last_answer_before_complete() {
-    use std::cell::RefCell;
-    use std::rc::Rc;
     let _x = Exclusive::acquire().await;
     TimeoutFuture::new(200).await;
-    let got = Rc::new(RefCell::new(Vec::<String>::new()));
-    let sink = got.clone();
-    let _listener = gloo::events::EventListener::new(&web_sys::window().unwrap(), "message", move |e| {
-        if let Some(m) = e.dyn_ref::<web_sys::MessageEvent>() {
-            if let Some(s) = js_sys::JSON::stringify(&m.data())
-                .ok()
-                .and_then(|s| s.as_string())
-            {
-                sink.borrow_mut().push(s);
-            }
-        }
-    });
+    let (got, _listener) = collect_messages();
     let origin = web_sys::window().unwrap().location().origin().unwrap();
     let root = fresh("");
     set_search(&format!("?embed=1&show=quiz&section=2&origin={origin}"));

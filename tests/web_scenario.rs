@@ -298,14 +298,19 @@ async fn broken_and_fixed_side_by_side_on_the_same_seed() {
         .expect("a compare toggle")
         .dyn_into()
         .unwrap();
-    assert!(text(&p, ".compare-toggle").contains("safe-release"));
+    // Named by its title, not its id.
+    assert!(
+        text(&p, ".compare-toggle").contains("“the release in Lua”"),
+        "{}",
+        text(&p, ".compare-toggle")
+    );
     toggle.click();
     let pp = p.clone();
     wait_until("a second timeline", move || {
         query_all(&pp, "svg.timeline").len() == 2
     })
     .await;
-    assert_eq!(text(&p, ".compare h3"), "safe-release");
+    assert_eq!(text(&p, ".compare h3"), "the release in Lua");
     // Both cursors stand at the same true time.
     let cursors: Vec<String> = query_all(&p, "svg.timeline line.cursor")
         .iter()

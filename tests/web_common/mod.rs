@@ -254,3 +254,26 @@ pub async fn type_into(field: &web_sys::EventTarget, value: &str) {
         .expect("dispatched");
     TimeoutFuture::new(30).await;
 }
+
+/// Collects the messages this window receives (an embedding host's view), as JSON text,
+/// while the listener is kept.
+#[allow(dead_code)]
+pub fn collect_messages() -> (
+    std::rc::Rc<std::cell::RefCell<Vec<String>>>,
+    gloo::events::EventListener,
+) {
+    let got = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let sink = got.clone();
+    let listener =
+        gloo::events::EventListener::new(&web_sys::window().expect("window"), "message", move |e| {
+            if let Some(m) = wasm_bindgen::JsCast::dyn_ref::<web_sys::MessageEvent>(e) {
+                if let Some(s) = js_sys::JSON::stringify(&m.data())
+                    .ok()
+                    .and_then(|s| s.as_string())
+                {
+                    sink.borrow_mut().push(s);
+                }
+            }
+        });
+    (got, listener)
+}
