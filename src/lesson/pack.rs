@@ -361,6 +361,25 @@ mod tests {
     }
 
     #[test]
+    fn an_embed_of_one_lab_shows_the_one_it_names_or_the_sections_first() {
+        let builtin = builtin().unwrap_or_else(|e| panic!("{e:?}"));
+        let lesson = builtin.lesson(Lang::En).expect("English");
+        // Named and in the lesson: that one, whatever the section.
+        assert_eq!(
+            embedded_lab(lesson, 2, Some("safe-release")).as_deref(),
+            Some("safe-release")
+        );
+        // Not a lab of this lesson, or none named: the section's own.
+        assert_eq!(
+            embedded_lab(lesson, 2, Some("no-such-lab")).as_deref(),
+            Some("set-nx")
+        );
+        assert_eq!(embedded_lab(lesson, 3, None).as_deref(), Some("safe-release"));
+        // A section without a lab, and none named: nothing (the embed shows the section).
+        assert_eq!(embedded_lab(lesson, 1, None), None);
+    }
+
+    #[test]
     fn a_pack_in_one_language_is_read_in_both() {
         let pack = english_pack("Text.");
         let lessons = pack.reader_lessons().unwrap_or_else(|| panic!("no lessons"));

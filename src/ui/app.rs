@@ -256,19 +256,7 @@ fn reader(props: &ReaderProps) -> Html {
                 html! { <crate::ui::scenario::ScenarioPanel {key} {names} lang={s.lang} /> }
             }
             (View::Section(order), Show::Lab) => {
-                // The lab the embed names, if the lesson has it; else the section's first.
-                let all = || {
-                    lesson
-                        .sections
-                        .iter()
-                        .flat_map(|sec| crate::lesson::pack::section_labs(lesson, sec.order))
-                };
-                let named = embed_cfg.lab.clone().filter(|id| all().any(|l| l == *id));
-                match named.or_else(|| {
-                    crate::lesson::pack::section_labs(lesson, *order)
-                        .into_iter()
-                        .next()
-                }) {
+                match crate::lesson::pack::embedded_lab(lesson, *order, embed_cfg.lab.as_deref()) {
                     Some(id) => crate::ui::components::lab_view(&id, s.lang),
                     None => main,
                 }

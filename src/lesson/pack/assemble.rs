@@ -265,6 +265,16 @@ pub fn section_labs(lesson: &Lesson, order: u32) -> Vec<String> {
         .map_or_else(Vec::new, |s| lab_blocks(&crate::lesson::docs::doc(&s.body)))
 }
 
+/// The lab an embed of one lab shows (`show=lab`): the one it names, if the lesson has
+/// it, else the first of section `order`.
+pub fn embedded_lab(lesson: &Lesson, order: u32, named: Option<&str>) -> Option<String> {
+    let mut all = lesson.sections.iter().flat_map(|s| section_labs(lesson, s.order));
+    match named.filter(|id| all.any(|l| l == *id)) {
+        Some(id) => Some(id.to_string()),
+        None => section_labs(lesson, order).into_iter().next(),
+    }
+}
+
 /// The scenario names a document's `scenario` blocks offer, in order.
 pub fn scenario_blocks(doc: &[Node]) -> Vec<String> {
     markdown::walk(doc)

@@ -552,43 +552,61 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
                     { if s.copied(LinkKind::Code) { t.t("lab_link_copied") } else { t.t("lab_copy_link") } }
                 </button>
             </div>
-            if let Some((_, Err(link))) = &s.copied {
-                <div class="lab-note" role="status">
-                    <label for={format!("lab-link-{}", props.id)}>{ t.t("lab_copy_blocked") }</label>
-                    <input id={format!("lab-link-{}", props.id)} class="lab-link" type="text" readonly=true value={link.clone()}
-                           onfocus={Callback::from(|e: FocusEvent| e.target_unchecked_into::<web_sys::HtmlInputElement>().select())} />
-                </div>
-            }
+            { copy_blocked_view(s, &props.id, &t) }
             { standing_view(saved.as_ref(), lang) }
             // What a screen reader announces: the verdict and the checks. The broken run's
             // timeline and violations follow outside it (they are read on demand).
             <div class="lab-status" aria-live="polite" ref={verdict_ref}>{ status }</div>
-            {
-                match (s.broken(), &s.phase) {
-                    (Some(b), Phase::Shown(shown)) => {
-                        let link = link_with_code(&props.id, &shown.code, Some(b.seed));
-                        html! {
-                            <>
-                                { hints_view(b, s.hints, lang, &dispatch) }
-                                { broken_view(b, lang, s.cursor, &dispatch, (link, s.copied(LinkKind::Run))) }
-                            </>
-                        }
-                    }
-                    _ => html! {},
-                }
-            }
-            {
-                match &s.solution {
-                    Some(Ok(solution)) => html! {
-                        <div class="lab-solution">
-                            <h3>{ t.t("lab_solution") }</h3>
-                            <CodeBlock lang={Some("js".to_string())} code={solution.clone()} ui_lang={lang} />
-                        </div>
-                    },
-                    Some(Err(e)) => html! { <p class="lab-error" role="alert">{ t.fmt("lab_load_failed", &[("why", e.clone())]) }</p> },
-                    None => html! {},
-                }
-            }
+            { after_the_verdict(s, &props.id, lang, &dispatch) }
         </section>
+    }
+}
+
+/// A link the browser would not let the panel copy, shown to copy by hand.
+fn copy_blocked_view(s: &LabState, id: &str, t: &Texts) -> Html {
+    let Some((_, Err(link))) = &s.copied else {
+        return html! {};
+    };
+    html! {
+        <div class="lab-note" role="status">
+            <label for={format!("lab-link-{id}")}>{ t.t("lab_copy_blocked") }</label>
+            <input id={format!("lab-link-{id}")} class="lab-link" type="text" readonly=true value={link.clone()}
+                   onfocus={Callback::from(|e: FocusEvent| e.target_unchecked_into::<web_sys::HtmlInputElement>().select())} />
+        </div>
+    }
+}
+
+/// Below the verdict: a broken run's hints and timeline, and the solution if it is shown.
+fn after_the_verdict(s: &LabState, id: &str, lang: Lang, dispatch: &Callback<LabAction>) -> Html {
+    let t = Texts::new(lang);
+    html! {
+        <>
+        {
+            match (s.broken(), &s.phase) {
+                (Some(b), Phase::Shown(shown)) => {
+                    let link = link_with_code(id, &shown.code, Some(b.seed));
+                    html! {
+                        <>
+                            { hints_view(b, s.hints, lang, dispatch) }
+                            { broken_view(b, lang, s.cursor, dispatch, (link, s.copied(LinkKind::Run))) }
+                        </>
+                    }
+                }
+                _ => html! {},
+            }
+        }
+        {
+            match &s.solution {
+                Some(Ok(solution)) => html! {
+                    <div class="lab-solution">
+                        <h3>{ t.t("lab_solution") }</h3>
+                        <CodeBlock lang={Some("js".to_string())} code={solution.clone()} ui_lang={lang} />
+                    </div>
+                },
+                Some(Err(e)) => html! { <p class="lab-error" role="alert">{ t.fmt("lab_load_failed", &[("why", e.clone())]) }</p> },
+                None => html! {},
+            }
+        }
+        </>
     }
 }
