@@ -13,6 +13,7 @@ import { chromium } from 'playwright-core';
 import axe from 'axe-core';
 import { ROOT, LESSON, sections } from './lesson.mjs';
 import { join } from 'node:path';
+import { codeEditor } from './editor.mjs';
 
 const BASE = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -66,6 +67,9 @@ for (const scheme of ['light', 'dark']) {
   add({ name: `share dialog open (${scheme})`, url: url('?lang=en', sectionHash(3)), scheme, svg: true, setup: openShare });
 }
 add({ name: 'share dialog open (nb, phone)', url: url('?lang=nb', sectionHash(2)), viewport: { width: 360, height: 740 }, setup: openShare });
+// The lab's code editor with an error marked on its line and its search panel open.
+add({ name: 'lab editor, an error marked, search open (dark)', url: url('?lang=en', sectionHash(3)), scheme: 'dark', svg: true, setup: markAnError });
+add({ name: 'lab editor, an error marked, search open (nb, phone)', url: url('?lang=nb', sectionHash(3)), viewport: { width: 360, height: 740 }, svg: true, setup: markAnError });
 // A phone.
 for (const scheme of ['light', 'dark']) {
   add({ name: `phone 360x740 section 3 (${scheme})`, url: url('?lang=en', sectionHash(3)), scheme, viewport: { width: 360, height: 740 }, svg: true });
@@ -80,6 +84,17 @@ async function openShare(page) {
 async function openMenu(page) {
   await page.click('.menu-button');
   await page.waitForSelector('.menu-open nav, .menu-open .toc');
+}
+async function markAnError(page) {
+  const lab = page.locator('.lab-mount section.lab[data-lab="safe-release"]');
+  await lab.scrollIntoViewIfNeeded();
+  const editor = codeEditor(lab);
+  await editor.fill('export async function acquire(redis, key, ttlMs) {\n  let gone = ;\n}\n');
+  await page.keyboard.press('ControlOrMeta+Enter');
+  await lab.locator('.cm-lab-message').waitFor({ timeout: 30000 });
+  await editor.content.click();
+  await page.keyboard.press('ControlOrMeta+f');
+  await lab.locator('.cm-search').waitFor();
 }
 /// Submits every question of the page unanswered-or-not, so every feedback state shows.
 async function answerAll(page) {
@@ -150,7 +165,8 @@ async function rendered(page, { svg = false, prerendered = false } = {}) {
     await page.evaluate((n) => document.querySelectorAll('.lab-host')[n]?.scrollIntoView({ block: 'center' }), i);
     await page.waitForFunction((n) => {
       const h = document.querySelectorAll('.lab-host')[n];
-      return !h || (!h.hasAttribute('aria-busy') && h.querySelector('.lab-mount section.lab, [role=alert]'));
+      // With its code editor over the textarea (editor.js), which the audit covers too.
+      return !h || (!h.hasAttribute('aria-busy') && h.querySelector('.lab-mount section.lab .cm-editor, .lab-mount [role=alert]'));
     }, i, { timeout: 30000 }).catch(async (e) => {
       console.log('  a lab did not open:', page.url(), await page.evaluate(() => [...document.querySelectorAll('.lab-host')].map((h) => [h.className, h.getAttribute('aria-busy'), h.querySelector('.lab-mount')?.childElementCount, !!h.querySelector('.lab-snapshot'), h.innerText.slice(0, 80)])));
       throw e;

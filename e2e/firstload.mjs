@@ -170,7 +170,7 @@ async function firstClick({ throttled = false } = {}) {
   // scripts/bundle-size.sh with its own guard), not what the first click waits for; nor is
   // the lab panel's module, which §3's lab, a screen below, starts loading once the app
   // has drawn it (lab-module.js: within a screen and a half of the view).
-  const engine = (f) => /\/engine(-worker)?\.js$|\/engine_bg\.wasm$|\/lab(-module)?\.js$|\/lab_bg\.wasm$/.test(new URL(f.url).pathname);
+  const engine = (f) => /\/engine(-worker)?\.js$|\/engine_bg\.wasm$|\/lab(-module)?\.js$|\/lab_bg\.wasm$|\/editor\.js$/.test(new URL(f.url).pathname);
   // The engine's worker asks for the lesson's text the page asked for: the browser's
   // cache answers it, so each address counts once.
   const seen = new Set();
@@ -376,6 +376,13 @@ export async function release(redis, key, token) {
   if (!broken.some((t) => /deleted another worker/.test(t))) {
     fail(`a lab Run pressed as the app started did not run the typed DEL release: broken ${JSON.stringify(broken)}`);
   } else console.log('  a lab\'s code typed while the app loaded is what its first Run ran: OK');
+  // The code editor, which comes after the panel, shows what was typed before it came.
+  const shown = await lab.locator('.cm-content').waitFor({ timeout: 30000 })
+    .then(() => lab.locator('.cm-content').innerText(), () => null);
+  if (shown === null) fail('the lab\'s code editor never came over its textarea');
+  else if (!shown.includes('await redis.del(key);') || !shown.includes('crypto.randomUUID()')) {
+    fail(`the code editor shows ${JSON.stringify(shown.slice(0, 80))}, not the code typed before it loaded`);
+  } else console.log('  the code editor, loaded after, holds the code typed before it: OK');
   await context.close();
 }
 

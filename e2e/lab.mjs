@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import { throttle } from './lesson.mjs';
+import { codeEditor, clickInto } from './editor.mjs';
 
 const BASE = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
 const SHOTS = process.env.SHOTS ?? '/tmp';
@@ -101,19 +102,135 @@ async function packLabs() {
     if (how === 'reload') await page.reload();
     else { await page.goto('about:blank'); await page.goto(url); }
     await bothOpen();
-    const editor = page.locator('.lab-mount section.lab[data-lab="team-lock"] textarea');
-    await editor.scrollIntoViewIfNeeded();
-    const box = await editor.boundingBox();
+    const teamLock = page.locator('.lab-mount section.lab[data-lab="team-lock"]');
+    const editor = codeEditor(teamLock);
+    await editor.ready();
+    await editor.content.scrollIntoViewIfNeeded();
+    const box = await editor.content.boundingBox();
     await page.mouse.click(box.x + box.width / 2, box.y + Math.min(box.height / 2, 300));
     await page.keyboard.type('// typed after a ' + how);
-    const focused = await page.evaluate(() => document.activeElement?.id ?? '');
-    const value = await editor.inputValue();
-    if (focused !== 'lab-editor-team-lock' || !value.includes('// typed after a ' + how)) {
+    const focused = await page.evaluate(() => (document.activeElement?.closest('.cm-editor')
+      ? document.activeElement.closest('section.lab')?.dataset.lab : document.activeElement?.id) ?? '');
+    const value = await editor.value();
+    if (focused !== 'team-lock' || !value.includes('// typed after a ' + how)) {
       problems.push(`pack: after a ${how}, a click in team-lock's editor left the focus on "${focused}" and the typed text ${value.includes('typed') ? 'landed' : 'did not land'}`);
     }
   }
   say('pack: after a reload and a reopened link, the editor took the click and the typing');
   await page.close();
+}
+
+/**
+ * The lab's code editor (#40): CodeMirror, loaded with a lab and never with the first
+ * page, over the panel's textarea. Highlighting, line numbers, closed brackets and
+ * indentation, Tab indents and Escape then Tab leaves, Ctrl+Enter runs, an error marks its
+ * line with the message under it, "Show line N" selects it, Reset is undone by Ctrl+Z, and
+ * the search panel speaks the page's language.
+ */
+async function editorWalk() {
+  for (const lang of ['en', 'nb']) {
+    const en = lang === 'en';
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.on('pageerror', (e) => problems.push(`editor ${lang}: page error: ${e.message}`));
+    const asked = [];
+    page.on('request', (r) => asked.push(new URL(r.url()).pathname));
+    await page.goto(`${BASE}?lang=${lang}#/distributed-locks/1`);
+    await page.locator('#app h1').first().click();
+    await page.waitForFunction(() => document.documentElement.dataset.lockstep === 'ready', null, { timeout: 30000 });
+    await page.waitForLoadState('networkidle');
+    if (asked.some((p) => p.endsWith('/editor.js'))) problems.push(`editor ${lang}: the first page (§1, no lab) loaded the code editor`);
+    await page.evaluate(() => { location.hash = '#/distributed-locks/3'; });
+    const lab = page.locator('.lab-mount section.lab[data-lab="safe-release"]');
+    const editor = codeEditor(lab);
+    await page.locator('.lab-host[data-lab="safe-release"]').scrollIntoViewIfNeeded({ timeout: 30000 });
+    await editor.ready();
+    await lab.scrollIntoViewIfNeeded();
+    if (!asked.some((p) => p.endsWith('/editor.js'))) problems.push(`editor ${lang}: the lab's editor came without editor.js`);
+    // Its name is the label's.
+    const label = await lab.locator('.lab-editor-label').innerText();
+    if (await lab.getByRole('textbox', { name: label, exact: true }).count() !== 1) problems.push(`editor ${lang}: no text box named "${label}"`);
+    await editor.fill(NAIVE);
+    // Line numbers for every line, and keywords in the lesson's keyword colour.
+    const numbers = await lab.locator('.cm-lineNumbers .cm-gutterElement:not([style*="hidden"])').allInnerTexts();
+    const lines = NAIVE.split('\n').length;
+    if (!numbers.includes(String(lines))) problems.push(`editor ${lang}: the gutter numbers ${numbers.slice(0, 3)}… not the ${lines} lines`);
+    const colours = await lab.locator('.cm-content').evaluate((el) => {
+      const probe = document.createElement('span');
+      probe.style.color = 'var(--kw)';
+      el.append(probe);
+      const kw = getComputedStyle(probe).color;
+      probe.remove();
+      const span = [...el.querySelectorAll('span')].find((s) => s.textContent === 'export');
+      return [span ? getComputedStyle(span).color : null, kw, getComputedStyle(el).color];
+    });
+    if (colours[0] !== colours[1] || colours[1] === colours[2]) problems.push(`editor ${lang}: "export" is drawn in ${colours[0]}, not the keyword colour ${colours[1]}`);
+    // Typing: a bracket closes itself, Enter inside braces indents, Tab indents.
+    await editor.content.click();
+    await page.keyboard.press('ControlOrMeta+End');
+    await page.keyboard.type('\nfunction twice(n');
+    await page.keyboard.press('End');
+    await page.keyboard.type(' {');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('return n');
+    let value = await editor.value();
+    if (!value.endsWith('function twice(n) {\n  return n\n}')) problems.push(`editor ${lang}: typing a function gave ${JSON.stringify(value.slice(-40))}: brackets not closed or not indented`);
+    await page.keyboard.press('Home');
+    await page.keyboard.press('Tab');
+    value = await editor.value();
+    if (!value.includes('\n    return n')) problems.push(`editor ${lang}: Tab did not indent the line: ${JSON.stringify(value.slice(-30))}`);
+    // Escape, then Tab: the focus leaves for the next control; no keyboard trap.
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Tab');
+    const next = await page.evaluate(() => [!!document.activeElement?.closest('.cm-editor'), document.activeElement?.textContent ?? '']);
+    if (next[0] || next[1] !== (en ? 'Run' : 'Kjør')) problems.push(`editor ${lang}: Escape then Tab left the focus on ${JSON.stringify(next)}, not on Run`);
+    // Ctrl+Enter runs; the error's line is marked, its message under it.
+    const BROKEN = NAIVE.replace('  await redis.del(key);', '  let gone = ;');
+    const errorLine = BROKEN.split('\n').findIndex((l) => l.includes('let gone = ;')) + 1;
+    await editor.fill(BROKEN);
+    await page.keyboard.press('ControlOrMeta+Enter');
+    await lab.locator('.lab-verdict.lab-failed').waitFor({ timeout: 30000 });
+    const verdict = await lab.locator('.lab-verdict').innerText();
+    const marked = await lab.locator('.cm-lab-error-line').allInnerTexts();
+    const message = await lab.locator('.cm-lab-message').allInnerTexts();
+    const markers = await lab.locator('.cm-lab-gutter .cm-lab-marker-error').count();
+    say(`editor ${lang}: Ctrl+Enter ran it: "${verdict.split('\n')[0]}"; marked ${JSON.stringify(marked)} with ${JSON.stringify(message)}`);
+    if (!verdict.includes(String(errorLine))) problems.push(`editor ${lang}: the verdict "${verdict}" names no line ${errorLine}`);
+    if (marked.length !== 1 || !marked[0].includes('let gone = ;') || markers !== 1) problems.push(`editor ${lang}: the error's line ${errorLine} is not marked (lines ${JSON.stringify(marked)}, ${markers} gutter marks)`);
+    if (message.length !== 1 || !message[0].includes('SyntaxError')) problems.push(`editor ${lang}: the error's message is not under its line: ${JSON.stringify(message)}`);
+    // "Show line N" selects that line in the editor.
+    await lab.locator('.lab-verdict button').click();
+    const selected = await page.evaluate(() => [!!document.activeElement?.closest('.cm-editor'), String(window.getSelection())]);
+    if (!selected[0] || selected[1].trim() !== 'let gone = ;') problems.push(`editor ${lang}: "Show line" left ${JSON.stringify(selected)}`);
+    // An edit takes the marks of the code that ran away.
+    await page.keyboard.press('End');
+    await page.keyboard.type(' 1;');
+    if (await lab.locator('.cm-lab-error-line, .cm-lab-message').count() !== 0) problems.push(`editor ${lang}: the error's marks stayed after an edit`);
+    // Start again from the starter, then Ctrl+Z: the code is back.
+    // The first lab a page mounts: its clicks are its own, never also a page handler's
+    // (#40 item 1: this click went to the previous section, and asked nothing).
+    const before = await editor.value();
+    let confirmed = false;
+    page.once('dialog', (d) => { confirmed = true; d.accept(); });
+    await lab.getByRole('button', { name: en ? 'Start again from the starter code' : 'Begynn på nytt med startkoden' }).click();
+    const reset = await page.waitForFunction((b) => document.querySelector('.lab-mount section.lab[data-lab="safe-release"] textarea')?.value !== b, before, { timeout: 10000 })
+      .then(() => true, () => false);
+    if (!confirmed || !reset || !page.url().includes('#/distributed-locks/3')) {
+      problems.push(`editor ${lang}: "Start again" ${confirmed ? 'asked' : 'did not ask'}, ${reset ? 'reset' : 'did not reset'} the code, and left the page at ${page.url()}`);
+      await page.close();
+      continue;
+    }
+    await editor.content.click();
+    await page.keyboard.press('ControlOrMeta+z');
+    if (await editor.value() !== before) problems.push(`editor ${lang}: Ctrl+Z after "Start again" did not bring the code back`);
+    // Search, in the page's language.
+    await page.keyboard.press('ControlOrMeta+f');
+    const find = await lab.locator('.cm-search input[name="search"]').getAttribute('placeholder').catch(() => null);
+    if (find !== (en ? 'Find' : 'Finn')) problems.push(`editor ${lang}: the search field reads ${JSON.stringify(find)}`);
+    await page.keyboard.press('Escape');
+    await lab.screenshot({ path: `${SHOTS}/lab-editor-${lang}.png` });
+    say(`editor ${lang}: highlighting, line numbers, brackets, indent, Tab, Escape-Tab, Ctrl+Enter, marks, Show line, undo and search checked`);
+    await page.close();
+  }
 }
 
 /** Whether the lab's panel starts in the viewport's upper half, not under the sticky top bar. */
@@ -147,9 +264,9 @@ async function progressAndLinks() {
   const lab = page.locator('.lab-mount section.lab[data-lab="safe-release"]');
   const host = page.locator('.lab-host[data-lab="safe-release"]');
   await host.scrollIntoViewIfNeeded();
-  await lab.locator('textarea').click();
+  await clickInto(lab);
   await ready();
-  await lab.locator('textarea').fill(FIXED);
+  await codeEditor(lab).fill(FIXED);
   await lab.getByRole('button', { name: /Try to break it/ }).click();
   await page.waitForFunction(() => /Every check held in all/.test(document.querySelector('.lab-mount section.lab .lab-verdict')?.innerText ?? ''), null, { timeout: 120000 });
   await page.reload();
@@ -172,19 +289,19 @@ async function progressAndLinks() {
   await page.goto(`${BASE}?lang=en#/distributed-locks/3`);
   await host.scrollIntoViewIfNeeded();
   await ready();
-  await lab.locator('textarea').fill(NAIVE);
-  await lab.locator('textarea').blur();
+  await codeEditor(lab).fill(NAIVE);
+  await codeEditor(lab).blur();
   await page.waitForFunction(() => /with other code/.test(document.querySelector('.lab-mount section.lab .lab-standing')?.innerText ?? ''), null, { timeout: 10000 })
     .catch(() => problems.push('progress: with other code in the editor, the lab still says it is passed'));
   // The naive code breaks; the link to this run carries that code and the trial.
   await lab.getByRole('button', { name: 'Run', exact: true }).click();
   await lab.locator('.lab-broken').waitFor({ timeout: 30000 });
   await lab.getByRole('button', { name: 'Copy a link to this run' }).click();
-  await lab.locator('textarea').fill(FIXED);
+  await codeEditor(lab).fill(FIXED);
   await lab.getByRole('button', { name: 'Copy a link with your code' }).click();
   const [runLink, codeLink] = await page.evaluate(() => window.__copied.slice(-2));
-  await lab.locator('textarea').fill(NAIVE);
-  await lab.locator('textarea').blur();
+  await codeEditor(lab).fill(NAIVE);
+  await codeEditor(lab).blur();
   await page.waitForFunction(() => /with other code/.test(document.querySelector('.lab-mount section.lab .lab-standing')?.innerText ?? ''), null, { timeout: 10000 });
   const progressLink = await (async () => {
     await page.goto(`${BASE}?lang=en#/distributed-locks/progress`);
@@ -218,8 +335,10 @@ const browser = await chromium.launch({
 });
 // THROTTLE=4: every page's CPU slowed 4× (e2e/lesson.mjs), a measurement, never a check.
 const THROTTLE = throttle(browser);
+// LAB_WALK=editor (or pack, progress, main): only that walk, while working on it.
+const only = process.env.LAB_WALK ?? '';
 try {
-  for (const [name, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 360, height: 740 }]]) {
+  for (const [name, viewport] of only && only !== 'main' ? [] : [['desktop', { width: 1280, height: 900 }], ['phone', { width: 360, height: 740 }]]) {
     const page = await browser.newPage({ viewport });
     page.on('pageerror', (e) => problems.push(`${name}: page error: ${e.message}`));
     await page.addInitScript(() => {
@@ -230,10 +349,9 @@ try {
     await page.goto(`${BASE}?lang=en#/distributed-locks/3`);
     const lab = page.locator('.lab-mount section.lab[data-lab="safe-release"]');
     await lab.scrollIntoViewIfNeeded();
-    await lab.locator('textarea').click();
-    await lab.locator('textarea').waitFor();
+    await clickInto(lab);
     await page.waitForFunction(() => document.documentElement.dataset.lockstep === 'ready' && !!document.querySelector('.lab-host:not([aria-busy]) .lab-mount section.lab textarea:not([readonly])'));
-    await lab.locator('textarea').fill(NAIVE);
+    await codeEditor(lab).fill(NAIVE);
     // Timed in the page, from the click to the broken run's timeline in the DOM.
     await startClock(page, '.lab-mount section.lab[data-lab="safe-release"] svg.timeline');
     await lab.getByRole('button', { name: 'Run', exact: true }).click();
@@ -280,7 +398,7 @@ try {
     await lab.locator('.lab-broken').screenshot({ path: `${SHOTS}/lab-${name}-broken-timeline.png` });
 
     // The fix, then many attacked trials.
-    await lab.locator('textarea').fill(FIXED);
+    await codeEditor(lab).fill(FIXED);
     await page.evaluate(() => { window.__long = []; });
     // Timed in the page, from the click event to the verdict's text (Playwright's own
     // click, which first waits for the button to be stable, and its polling add ~300 ms).
@@ -310,7 +428,7 @@ try {
 
     if (name === 'desktop') {
       // Try to break it, in the worker, on the naive release: broken at a trial, drawn.
-      await lab.locator('textarea').fill(NAIVE);
+      await codeEditor(lab).fill(NAIVE);
       await lab.locator('.lab-verdict').evaluate((el) => { el.__seen = true; });
       await lab.getByRole('button', { name: /Try to break it/ }).click();
       await page.waitForFunction(() => {
@@ -324,7 +442,7 @@ try {
       if (await lab.locator('.lab-checks').getAttribute('data-ran-in') !== 'worker') problems.push(`${name}: the broken session did not run in the worker`);
       if (await lab.locator('.lab-checks').getAttribute('data-drawn-in') !== 'worker') problems.push(`${name}: the broken trial was not replayed in the page's engine worker`);
       // An infinite loop inside the worker's trials is stopped too.
-      await lab.locator('textarea').fill(LOOP);
+      await codeEditor(lab).fill(LOOP);
       await lab.locator('.lab-verdict').evaluate((el) => { el.__seen = true; });
       await lab.getByRole('button', { name: /Try to break it/ }).click();
       await page.waitForFunction(() => {
@@ -335,7 +453,7 @@ try {
     }
 
     // An infinite loop is stopped and the page still answers.
-    await lab.locator('textarea').fill(LOOP);
+    await codeEditor(lab).fill(LOOP);
     await lab.getByRole('button', { name: 'Run', exact: true }).click();
     await page.waitForFunction(() => /infinite loop/.test(document.querySelector('.lab-mount section.lab .lab-verdict')?.innerText ?? ''), null, { timeout: 30000 });
     const v3 = await lab.locator('.lab-verdict').innerText();
@@ -349,7 +467,7 @@ try {
       await page.reload();
       const back = page.locator('.lab-mount section.lab[data-lab="safe-release"]');
       await back.scrollIntoViewIfNeeded();
-      await back.locator('textarea').click();
+      await clickInto(back);
       await page.waitForFunction(() => document.documentElement.dataset.lockstep === 'ready' && !!document.querySelector('.lab-host:not([aria-busy]) .lab-mount section.lab textarea:not([readonly])'));
       const kept = await back.locator('textarea').inputValue();
       if (kept !== LOOP) problems.push(`${name}: after a reload the editor holds ${JSON.stringify(kept.slice(0, 60))}, not the code last typed`);
@@ -358,8 +476,9 @@ try {
     }
     await page.close();
   }
-  await packLabs();
-  await progressAndLinks();
+  if (!only || only === 'editor') await editorWalk();
+  if (!only || only === 'pack') await packLabs();
+  if (!only || only === 'progress') await progressAndLinks();
 } finally {
   await browser.close();
 }

@@ -40,14 +40,18 @@
 # the page takes are most of what is left to cut: BENCHMARKS.md).
 # The engine's module (engine.js + engine_bg.wasm, the labs' worker) is reported apart,
 # with its own guard ENGINE_MAX_BYTES (default 1000000), and so is the lab panel's
-# (lab-module.js, lab.js, lab_bg.wasm), with LAB_MAX_BYTES (default 380000: 370 000 until
-# the hint ladder, Stop, the lab's standing and the coded messages' words added 10 KB).
+# (lab-module.js, lab.js, lab_bg.wasm), with LAB_MAX_BYTES (default 385000: 370 000 until
+# the hint ladder, Stop, the lab's standing and the coded messages' words added 10 KB, and
+# the code editor's bindings with the fix for the two yews' subtree numbers 5 KB more).
+# The labs' code editor (editor.js: CodeMirror 6 with its JavaScript grammar, loaded beside
+# the lab panel's module) has its own guard, EDITOR_MAX_BYTES (default 160000).
 set -euo pipefail
 dist=${1:-dist}
 target=${BUNDLE_TARGET_BYTES:-358400}
 max=${BUNDLE_MAX_BYTES:-412500}
 engine_max=${ENGINE_MAX_BYTES:-1000000}
-lab_max=${LAB_MAX_BYTES:-380000}
+lab_max=${LAB_MAX_BYTES:-385000}
+editor_max=${EDITOR_MAX_BYTES:-160000}
 [ -f "$dist/index.html" ] || { echo "bundle-size: no $dist/index.html (run make build first)" >&2; exit 1; }
 grep -q data-lockstep-boot "$dist/index.html" || {
   echo "bundle-size: $dist/index.html is not prerendered (run scripts/prerender.sh $dist)" >&2; exit 1; }
@@ -96,6 +100,11 @@ for f in lab-module.js lab.js lab_bg.wasm; do
 done
 printf '%-48s %10d %10d\n' "  total" "$total_raw" "$total_gz"
 lab=$total_gz
+total_raw=0; total_gz=0
+printf '%-48s\n' "the labs' code editor, with the lab panel's module"
+[ -f "$dist/editor.js" ] || { echo "bundle-size: no $dist/editor.js (Trunk's hook scripts/editor.sh writes it)" >&2; exit 1; }
+row "$dist/editor.js"
+editor=$total_gz
 total_gz=$app
 status=0
 if [ "$first" -gt "$target" ]; then
@@ -117,5 +126,10 @@ if [ "$lab" -gt "$lab_max" ]; then
   echo "bundle-size: FAIL: the lab panel's module is $lab bytes gzip, over the guard of $lab_max" >&2; status=1
 else
   echo "bundle-size: OK: the lab panel's module is $lab bytes gzip (guard $lab_max)"
+fi
+if [ "$editor" -gt "$editor_max" ]; then
+  echo "bundle-size: FAIL: the code editor is $editor bytes gzip, over the guard of $editor_max" >&2; status=1
+else
+  echo "bundle-size: OK: the code editor is $editor bytes gzip (guard $editor_max)"
 fi
 exit $status

@@ -75,6 +75,9 @@ fi
 # shellcheck source=scripts/lib.sh
 source scripts/lib.sh
 npm_ci live
+# The labs' code editor (CodeMirror 6 and esbuild, pinned in editor/package-lock.json),
+# bundled into the build by Trunk's hook (scripts/editor.sh).
+npm_ci editor
 
 # 7. Fuzzing: a nightly toolchain and cargo-fuzz (its own idempotent script).
 bash scripts/setup-fuzz.sh

@@ -18,7 +18,18 @@
       document.head.append(s);
     });
   }
+  // The labs' code editor (editor.js, CodeMirror: scripts/editor.sh), asked for beside the
+  // panel's module; the panel puts it over its textarea when it comes
+  // (src/ui/lab/code_editor.rs), and keeps the textarea where it cannot load.
+  let editor = null;
+  window.lockstepEditorLoad = () => {
+    editor ??= script('editor.js').then(() => window.lockstepEditor)
+      .catch((e) => { editor = null; throw e; });
+    return editor;
+  };
   async function load() {
+    // Not in the prerendering: the page it writes shows the plain textarea.
+    if (!window.lockstepPrerender) window.lockstepEditorLoad().catch(() => {});
     await script('lab.js');
     await wasm_bindgen({ module_or_path: 'lab_bg.wasm' });
     const file = wasm_bindgen.text_file();

@@ -9,6 +9,7 @@
 //! worker to draw it.
 
 pub mod apart;
+mod code_editor;
 mod engine;
 mod link;
 mod result;
@@ -485,7 +486,10 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
         let start = start.clone();
         Callback::from(move |_: MouseEvent| start(false))
     };
-    let on_break = Callback::from(move |_: MouseEvent| start(true));
+    let on_break = {
+        let start = start.clone();
+        Callback::from(move |_: MouseEvent| start(true))
+    };
     let on_cancel = {
         let cancel = cancel.clone();
         Callback::from(move |_: MouseEvent| cancel.borrow().press())
@@ -497,9 +501,25 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
         lab.starter_in(props.lang.code()).to_string(),
         t.t("lab_reset_confirm"),
     );
+    let code_editor = code_editor::use_code_editor(
+        &editor,
+        props.lang,
+        &code,
+        running,
+        marks_of(&s.phase, props.lang),
+        Callback::from(move |()| start(false)),
+    );
     let goto_line = {
-        let (editor, code) = (editor.clone(), code.clone());
-        move |line: u32| select_line(editor.clone(), code.clone(), line)
+        let (editor, code, code_editor) = (editor.clone(), code.clone(), code_editor.clone());
+        move |line: u32| {
+            let code_editor = code_editor.clone();
+            let on_textarea = select_line(editor.clone(), code.clone(), line);
+            Callback::from(move |e: MouseEvent| {
+                if !code_editor.goto(line) {
+                    on_textarea.emit(e);
+                }
+            })
+        }
     };
     let onkeydown = {
         let on_run = on_run.clone();
@@ -529,7 +549,7 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
             if let Some(seed) = s.replay {
                 <p class="lab-note" role="note">{ t.fmt("lab_shared", &[("seed", seed.to_string())]) }</p>
             }
-            <label for={editor_id.clone()} class="lab-editor-label">{ t.t("lab_editor") }</label>
+            <label for={editor_id.clone()} id={format!("{editor_id}-label")} class="lab-editor-label">{ t.t("lab_editor") }</label>
             <textarea id={editor_id} class="lab-editor" ref={editor} spellcheck="false" autocapitalize="off"
                       rows={code.lines().count().clamp(12, 40).to_string()} value={(*code).clone()}
                       {oninput} {onchange} {onkeydown} onfocus={Callback::from(|_: FocusEvent| warm())} readonly={running} aria-describedby={format!("lab-keys-{}", props.id)} />
@@ -559,6 +579,28 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
             <div class="lab-status" aria-live="polite" ref={verdict_ref}>{ status }</div>
             { after_the_verdict(s, &props.id, lang, &dispatch) }
         </section>
+    }
+}
+
+/// What the code editor marks after a run: the line of the code's error, with its message.
+fn marks_of(phase: &Phase, lang: Lang) -> code_editor::Marks {
+    let Phase::Shown(shown) = phase else {
+        return code_editor::Marks::default();
+    };
+    // Line 0: the editor looks for where the code stops parsing (a browser's SyntaxError
+    // names no line).
+    let error = shown.code_error.as_ref().and_then(|e| {
+        let who = e.worker.clone().map(|w| format!("{w}: ")).unwrap_or_default();
+        let line = e.line.or(e.message.starts_with("SyntaxError").then_some(0))?;
+        Some((
+            line,
+            format!("{who}{}", timeline::words::lab::code_error(e, lang)),
+        ))
+    });
+    code_editor::Marks {
+        run: Rc::as_ptr(shown) as usize,
+        error,
+        sent: None,
     }
 }
 

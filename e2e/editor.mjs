@@ -1,0 +1,43 @@
+// The lab's code editor as the walks use it: CodeMirror (editor/index.js) over the
+// panel's textarea, which stays the panel's value (hidden).
+
+/** The editor of `lab` (a Playwright locator of a `section.lab`). */
+export function codeEditor(lab) {
+  const content = lab.locator('.cm-content');
+  const textarea = lab.locator('textarea');
+  return {
+    content,
+    /** Waits until the editor is over the textarea. */
+    async ready(timeout = 30000) {
+      await content.waitFor({ timeout });
+    },
+    /** The code, as the panel reads it. */
+    value: () => textarea.inputValue(),
+    /** Replaces all the code, as selecting everything and pasting would. */
+    async fill(code) {
+      await content.waitFor({ timeout: 30000 });
+      await content.click();
+      await content.press('ControlOrMeta+a');
+      await content.evaluate((el, text) => {
+        const data = new DataTransfer();
+        data.setData('text/plain', text);
+        el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+      }, code);
+      await textarea.evaluate((el, text) => new Promise((resolve, reject) => {
+        const until = Date.now() + 5000;
+        const check = () => (el.value === text ? resolve() : Date.now() > until ? reject(new Error('the paste did not reach the panel')) : setTimeout(check, 10));
+        check();
+      }), code);
+    },
+    /** The focus leaves the editor (the panel saves the code then). */
+    blur: () => content.evaluate((el) => el.blur()),
+  };
+}
+
+/**
+ * Starts the app with a click in `lab`'s editor, wherever it is at that moment: the
+ * prerendered textarea, the panel's textarea, or the code editor over it.
+ */
+export async function clickInto(lab) {
+  await lab.locator('.cm-content, textarea:visible').first().click();
+}
