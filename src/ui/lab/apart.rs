@@ -93,6 +93,7 @@ impl Mounted {
             store,
             pack: PackLabs(Rc::new(o.pack_lab.into_iter().collect())),
         };
+        skip_the_page_subtree_ids(&host);
         let app = yew::Renderer::<LabRoot>::with_root_and_props(host, props.clone()).render();
         Ok(Mounted {
             app: Some(app),
@@ -115,6 +116,54 @@ impl Mounted {
     pub fn close(&mut self) {
         if let Some(app) = self.app.take() {
             app.destroy();
+        }
+    }
+}
+
+/// A root that draws nothing: mounted and taken down to use up one subtree id.
+#[function_component(Nothing)]
+fn nothing() -> Html {
+    html! {}
+}
+
+/// The yew subtree id an element is branded with (`__yew_subtree_id`), if any.
+fn subtree_id(el: &web_sys::Element) -> Option<u32> {
+    js_sys::Reflect::get(el, &"__yew_subtree_id".into())
+        .ok()
+        .and_then(|v| v.as_f64())
+        .map(|v| v as u32)
+}
+
+/// The page's module and this one each carry their own yew, and each yew numbers its
+/// subtrees from 1 and brands every element that listens with its subtree's number. The
+/// page's yew listens on its root for events below it, the lab's among them: an event
+/// from an element branded with the page's own number is taken for the page's, and the
+/// element's listener number is looked up among the page's listeners. So the first lab
+/// mounted (number 1, as the page's root) ran a page handler beside its own: "Start
+/// again" went to the previous section, a click in an editor put the focus on `main` or
+/// opened Share (#40 item 1). Before a lab's root is made, this uses up numbers in this
+/// module until the next one is none of the page's above `host` (at most a few; bounded).
+fn skip_the_page_subtree_ids(host: &web_sys::Element) {
+    let mut above = Vec::new();
+    let mut el = host.parent_element();
+    while let Some(e) = el {
+        above.extend(subtree_id(&e));
+        el = e.parent_element();
+    }
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    for _ in 0..=above.len() {
+        let Ok(probe) = document.create_element("div") else {
+            return;
+        };
+        let app = yew::Renderer::<Nothing>::with_root(probe.clone()).render();
+        let used = subtree_id(&probe);
+        app.destroy();
+        // The next root made here takes the number after `used`.
+        match used {
+            Some(n) if above.contains(&(n + 1)) => continue,
+            _ => return,
         }
     }
 }
