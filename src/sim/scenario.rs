@@ -59,7 +59,7 @@
 //! watchdog = false                   # renew every ttl/3 with the extend script
 //! wait = { replicas = 1, timeout_ms = 100 }
 //! fencing = false                    # acquire with INCR, send the token with writes
-//! idempotency_key = "invoice-42"
+//! idempotency_key = "charge:invoice-42"
 //! retry_count = 10                   # library settings (node-redlock's names)
 //! retry_jitter_ms = 100
 //! extension_threshold_ms = 500
