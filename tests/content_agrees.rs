@@ -3,16 +3,23 @@
 //!
 //! (a) each Redis key its examples name (a `SET`, `GET`, `DEL`, `EVALSHA`… in a ```redis
 //!     or ```text block or in a code span) is a key that a run of a scenario the section
-//!     embeds holds on a node (`Model::key_states`, what the cluster view shows);
+//!     embeds uses: one a node holds (`Model::key_states`, what the cluster view shows)
+//!     or one the resource is asked for (a read, a write, an idempotency claim: the
+//!     trace). This holds in every section that embeds a scenario (§8–§10 too);
 //! (b) the knobs named under the heading are the knobs the scenario panel offers for
 //!     those scenarios: `timeline::variant::knobs`, the list the knob editor draws, named
 //!     by their labels in content/ui.toml. A knob of the panel the text leaves out, a
 //!     knob label the panel does not offer there, or a setting the scenarios fix and no
-//!     panel offers ([`NOT_IN_THE_PANEL`]) is a complaint naming file and words.
+//!     panel offers ([`NOT_IN_THE_PANEL`]) is a complaint naming file and words;
+//! (c) each key a section's questions name (prompt, options, explanations, the code
+//!     shown with them, a generated question's session) is a key of the section's runs,
+//!     as in (a), where the section embeds a scenario.
 
-use lockstep::lesson::content::{builtin, Lang};
+use lockstep::lesson::content::{builtin, builtin_questions, Lang};
 use lockstep::lesson::i18n::Texts;
 use lockstep::lesson::markdown::{parse, walk, Node};
+use lockstep::lesson::quiz::Question;
+use lockstep::sim::trace::TraceKind;
 use lockstep::timeline::variant::{knobs, Knob};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -152,12 +159,11 @@ fn command_keys(line: &str) -> Vec<String> {
         .collect()
 }
 
-/// Every Redis command of the body's examples (```redis, ```text and unlabelled blocks,
-/// code spans), with the keys it names.
-fn example_keys(body: &str) -> Vec<(String, Vec<String>)> {
-    let doc = parse(body);
+/// Every Redis command of the examples in `nodes` (```redis, ```text and unlabelled
+/// blocks, code spans), with the keys it names.
+fn example_keys(nodes: &[Node]) -> Vec<(String, Vec<String>)> {
     let mut out = Vec::new();
-    for n in walk(&doc) {
+    for n in walk(nodes) {
         let lines: Vec<&str> = match n {
             Node::CodeBlock { lang, code } if matches!(lang.as_deref(), None | Some("redis" | "text")) => {
                 code.lines().collect()
@@ -229,8 +235,8 @@ fn names(text: &str, name: &str) -> bool {
     })
 }
 
-/// What the runs of the scenarios tell: the keys their nodes held, and the knobs the
-/// panel offers, per scenario (built once).
+/// What the runs of the scenarios tell: the keys they use (held on a node, or asked of
+/// the resource), and the knobs the panel offers, per scenario (built once).
 #[derive(Default)]
 struct Runs(BTreeMap<String, (BTreeSet<String>, Vec<Knob>)>);
 
@@ -242,46 +248,71 @@ impl Runs {
                 .unwrap_or_else(|e| panic!("{e}"));
             // Seed 1: the run a first visit shows. The keys do not depend on it.
             let m = lockstep::timeline::build(&s, 1).unwrap_or_else(|e| panic!("{name}: {e}"));
-            let keys = m
+            let held = m
                 .key_states
                 .iter()
-                .flat_map(|k| k.keys.iter().map(|(key, _, _)| key.clone()))
-                .collect();
-            (keys, knobs(&s))
+                .flat_map(|k| k.keys.iter().map(|(key, _, _)| key.clone()));
+            let asked = m.trace.iter().filter_map(|e| match &e.kind {
+                TraceKind::Read { key, .. }
+                | TraceKind::WriteAccepted { key, .. }
+                | TraceKind::WriteRejected { key, .. } => Some(key.clone()),
+                _ => None,
+            });
+            (held.chain(asked).collect(), knobs(&s))
         })
     }
 }
 
+/// The keys `examples` name that the runs of `scenarios` do not use, each said.
+fn unused_keys(
+    file: &str,
+    examples: Vec<(String, Vec<String>)>,
+    scenarios: &[String],
+    runs: &mut Runs,
+) -> Vec<String> {
+    let mut used = BTreeSet::new();
+    for name in scenarios {
+        used.extend(runs.of(name).0.iter().cloned());
+    }
+    let used_list = used
+        .iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let shown = scenarios.join(", ");
+    let mut out = Vec::new();
+    for (line, keys) in examples {
+        for key in keys.iter().filter(|k| !used.contains(*k)) {
+            out.push(format!(
+                "{file}: `{line}` names the key `{key}`, but the runs of {shown} use only {used_list}"
+            ));
+        }
+    }
+    out
+}
+
 /// Everything in one section's text that disagrees with its runs and its panel.
 fn complaints(file: &str, body: &str, lang: Lang, runs: &mut Runs) -> Vec<String> {
-    let Some(change) = change_text(body, lang) else {
-        return Vec::new();
-    };
     let scenarios = embedded(body);
+    let examples = example_keys(&parse(body));
+    let Some(change) = change_text(body, lang) else {
+        // (a) only, where there are runs to agree with.
+        if scenarios.is_empty() {
+            return Vec::new();
+        }
+        return unused_keys(file, examples, &scenarios, runs);
+    };
     let mut out = Vec::new();
     if scenarios.is_empty() {
         out.push(format!("{file}: «{}» but no scenario", change_heading(lang)));
     }
     let shown = scenarios.join(", ");
-    let mut held = BTreeSet::new();
     let mut offered = BTreeSet::new();
     for name in &scenarios {
-        let (keys, k) = runs.of(name);
-        held.extend(keys.iter().cloned());
-        offered.extend(k.iter().map(|k| k.label_key()));
+        offered.extend(runs.of(name).1.iter().map(|k| k.label_key()));
     }
     // (a) the keys of the examples
-    for (line, keys) in example_keys(body) {
-        for key in keys.iter().filter(|k| !held.contains(*k)) {
-            out.push(format!(
-                "{file}: `{line}` names the key `{key}`, but the runs of {shown} hold only {}",
-                held.iter()
-                    .map(|k| format!("`{k}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
-    }
+    out.extend(unused_keys(file, examples, &scenarios, runs));
     // (b) the knobs, both ways
     let heading = change_heading(lang);
     for knob in Knob::ALL {
@@ -318,15 +349,24 @@ fn each_sections_keys_and_knobs_are_its_runs_and_its_panels() {
     let mut all = Vec::new();
     let mut checked = BTreeSet::new();
     let mut keys_seen = 0;
+    let mut without_heading = BTreeSet::new();
     for lang in Lang::ALL {
         for s in builtin(lang).expect("valid lesson").sections {
+            let examples = example_keys(&parse(&s.body)).len();
             if change_text(&s.body, lang).is_some() {
                 checked.insert((lang.code(), s.order));
-                keys_seen += example_keys(&s.body).len();
+                keys_seen += examples;
+            } else if examples > 0 && !embedded(&s.body).is_empty() {
+                without_heading.insert((lang.code(), s.order));
             }
             all.extend(complaints(&s.file, &s.body, lang, &mut runs));
         }
     }
+    // §10 tells its scenarios with Redis commands, in both languages, without the heading.
+    assert!(
+        without_heading.contains(&("en", 10)) && without_heading.contains(&("nb", 10)),
+        "sections without «What you can change» whose examples name keys: {without_heading:?}"
+    );
     // Not vacuous: sections 1–7 have the heading in both languages, and their examples
     // name keys.
     let expected: BTreeSet<_> = Lang::ALL
@@ -354,7 +394,7 @@ fn a_section_that_disagrees_is_told_so() {
         ## Try it\n\n```scenario\nunsafe-del\n```\n";
     let c = complaints("x.md", body, Lang::En, &mut runs).join("\n");
     assert!(
-        c.contains("`> DEL lock:job` names the key `lock:job`, but the runs of unsafe-del hold only `lock`"),
+        c.contains("`> DEL lock:job` names the key `lock:job`, but the runs of unsafe-del use only `lock`"),
         "{c}"
     );
     assert!(
@@ -369,6 +409,128 @@ fn a_section_that_disagrees_is_told_so() {
         "TTL, Per-node timeout, Retry delay, \
             Network latency, Retries after the first attempt, Persistence on every node.",
     );
+    assert_eq!(
+        complaints("x.md", &body, Lang::En, &mut runs),
+        Vec::<String>::new()
+    );
+}
+
+/// The keys a question names, in `lang`: in the code spans and blocks of its texts, and
+/// in the code shown with it (a bug hunt's, a generated question's session).
+fn question_keys(q: &Question, lang: Lang) -> Vec<(String, Vec<String>)> {
+    let t = q.texts(lang);
+    // Seed 1: a generated question's session; its keys do not depend on the seed.
+    let shown = lockstep::lesson::generate::instance(q, lang, 1);
+    let texts = [&shown.prompt, &t.explanation]
+        .into_iter()
+        .chain(&t.options)
+        .chain(&t.explanations)
+        .chain(&t.items);
+    let mut out: Vec<_> = texts.flat_map(|text| example_keys(&parse(text))).collect();
+    if let Some((code_lang, code)) = shown.code.filter(|(l, _)| l == "redis" || l == "text") {
+        let block = Node::CodeBlock {
+            lang: Some(code_lang),
+            code,
+        };
+        out.extend(example_keys(std::slice::from_ref(&block)));
+    }
+    out
+}
+
+/// (c): what a section's questions name that its runs do not use.
+fn question_complaints(q: &Question, lang: Lang, body: &str, runs: &mut Runs) -> Vec<String> {
+    let scenarios = embedded(body);
+    if scenarios.is_empty() {
+        return Vec::new();
+    }
+    let file = format!("question {} ({})", q.id, lang.code());
+    unused_keys(&file, question_keys(q, lang), &scenarios, runs)
+}
+
+#[test]
+fn each_questions_keys_are_its_sections_runs() {
+    let questions = builtin_questions().expect("valid quizzes");
+    let mut runs = Runs::default();
+    let mut all = Vec::new();
+    let mut keys_seen = 0;
+    for lang in Lang::ALL {
+        let lesson = builtin(lang).expect("valid lesson");
+        for q in &questions {
+            let s = lesson
+                .sections
+                .iter()
+                .find(|s| s.id == q.section)
+                .unwrap_or_else(|| panic!("{}: no section {}", q.id, q.section));
+            if !embedded(&s.body).is_empty() {
+                keys_seen += question_keys(q, lang).len();
+            }
+            all.extend(question_complaints(q, lang, &s.body, &mut runs));
+        }
+    }
+    // Not vacuous: §2's, §4's and §10's questions name keys, in both languages.
+    assert!(
+        keys_seen >= 10,
+        "only {keys_seen} Redis commands found in the questions"
+    );
+    assert!(all.is_empty(), "{} disagreements:\n{}", all.len(), all.join("\n"));
+}
+
+/// The check can fail: a question naming a key its section's runs do not use is told
+/// so, wherever it names it.
+#[test]
+fn a_question_that_disagrees_is_told_so() {
+    let toml = r#"
+section = "safe-release"
+
+[[question]]
+id = "x-key"
+kind = "single"
+correct = [0]
+
+[question.en]
+prompt = "What does `DEL lock:job` reply?"
+options = ["`GET lock:other` first", "`DEL lock`"]
+explanations = ["…", "…"]
+
+[question.nb]
+prompt = "Hva svarer `DEL lock`?"
+options = ["…", "…"]
+explanations = ["…", "…"]
+"#;
+    let qs = lockstep::lesson::quiz::parse_file("x.toml", toml).unwrap_or_else(|e| panic!("{e:?}"));
+    let body = "```scenario\nunsafe-del\n```\n";
+    let mut runs = Runs::default();
+    let c = question_complaints(&qs[0], Lang::En, body, &mut runs).join("\n");
+    assert!(
+        c.contains("question x-key (en): `DEL lock:job` names the key `lock:job`, but the runs of unsafe-del use only"),
+        "{c}"
+    );
+    assert!(c.contains("`GET lock:other` names the key `lock:other`"), "{c}");
+    assert!(!c.contains("`DEL lock`"), "{c}");
+    assert_eq!(
+        question_complaints(&qs[0], Lang::Nb, body, &mut runs),
+        Vec::<String>::new()
+    );
+    // A section without a scenario has no runs to disagree with.
+    assert_eq!(
+        question_complaints(&qs[0], Lang::En, "No scenario.", &mut runs),
+        Vec::<String>::new()
+    );
+}
+
+/// A section without «What you can change» is held to its runs too, if it has runs.
+#[test]
+fn a_section_without_the_heading_is_held_to_its_runs() {
+    let mut runs = Runs::default();
+    let body = "## Watching\n\n```redis\n> WATCH invoice:42:status\n> GET lock\n```\n\n\
+        ## Try it\n\n```scenario\nunsafe-del\n```\n";
+    let c = complaints("x.md", body, Lang::En, &mut runs);
+    assert_eq!(c.len(), 1, "{c:?}");
+    assert!(
+        c[0].contains("`> WATCH invoice:42:status` names the key `invoice:42:status`"),
+        "{c:?}"
+    );
+    let body = body.replace("```scenario\nunsafe-del\n```\n", "No scenario.\n");
     assert_eq!(
         complaints("x.md", &body, Lang::En, &mut runs),
         Vec::<String>::new()

@@ -464,13 +464,13 @@ fn generated(q: &Question, g: Generator, lang: Lang, seed: u64, rng: &mut ChaCha
         }
         Generator::SetNxReply => {
             let ttl = rng.gen_range(2..=10u64) * 1000;
-            let mut lines = vec![format!("SET lock:job tok-A NX PX {ttl}")];
+            let mut lines = vec![format!("SET lock tok-A NX PX {ttl}")];
             let middle = [
-                format!("SET lock:job tok-B NX PX {ttl}"),
+                format!("SET lock tok-B NX PX {ttl}"),
                 format!("DEBUG SLEEP {}", (ttl / 2) as f64 / 1000.0),
                 format!("DEBUG SLEEP {}", (ttl + ttl / 5) as f64 / 1000.0),
-                "DEL lock:job".to_string(),
-                "GET lock:job".to_string(),
+                "DEL lock".to_string(),
+                "GET lock".to_string(),
             ];
             for _ in 0..rng.gen_range(1..=2) {
                 if let Some(m) = middle.choose(rng) {
@@ -478,7 +478,7 @@ fn generated(q: &Question, g: Generator, lang: Lang, seed: u64, rng: &mut ChaCha
                 }
             }
             // The question is always about a second client's SET NX.
-            lines.push(format!("SET lock:job tok-B NX PX {ttl}"));
+            lines.push(format!("SET lock tok-B NX PX {ttl}"));
             let run = run_session(seed, &lines);
             let reply = run.last().map(|(_, r)| r.clone()).unwrap_or_default();
             let options: Vec<String> = ["OK", "(nil)", "(integer) 1", "(integer) 0"]

@@ -3,6 +3,10 @@
 //! allowed, at most one day); every number is range-checked, and errors name the file,
 //! line and field (`f.toml:8: clients[0].nodes: `nope` is not a node or group`).
 //!
+//! This file is the format: the types a file reads into, below. Reading and checking a
+//! file, with its errors placed, is `parse.rs` ([`parse`], [`ScenarioError`]); the
+//! built-in scenarios are `builtins.rs` ([`BUILTINS`], [`builtin`]).
+//!
 //! ```toml
 //! name = "unsafe-del"                # required
 //! title = "unconditional DEL"     # optional: what the learner reads (else the name)
@@ -59,7 +63,7 @@
 //! watchdog = false                   # renew every ttl/3 with the extend script
 //! wait = { replicas = 1, timeout_ms = 100 }
 //! fencing = false                    # acquire with INCR, send the token with writes
-//! idempotency_key = "invoice-42"
+//! idempotency_key = "charge:invoice-42"
 //! retry_count = 10                   # library settings (node-redlock's names)
 //! retry_jitter_ms = 100
 //! extension_threshold_ms = 500
@@ -90,7 +94,13 @@
 use super::scripts::Scripts;
 use crate::vecmap::VecMap;
 use serde::{Deserialize, Serialize};
-use std::fmt;
+
+mod builtins;
+mod parse;
+
+pub(crate) use builtins::compiled;
+pub use builtins::{builtin, builtin_checked, Builtin, BUILTINS, BUILTIN_NAMES};
+pub use parse::{parse, ScenarioError};
 
 /// Upper bound on any time in a scenario: one simulated day. Keeps µs arithmetic far
 /// from overflow and runs finite.
@@ -674,338 +684,4 @@ pub struct ExpectRejected {
     #[serde(default)]
     pub highest_seen: Option<i64>,
     pub at_ms: f64,
-}
-
-/// A scenario problem a user can act on: where, which field, what is wrong.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ScenarioError {
-    pub file: String,
-    pub line: Option<usize>,
-    pub field: String,
-    pub message: String,
-}
-
-impl fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file)?;
-        if let Some(line) = self.line {
-            write!(f, ":{line}")?;
-        }
-        if !self.field.is_empty() {
-            write!(f, ": {}", self.field)?;
-        }
-        write!(f, ": {}", self.message)
-    }
-}
-
-impl std::error::Error for ScenarioError {}
-
-/// Parse a scenario file. `file` only labels errors.
-pub fn parse(file: &str, src: &str) -> Result<Scenario, ScenarioError> {
-    if src.len() > MAX_SOURCE_BYTES {
-        return Err(ScenarioError {
-            file: file.to_string(),
-            line: Some(1),
-            field: "file".into(),
-            message: format!(
-                "the scenario is {} bytes; at most {MAX_SOURCE_BYTES} are allowed",
-                src.len()
-            ),
-        });
-    }
-    let scenario: Scenario = toml::from_str(src).map_err(|e| {
-        let p = crate::toml_error::explain(src, &e);
-        ScenarioError {
-            file: file.to_string(),
-            line: p.line,
-            field: p.field,
-            message: p.message,
-        }
-    })?;
-    let located = |field: String, message: String| ScenarioError {
-        line: locate(src, &field),
-        file: file.to_string(),
-        field,
-        message,
-    };
-    super::world::validate(&scenario).map_err(|(field, message)| located(field, message))?;
-    validate_extras(&scenario).map_err(|(field, message)| located(field, message))?;
-    super::caption::validate(&scenario.captions, &process_names(&scenario))
-        .map_err(|(field, message)| located(field, message))?;
-    Ok(scenario)
-}
-
-/// Every process the scenario names: nodes, clients and the resource.
-fn process_names(s: &Scenario) -> Vec<&str> {
-    let nodes = s.nodes.iter().map(|n| n.name.as_str());
-    let clients = s.clients.iter().map(|c| c.name.as_str());
-    nodes
-        .chain(clients)
-        .chain(std::iter::once(s.resource.name.as_str()))
-        .collect()
-}
-
-/// What the world does not look at when it is built, checked at load time all the same:
-/// the trade-off TTLs (the UI reruns the scenario with each) and the `[scripts]` (each
-/// must compile, as `SCRIPT LOAD` would say, and be of a sane size).
-fn validate_extras(s: &Scenario) -> Result<(), (String, String)> {
-    if s.sweep_ttl_ms.len() > MAX_SWEEP_TTLS {
-        return Err((
-            "sweep_ttl_ms".into(),
-            format!("at most {MAX_SWEEP_TTLS} TTLs (the table reruns the scenario for each)"),
-        ));
-    }
-    if let Some(t) = s
-        .sweep_ttl_ms
-        .iter()
-        .find(|t| !t.is_finite() || **t <= 0.0 || **t > MAX_TIME_MS)
-    {
-        return Err((
-            "sweep_ttl_ms".into(),
-            format!("{t} is not a TTL: each must be more than 0 and at most {MAX_TIME_MS} ms"),
-        ));
-    }
-    let defaults = super::scripts::Scripts::default();
-    let sc = &s.scripts;
-    for (name, script, default) in [
-        ("release", &sc.release, &defaults.release),
-        ("extend", &sc.extend, &defaults.extend),
-        ("acquire_fenced", &sc.acquire_fenced, &defaults.acquire_fenced),
-        ("lib_acquire", &sc.lib_acquire, &defaults.lib_acquire),
-        ("lib_extend", &sc.lib_extend, &defaults.lib_extend),
-        ("lib_release", &sc.lib_release, &defaults.lib_release),
-    ] {
-        if script == default {
-            continue;
-        }
-        let field = format!("scripts.{name}");
-        if script.trim().is_empty() {
-            return Err((field, "the script is empty".into()));
-        }
-        if script.len() > MAX_SCRIPT_BYTES {
-            return Err((
-                field,
-                format!(
-                    "the script is {} bytes; at most {MAX_SCRIPT_BYTES} are allowed",
-                    script.len()
-                ),
-            ));
-        }
-        let mut store = crate::store::Store::new(0);
-        let reply = store.execute(&[b"SCRIPT".to_vec(), b"LOAD".to_vec(), script.as_bytes().to_vec()]);
-        if let crate::store::Reply::Error(e) = reply {
-            return Err((field, format!("the script does not compile: {e}")));
-        }
-    }
-    Ok(())
-}
-
-/// Best-effort line of a field path such as `clients[1].ttl_ms` or `faults[0]`:
-/// the n-th `[[clients]]` header, then the first line after it naming the field.
-fn locate(src: &str, path: &str) -> Option<usize> {
-    let head_end = path.find(['[', '.']).unwrap_or(path.len());
-    let (head, rest) = path.split_at(head_end);
-    let (index, field) = if let Some(r) = rest.strip_prefix('[') {
-        match r.split_once(']') {
-            Some((i, f)) => (i.parse::<usize>().ok(), f.trim_start_matches('.')),
-            None => (None, ""),
-        }
-    } else {
-        (None, rest.trim_start_matches('.'))
-    };
-    let field = field.split(['[', '.']).next().unwrap_or("");
-    let lines: Vec<&str> = src.lines().collect();
-    let mut start = 0;
-    if let Some(index) = index {
-        let header = format!("[[{head}]]");
-        let mut seen = 0;
-        let mut found = None;
-        for (i, l) in lines.iter().enumerate() {
-            if l.trim() == header {
-                if seen == index {
-                    found = Some(i);
-                    break;
-                }
-                seen += 1;
-            }
-        }
-        start = found?;
-    } else if !head.is_empty() {
-        let header = format!("[{head}]");
-        if let Some(i) = lines.iter().position(|l| l.trim() == header) {
-            start = i;
-        } else if let Some(i) = lines.iter().position(|l| {
-            l.trim_start().starts_with(&format!("{head} ")) || l.trim_start().starts_with(&format!("{head}="))
-        }) {
-            return Some(i + 1);
-        }
-    }
-    if field.is_empty() {
-        return Some(start + 1);
-    }
-    for (i, l) in lines.iter().enumerate().skip(start + 1) {
-        let t = l.trim_start();
-        if t.starts_with("[") {
-            break;
-        }
-        if t.starts_with(&format!("{field} ")) || t.starts_with(&format!("{field}=")) {
-            return Some(i + 1);
-        }
-    }
-    Some(start + 1)
-}
-
-/// One built-in scenario: its name, one-line description, and TOML text.
-pub struct Builtin {
-    pub name: &'static str,
-    pub source: &'static str,
-}
-
-macro_rules! builtins {
-    ($($name:literal),* $(,)?) => {
-        /// The built-in scenarios, in syllabus order.
-        pub const BUILTINS: &[Builtin] = &[
-            $(Builtin { name: $name, source: include_str!(concat!("../../scenarios/", $name, ".toml")) }),*
-        ];
-        /// Their names alone, for code that needs no TOML: naming [`BUILTINS`] would
-        /// put every file's text into the module that calls it (60 KB in the engine's).
-        pub const BUILTIN_NAMES: &[&str] = &[$($name),*];
-    };
-}
-
-builtins!(
-    "double-charge-no-lock",
-    "double-charge-redis-lock",
-    "unsafe-del",
-    "safe-release",
-    "get-then-del",
-    "ttl-too-short",
-    "ttl-workers",
-    "watchdog-pause",
-    "watchdog-crash",
-    "failover",
-    "failover-wait",
-    "failover-replica-clock",
-    "redlock-baseline",
-    "redlock-contention",
-    "redlock-clock-jump",
-    "redlock-crash-restart",
-    "redlock-delayed-restart",
-    "redlock-drift-2pct",
-    "redlock-drift-1pct",
-    "redlock-pause-acquire",
-    "redlock-pause-acquire-unchecked",
-    "using-abort-latency",
-    "redlock-even-split",
-    "fencing",
-    "no-fencing",
-    "fencing-counter-failover",
-    "idempotency-key",
-    "idempotency-crash",
-);
-
-/// The built-in scenarios and labs in the wire's form (`src/builtins.wire`, by `build.rs`).
-pub(crate) mod compiled {
-    use crate::text::Txt;
-    include!(concat!(env!("OUT_DIR"), "/builtin_wire.rs"));
-}
-
-/// The built-in `name` as `make builtins` wrote it from its TOML file, validated
-/// (`src/builtins.wire`): no TOML parser and no validation at run time (the page has
-/// neither). `tests` hold every built-in valid ([`builtin_checked`]) and equal to this.
-pub fn builtin(name: &str) -> Option<Result<Scenario, ScenarioError>> {
-    let (_, text) = compiled::SCENARIOS.iter().find(|(n, _)| *n == name)?;
-    Some(
-        crate::wire::from_byte_text(text.get()).map_err(|e| ScenarioError {
-            file: format!("scenarios/{name}.toml"),
-            line: None,
-            field: String::new(),
-            message: format!(
-                "its compiled form in src/builtins.wire does not read ({e}): run `make builtins`"
-            ),
-        }),
-    )
-}
-
-/// The built-in `name` read from its TOML file and validated, as any scenario file is.
-pub fn builtin_checked(name: &str) -> Option<Result<Scenario, ScenarioError>> {
-    BUILTINS
-        .iter()
-        .find(|b| b.name == name)
-        .map(|b| parse(&format!("scenarios/{}.toml", b.name), b.source))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn syntax_error_names_line() {
-        let src = "name = \"x\"\n\n[[clients]]\nname = \"A\"\nalgorithm = \"set-nx\"\nttl_ms = \"ten\"\n";
-        let err = parse("bad.toml", src).err();
-        let err = err.map(|e| e.to_string()).unwrap_or_default();
-        assert!(err.starts_with("bad.toml:6"), "{err}");
-    }
-
-    #[test]
-    fn unknown_field_is_named() {
-        let src = "name = \"x\"\n[[clients]]\nname = \"A\"\nalgorithm = \"none\"\nttl = 5\n";
-        let err = parse("f.toml", src)
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default();
-        assert!(err.contains("f.toml:5") && err.contains("ttl"), "{err}");
-    }
-
-    #[test]
-    fn semantic_error_names_line_and_field() {
-        let src = "name = \"x\"\n[[nodes]]\nname = \"n1\"\n\n[[clients]]\nname = \"A\"\nalgorithm = \"set-nx\"\nnodes = [\"nope\"]\n";
-        let err = parse("f.toml", src)
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default();
-        assert!(err.starts_with("f.toml:8: clients[0].nodes"), "{err}");
-        assert!(err.contains("nope"), "{err}");
-    }
-
-    #[test]
-    fn every_builtin_parses() {
-        assert_eq!(BUILTINS.len(), 28);
-        assert_eq!(
-            compiled::SCENARIOS.len(),
-            BUILTINS.len(),
-            "every file of scenarios/ is a built-in, and in src/builtins.wire (`make builtins`)"
-        );
-        for b in BUILTINS {
-            // Valid as a scenario file, and what the app reads of its compiled form is
-            // the same scenario.
-            let checked = builtin_checked(b.name).map(|r| r.map_err(|e| e.to_string()));
-            let compiled = builtin(b.name).map(|r| r.map_err(|e| e.to_string()));
-            assert_eq!(
-                compiled, checked,
-                "{}: src/builtins.wire and the TOML differ: run `make builtins`",
-                b.name
-            );
-            let s = checked;
-            match s {
-                Some(Ok(s)) => {
-                    assert_eq!(s.name, b.name);
-                    assert!(!s.description.is_empty(), "{} has no description", b.name);
-                    // The learner reads a title, not the id (#40 item 7).
-                    assert!(!s.title.trim().is_empty(), "{} has no title", b.name);
-                    assert!(
-                        s.titles.get("nb").is_some_and(|t| !t.trim().is_empty()),
-                        "{} has no Norwegian title",
-                        b.name
-                    );
-                    assert!(
-                        !s.description_in("nb").is_empty() && s.description_in("nb") != s.description,
-                        "{} has no Norwegian description",
-                        b.name
-                    );
-                }
-                other => panic!("{}: {other:?}", b.name),
-            }
-        }
-    }
 }

@@ -24,10 +24,6 @@ pub struct Shown {
     pub checks: Vec<(String, bool)>,
     pub code_error: Option<CodeError>,
     pub broken: Option<Broken>,
-    /// Where the trials ran: `worker` (the engine beside the learner's code).
-    pub ran_in: &'static str,
-    /// Where the failing run shown was replayed: `worker` (the page's engine worker).
-    pub drawn_in: &'static str,
 }
 
 impl Shown {
@@ -314,8 +310,6 @@ mod tests {
             code_error: None,
             broken,
             code: Rc::from("// the code"),
-            ran_in: "worker",
-            drawn_in: "worker",
         }
     }
 

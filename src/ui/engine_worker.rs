@@ -12,7 +12,7 @@
 //! (Cancel, a new seed). If the worker cannot start or breaks, every job's `on_failed`
 //! runs once; a broken worker is started again for the next job, twice at most. The page
 //! has no engine of its own: a job that fails says the simulator could not start
-//! (`timeline::panel::NO_ENGINE`).
+//! (`timeline::panel::NO_ENGINE`, shown in the reader's language by [`in_words`]).
 
 use crate::calls::{Answer, Request};
 use crate::vecmap::VecMap;
@@ -195,6 +195,14 @@ extern "C" {
     /// `&str`, a copy made in the module first).
     #[wasm_bindgen(js_namespace = JSON, js_name = parse, catch)]
     fn parse_json(text: &JsValue) -> Result<JsValue, JsValue>;
+}
+
+/// `why` in the reader's words: the simulator that did not start
+/// (`timeline::panel::NO_ENGINE`, wherever it stands in `why`: a console's reply puts
+/// `(error) ` before it) is the text table's `no_engine`; the rest is the engine's own
+/// (a scenario's mistake, a script's error).
+pub fn in_words(tx: crate::lesson::i18n::Texts, why: &str) -> String {
+    why.replace(crate::timeline::panel::NO_ENGINE, &tx.t("no_engine"))
 }
 
 /// Hands `request` to the worker. Each of its messages (an answer, then `done`; or an

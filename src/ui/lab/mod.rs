@@ -351,11 +351,7 @@ fn status_view(phase: &Phase, lang: Lang, goto_line: &impl Fn(u32) -> Callback<M
         Phase::Failed(e) => {
             // The simulator that did not start, in the reader's words; other whys are the
             // browser's or the sandbox's own.
-            let why = if e == crate::timeline::panel::NO_ENGINE {
-                t.t("lab_no_engine")
-            } else {
-                e.clone()
-            };
+            let why = crate::ui::engine_worker::in_words(t, e);
             html! { <p class="lab-error" role="alert">{ t.fmt("lab_load_failed", &[("why", why)]) }</p> }
         }
         Phase::Shown(s) => result_view(s, lang, &goto_line),

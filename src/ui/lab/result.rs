@@ -100,7 +100,9 @@ pub(super) fn result_view(s: &Shown, lang: Lang, goto_line: &impl Fn(u32) -> Cal
     };
     let checks = (s.code_error.is_none() && !s.cancelled).then(|| {
         html! {
-            <ul class="lab-checks" aria-label={t.t("lab_checks")} data-ran-in={s.ran_in} data-drawn-in={s.broken.is_some().then_some(s.drawn_in)}>
+            // Where the trials ran and the failing one was replayed (e2e/lab.mjs reads it):
+            // the engine's workers, always; the page has no engine.
+            <ul class="lab-checks" aria-label={t.t("lab_checks")} data-ran-in="worker" data-drawn-in={s.broken.is_some().then_some("worker")}>
                 { for s.checks.iter().map(|(name, ok)| html! {
                     <li class={if *ok { "held" } else { "broken" }} data-check={name.clone()}>
                         <span aria-hidden="true">{ if *ok { "✓ " } else { "✗ " } }</span>

@@ -78,8 +78,6 @@ pub(super) async fn run_session(s: Session, progress: Callback<(u32, u32)>) -> R
         checks: lab.checks.iter().map(|c| (c.name().to_string(), true)).collect(),
         code_error: None,
         broken: None,
-        ran_in: "worker",
-        drawn_in: "worker",
     };
     let groups = if break_it { SANDBOXES } else { 1 };
     warmed().await;
@@ -135,13 +133,11 @@ pub(super) async fn show_engine_failure(
         seed: f.seed,
         tape: f.tape,
     };
-    let (answer, made_in) = made_elsewhere(job).await;
-    let replay = match answer {
+    let replay = match made_elsewhere(job).await {
         crate::timeline::panel::RunAnswer::Lab(r) => r?,
         _ => return Err("the lab's run could not be replayed".into()),
     };
     show_failure(shown, &replay.verdicts, f.code_error.clone());
-    shown.drawn_in = made_in;
     shown.broken = Some(Broken {
         seed: f.seed,
         trial: f.trial + 1,
@@ -153,26 +149,20 @@ pub(super) async fn show_engine_failure(
 }
 
 /// `job` made in the page's engine worker, awaited (or its answer that it could not be).
-pub(super) async fn made_elsewhere(
-    job: crate::timeline::panel::RunJob,
-) -> (crate::timeline::panel::RunAnswer, &'static str) {
+pub(super) async fn made_elsewhere(job: crate::timeline::panel::RunJob) -> crate::timeline::panel::RunAnswer {
     let slot = Rc::new(RefCell::new(None));
     let mut handle = None;
     let promise = js_sys::Promise::new(&mut |resolve, _| {
         let slot = slot.clone();
-        handle = crate::ui::scenario::make_elsewhere(job.clone(), move |answer, made_in| {
-            *slot.borrow_mut() = Some((answer, made_in));
+        handle = crate::ui::scenario::make_elsewhere(job.clone(), move |answer, _| {
+            *slot.borrow_mut() = Some(answer);
             let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
         });
     });
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
     drop(handle);
     let made = slot.borrow_mut().take();
-    match made {
-        // `make_elsewhere` makes nothing on the page: its answers are the worker's.
-        Some((answer, _)) => (answer, "worker"),
-        None => (job.unmade(), "worker"),
-    }
+    made.unwrap_or_else(|| job.unmade())
 }
 
 /// Which checks a failing trial broke, and its code error.

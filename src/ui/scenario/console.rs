@@ -78,7 +78,7 @@ pub fn console_input(props: &ConsoleInputProps) -> Html {
             <pre class="console-history" aria-live="polite" tabindex="0" ref={pre}>
                 { for props.history.iter().map(|(cmd, reply)| html! {
                     <><span class="tok-prompt">{"> "}</span><span class="console-cmd">{ cmd.clone() }</span>{"\n"}
-                    <span class={classes!("console-reply", reply.starts_with("(error)").then_some("tok-err"))}>{ reply.clone() }</span>{"\n"}</>
+                    <span class={classes!("console-reply", reply.starts_with("(error)").then_some("tok-err"))}>{ crate::ui::engine_worker::in_words(tx, reply) }</span>{"\n"}</>
                 }) }
             </pre>
             <form class="console-form" onsubmit={on_submit}>
@@ -120,7 +120,7 @@ pub fn console_exercise(props: &ConsoleExerciseProps) -> Html {
             wasm_bindgen_futures::spawn_local(async move {
                 let reply = match crate::ui::engine_worker::call(crate::calls::Request::Console(arg)).await {
                     Some(crate::calls::Answer::Console(reply)) => reply,
-                    _ => "(error) the store could not be reached: the simulator did not start".into(),
+                    _ => format!("(error) {}", crate::timeline::panel::NO_ENGINE),
                 };
                 history.borrow_mut().push((line, reply));
                 redraw.force_update();

@@ -416,7 +416,7 @@ pub fn variant_editor(props: &VariantEditorProps) -> Html {
                 <button type="button" onclick={on_reset}>{ tx.t("script_restore") }</button>
                 if let Some(e) = &*error {
                     <p class="script-error" role="alert">
-                        { match e.line { Some(l) => tx.fmt("script_line", &[("n", l.to_string())]), None => String::new() } }{ e.message.clone() }
+                        { match e.line { Some(l) => tx.fmt("script_line", &[("n", l.to_string())]), None => String::new() } }{ crate::ui::engine_worker::in_words(tx, &e.message) }
                         { tx.t("script_keeps") }
                     </p>
                 }

@@ -162,7 +162,7 @@ pub fn explore_panel(props: &ExploreProps) -> Html {
                     <button type="button" class="explore-load" onclick={on_load}>{ tx.t("explore_load") }</button>
                 }
             }
-            if let Some(e) = &p.error { <p class="hint" role="alert">{ e.clone() }</p> }
+            if let Some(e) = &p.error { <p class="hint" role="alert">{ crate::ui::engine_worker::in_words(tx, e) }</p> }
         </div>
     }
 }

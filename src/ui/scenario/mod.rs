@@ -228,7 +228,9 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             };
         }
         Err(e) => {
-            return html! { <div class="scenario error" role="alert">{ format!("This scenario cannot run: {e}") }</div> }
+            let why = crate::ui::engine_worker::in_words(Texts::new(props.lang), e);
+            let said = Texts::new(props.lang).fmt("sc_cannot_run", &[("why", why)]);
+            return html! { <div class="scenario error" role="alert">{ said }</div> };
         }
     };
     let on_key = {

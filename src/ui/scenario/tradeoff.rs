@@ -72,7 +72,7 @@ pub fn tradeoff_table(props: &TradeoffProps) -> Html {
             </label>
             { match rows.as_ref().map(|(r, _)| r) {
                 None => html! { <p class="hint" role="status">{ tx.t("tt_comparing") }</p> },
-                Some(Err(e)) => html! { <p class="hint" role="alert">{ tx.fmt("tt_failed", &[("error", e.to_string())]) }</p> },
+                Some(Err(e)) => html! { <p class="hint" role="alert">{ tx.fmt("tt_failed", &[("error", crate::ui::engine_worker::in_words(tx, e))]) }</p> },
                 Some(Ok(rows)) => html! {
                     // Wider than a phone: it scrolls on its own (and can be scrolled with
                     // the keyboard), so the page never scrolls sideways (WCAG 1.4.10).
