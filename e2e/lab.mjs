@@ -376,6 +376,20 @@ try {
     if (runWhere.join() !== 'worker,worker') problems.push(`${name}: Run ran in the ${runWhere[0]} and was drawn from a replay in the ${runWhere[1]}, not both in workers`);
     const now = await lab.locator('.lab-now').innerText();
     say(name, 'cursor at:', now);
+    // The broken run's timeline zooms (#40 item 12): half the span, the cursor's moment kept.
+    const span = async () => {
+      const ticks = (await lab.locator('svg .tick text').allInnerTexts()).map(Number).filter(Number.isFinite);
+      return Math.max(...ticks) - Math.min(...ticks);
+    };
+    const wide = await span();
+    await lab.getByRole('button', { name: 'Zoom in' }).click();
+    await page.waitForFunction((w) => {
+      const ticks = [...document.querySelectorAll('.lab-mount section.lab svg .tick text')].map((t) => Number(t.textContent)).filter(Number.isFinite);
+      return Math.max(...ticks) - Math.min(...ticks) < w;
+    }, wide, { timeout: 5000 }).catch(() => problems.push(`${name}: Zoom in did not narrow the broken run's timeline (${wide} ms of ticks)`));
+    if (await lab.locator('.lab-now').innerText() !== now) problems.push(`${name}: zooming moved the cursor`);
+    await lab.getByRole('button', { name: 'Zoom out' }).click();
+    say(name, `the broken run's timeline zoomed from ${wide} ms of ticks to ${await span()} ms and back`);
     // One seed, one run: Run again and the same checks break at the same moment.
     await lab.locator('.lab-verdict').evaluate((el) => { el.__seen = true; });
     await page.evaluate(() => { window.__long = []; });

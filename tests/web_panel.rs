@@ -1,7 +1,7 @@
 //! Browser tests of what a learner trips over in a scenario panel (issue #20): playback
 //! a learner can follow, the cluster view and the console agreeing, commands at the end,
 //! a view that frames the events and follows the cursor, the console's history, knobs
-//! that stay open, a bad seed said, and an unused release script said.
+//! that stay open, a bad seed said, an unused release script said, and a click that seeks.
 #![cfg(target_arch = "wasm32")]
 
 use gloo::timers::future::TimeoutFuture;
@@ -196,6 +196,46 @@ async fn the_view_frames_the_events_and_zooms_on_the_cursor() {
         tick_labels(&pp).iter().cloned().fold(0.0, f64::max) + 5.0 >= end && end > 500.0
     })
     .await;
+}
+
+/// A click on the timeline seeks (#40 item 12): at a tick of the axis, the cursor goes to
+/// the last event at or before that moment, and the next event comes after it.
+#[wasm_bindgen_test]
+async fn a_click_on_the_timeline_seeks_to_its_moment() {
+    let _x = Exclusive::acquire().await;
+    let (root, _app) = open("#/distributed-locks/1?scenario=double-charge-no-lock&seed=1&t=0").await;
+    let p = panel(&root);
+    let pp = p.clone();
+    wait_until("the first view frames 0–51 ms", move || {
+        tick_labels(&pp).iter().cloned().fold(0.0, f64::max) < 100.0
+    })
+    .await;
+    assert_eq!(cursor_ms(&p), 0.0, "the panel opens at 0 ms");
+    // The tick nearest the view's middle, clicked on the axis (no mark or arrow there).
+    let ticks: Vec<(f64, Element)> = query_all(&p, "svg .tick text")
+        .into_iter()
+        .filter_map(|t| Some((t.text_content()?.parse().ok()?, t)))
+        .collect();
+    let (at_ms, tick) = ticks.get(ticks.len() / 2).cloned().expect("ticks on the axis");
+    assert!(at_ms > 0.0, "a tick after the start: {at_ms}");
+    let svg = query(&p, "svg.timeline").expect("the timeline");
+    let (r, box_) = (svg.get_bounding_client_rect(), tick.get_bounding_client_rect());
+    // A click is a PointerEvent in browsers today (and this build has its bindings).
+    let init = web_sys::PointerEventInit::new();
+    init.set_bubbles(true);
+    init.set_client_x((box_.left() + box_.width() / 2.0).round() as i32);
+    init.set_client_y((r.bottom() - 2.0).round() as i32);
+    let e = web_sys::PointerEvent::new_with_event_init_dict("click", &init).expect("a click");
+    tick.dispatch_event(&e).expect("clicked");
+    let pp = p.clone();
+    wait_until("the cursor moved", move || cursor_ms(&pp) > 0.0).await;
+    let now = cursor_ms(&p);
+    assert!(now <= at_ms + 0.5, "the cursor at {now} ms, after the {at_ms} ms clicked");
+    click(&p, "button[aria-label='Step forward']");
+    let pp = p.clone();
+    wait_until("one step on", move || cursor_ms(&pp) != now).await;
+    let next = cursor_ms(&p);
+    assert!(next > at_ms - 0.5, "the next event ({next} ms) is not after the {at_ms} ms clicked: the click stopped short");
 }
 
 /// ↑ brings back the last command; the newest reply is scrolled into view.

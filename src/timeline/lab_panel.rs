@@ -63,6 +63,24 @@ impl Broken {
     fn last(&self) -> usize {
         self.model.trace.len().saturating_sub(1)
     }
+
+    /// The window the broken run's timeline opens on: its events framed (the run goes on
+    /// quietly to its end time), as a scenario opens.
+    pub fn first_view(&self) -> (u64, u64) {
+        let m = &self.model;
+        let end = m.end_us.max(1);
+        let last_us = m
+            .trace
+            .iter()
+            .rev()
+            .find(|e| !matches!(e.kind, TraceKind::End))
+            .map_or(0, |e| e.t_us);
+        crate::timeline::view::initial(last_us, end).unwrap_or((0, end))
+    }
+
+    fn t_us(&self, at: usize) -> u64 {
+        self.model.trace.get(at).map_or(0, |e| e.t_us)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -94,6 +112,9 @@ pub struct LabState {
     pub copied: Option<(LinkKind, Result<(), String>)>,
     /// Hints shown for the broken run, one more per click, up to [`HINTS`].
     pub hints: u8,
+    /// The broken run's timeline window once the learner zoomed (else
+    /// [`Broken::first_view`]).
+    pub view: Option<(u64, u64)>,
 }
 
 /// Rungs of a broken check's hint ladder: what happened and a question, the idea, the
@@ -151,6 +172,8 @@ pub enum LabAction {
     HideSolution,
     /// One more hint about the broken run.
     Hint,
+    /// Zoom the broken run's timeline about its cursor (< 1 zooms in).
+    Zoom(f64),
     /// A link was copied; `Err(link)` when the browser refused.
     LinkCopied(LinkKind, Result<(), String>),
 }
@@ -165,6 +188,7 @@ impl LabState {
             replay,
             copied: None,
             hints: 0,
+            view: None,
         }
     }
 
@@ -201,6 +225,7 @@ impl LabState {
             LabAction::Progress { .. } => {}
             LabAction::Finished(Ok(shown)) => {
                 self.cursor = shown.broken.as_ref().map_or(0, Broken::broke_at);
+                self.view = None;
                 // The shared trial was replayed (or the learner moved on): Run runs
                 // the lab's own seed from now on.
                 self.replay = None;
@@ -223,9 +248,32 @@ impl LabState {
                     self.cursor = i.min(last);
                 }
             }
+            LabAction::Zoom(f) => {
+                let zoomed = self.broken().map(|b| {
+                    let end = b.model.end_us.max(1);
+                    let from = self.view.unwrap_or_else(|| b.first_view());
+                    let to = crate::timeline::view::zoom_at(Some(from), end, f, b.t_us(self.cursor));
+                    to.unwrap_or((0, end))
+                });
+                if zoomed.is_some() {
+                    self.view = zoomed;
+                }
+            }
             LabAction::ShowSolution(s) => self.solution = Some(s),
             LabAction::HideSolution => self.solution = None,
             LabAction::LinkCopied(kind, done) => self.copied = Some((kind, done)),
+        }
+        // A zoomed timeline keeps the cursor in its window.
+        let followed = match (self.view, self.broken()) {
+            (Some(view), Some(b)) => {
+                let end = b.model.end_us.max(1);
+                let at = b.t_us(self.cursor);
+                Some(crate::timeline::view::follow(Some(view), end, at).unwrap_or((0, end)))
+            }
+            _ => None,
+        };
+        if followed.is_some() {
+            self.view = followed;
         }
         self
     }
@@ -399,5 +447,50 @@ mod tests {
         assert!(s
             .reduce(LabAction::LinkCopied(LinkKind::Code, Ok(())))
             .copied(LinkKind::Code));
+    }
+
+    #[test]
+    fn the_broken_runs_timeline_zooms_about_its_cursor_and_follows_it() {
+        let s = LabState::new(None).reduce(LabAction::Zoom(0.5));
+        assert_eq!(s.view, None, "no broken run, nothing to zoom");
+        let b = broken();
+        let first = b.first_view();
+        let shown = Shown {
+            trials: 1,
+            total: 1,
+            seed: 1,
+            break_it: false,
+            cancelled: false,
+            code: Rc::from(""),
+            checks: Vec::new(),
+            code_error: None,
+            broken: Some(b),
+        };
+        let s = LabState::new(None).reduce(LabAction::Finished(Ok(Rc::new(shown.clone()))));
+        assert_eq!(s.view, None, "it opens on the first view");
+        let zoomed = s.clone().reduce(LabAction::Zoom(0.5));
+        let (a, z) = zoomed.view.expect("zoomed");
+        let width = first.1 - first.0;
+        assert!((z - a).abs_diff(width / 2) <= 1, "half as wide: {a}..{z} from {first:?}");
+        let cursor_t = zoomed.broken().expect("broken").t_us(zoomed.cursor);
+        assert!(a <= cursor_t && cursor_t <= z, "the cursor stays in view");
+        // Zoomed in far, a seek to the first event brings the window with it.
+        let mut deep = zoomed;
+        for _ in 0..8 {
+            deep = deep.reduce(LabAction::Zoom(0.5));
+        }
+        let far = deep.reduce(LabAction::Seek(0));
+        let (a0, _) = far.view.expect("still zoomed");
+        assert_eq!(a0, 0, "the window followed the cursor to the start");
+        // Zoomed all the way out: the whole run, not the first view again.
+        let mut out = far;
+        for _ in 0..20 {
+            out = out.reduce(LabAction::Zoom(2.0));
+        }
+        let end = out.broken().expect("broken").model.end_us.max(1);
+        assert_eq!(out.view, Some((0, end)));
+        // A new run opens on its own first view.
+        let again = out.reduce(LabAction::Start).reduce(LabAction::Finished(Ok(Rc::new(shown))));
+        assert_eq!(again.view, None);
     }
 }

@@ -103,6 +103,19 @@ pub fn pinch(start: Option<(u64, u64)>, end: u64, f0: f64, d0: f64, f1: f64, d1:
     settle(anchor - f1 * nw, nw, end)
 }
 
+/// The trace index a click at `t_us` on a timeline seeks to: the last event at or before
+/// that moment (the trace is in time order), else the first. `times` are the events'.
+pub fn event_at(times: impl IntoIterator<Item = u64>, t_us: u64) -> usize {
+    let mut at = 0;
+    for (i, t) in times.into_iter().enumerate() {
+        if t > t_us {
+            break;
+        }
+        at = i;
+    }
+    at
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,5 +212,19 @@ mod tests {
         assert_eq!(pinch(v, END, f64::INFINITY, 1.0, 0.5, 1.0), v);
         // A run shorter than a millisecond cannot be zoomed into.
         assert_eq!(zoom(None, 500, 0.5), None);
+    }
+
+    #[test]
+    fn a_click_seeks_to_the_last_event_at_or_before_its_moment() {
+        let times = [0u64, 100, 100, 250, 900];
+        assert_eq!(event_at(times, 0), 0);
+        assert_eq!(event_at(times, 99), 0);
+        // Two events at one moment: the later one, as stepping there would end.
+        assert_eq!(event_at(times, 100), 2);
+        assert_eq!(event_at(times, 899), 3);
+        assert_eq!(event_at(times, u64::MAX), 4);
+        assert_eq!(event_at([], 5), 0);
+        // Before the first event: the first.
+        assert_eq!(event_at([50u64, 60], 10), 0);
     }
 }

@@ -626,7 +626,7 @@ fn after_the_verdict(s: &LabState, id: &str, lang: Lang, dispatch: &Callback<Lab
                     html! {
                         <>
                             { hints_view(b, s.hints, lang, dispatch) }
-                            { broken_view(b, lang, s.cursor, dispatch, (link, s.copied(LinkKind::Run))) }
+                            { broken_view(b, lang, (s.cursor, s.view), dispatch, (link, s.copied(LinkKind::Run))) }
                         </>
                     }
                 }

@@ -131,7 +131,7 @@ pub(super) const SHOWN_VIOLATIONS: usize = 3;
 pub(super) fn broken_view(
     b: &Broken,
     lang: Lang,
-    cursor: usize,
+    (cursor, zoomed): (usize, Option<(u64, u64)>),
     dispatch: &Callback<LabAction>,
     (link, copied): (Option<String>, bool),
 ) -> Html {
@@ -157,14 +157,9 @@ pub(super) fn broken_view(
     let last = m.trace.len().saturating_sub(1);
     let at = cursor.min(last);
     let t_us = m.trace.get(at).map_or(0, |e| e.t_us);
-    // The events framed (the run goes on quietly to its end time), as a scenario opens.
-    let last_us = m
-        .trace
-        .iter()
-        .rev()
-        .find(|e| !matches!(e.kind, crate::sim::TraceKind::End))
-        .map_or(0, |e| e.t_us);
-    let view = timeline::view::initial(last_us, m.end_us.max(1)).unwrap_or((0, m.end_us.max(1)));
+    let view = zoomed.unwrap_or_else(|| b.first_view());
+    let zoom = |f: f64| dispatch.reform(move |_: MouseEvent| LabAction::Zoom(f));
+    let whole = view == (0, m.end_us.max(1));
     let step = |d: i64| dispatch.reform(move |_: MouseEvent| LabAction::Step(d));
     let on_jump = dispatch.reform(|_: MouseEvent| LabAction::JumpToBreak);
     let on_seek = dispatch.reform(LabAction::Seek);
@@ -200,6 +195,11 @@ pub(super) fn broken_view(
                 <button type="button" onclick={step(-1)} disabled={at == 0}>{ t.t("lab_prev") }</button>
                 <button type="button" onclick={step(1)} disabled={at >= last}>{ t.t("lab_next") }</button>
                 <button type="button" onclick={on_jump}>{ t.t("lab_jump") }</button>
+                <span class="zoom-buttons">
+                    <button type="button" aria-label={t.t("sc_zoom_in")} title={t.t("sc_zoom_in")} onclick={zoom(0.5)}
+                            disabled={view.1 - view.0 <= timeline::view::MIN_SPAN_US}>{"+"}</button>
+                    <button type="button" aria-label={t.t("sc_zoom_out")} title={t.t("sc_zoom_out")} onclick={zoom(2.0)} disabled={whole}>{"−"}</button>
+                </span>
                 <button type="button" class="quiet" onclick={on_share}>{ if copied { t.t("lab_link_copied") } else { t.t("lab_share") } }</button>
             </div>
             <p class="lab-now" aria-live="polite">{ now }</p>

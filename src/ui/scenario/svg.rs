@@ -206,6 +206,7 @@ pub fn timeline_svg(props: &TimelineSvgProps) -> Html {
         });
     }
     let span_ms = (v1 - v0) as f64 / 1000.0;
+    let on_click = seek_on_click(props.model.clone(), (v0, v1), w, props.on_seek.clone());
     html! {
         <div class="timeline-box" ref={box_ref}>
             <div class="timeline-inner">
@@ -221,13 +222,37 @@ pub fn timeline_svg(props: &TimelineSvgProps) -> Html {
             }
             <svg class="timeline" width={w.to_string()} height={height.to_string()} viewBox={format!("0 0 {w} {height}")} role="group"
                  aria-label={Texts::new(props.lang).fmt("sc_timeline_label", &[("scenario", m.title(props.lang).to_string()), ("lanes", m.lanes.len().to_string()), ("ms", format!("{span_ms:.0}"))])}
-                 preserveAspectRatio="xMinYMin meet">
+                 preserveAspectRatio="xMinYMin meet" onclick={on_click}>
                 <Layers model={props.model.clone()} view={props.view} {w} on_seek={props.on_seek.clone()} lang={props.lang} />
                 <line class="cursor" aria-hidden="true" x1={cx.to_string()} x2={cx.to_string()} y1="0" y2={axis_y.to_string()} />
             </svg>
             </div>
         </div>
     }
+}
+
+/// A click on the timeline's plot, not on a mark or an arrow (which seek to their own
+/// event), seeks to the last event at or before the moment under the pointer.
+fn seek_on_click(model: Shared, (v0, v1): (u64, u64), w: f64, on_seek: Callback<usize>) -> Callback<MouseEvent> {
+    Callback::from(move |e: MouseEvent| {
+        let own = e
+            .target_dyn_into::<web_sys::Element>()
+            .and_then(|t| t.closest("g.mark, g.arrow, .fold").ok().flatten());
+        let Some(svg) = e.current_target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else {
+            return;
+        };
+        let rect = svg.get_bounding_client_rect();
+        if own.is_some() || rect.width() <= 0.0 {
+            return;
+        }
+        // In the drawing's own units (it is drawn 1:1, but a zoomed page scales it).
+        let x = (f64::from(e.client_x()) - rect.left()) * w / rect.width();
+        if x < LABEL_W {
+            return;
+        }
+        let t = v0 + (plot_fraction(x, w) * (v1 - v0) as f64).round() as u64;
+        on_seek.emit(crate::timeline::view::event_at(model.0.trace.iter().map(|e| e.t_us), t));
+    })
 }
 
 #[function_component(Layers)]
