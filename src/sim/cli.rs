@@ -60,6 +60,7 @@ pub fn event_line(e: &TraceEvent, names: &[String]) -> String {
             args,
             reply,
             script,
+            ..
         } => {
             let mut a: Vec<String> = args.iter().map(|s| short(s)).collect();
             if *script {

@@ -83,6 +83,9 @@ pub enum LabAction {
         node: usize,
         args: Vec<String>,
         timeout_ms: Option<f64>,
+        /// The line of the learner's file that sent it, when the harness says (one
+        /// trial drawn alone: `{"type":"run","watch":true}`). Display data only.
+        line: Option<u32>,
     },
     Resource {
         id: u64,

@@ -92,15 +92,27 @@ impl World {
         self.actions = actions;
     }
 
+    /// Sends command `req` to `dest` (a group: its master now); `line` is the learner's
+    /// line a lab worker sent it from, carried to the node's `Command` event.
+    pub(super) fn send_cmd(
+        &mut self,
+        pid: Pid,
+        dest: Dest,
+        req: u64,
+        args: Vec<Vec<u8>>,
+        line: Option<u32>,
+        out: &mut Vec<TraceEvent>,
+    ) {
+        let to = match dest {
+            Dest::Node(p) => p,
+            Dest::Group(g) => self.groups[g].master,
+        };
+        self.send(pid, to, Payload::Cmd { req, args, line }, 0, out);
+    }
+
     pub(super) fn apply(&mut self, pid: Pid, a: Action, out: &mut Vec<TraceEvent>) {
         match a {
-            Action::Cmd { dest, req, args } => {
-                let to = match dest {
-                    Dest::Node(p) => p,
-                    Dest::Group(g) => self.groups[g].master,
-                };
-                self.send(pid, to, Payload::Cmd { req, args }, 0, out);
-            }
+            Action::Cmd { dest, req, args } => self.send_cmd(pid, dest, req, args, None, out),
             Action::Res { req, op } => {
                 let to = self
                     .procs

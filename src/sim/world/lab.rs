@@ -402,6 +402,7 @@ impl World {
                 node,
                 args,
                 timeout_ms,
+                line,
             } => {
                 let Some(dest) = l.dests.get(node).copied() else {
                     l.over = true;
@@ -426,7 +427,7 @@ impl World {
                 l.sent = l.sent.saturating_add(1);
                 l.waiting.insert(id);
                 let args = args.into_iter().map(String::into_bytes).collect();
-                self.apply(pid, Action::Cmd { dest, req: id, args }, out);
+                self.send_cmd(pid, dest, id, args, line, out);
                 if let Some(ms) = timeout_ms {
                     let after_local_us = ms_to_us(ms.clamp(0.0, MAX_TIME_MS)).unwrap_or(0);
                     let timer = Timer::ReqTimeout(id);
