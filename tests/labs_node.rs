@@ -344,9 +344,6 @@ fn first_failure_in_groups(
 #[test]
 fn run_and_replay_in_the_engine_make_the_runs_made_in_order() {
     use lockstep::sim::lab::seq::{Draw, GroupReport, TrialSeq};
-    use lockstep::timeline::panel::{
-        answer_parts, read_answer, read_part, run_job, Parts, RunAnswer, RunJob,
-    };
     let mut failures = 0;
     for lab in labs_list() {
         for f in files(&lab.id, "fail") {
@@ -401,23 +398,8 @@ fn run_and_replay_in_the_engine_make_the_runs_made_in_order() {
                 if failed.tape.is_empty() {
                     continue;
                 }
-                let job = RunJob::Lab {
-                    texts: lab.texts.clone(),
-                    draw,
-                    seed,
-                    tape: failed.tape.clone(),
-                };
-                let job: RunJob = serde_json::from_str(&serde_json::to_string(&job).unwrap()).unwrap();
-                let texts = answer_parts(run_job(&job)).unwrap_or_else(|e| panic!("{e}"));
-                let (last, parts) = texts.split_last().unwrap();
-                let mut got = Parts::default();
-                for p in parts {
-                    got.add(read_part(p).unwrap());
-                }
-                let answer = got.finish(read_answer(last).unwrap());
-                let RunAnswer::Lab(Ok(replay)) = answer else {
-                    panic!("{name} {draw:?}: not replayed: {answer:?}")
-                };
+                let replay = replayed_on_the_page(&lab, draw, seed, &failed.tape)
+                    .unwrap_or_else(|e| panic!("{name} {draw:?}: not replayed: {e}"));
                 assert_eq!(replay.attacks, attacks, "{name} {draw:?}");
                 assert_eq!(
                     lab::violations_of(&replay.verdicts),
@@ -432,6 +414,117 @@ fn run_and_replay_in_the_engine_make_the_runs_made_in_order() {
         }
     }
     assert!(failures >= 6, "only {failures} failing runs were replayed");
+}
+
+/// A failing trial's tape replayed as the page has it replayed in its engine worker
+/// (`RunJob::Lab`): the job through JSON, the answer through the wire, in parts.
+fn replayed_on_the_page(
+    lab: &Lab,
+    draw: lab::seq::Draw,
+    seed: u64,
+    tape: &[String],
+) -> Result<lockstep::timeline::panel::LabReplay, String> {
+    use lockstep::timeline::panel::{
+        answer_parts, read_answer, read_part, run_job, Parts, RunAnswer, RunJob,
+    };
+    let job = RunJob::Lab {
+        texts: lab.texts.clone(),
+        draw,
+        seed,
+        tape: tape.to_vec(),
+    };
+    let job: RunJob = serde_json::from_str(&serde_json::to_string(&job).map_err(|e| e.to_string())?)
+        .map_err(|e| e.to_string())?;
+    let texts = answer_parts(run_job(&job))?;
+    let (last, parts) = texts.split_last().ok_or("no answer")?;
+    let mut got = Parts::default();
+    for p in parts {
+        got.add(read_part(p)?);
+    }
+    match got.finish(read_answer(last)?) {
+        RunAnswer::Lab(r) => r,
+        other => Err(format!("{other:?}")),
+    }
+}
+
+/// A broken Run points at the line of the learner's file that sent the command it broke
+/// on: a release by plain `DEL` deletes the next holder's lock, from the line of its
+/// `redis.del`. Run draws one trial in the engine beside the harness, which then says
+/// each command's line; the page replays its tape and asks the `Broken` it shows. The
+/// same trial among "Try to break it"'s has no lines, and the same verdicts.
+#[test]
+fn a_broken_run_names_the_line_that_sent_the_breaking_command() {
+    use lockstep::sim::lab::seq::{Draw, TrialSeq};
+    use lockstep::timeline::lab_panel::Broken;
+    use std::rc::Rc;
+    let lab = labs::find("safe-release").unwrap_or_else(|e| panic!("{e}"));
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/labs/safe-release/fail/plain-del.js");
+    let src = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
+    let del = src
+        .lines()
+        .position(|l| l.contains("await redis.del(key)"))
+        .map(|i| i as u32 + 1);
+    assert_eq!(del, Some(12), "the fixture's DEL");
+    // Run, as the page makes it: one trial in the engine beside the harness.
+    let mut host = NodeHost::start().unwrap_or_else(|e| panic!("{e}"));
+    lab::init(&lab, &mut host, &src).unwrap_or_else(|e| panic!("{e}"));
+    let mut seq = TrialSeq::new(&lab.texts, lab::RUN_SEED, 1, 0, 1)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .drawing(Draw::Run);
+    while let Some(m) = seq.next_message() {
+        match host.exchange(&m) {
+            Ok(a) => seq.answer(&a),
+            Err(e) => seq.host_failed(e),
+        }
+    }
+    let run = seq.report().failure.expect("a plain DEL breaks Run");
+    let broken = |draw: Draw, tape: &[String]| {
+        let replay = replayed_on_the_page(&lab, draw, lab::RUN_SEED, tape).unwrap_or_else(|e| panic!("{e}"));
+        Broken {
+            seed: lab::RUN_SEED,
+            trial: 1,
+            violations: lab::violations_of(&replay.verdicts),
+            attacks: replay.attacks,
+            model: Rc::new(replay.model),
+        }
+    };
+    let b = broken(Draw::Run, &run.tape);
+    assert_eq!(
+        b.violations.first().map(|v| v.kind.as_str()),
+        Some("foreign_delete"),
+        "{:?}",
+        b.violations
+    );
+    assert_eq!(
+        b.sent_from_line(),
+        del,
+        "where the run broke: {:?}",
+        b.model.trace[b.broke_at()]
+    );
+    // The same run, as one of Try to break it's trials (the Run's seed and attacks, no
+    // lines): the same verdicts, and no line to show.
+    let mut host = NodeHost::start().unwrap_or_else(|e| panic!("{e}"));
+    lab::init(&lab, &mut host, &src).unwrap_or_else(|e| panic!("{e}"));
+    let trial = lab::run_once(&lab, &mut host, lab::RUN_SEED, lab.run_attacks.clone())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        cmd_lines(&trial.tape),
+        0,
+        "Try to break it's trials read no stack"
+    );
+    assert!(cmd_lines(&run.tape) > 0, "Run says where its commands came from");
+    let unlined = broken(Draw::Run, &trial.tape);
+    assert_eq!(unlined.violations, b.violations, "lines change no verdict");
+    assert_eq!(unlined.sent_from_line(), None);
+}
+
+/// How many `cmd` actions of a tape say the line that sent them.
+fn cmd_lines(tape: &[String]) -> usize {
+    tape.iter()
+        .filter_map(|a| serde_json::from_str::<serde_json::Value>(a).ok())
+        .flat_map(|v| v["actions"].as_array().cloned().unwrap_or_default())
+        .filter(|a| a["a"] == "cmd" && a.get("line").is_some())
+        .count()
 }
 
 /// "Where it broke" opens on the event that broke the check (#40): the stale write that

@@ -205,6 +205,47 @@ pub fn breaking_event(trace: &[TraceEvent], v: &Violation) -> usize {
         .unwrap_or_else(|| trace.iter().rposition(|e| e.t_us <= at_us).unwrap_or(0))
 }
 
+/// The line of the learner's file that sent the command behind event `at`, when the
+/// trace knows it (a trial drawn alone, whose commands carry their lines). A node's
+/// command is its own; a foreign delete is the command the node runs right after it
+/// (the delete); anything else a worker did (took a lock someone holds, believed in one
+/// its nodes do not back, kept its lock, failed) comes from the last reply it got, so
+/// from the command that reply answered. A stale write or a second charge was sent to
+/// the resource, not to Redis: no line.
+pub fn sent_from_line(trace: &[TraceEvent], at: usize) -> Option<u32> {
+    let e = trace.get(at)?;
+    let command = match &e.kind {
+        TraceKind::Command { .. } => at,
+        TraceKind::ForeignDelete { .. } => {
+            let mut next = trace.get(at + 1..)?.iter().take_while(|c| c.t_us == e.t_us);
+            at + 1 + next.position(|c| matches!(c.kind, TraceKind::Command { from, .. } if from == e.pid))?
+        }
+        TraceKind::WriteAccepted { .. } | TraceKind::WriteRejected { .. } => return None,
+        _ => answered(trace, at, e.pid)?,
+    };
+    match &trace.get(command)?.kind {
+        TraceKind::Command { line, .. } => line.0,
+        _ => None,
+    }
+}
+
+/// The node's command whose reply worker `pid` got last, at or before event `at`: the
+/// delivery of that reply, the node's sending of it, and the command the node ran just
+/// before sending it (`reply_cmd` records the two together).
+fn answered(trace: &[TraceEvent], at: usize, pid: u32) -> Option<usize> {
+    let (msg, node) = trace.get(..=at)?.iter().rev().find_map(|e| match e.kind {
+        TraceKind::Deliver { msg, from } if e.pid == pid => Some((msg, from)),
+        _ => None,
+    })?;
+    let sent = trace
+        .get(..at)?
+        .iter()
+        .rposition(|e| e.pid == node && matches!(e.kind, TraceKind::Send { msg: m, .. } if m == msg))?;
+    let ran = sent.checked_sub(1)?;
+    let c = trace.get(ran)?;
+    matches!(c.kind, TraceKind::Command { from, .. } if c.pid == node && from == pid).then_some(ran)
+}
+
 /// Every violation of these verdicts, in time order.
 pub fn violations_of(verdicts: &[Verdict]) -> Vec<Violation> {
     let mut all: Vec<Violation> = verdicts.iter().flat_map(|v| v.violations.clone()).collect();
