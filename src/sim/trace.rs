@@ -82,9 +82,13 @@ pub enum TraceKind {
         offset: u64,
         effects: u32,
     },
-    /// A client timer fired (retry, renewal, validity end, work step).
+    /// A client timer fired (retry, renewal, validity end, work step). `line`: for a lab
+    /// worker's request timeout, the learner's line that sent the command, as on
+    /// [`TraceKind::Command`].
     Timer {
         name: TimerName,
+        #[serde(default, skip_serializing_if = "SourceLine::is_unknown")]
+        line: SourceLine,
     },
     Pause,
     Resume,

@@ -36,7 +36,7 @@ use super::scenario::{Algorithm, Persistence, Scenario, MAX_TIME_MS};
 use super::trace::{SourceLine, TraceEvent, TraceKind, TraceLevel};
 use crate::store::{Effect, Reply, Store};
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap, VecDeque};
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::sync::Arc;
 
 pub type Pid = usize;
@@ -370,7 +370,7 @@ impl World {
                     dests: c.cfg.dests,
                     lock: c.cfg.lock,
                     token: None,
-                    waiting: BTreeSet::new(),
+                    waiting: BTreeMap::new(),
                     sent: 0,
                     timers_fired: 0,
                     replies_seen: 0,

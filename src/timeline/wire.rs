@@ -44,6 +44,7 @@ pub enum KindWire {
     },
     Timer {
         name: TimerName,
+        line: SourceLine,
     },
     Pause,
     Resume,

@@ -54,7 +54,8 @@ impl World {
     pub(super) fn emit_timer(&self, out: &mut Vec<TraceEvent>, pid: Pid, timer: &Timer) {
         if self.full() {
             let name = timer.name();
-            self.emit(out, pid, TraceKind::Timer { name });
+            let line = SourceLine(None);
+            self.emit(out, pid, TraceKind::Timer { name, line });
         }
     }
 
@@ -62,7 +63,7 @@ impl World {
         if matches!(self.procs[pid].kind, Kind::Lab(_)) {
             let ev = match input {
                 Input::Reply { req, reply } => {
-                    if !self.lab_answered(pid, req) {
+                    if self.lab_answered(pid, req).is_none() {
                         return;
                     }
                     LabEvent::Reply { id: req, reply }
