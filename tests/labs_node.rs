@@ -637,3 +637,73 @@ fn the_cli_names_the_first_failing_trial_the_browser_names() {
         );
     }
 }
+
+/// Every broken Run or replay of the fail files that names a line names one the harness
+/// said a command was sent from, a line of the file that calls the client; and the runs
+/// of these labs that break on a Redis command name one (a stale write, a second charge
+/// or a kept lock names none).
+#[test]
+fn every_line_a_broken_run_names_sent_a_command() {
+    use lockstep::sim::lab::seq::{Draw, TrialSeq};
+    use lockstep::timeline::lab_panel::Broken;
+    use std::rc::Rc;
+    let mut named = std::collections::BTreeSet::new();
+    for lab in labs_list() {
+        for f in files(&lab.id, "fail") {
+            let src = std::fs::read_to_string(&f).unwrap_or_default();
+            let name = f.display().to_string();
+            let mut host = NodeHost::start().unwrap_or_else(|e| panic!("{e}"));
+            if lab::init(&lab, &mut host, &src).is_err() {
+                continue;
+            }
+            for (draw, seed) in [(Draw::Run, lab::RUN_SEED), (Draw::Replay, lab::trial_seed(99, 4))] {
+                let mut host = NodeHost::start().unwrap_or_else(|e| panic!("{e}"));
+                lab::init(&lab, &mut host, &src).unwrap_or_else(|e| panic!("{e}"));
+                let mut seq = TrialSeq::new(&lab.texts, seed, 1, 0, 1)
+                    .unwrap_or_else(|e| panic!("{e}"))
+                    .drawing(draw);
+                while let Some(m) = seq.next_message() {
+                    match host.exchange(&m) {
+                        Ok(a) => seq.answer(&a),
+                        Err(e) => seq.host_failed(e),
+                    }
+                }
+                let Some(failed) = seq.report().failure.filter(|f| !f.tape.is_empty()) else {
+                    continue;
+                };
+                let replay = replayed_on_the_page(&lab, draw, seed, &failed.tape)
+                    .unwrap_or_else(|e| panic!("{name} {draw:?}: {e}"));
+                let b = Broken {
+                    seed,
+                    trial: 1,
+                    violations: lab::violations_of(&replay.verdicts),
+                    attacks: replay.attacks,
+                    model: Rc::new(replay.model),
+                };
+                let Some(line) = b.sent_from_line() else {
+                    continue;
+                };
+                let sending: std::collections::BTreeSet<u64> = failed
+                    .tape
+                    .iter()
+                    .filter_map(|a| serde_json::from_str::<serde_json::Value>(a).ok())
+                    .flat_map(|v| v["actions"].as_array().cloned().unwrap_or_default())
+                    .filter(|a| a["a"] == "cmd")
+                    .filter_map(|a| a["line"].as_u64())
+                    .collect();
+                let text = src.lines().nth(line as usize - 1).unwrap_or_default();
+                assert!(
+                    sending.contains(&u64::from(line))
+                        && (text.contains("redis") || text.contains("c.set(") || text.contains("clients[")),
+                    "{name} {draw:?}: line {line} `{text}` sent no command ({sending:?})"
+                );
+                named.insert(name.clone());
+            }
+        }
+    }
+    assert!(
+        named.len() >= 8,
+        "only {} fail files named a line: {named:?}",
+        named.len()
+    );
+}

@@ -433,7 +433,7 @@ mod tests {
     }
 
     #[test]
-    fn a_foreign_delete_is_the_delete_and_a_write_has_no_command() {
+    fn a_foreign_delete_is_the_delete_and_other_events_the_reply_of_their_moment() {
         use crate::sim::fact::{Message, Reason};
         use crate::sim::TraceEvent;
         let ev = |t_us, pid, kind| TraceEvent {
@@ -456,13 +456,25 @@ mod tests {
             what: Message::Redis("1".into()),
         };
         let delivered = |msg| TraceKind::Deliver { msg, from: 0 };
+        let timed_out = |line| TraceKind::Timer {
+            name: crate::sim::fact::TimerName::RequestTimeout,
+            line: SourceLine(line),
+        };
         let (lock, token) = ("lock".to_string(), "t".to_string());
-        // Worker 1 sends a GET (line 4) then a DEL (line 9) to node 0, which runs them;
-        // the DEL frees worker 2's lock.
+        // Worker 1 sends a GET (line 4), finds the lock taken, then a DEL (line 9) that
+        // node 0 runs: it frees worker 2's lock.
         let trace = vec![
             ev(10, 0, command(1, "GET lock", Some(4))),
             ev(10, 0, answer(1)),
             ev(20, 1, delivered(1)),
+            ev(
+                20,
+                1,
+                TraceKind::AcquireFailed {
+                    lock: lock.clone(),
+                    reason: Reason::LockTaken,
+                },
+            ),
             ev(
                 30,
                 1,
@@ -499,33 +511,55 @@ mod tests {
                 60,
                 1,
                 TraceKind::LockLost {
-                    lock,
+                    lock: lock.clone(),
                     reason: Reason::ValidityEnded,
                 },
             ),
+            // A command sent from line 12 that got no reply in time: its timeout.
+            ev(70, 1, timed_out(Some(12))),
+            ev(
+                70,
+                1,
+                TraceKind::CodeError {
+                    message: "Timeout".into(),
+                    line: Some(12),
+                    col: None,
+                    coded: None,
+                },
+            ),
         ];
-        assert_eq!(sent_from_line(&trace, 3), Some(9), "the delete the node ran next");
-        assert_eq!(sent_from_line(&trace, 4), Some(9), "a command's own line");
-        assert_eq!(sent_from_line(&trace, 7), Some(9), "from the reply it got last");
+        assert_eq!(
+            sent_from_line(&trace, 3),
+            Some(4),
+            "the reply it got then: the GET's"
+        );
+        assert_eq!(sent_from_line(&trace, 4), Some(9), "the delete the node ran next");
+        assert_eq!(sent_from_line(&trace, 5), Some(9), "a command's own line");
         assert_eq!(
             sent_from_line(&trace, 8),
             None,
+            "a kept lock is seen too late to tell"
+        );
+        assert_eq!(
+            sent_from_line(&trace, 9),
+            None,
             "sent to the resource, not to Redis"
         );
-        assert_eq!(sent_from_line(&trace, 9), Some(9));
-        assert_eq!(sent_from_line(&trace, 0), Some(4));
+        assert_eq!(sent_from_line(&trace, 10), None, "no reply came then (a timer)");
+        assert_eq!(sent_from_line(&trace, 12), Some(12), "the command that timed out");
         assert_eq!(sent_from_line(&trace, 99), None);
         // Without lines (a trial of Try to break it), nothing.
         let unlined: Vec<TraceEvent> = trace
             .into_iter()
             .map(|mut e| {
-                if let TraceKind::Command { line, .. } = &mut e.kind {
+                if let TraceKind::Command { line, .. } | TraceKind::Timer { line, .. } = &mut e.kind {
                     *line = SourceLine(None);
                 }
                 e
             })
             .collect();
-        assert_eq!(sent_from_line(&unlined, 3), None);
+        assert_eq!(sent_from_line(&unlined, 4), None);
+        assert_eq!(sent_from_line(&unlined, 12), None);
     }
 
     #[test]

@@ -16,7 +16,7 @@
 use super::checker::{check_with, Outcome, Property, Violation};
 use super::client::ResOp;
 use super::client::ResReply;
-use super::fact::{Coded, Reason, ViolationKind};
+use super::fact::{Coded, Reason, TimerName, ViolationKind};
 use super::rng::{sub_seed, SimRng};
 use super::scenario::{Algorithm, Fencing, Scenario};
 use super::trace::{fmt_ms, TraceEvent, TraceKind, TraceLevel};
