@@ -343,7 +343,7 @@ fn first_failure_in_groups(
 /// verdicts the run had and the timeline the page drew before (`timeline::build_lab`).
 #[test]
 fn run_and_replay_in_the_engine_make_the_runs_made_in_order() {
-    use lockstep::sim::lab::seq::{Draw, GroupReport, TrialSeq};
+    use lockstep::sim::lab::seq::{Draw, GroupReport};
     let mut failures = 0;
     for lab in labs_list() {
         for f in files(&lab.id, "fail") {
@@ -367,17 +367,7 @@ fn run_and_replay_in_the_engine_make_the_runs_made_in_order() {
                 lab::init(&lab, &mut host, &src).unwrap_or_else(|e| panic!("{e}"));
                 let expected = lab::run_once(&lab, &mut host as &mut dyn Host, seed, attacks.clone())
                     .unwrap_or_else(|e| panic!("{e}"));
-                let mut host = NodeHost::start().unwrap_or_else(|e| panic!("{e}"));
-                lab::init(&lab, &mut host, &src).unwrap_or_else(|e| panic!("{e}"));
-                let mut seq = TrialSeq::new(&lab.texts, seed, 200, 0, 1)
-                    .unwrap_or_else(|e| panic!("{e}"))
-                    .drawing(draw);
-                while let Some(m) = seq.next_message() {
-                    match host.exchange(&m) {
-                        Ok(a) => seq.answer(&a),
-                        Err(e) => seq.host_failed(e),
-                    }
-                }
+                let seq = drawn_alone(&lab, &src, draw, seed);
                 let v: serde_json::Value =
                     serde_json::from_str(&seq.report_json()).unwrap_or_else(|e| panic!("{e}"));
                 let report = GroupReport::read(&v).unwrap_or_else(|e| panic!("{e}"));
@@ -416,6 +406,23 @@ fn run_and_replay_in_the_engine_make_the_runs_made_in_order() {
     assert!(failures >= 6, "only {failures} failing runs were replayed");
 }
 
+/// One trial drawn alone (Run, a replay) as the engine's worker makes it beside the
+/// harness (`TrialSeq` drawing `draw`), in a fresh Node host: the finished sequence.
+fn drawn_alone(lab: &Lab, src: &str, draw: lab::seq::Draw, seed: u64) -> lab::seq::TrialSeq {
+    let mut host = NodeHost::start().unwrap_or_else(|e| panic!("{e}"));
+    lab::init(lab, &mut host, src).unwrap_or_else(|e| panic!("{e}"));
+    let mut seq = lab::seq::TrialSeq::new(&lab.texts, seed, 1, 0, 1)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .drawing(draw);
+    while let Some(m) = seq.next_message() {
+        match host.exchange(&m) {
+            Ok(a) => seq.answer(&a),
+            Err(e) => seq.host_failed(e),
+        }
+    }
+    seq
+}
+
 /// A failing trial's tape replayed as the page has it replayed in its engine worker
 /// (`RunJob::Lab`): the job through JSON, the answer through the wire, in parts.
 fn replayed_on_the_page(
@@ -447,6 +454,24 @@ fn replayed_on_the_page(
     }
 }
 
+/// The broken run the page shows for a failing trial's tape (`ui::lab::session`).
+fn broken_as_shown(
+    lab: &Lab,
+    draw: lab::seq::Draw,
+    seed: u64,
+    tape: &[String],
+) -> lockstep::timeline::lab_panel::Broken {
+    let replay =
+        replayed_on_the_page(lab, draw, seed, tape).unwrap_or_else(|e| panic!("{draw:?} {seed}: {e}"));
+    lockstep::timeline::lab_panel::Broken {
+        seed,
+        trial: 1,
+        violations: lab::violations_of(&replay.verdicts),
+        attacks: replay.attacks,
+        model: std::rc::Rc::new(replay.model),
+    }
+}
+
 /// A broken Run points at the line of the learner's file that sent the command it broke
 /// on: a release by plain `DEL` deletes the next holder's lock, from the line of its
 /// `redis.del`. Run draws one trial in the engine beside the harness, which then says
@@ -454,9 +479,7 @@ fn replayed_on_the_page(
 /// same trial among "Try to break it"'s has no lines, and the same verdicts.
 #[test]
 fn a_broken_run_names_the_line_that_sent_the_breaking_command() {
-    use lockstep::sim::lab::seq::{Draw, TrialSeq};
-    use lockstep::timeline::lab_panel::Broken;
-    use std::rc::Rc;
+    use lockstep::sim::lab::seq::Draw;
     let lab = labs::find("safe-release").unwrap_or_else(|e| panic!("{e}"));
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/labs/safe-release/fail/plain-del.js");
     let src = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
@@ -466,29 +489,11 @@ fn a_broken_run_names_the_line_that_sent_the_breaking_command() {
         .map(|i| i as u32 + 1);
     assert_eq!(del, Some(12), "the fixture's DEL");
     // Run, as the page makes it: one trial in the engine beside the harness.
-    let mut host = NodeHost::start().unwrap_or_else(|e| panic!("{e}"));
-    lab::init(&lab, &mut host, &src).unwrap_or_else(|e| panic!("{e}"));
-    let mut seq = TrialSeq::new(&lab.texts, lab::RUN_SEED, 1, 0, 1)
-        .unwrap_or_else(|e| panic!("{e}"))
-        .drawing(Draw::Run);
-    while let Some(m) = seq.next_message() {
-        match host.exchange(&m) {
-            Ok(a) => seq.answer(&a),
-            Err(e) => seq.host_failed(e),
-        }
-    }
-    let run = seq.report().failure.expect("a plain DEL breaks Run");
-    let broken = |draw: Draw, tape: &[String]| {
-        let replay = replayed_on_the_page(&lab, draw, lab::RUN_SEED, tape).unwrap_or_else(|e| panic!("{e}"));
-        Broken {
-            seed: lab::RUN_SEED,
-            trial: 1,
-            violations: lab::violations_of(&replay.verdicts),
-            attacks: replay.attacks,
-            model: Rc::new(replay.model),
-        }
-    };
-    let b = broken(Draw::Run, &run.tape);
+    let run = drawn_alone(&lab, &src, Draw::Run, lab::RUN_SEED)
+        .report()
+        .failure
+        .expect("a plain DEL breaks Run");
+    let b = broken_as_shown(&lab, Draw::Run, lab::RUN_SEED, &run.tape);
     assert_eq!(
         b.violations.first().map(|v| v.kind.as_str()),
         Some("foreign_delete"),
@@ -508,23 +513,28 @@ fn a_broken_run_names_the_line_that_sent_the_breaking_command() {
     let trial = lab::run_once(&lab, &mut host, lab::RUN_SEED, lab.run_attacks.clone())
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
-        cmd_lines(&trial.tape),
-        0,
+        said_lines(&trial.tape),
+        [],
         "Try to break it's trials read no stack"
     );
-    assert!(cmd_lines(&run.tape) > 0, "Run says where its commands came from");
-    let unlined = broken(Draw::Run, &trial.tape);
+    assert!(
+        said_lines(&run.tape).contains(&del.map(u64::from)),
+        "Run says where its commands came from"
+    );
+    let unlined = broken_as_shown(&lab, Draw::Run, lab::RUN_SEED, &trial.tape);
     assert_eq!(unlined.violations, b.violations, "lines change no verdict");
     assert_eq!(unlined.sent_from_line(), None);
 }
 
-/// How many `cmd` actions of a tape say the line that sent them.
-fn cmd_lines(tape: &[String]) -> usize {
+/// The lines a tape's `cmd` actions say they were sent from (`None`: from no line of
+/// the learner's file), for those that say.
+fn said_lines(tape: &[String]) -> Vec<Option<u64>> {
     tape.iter()
         .filter_map(|a| serde_json::from_str::<serde_json::Value>(a).ok())
         .flat_map(|v| v["actions"].as_array().cloned().unwrap_or_default())
-        .filter(|a| a["a"] == "cmd" && a.get("line").is_some())
-        .count()
+        .filter(|a| a["a"] == "cmd")
+        .filter_map(|a| a.get("line").map(serde_json::Value::as_u64))
+        .collect()
 }
 
 /// "Where it broke" opens on the event that broke the check (#40): the stale write that
@@ -644,9 +654,7 @@ fn the_cli_names_the_first_failing_trial_the_browser_names() {
 /// or a kept lock names none).
 #[test]
 fn every_line_a_broken_run_names_sent_a_command() {
-    use lockstep::sim::lab::seq::{Draw, TrialSeq};
-    use lockstep::timeline::lab_panel::Broken;
-    use std::rc::Rc;
+    use lockstep::sim::lab::seq::Draw;
     let mut named = std::collections::BTreeSet::new();
     for lab in labs_list() {
         for f in files(&lab.id, "fail") {
@@ -657,43 +665,18 @@ fn every_line_a_broken_run_names_sent_a_command() {
                 continue;
             }
             for (draw, seed) in [(Draw::Run, lab::RUN_SEED), (Draw::Replay, lab::trial_seed(99, 4))] {
-                let mut host = NodeHost::start().unwrap_or_else(|e| panic!("{e}"));
-                lab::init(&lab, &mut host, &src).unwrap_or_else(|e| panic!("{e}"));
-                let mut seq = TrialSeq::new(&lab.texts, seed, 1, 0, 1)
-                    .unwrap_or_else(|e| panic!("{e}"))
-                    .drawing(draw);
-                while let Some(m) = seq.next_message() {
-                    match host.exchange(&m) {
-                        Ok(a) => seq.answer(&a),
-                        Err(e) => seq.host_failed(e),
-                    }
-                }
+                let seq = drawn_alone(&lab, &src, draw, seed);
                 let Some(failed) = seq.report().failure.filter(|f| !f.tape.is_empty()) else {
                     continue;
                 };
-                let replay = replayed_on_the_page(&lab, draw, seed, &failed.tape)
-                    .unwrap_or_else(|e| panic!("{name} {draw:?}: {e}"));
-                let b = Broken {
-                    seed,
-                    trial: 1,
-                    violations: lab::violations_of(&replay.verdicts),
-                    attacks: replay.attacks,
-                    model: Rc::new(replay.model),
-                };
+                let b = broken_as_shown(&lab, draw, seed, &failed.tape);
                 let Some(line) = b.sent_from_line() else {
                     continue;
                 };
-                let sending: std::collections::BTreeSet<u64> = failed
-                    .tape
-                    .iter()
-                    .filter_map(|a| serde_json::from_str::<serde_json::Value>(a).ok())
-                    .flat_map(|v| v["actions"].as_array().cloned().unwrap_or_default())
-                    .filter(|a| a["a"] == "cmd")
-                    .filter_map(|a| a["line"].as_u64())
-                    .collect();
+                let sending = said_lines(&failed.tape);
                 let text = src.lines().nth(line as usize - 1).unwrap_or_default();
                 assert!(
-                    sending.contains(&u64::from(line))
+                    sending.contains(&Some(u64::from(line)))
                         && (text.contains("redis") || text.contains("c.set(") || text.contains("clients[")),
                     "{name} {draw:?}: line {line} `{text}` sent no command ({sending:?})"
                 );
