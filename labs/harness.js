@@ -900,6 +900,10 @@
     const functions = Array.from(options.functions || []);
     let params = deepFreeze(options.params || {});
     let processes = new Map();
+    // This run is one trial the page draws (`{"type":"run","watch":true}`: Run, a
+    // replay): each `cmd` says the learner's line that sent it. Not in Try to break it's
+    // trials, which would read a stack for every command.
+    let lines = false;
     /** What waits for the host's drain (`beginText`, then `finishText`): {proc} or {init}. */
     let pending = null;
     installGlobals();
@@ -1004,7 +1008,8 @@
     /**
      * Sends one command; the promise settles on `reply`/`timeout`. The error object
      * is made now, while the learner's frame is on the stack, so `locate` can point
-     * at the line that sent the command when the reply is an error.
+     * at the line that sent the command when the reply is an error, and, in a run the
+     * page draws, the `cmd` action says that line (`line`: a number, or null).
      */
     function command(proc, node, timeoutMs, name, args) {
       const origin = new Error(name);
@@ -1027,7 +1032,9 @@
       const id = proc.newId();
       // emit before registering: past the action limit it throws here, synchronously,
       // which is what stops a loop that sends commands without awaiting them.
-      proc.emit({ a: 'cmd', id, node, args: strings, timeout_ms: timeoutMs });
+      const action = { a: 'cmd', id, node, args: strings, timeout_ms: timeoutMs };
+      if (lines) action.line = where(origin).line;
+      proc.emit(action);
       proc.commands.set(id, { ...settle, origin, node, timeoutMs });
       return promise;
     }
@@ -1443,7 +1450,11 @@
     function begin(msg, realm) {
       switch (msg && msg.type) {
         case 'init': return init(msg, realm);
-        case 'run': processes = new Map(); current = null; return { answer: { type: 'ready' } };
+        case 'run':
+          processes = new Map();
+          current = null;
+          lines = msg.watch === true;
+          return { answer: { type: 'ready' } };
         case 'input': return inputBegin(msg, realm);
         default: return { answer: { type: 'error', message: `unknown message type ${JSON.stringify(msg && msg.type)}`, line: null, col: null } };
       }

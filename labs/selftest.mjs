@@ -236,6 +236,29 @@ async function main() {
   check("an uncaught timeout in Promise.all is an error action on the learner's line 3",
     a.actions.length === 1 && a.actions[0].a === 'error' && /Timeout: no reply/.test(a.actions[0].message) && a.actions[0].line === 3, a.actions);
 
+  // 9d. A run the page draws (`run` with `watch`: Run, a replay): each command says the
+  // learner's line that sent it, also after an await and through a helper of theirs;
+  // the next plain run (Try to break it's trials) reads no stack and says no line.
+  const sender = ['export async function acquire(redis, key) {', '  await redis.get(key);',
+    "  await put(redis, key);", "  return 'token';", '}', 'export async function release() {}',
+    "async function put(redis, key) {", "  await redis.set(key, 'v');", '}'].join('\n');
+  await host.ask(initMsg(sender));
+  check('run with watch answers ready', (await host.ask({ type: 'run', watch: true })).type === 'ready');
+  const watched = (await playWorker(host, { answer: redisAnswers })).filter((x) => x.a === 'cmd');
+  check("in watch mode each cmd carries the learner's line: GET on 2, SET in the helper on 8",
+    JSON.stringify(watched.map((x) => [x.args[0], x.line])) === '[["GET",2],["SET",8],["GET",2],["SET",8]]', watched);
+  await host.ask({ type: 'run' });
+  const plainCmds = (await playWorker(host, { answer: redisAnswers })).filter((x) => x.a === 'cmd');
+  check('without watch no cmd carries a line',
+    plainCmds.length === 4 && plainCmds.every((x) => !('line' in x)), plainCmds);
+  await host.ask(initMsg(setNxSolution));
+  await host.ask({ type: 'run', watch: true });
+  const solutionCmds = (await playWorker(host, { answer: redisAnswers })).filter((x) => x.a === 'cmd');
+  const solutionLines = setNxSolution.split('\n');
+  check("the set-nx solution's SET and EVAL point at their redis.set and redis.eval lines",
+    solutionCmds.length === 4 && solutionCmds.every((x) => Number.isInteger(x.line) &&
+      solutionLines[x.line - 1].includes(x.args[0] === 'SET' ? 'redis.set(' : 'redis.eval(')), solutionCmds);
+
   // 10. A crash: no actions, and the dead incarnation's events are ignored.
   a = await firstAnswer(host, setNxSolution);
   const crashed = await host.ask({ type: 'input', pid: 1, worker: 0, inc: 0, now_ms: 1001, ev: { kind: 'crash' } });

@@ -343,10 +343,7 @@ fn first_failure_in_groups(
 /// verdicts the run had and the timeline the page drew before (`timeline::build_lab`).
 #[test]
 fn run_and_replay_in_the_engine_make_the_runs_made_in_order() {
-    use lockstep::sim::lab::seq::{Draw, GroupReport, TrialSeq};
-    use lockstep::timeline::panel::{
-        answer_parts, read_answer, read_part, run_job, Parts, RunAnswer, RunJob,
-    };
+    use lockstep::sim::lab::seq::{Draw, GroupReport};
     let mut failures = 0;
     for lab in labs_list() {
         for f in files(&lab.id, "fail") {
@@ -370,17 +367,7 @@ fn run_and_replay_in_the_engine_make_the_runs_made_in_order() {
                 lab::init(&lab, &mut host, &src).unwrap_or_else(|e| panic!("{e}"));
                 let expected = lab::run_once(&lab, &mut host as &mut dyn Host, seed, attacks.clone())
                     .unwrap_or_else(|e| panic!("{e}"));
-                let mut host = NodeHost::start().unwrap_or_else(|e| panic!("{e}"));
-                lab::init(&lab, &mut host, &src).unwrap_or_else(|e| panic!("{e}"));
-                let mut seq = TrialSeq::new(&lab.texts, seed, 200, 0, 1)
-                    .unwrap_or_else(|e| panic!("{e}"))
-                    .drawing(draw);
-                while let Some(m) = seq.next_message() {
-                    match host.exchange(&m) {
-                        Ok(a) => seq.answer(&a),
-                        Err(e) => seq.host_failed(e),
-                    }
-                }
+                let seq = drawn_alone(&lab, &src, draw, seed);
                 let v: serde_json::Value =
                     serde_json::from_str(&seq.report_json()).unwrap_or_else(|e| panic!("{e}"));
                 let report = GroupReport::read(&v).unwrap_or_else(|e| panic!("{e}"));
@@ -401,23 +388,8 @@ fn run_and_replay_in_the_engine_make_the_runs_made_in_order() {
                 if failed.tape.is_empty() {
                     continue;
                 }
-                let job = RunJob::Lab {
-                    texts: lab.texts.clone(),
-                    draw,
-                    seed,
-                    tape: failed.tape.clone(),
-                };
-                let job: RunJob = serde_json::from_str(&serde_json::to_string(&job).unwrap()).unwrap();
-                let texts = answer_parts(run_job(&job)).unwrap_or_else(|e| panic!("{e}"));
-                let (last, parts) = texts.split_last().unwrap();
-                let mut got = Parts::default();
-                for p in parts {
-                    got.add(read_part(p).unwrap());
-                }
-                let answer = got.finish(read_answer(last).unwrap());
-                let RunAnswer::Lab(Ok(replay)) = answer else {
-                    panic!("{name} {draw:?}: not replayed: {answer:?}")
-                };
+                let replay = replayed_on_the_page(&lab, draw, seed, &failed.tape)
+                    .unwrap_or_else(|e| panic!("{name} {draw:?}: not replayed: {e}"));
                 assert_eq!(replay.attacks, attacks, "{name} {draw:?}");
                 assert_eq!(
                     lab::violations_of(&replay.verdicts),
@@ -432,6 +404,137 @@ fn run_and_replay_in_the_engine_make_the_runs_made_in_order() {
         }
     }
     assert!(failures >= 6, "only {failures} failing runs were replayed");
+}
+
+/// One trial drawn alone (Run, a replay) as the engine's worker makes it beside the
+/// harness (`TrialSeq` drawing `draw`), in a fresh Node host: the finished sequence.
+fn drawn_alone(lab: &Lab, src: &str, draw: lab::seq::Draw, seed: u64) -> lab::seq::TrialSeq {
+    let mut host = NodeHost::start().unwrap_or_else(|e| panic!("{e}"));
+    lab::init(lab, &mut host, src).unwrap_or_else(|e| panic!("{e}"));
+    let mut seq = lab::seq::TrialSeq::new(&lab.texts, seed, 1, 0, 1)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .drawing(draw);
+    while let Some(m) = seq.next_message() {
+        match host.exchange(&m) {
+            Ok(a) => seq.answer(&a),
+            Err(e) => seq.host_failed(e),
+        }
+    }
+    seq
+}
+
+/// A failing trial's tape replayed as the page has it replayed in its engine worker
+/// (`RunJob::Lab`): the job through JSON, the answer through the wire, in parts.
+fn replayed_on_the_page(
+    lab: &Lab,
+    draw: lab::seq::Draw,
+    seed: u64,
+    tape: &[String],
+) -> Result<lockstep::timeline::panel::LabReplay, String> {
+    use lockstep::timeline::panel::{
+        answer_parts, read_answer, read_part, run_job, Parts, RunAnswer, RunJob,
+    };
+    let job = RunJob::Lab {
+        texts: lab.texts.clone(),
+        draw,
+        seed,
+        tape: tape.to_vec(),
+    };
+    let job: RunJob = serde_json::from_str(&serde_json::to_string(&job).map_err(|e| e.to_string())?)
+        .map_err(|e| e.to_string())?;
+    let texts = answer_parts(run_job(&job))?;
+    let (last, parts) = texts.split_last().ok_or("no answer")?;
+    let mut got = Parts::default();
+    for p in parts {
+        got.add(read_part(p)?);
+    }
+    match got.finish(read_answer(last)?) {
+        RunAnswer::Lab(r) => r,
+        other => Err(format!("{other:?}")),
+    }
+}
+
+/// The broken run the page shows for a failing trial's tape (`ui::lab::session`).
+fn broken_as_shown(
+    lab: &Lab,
+    draw: lab::seq::Draw,
+    seed: u64,
+    tape: &[String],
+) -> lockstep::timeline::lab_panel::Broken {
+    let replay =
+        replayed_on_the_page(lab, draw, seed, tape).unwrap_or_else(|e| panic!("{draw:?} {seed}: {e}"));
+    lockstep::timeline::lab_panel::Broken {
+        seed,
+        trial: 1,
+        violations: lab::violations_of(&replay.verdicts),
+        attacks: replay.attacks,
+        model: std::rc::Rc::new(replay.model),
+    }
+}
+
+/// A broken Run points at the line of the learner's file that sent the command it broke
+/// on: a release by plain `DEL` deletes the next holder's lock, from the line of its
+/// `redis.del`. Run draws one trial in the engine beside the harness, which then says
+/// each command's line; the page replays its tape and asks the `Broken` it shows. The
+/// same trial among "Try to break it"'s has no lines, and the same verdicts.
+#[test]
+fn a_broken_run_names_the_line_that_sent_the_breaking_command() {
+    use lockstep::sim::lab::seq::Draw;
+    let lab = labs::find("safe-release").unwrap_or_else(|e| panic!("{e}"));
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/labs/safe-release/fail/plain-del.js");
+    let src = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
+    let del = src
+        .lines()
+        .position(|l| l.contains("await redis.del(key)"))
+        .map(|i| i as u32 + 1);
+    assert_eq!(del, Some(12), "the fixture's DEL");
+    // Run, as the page makes it: one trial in the engine beside the harness.
+    let run = drawn_alone(&lab, &src, Draw::Run, lab::RUN_SEED)
+        .report()
+        .failure
+        .expect("a plain DEL breaks Run");
+    let b = broken_as_shown(&lab, Draw::Run, lab::RUN_SEED, &run.tape);
+    assert_eq!(
+        b.violations.first().map(|v| v.kind.as_str()),
+        Some("foreign_delete"),
+        "{:?}",
+        b.violations
+    );
+    assert_eq!(
+        b.sent_from_line(),
+        del,
+        "where the run broke: {:?}",
+        b.model.trace[b.broke_at()]
+    );
+    // The same run, as one of Try to break it's trials (the Run's seed and attacks, no
+    // lines): the same verdicts, and no line to show.
+    let mut host = NodeHost::start().unwrap_or_else(|e| panic!("{e}"));
+    lab::init(&lab, &mut host, &src).unwrap_or_else(|e| panic!("{e}"));
+    let trial = lab::run_once(&lab, &mut host, lab::RUN_SEED, lab.run_attacks.clone())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        said_lines(&trial.tape),
+        [],
+        "Try to break it's trials read no stack"
+    );
+    assert!(
+        said_lines(&run.tape).contains(&del.map(u64::from)),
+        "Run says where its commands came from"
+    );
+    let unlined = broken_as_shown(&lab, Draw::Run, lab::RUN_SEED, &trial.tape);
+    assert_eq!(unlined.violations, b.violations, "lines change no verdict");
+    assert_eq!(unlined.sent_from_line(), None);
+}
+
+/// The lines a tape's `cmd` actions say they were sent from (`None`: from no line of
+/// the learner's file), for those that say.
+fn said_lines(tape: &[String]) -> Vec<Option<u64>> {
+    tape.iter()
+        .filter_map(|a| serde_json::from_str::<serde_json::Value>(a).ok())
+        .flat_map(|v| v["actions"].as_array().cloned().unwrap_or_default())
+        .filter(|a| a["a"] == "cmd")
+        .filter_map(|a| a.get("line").map(serde_json::Value::as_u64))
+        .collect()
 }
 
 /// "Where it broke" opens on the event that broke the check (#40): the stale write that
@@ -543,4 +646,47 @@ fn the_cli_names_the_first_failing_trial_the_browser_names() {
             "{lab} {file} seed {seed}"
         );
     }
+}
+
+/// Every broken Run or replay of the fail files that names a line names one the harness
+/// said a command was sent from, a line of the file that calls the client; and the runs
+/// of these labs that break on a Redis command name one (a stale write, a second charge
+/// or a kept lock names none).
+#[test]
+fn every_line_a_broken_run_names_sent_a_command() {
+    use lockstep::sim::lab::seq::Draw;
+    let mut named = std::collections::BTreeSet::new();
+    for lab in labs_list() {
+        for f in files(&lab.id, "fail") {
+            let src = std::fs::read_to_string(&f).unwrap_or_default();
+            let name = f.display().to_string();
+            let mut host = NodeHost::start().unwrap_or_else(|e| panic!("{e}"));
+            if lab::init(&lab, &mut host, &src).is_err() {
+                continue;
+            }
+            for (draw, seed) in [(Draw::Run, lab::RUN_SEED), (Draw::Replay, lab::trial_seed(99, 4))] {
+                let seq = drawn_alone(&lab, &src, draw, seed);
+                let Some(failed) = seq.report().failure.filter(|f| !f.tape.is_empty()) else {
+                    continue;
+                };
+                let b = broken_as_shown(&lab, draw, seed, &failed.tape);
+                let Some(line) = b.sent_from_line() else {
+                    continue;
+                };
+                let sending = said_lines(&failed.tape);
+                let text = src.lines().nth(line as usize - 1).unwrap_or_default();
+                assert!(
+                    sending.contains(&Some(u64::from(line)))
+                        && (text.contains("redis") || text.contains("c.set(") || text.contains("clients[")),
+                    "{name} {draw:?}: line {line} `{text}` sent no command ({sending:?})"
+                );
+                named.insert(name.clone());
+            }
+        }
+    }
+    assert!(
+        named.len() >= 8,
+        "only {} fail files named a line: {named:?}",
+        named.len()
+    );
 }

@@ -60,6 +60,7 @@ pub fn event_line(e: &TraceEvent, names: &[String]) -> String {
             args,
             reply,
             script,
+            ..
         } => {
             let mut a: Vec<String> = args.iter().map(|s| short(s)).collect();
             if *script {
@@ -79,7 +80,7 @@ pub fn event_line(e: &TraceEvent, names: &[String]) -> String {
                 n(*from)
             )
         }
-        TraceKind::Timer { name } => format!("timer: {name}"),
+        TraceKind::Timer { name, .. } => format!("timer: {name}"),
         TraceKind::Pause => "PAUSED".to_string(),
         TraceKind::Resume => "resumes".to_string(),
         TraceKind::Crash => "CRASHES".to_string(),

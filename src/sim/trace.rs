@@ -21,6 +21,25 @@ pub struct TraceEvent {
     pub kind: TraceKind,
 }
 
+/// The line of the learner's file a lab worker's command was sent from, if known: what
+/// the page points at in a broken run. Display data, not part of the run: the grade
+/// never reads it, a harness that lies about it can only point at another line, and the
+/// trace hash leaves it out, so a run hashes the same with or without lines (a "Try to
+/// break it" trial records none, the same trial drawn alone does).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct SourceLine(pub Option<u32>);
+
+impl SourceLine {
+    pub fn is_unknown(&self) -> bool {
+        self.0.is_none()
+    }
+}
+
+impl Hash for SourceLine {
+    fn hash<H: Hasher>(&self, _: &mut H) {}
+}
+
 /// What happened.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -46,12 +65,16 @@ pub enum TraceKind {
         reason: Reason,
     },
     /// A node ran a command from `from` (a client, or `pid` itself for an operator
-    /// command). EVAL/EVALSHA are script runs (`script` true).
+    /// command). EVAL/EVALSHA are script runs (`script` true). `line`: the line of the
+    /// learner's file a lab worker sent it from, when its harness said (one trial the
+    /// page draws: Run, a replay).
     Command {
         from: u32,
         args: Vec<String>,
         reply: String,
         script: bool,
+        #[serde(default, skip_serializing_if = "SourceLine::is_unknown")]
+        line: SourceLine,
     },
     /// A replica applied a replication batch.
     Replicate {
@@ -59,9 +82,13 @@ pub enum TraceKind {
         offset: u64,
         effects: u32,
     },
-    /// A client timer fired (retry, renewal, validity end, work step).
+    /// A client timer fired (retry, renewal, validity end, work step). `line`: for a lab
+    /// worker's request timeout, the learner's line that sent the command, as on
+    /// [`TraceKind::Command`].
     Timer {
         name: TimerName,
+        #[serde(default, skip_serializing_if = "SourceLine::is_unknown")]
+        line: SourceLine,
     },
     Pause,
     Resume,

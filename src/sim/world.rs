@@ -33,10 +33,10 @@ use super::fact::{Comeback, Message, Reason, Role};
 use super::lab::{LabAction, LabAttack, LabAttackOp, LabEvent, LabInput, StallPoint};
 use super::rng::{sub_seed, SimRng};
 use super::scenario::{Algorithm, Persistence, Scenario, MAX_TIME_MS};
-use super::trace::{TraceEvent, TraceKind, TraceLevel};
+use super::trace::{SourceLine, TraceEvent, TraceKind, TraceLevel};
 use crate::store::{Effect, Reply, Store};
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap, VecDeque};
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::sync::Arc;
 
 pub type Pid = usize;
@@ -96,12 +96,31 @@ pub enum Fault {
 
 #[derive(Clone, Debug)]
 enum Payload {
-    Cmd { req: u64, args: Vec<Vec<u8>> },
-    Reply { req: u64, reply: Reply },
-    Repl { offset: u64, effects: Vec<Effect> },
-    ReplAck { offset: u64 },
-    Res { req: u64, op: ResOp },
-    ResReply { req: u64, reply: ResReply },
+    /// `line`: where in the learner's file a lab worker sent it from, if known.
+    Cmd {
+        req: u64,
+        args: Vec<Vec<u8>>,
+        line: Option<u32>,
+    },
+    Reply {
+        req: u64,
+        reply: Reply,
+    },
+    Repl {
+        offset: u64,
+        effects: Vec<Effect>,
+    },
+    ReplAck {
+        offset: u64,
+    },
+    Res {
+        req: u64,
+        op: ResOp,
+    },
+    ResReply {
+        req: u64,
+        reply: ResReply,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -186,6 +205,7 @@ struct WaitReq {
     want: i64,
     offset: u64,
     args: Vec<String>,
+    line: Option<u32>,
 }
 
 #[derive(Clone, Debug)]
@@ -350,7 +370,7 @@ impl World {
                     dests: c.cfg.dests,
                     lock: c.cfg.lock,
                     token: None,
-                    waiting: BTreeSet::new(),
+                    waiting: BTreeMap::new(),
                     sent: 0,
                     timers_fired: 0,
                     replies_seen: 0,
@@ -887,7 +907,7 @@ impl World {
                 let reply = n.store.execute(&args);
                 let effects = n.store.take_effects();
                 self.after_write(node, effects);
-                self.reply_cmd(node, node, 0, &args, reply, 0, out);
+                self.reply_cmd(node, node, 0, &args, reply, 0, None, out);
             }
         }
     }

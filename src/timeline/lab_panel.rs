@@ -5,7 +5,7 @@
 
 use super::Model;
 use crate::lesson::i18n::Texts;
-use crate::sim::lab::{breaking_event, Check, CodeError, LabAttack};
+use crate::sim::lab::{breaking_event, sent_from_line, Check, CodeError, LabAttack};
 use crate::sim::{TraceKind, Violation};
 use std::rc::Rc;
 
@@ -58,6 +58,15 @@ impl Broken {
                 .position(|e| matches!(e.kind, TraceKind::CodeError { .. }))
                 .unwrap_or(0),
         }
+    }
+
+    /// The line of the learner's code that sent the command where the run broke (the
+    /// event at [`Broken::broke_at`], or the command it answers: `sim::lab::sent_from_line`),
+    /// when the trace knows it: Run and a shared trial's replay record lines, "Try to
+    /// break it"'s trials do not. Any number a harness said: the page clamps it to the
+    /// code's lines.
+    pub fn sent_from_line(&self) -> Option<u32> {
+        sent_from_line(&self.model.trace, self.broke_at())
     }
 
     fn last(&self) -> usize {
@@ -282,6 +291,7 @@ impl LabState {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::SourceLine;
 
     /// A broken run to show: a built-in scenario whose run overlaps, drawn.
     fn broken() -> Broken {
@@ -428,6 +438,170 @@ mod tests {
             .iter()
             .position(|e| matches!(e.kind, TraceKind::CodeError { .. }));
         assert_eq!(b.broke_at(), at.unwrap_or(0));
+    }
+
+    #[test]
+    fn a_broken_run_names_the_line_that_sent_the_command_it_broke_on() {
+        let b = broken();
+        assert_eq!(
+            b.sent_from_line(),
+            None,
+            "a scenario's clients have no learner's lines"
+        );
+        // Every command numbered by its place in the trace, as a harness's lines would be.
+        let mut model = (*b.model).clone();
+        for (i, e) in model.trace.iter_mut().enumerate() {
+            if let TraceKind::Command { line, .. } = &mut e.kind {
+                *line = SourceLine(u32::try_from(i).ok());
+            }
+        }
+        let b = Broken {
+            model: Rc::new(model),
+            ..b
+        };
+        // unsafe-del breaks when a second client takes the lock: the SET it got OK for.
+        let at = b.broke_at();
+        let holder = b.model.trace[at].pid;
+        assert!(matches!(b.model.trace[at].kind, TraceKind::LockHeld { .. }));
+        let sent = b.sent_from_line().expect("the acquisition's command") as usize;
+        assert!(sent < at);
+        let TraceKind::Command {
+            from, args, reply, ..
+        } = &b.model.trace[sent].kind
+        else {
+            panic!("not a command: {:?}", b.model.trace[sent])
+        };
+        assert_eq!((*from, args[0].as_str(), reply.as_str()), (holder, "SET", "OK"));
+    }
+
+    #[test]
+    fn a_foreign_delete_is_the_delete_and_other_events_the_reply_of_their_moment() {
+        use crate::sim::fact::{Message, Reason};
+        use crate::sim::TraceEvent;
+        let ev = |t_us, pid, kind| TraceEvent {
+            t_us,
+            local_us: 0,
+            pid,
+            kind,
+        };
+        let command = |from, cmd: &str, line| TraceKind::Command {
+            from,
+            args: cmd.split(' ').map(str::to_string).collect(),
+            reply: "(integer) 1".into(),
+            script: false,
+            line: SourceLine(line),
+        };
+        // Node 0's answer `msg` to worker 1, sent and delivered.
+        let answer = |msg| TraceKind::Send {
+            msg,
+            to: 1,
+            what: Message::Redis("1".into()),
+        };
+        let delivered = |msg| TraceKind::Deliver { msg, from: 0 };
+        let timed_out = |line| TraceKind::Timer {
+            name: crate::sim::fact::TimerName::RequestTimeout,
+            line: SourceLine(line),
+        };
+        let (lock, token) = ("lock".to_string(), "t".to_string());
+        // Worker 1 sends a GET (line 4), finds the lock taken, then a DEL (line 9) that
+        // node 0 runs: it frees worker 2's lock.
+        let trace = vec![
+            ev(10, 0, command(1, "GET lock", Some(4))),
+            ev(10, 0, answer(1)),
+            ev(20, 1, delivered(1)),
+            ev(
+                20,
+                1,
+                TraceKind::AcquireFailed {
+                    lock: lock.clone(),
+                    reason: Reason::LockTaken,
+                },
+            ),
+            ev(
+                30,
+                1,
+                TraceKind::ForeignDelete {
+                    key: lock.clone(),
+                    owner: 2,
+                    token: token.clone(),
+                },
+            ),
+            ev(30, 0, command(1, "DEL lock", Some(9))),
+            ev(30, 0, answer(2)),
+            ev(40, 1, delivered(2)),
+            ev(
+                40,
+                1,
+                TraceKind::LockKept {
+                    lock: lock.clone(),
+                    token,
+                },
+            ),
+            ev(
+                50,
+                3,
+                TraceKind::WriteAccepted {
+                    from: 1,
+                    key: "f".into(),
+                    value: "v".into(),
+                    token: None,
+                    lost_update: false,
+                    lock_lapsed: true,
+                },
+            ),
+            ev(
+                60,
+                1,
+                TraceKind::LockLost {
+                    lock: lock.clone(),
+                    reason: Reason::ValidityEnded,
+                },
+            ),
+            // A command sent from line 12 that got no reply in time: its timeout.
+            ev(70, 1, timed_out(Some(12))),
+            ev(
+                70,
+                1,
+                TraceKind::CodeError {
+                    message: "Timeout".into(),
+                    line: Some(12),
+                    col: None,
+                    coded: None,
+                },
+            ),
+        ];
+        assert_eq!(
+            sent_from_line(&trace, 3),
+            Some(4),
+            "the reply it got then: the GET's"
+        );
+        assert_eq!(sent_from_line(&trace, 4), Some(9), "the delete the node ran next");
+        assert_eq!(sent_from_line(&trace, 5), Some(9), "a command's own line");
+        assert_eq!(
+            sent_from_line(&trace, 8),
+            None,
+            "a kept lock is seen too late to tell"
+        );
+        assert_eq!(
+            sent_from_line(&trace, 9),
+            None,
+            "sent to the resource, not to Redis"
+        );
+        assert_eq!(sent_from_line(&trace, 10), None, "no reply came then (a timer)");
+        assert_eq!(sent_from_line(&trace, 12), Some(12), "the command that timed out");
+        assert_eq!(sent_from_line(&trace, 99), None);
+        // Without lines (a trial of Try to break it), nothing.
+        let unlined: Vec<TraceEvent> = trace
+            .into_iter()
+            .map(|mut e| {
+                if let TraceKind::Command { line, .. } | TraceKind::Timer { line, .. } = &mut e.kind {
+                    *line = SourceLine(None);
+                }
+                e
+            })
+            .collect();
+        assert_eq!(sent_from_line(&unlined, 4), None);
+        assert_eq!(sent_from_line(&unlined, 12), None);
     }
 
     #[test]

@@ -239,6 +239,7 @@ fn extensions(trace: &[TraceEvent]) -> Vec<Extension> {
         match &e.kind {
             TraceKind::Timer {
                 name: TimerName::Renew | TimerName::LibraryExtension,
+                ..
             } => {
                 renewing.insert(e.pid, (e.t_us, 0));
             }

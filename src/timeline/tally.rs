@@ -48,6 +48,7 @@ pub fn tallies(trace: &[TraceEvent], masters: &BTreeMap<u32, usize>) -> Vec<Tall
             TraceKind::Start
             | TraceKind::Timer {
                 name: TimerName::Start | TimerName::Retry | TimerName::LibraryRetry,
+                ..
             } => {
                 start.insert(e.pid, (i, e.t_us));
             }

@@ -8,7 +8,7 @@
 //! field added there and not here fails to build.
 
 use crate::sim::fact::{Coded, Comeback, Message, Reason, TimerName};
-use crate::sim::trace::{TraceEvent, TraceKind};
+use crate::sim::trace::{SourceLine, TraceEvent, TraceKind};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 #[derive(Serialize, Deserialize)]
@@ -35,6 +35,7 @@ pub enum KindWire {
         args: Vec<String>,
         reply: String,
         script: bool,
+        line: SourceLine,
     },
     Replicate {
         from: u32,
@@ -43,6 +44,7 @@ pub enum KindWire {
     },
     Timer {
         name: TimerName,
+        line: SourceLine,
     },
     Pause,
     Resume,

@@ -88,7 +88,7 @@ fn mechanics(m: &Model, kind: &TraceKind, lang: Lang) -> Option<String> {
         TraceKind::Replicate { from, effects, .. } => {
             f("ev_replicate", &[("n", effects.to_string()), ("from", n(*from))])
         }
-        TraceKind::Timer { name } => f("ev_timer", &[("name", timer(*name, lang))]),
+        TraceKind::Timer { name, .. } => f("ev_timer", &[("name", timer(*name, lang))]),
         TraceKind::Pause => tx.t("ev_pause"),
         TraceKind::Resume => tx.t("ev_resume"),
         TraceKind::Crash => tx.t("ev_crash"),

@@ -23,7 +23,7 @@ use super::{
 use crate::sim::lockmath::quorum;
 use crate::sim::rng::sub_seed;
 use crate::sim::scenario::LatencySpec;
-use crate::sim::trace::{TraceEvent, TraceKind, TraceLevel};
+use crate::sim::trace::{SourceLine, TraceEvent, TraceKind, TraceLevel};
 use crate::sim::world::{Backing, LabWorker, Resource, World};
 use crate::store::{render_line, Reply, Store};
 use serde_json::{json, Value};
@@ -611,6 +611,7 @@ impl<'a> Replay<'a> {
                     .collect(),
                 reply: render_line(&reply),
                 script,
+                line: SourceLine(None),
             },
         );
     }

@@ -16,7 +16,7 @@
 use super::checker::{check_with, Outcome, Property, Violation};
 use super::client::ResOp;
 use super::client::ResReply;
-use super::fact::{Coded, Reason, ViolationKind};
+use super::fact::{Coded, Reason, TimerName, ViolationKind};
 use super::rng::{sub_seed, SimRng};
 use super::scenario::{Algorithm, Fencing, Scenario};
 use super::trace::{fmt_ms, TraceEvent, TraceKind, TraceLevel};
@@ -83,6 +83,9 @@ pub enum LabAction {
         node: usize,
         args: Vec<String>,
         timeout_ms: Option<f64>,
+        /// The line of the learner's file that sent it, when the harness says (one
+        /// trial drawn alone: `{"type":"run","watch":true}`). Display data only.
+        line: Option<u32>,
     },
     Resource {
         id: u64,

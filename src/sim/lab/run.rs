@@ -205,6 +205,66 @@ pub fn breaking_event(trace: &[TraceEvent], v: &Violation) -> usize {
         .unwrap_or_else(|| trace.iter().rposition(|e| e.t_us <= at_us).unwrap_or(0))
 }
 
+/// The line of the learner's file that sent the command behind event `at`, when the
+/// trace knows it (a trial drawn alone, whose commands carry their lines). A node's
+/// command is its own; a foreign delete is the command the node runs right after it
+/// (the delete); anything else a worker did (took a lock someone holds, believed in one
+/// its nodes do not back, gave up, failed, crashed) came in its answer to a command's
+/// reply or timeout at that moment: that command's. No line for the rest: a kept lock
+/// is seen only once the worker has moved on (its next acquire's replies came since,
+/// and its release may have sent nothing), a stale write or a second charge went to the
+/// resource, and what the worker's own timers started answers no command.
+pub fn sent_from_line(trace: &[TraceEvent], at: usize) -> Option<u32> {
+    let e = trace.get(at)?;
+    match &e.kind {
+        TraceKind::Command { line, .. } => line.0,
+        TraceKind::ForeignDelete { .. } => {
+            let mut next = trace.get(at + 1..)?.iter().take_while(|c| c.t_us == e.t_us);
+            next.find_map(|c| match &c.kind {
+                TraceKind::Command { from, line, .. } if *from == e.pid => Some(line.0),
+                _ => None,
+            })?
+        }
+        TraceKind::LockKept { .. } | TraceKind::WriteAccepted { .. } | TraceKind::WriteRejected { .. } => {
+            None
+        }
+        _ => answered(trace, at),
+    }
+}
+
+/// The line of the command whose reply or timeout worker event `at` answers: the last
+/// one the worker got at that moment. A reply is traced as it is delivered; its command
+/// is the one the node ran just before sending it (`reply_cmd` records the two together).
+fn answered(trace: &[TraceEvent], at: usize) -> Option<u32> {
+    let e = trace.get(at)?;
+    let mut now = trace.get(..=at)?.iter().rev().take_while(|d| d.t_us == e.t_us);
+    let trigger = now.find(|d| {
+        d.pid == e.pid
+            && matches!(
+                d.kind,
+                TraceKind::Deliver { .. }
+                    | TraceKind::Timer {
+                        name: TimerName::RequestTimeout,
+                        ..
+                    }
+            )
+    })?;
+    let (msg, node) = match trigger.kind {
+        TraceKind::Deliver { msg, from } => (msg, from),
+        TraceKind::Timer { line, .. } => return line.0,
+        _ => return None,
+    };
+    let sent = trace
+        .get(..at)?
+        .iter()
+        .rposition(|s| s.pid == node && matches!(s.kind, TraceKind::Send { msg: m, .. } if m == msg))?;
+    let ran = trace.get(sent.checked_sub(1)?)?;
+    match &ran.kind {
+        TraceKind::Command { from, line, .. } if ran.pid == node && *from == e.pid => line.0,
+        _ => None,
+    }
+}
+
 /// Every violation of these verdicts, in time order.
 pub fn violations_of(verdicts: &[Verdict]) -> Vec<Violation> {
     let mut all: Vec<Violation> = verdicts.iter().flat_map(|v| v.violations.clone()).collect();

@@ -189,7 +189,10 @@ impl TrialSeq {
 
     /// The next message for the harness (JSON text), or `None` when the group is done.
     /// A trial starts with `{"type":"run"}` (the harness forgets the last trial's
-    /// processes), then takes the run's inputs.
+    /// processes), then takes the run's inputs. Run and a replay, one trial the page
+    /// draws, start with `{"type":"run","watch":true}`: the harness then says which line
+    /// of the learner's file sent each command (reading a stack each time, which
+    /// "Try to break it"'s hundreds of trials do without).
     pub fn next_message(&mut self) -> Option<String> {
         loop {
             if self.current.is_none() {
@@ -212,7 +215,11 @@ impl TrialSeq {
             }
             let cur = self.current.as_mut()?;
             if !cur.started {
-                return Some(r#"{"type":"run"}"#.to_string());
+                let run = match self.draw {
+                    Draw::Trials => r#"{"type":"run"}"#,
+                    Draw::Run | Draw::Replay => r#"{"type":"run","watch":true}"#,
+                };
+                return Some(run.to_string());
             }
             if let Some(m) = cur.run.next_message() {
                 return Some(m);

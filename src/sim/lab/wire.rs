@@ -257,6 +257,7 @@ pub(crate) fn action_of(w: &Value) -> Result<LabAction, CodeError> {
                 node: usize::try_from(o.u64("node")?).unwrap_or(usize::MAX),
                 args,
                 timeout_ms: o.f64("timeout_ms"),
+                line: o.u32("line"),
             }
         }
         "resource" => {

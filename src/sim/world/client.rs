@@ -54,7 +54,8 @@ impl World {
     pub(super) fn emit_timer(&self, out: &mut Vec<TraceEvent>, pid: Pid, timer: &Timer) {
         if self.full() {
             let name = timer.name();
-            self.emit(out, pid, TraceKind::Timer { name });
+            let line = SourceLine(None);
+            self.emit(out, pid, TraceKind::Timer { name, line });
         }
     }
 
@@ -62,7 +63,7 @@ impl World {
         if matches!(self.procs[pid].kind, Kind::Lab(_)) {
             let ev = match input {
                 Input::Reply { req, reply } => {
-                    if !self.lab_answered(pid, req) {
+                    if self.lab_answered(pid, req).is_none() {
                         return;
                     }
                     LabEvent::Reply { id: req, reply }
@@ -92,15 +93,27 @@ impl World {
         self.actions = actions;
     }
 
+    /// Sends command `req` to `dest` (a group: its master now); `line` is the learner's
+    /// line a lab worker sent it from, carried to the node's `Command` event.
+    pub(super) fn send_cmd(
+        &mut self,
+        pid: Pid,
+        dest: Dest,
+        req: u64,
+        args: Vec<Vec<u8>>,
+        line: Option<u32>,
+        out: &mut Vec<TraceEvent>,
+    ) {
+        let to = match dest {
+            Dest::Node(p) => p,
+            Dest::Group(g) => self.groups[g].master,
+        };
+        self.send(pid, to, Payload::Cmd { req, args, line }, 0, out);
+    }
+
     pub(super) fn apply(&mut self, pid: Pid, a: Action, out: &mut Vec<TraceEvent>) {
         match a {
-            Action::Cmd { dest, req, args } => {
-                let to = match dest {
-                    Dest::Node(p) => p,
-                    Dest::Group(g) => self.groups[g].master,
-                };
-                self.send(pid, to, Payload::Cmd { req, args }, 0, out);
-            }
+            Action::Cmd { dest, req, args } => self.send_cmd(pid, dest, req, args, None, out),
             Action::Res { req, op } => {
                 let to = self
                     .procs

@@ -36,8 +36,9 @@ pub(super) struct LabProc {
     pub(super) lock: String,
     /// The token the driver says this worker holds.
     pub(super) token: Option<String>,
-    /// Commands sent and not yet answered or timed out.
-    pub(super) waiting: BTreeSet<u64>,
+    /// Commands sent and not yet answered or timed out, with the learner's line that
+    /// sent each (if the harness said).
+    pub(super) waiting: BTreeMap<u64, Option<u32>>,
     /// Commands this incarnation has sent (attacks strike before the k-th).
     pub(super) sent: u32,
     /// Timer callbacks and awaited replies that reached it (attacks strike as the k-th
@@ -314,10 +315,11 @@ impl World {
     }
 
     /// Was command `req` of lab worker `pid` still waiting (then it is not any more)?
-    pub(super) fn lab_answered(&mut self, pid: Pid, req: u64) -> bool {
+    /// If so, the learner's line that sent it, if known.
+    pub(super) fn lab_answered(&mut self, pid: Pid, req: u64) -> Option<Option<u32>> {
         match &mut self.procs[pid].kind {
             Kind::Lab(l) => l.waiting.remove(&req),
-            _ => false,
+            _ => None,
         }
     }
 
@@ -335,10 +337,13 @@ impl World {
             }
             Timer::Step(id) => LabEvent::Timer { id },
             Timer::ReqTimeout(id) => {
-                if !self.lab_answered(pid, id) {
+                let Some(line) = self.lab_answered(pid, id) else {
                     return;
+                };
+                if self.full() {
+                    let (name, line) = (timer.name(), SourceLine(line));
+                    self.emit(out, pid, TraceKind::Timer { name, line });
                 }
-                self.emit_timer(out, pid, &timer);
                 LabEvent::Timeout { id }
             }
             _ => return,
@@ -402,6 +407,7 @@ impl World {
                 node,
                 args,
                 timeout_ms,
+                line,
             } => {
                 let Some(dest) = l.dests.get(node).copied() else {
                     l.over = true;
@@ -424,9 +430,9 @@ impl World {
                     return;
                 };
                 l.sent = l.sent.saturating_add(1);
-                l.waiting.insert(id);
+                l.waiting.insert(id, line);
                 let args = args.into_iter().map(String::into_bytes).collect();
-                self.apply(pid, Action::Cmd { dest, req: id, args }, out);
+                self.send_cmd(pid, dest, id, args, line, out);
                 if let Some(ms) = timeout_ms {
                     let after_local_us = ms_to_us(ms.clamp(0.0, MAX_TIME_MS)).unwrap_or(0);
                     let timer = Timer::ReqTimeout(id);

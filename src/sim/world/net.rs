@@ -170,7 +170,7 @@ impl World {
 
     pub(super) fn handle_msg(&mut self, to: Pid, from: Pid, payload: Payload, out: &mut Vec<TraceEvent>) {
         match payload {
-            Payload::Cmd { req, args } => self.node_command(to, from, req, args, out),
+            Payload::Cmd { req, args, line } => self.node_command(to, from, req, args, line, out),
             Payload::Reply { req, reply } => self.client_input(to, Input::Reply { req, reply }, out),
             Payload::ResReply { req, reply } => self.client_input(to, Input::Res { req, reply }, out),
             Payload::Res { req, op } => self.resource(to, from, req, op, out),

@@ -29,12 +29,15 @@ impl World {
         self.emit(out, new, TraceKind::Failover { group: name });
     }
 
+    /// Node `node` runs command `req` from `from` (sent from the learner's `line`, for a
+    /// lab worker whose harness said it).
     pub(super) fn node_command(
         &mut self,
         node: Pid,
         from: Pid,
         req: u64,
         args: Vec<Vec<u8>>,
+        line: Option<u32>,
         out: &mut Vec<TraceEvent>,
     ) {
         let now = self.now_us;
@@ -55,13 +58,13 @@ impl World {
             let (Some(want), Some(timeout_ms), 3) = (parse(1), parse(2), args.len()) else {
                 let reply = Reply::Error("ERR syntax error in WAIT".into());
                 let service = n.service_us;
-                self.reply_cmd(node, from, req, &args, reply, service, out);
+                self.reply_cmd(node, from, req, &args, reply, service, line, out);
                 return;
             };
             let acked = n.acked.values().filter(|a| **a >= n.offset).count() as i64;
             if acked >= want || timeout_ms < 0 {
                 let service = n.service_us;
-                self.reply_cmd(node, from, req, &args, Reply::Int(acked), service, out);
+                self.reply_cmd(node, from, req, &args, Reply::Int(acked), service, line, out);
                 return;
             }
             n.next_wait += 1;
@@ -76,6 +79,7 @@ impl World {
                     .iter()
                     .map(|a| String::from_utf8_lossy(a).into_owned())
                     .collect(),
+                line,
             });
             if timeout_ms > 0 {
                 let t = self.procs[node]
@@ -113,7 +117,7 @@ impl World {
             }
         }
         self.after_write(node, effects);
-        self.reply_cmd(node, from, req, &args, reply, service, out);
+        self.reply_cmd(node, from, req, &args, reply, service, line, out);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -125,6 +129,7 @@ impl World {
         args: &[Vec<u8>],
         reply: Reply,
         service_us: u64,
+        line: Option<u32>,
         out: &mut Vec<TraceEvent>,
     ) {
         if self.full() {
@@ -142,6 +147,7 @@ impl World {
                         .collect(),
                     reply: crate::store::render_line(&reply),
                     script,
+                    line: SourceLine(line),
                 },
             );
         }
@@ -160,7 +166,7 @@ impl World {
         let w = n.waits.remove(pos);
         let acked = n.acked.values().filter(|a| **a >= w.offset).count() as i64;
         let args: Vec<Vec<u8>> = w.args.iter().map(|a| a.as_bytes().to_vec()).collect();
-        self.reply_cmd(node, w.client, w.req, &args, Reply::Int(acked), 0, out);
+        self.reply_cmd(node, w.client, w.req, &args, Reply::Int(acked), 0, w.line, out);
     }
 
     /// Persistence and replication of a node's writes.

@@ -387,7 +387,8 @@ fn a_timer_event_reads_as_a_norwegian_sentence() {
             matches!(
                 e.kind,
                 TraceKind::Timer {
-                    name: TimerName::Start
+                    name: TimerName::Start,
+                    ..
                 }
             )
         })
