@@ -205,6 +205,21 @@ async function editorWalk() {
     await page.keyboard.press('End');
     await page.keyboard.type(' 1;');
     if (await lab.locator('.cm-lab-error-line, .cm-lab-message').count() !== 0) problems.push(`editor ${lang}: the error's marks stayed after an edit`);
+    // A broken run marks the line that sent the command it broke on (the DEL).
+    await editor.fill(NAIVE);
+    await lab.locator('.lab-verdict').evaluate((el) => { el.__seen = true; });
+    await page.keyboard.press('ControlOrMeta+Enter');
+    await page.waitForFunction(() => {
+      const v = document.querySelector('.lab-mount section.lab[data-lab="safe-release"] .lab-verdict');
+      return v && !v.__seen;
+    }, null, { timeout: 30000 });
+    const delLine = NAIVE.split('\n').findIndex((l) => l.includes('await redis.del(key);')) + 1;
+    const sentLines = await lab.locator('.cm-lab-sent-line').allInnerTexts();
+    const sentSaid = await lab.locator('.lab-sent').innerText().catch(() => '');
+    if (sentLines.length !== 1 || !sentLines[0].includes('await redis.del(key);') || !sentSaid.includes(`${delLine}`)) {
+      problems.push(`editor ${lang}: the broken run's DEL (line ${delLine}) is not marked: lines ${JSON.stringify(sentLines)}, said "${sentSaid}"`);
+    }
+    say(`editor ${lang}: the broken run marks ${JSON.stringify(sentLines)}: "${sentSaid}"`);
     // Start again from the starter, then Ctrl+Z: the code is back.
     // The first lab a page mounts: its clicks are its own, never also a page handler's
     // (#40 item 1: this click went to the previous section, and asked nothing).
@@ -452,6 +467,9 @@ try {
       const v4 = await lab.locator('.lab-verdict').innerText();
       say(name, 'naive, Try to break it:', v4.split('\n')[0]);
       if (!/Broken in trial \d+/.test(v4)) problems.push(`${name}: the naive release was not broken in a trial: ${v4}`);
+      // The trial that broke was run again with lines: the DEL's line is marked.
+      const sentInTrial = await lab.locator('.cm-lab-sent-line').allInnerTexts();
+      if (sentInTrial.length !== 1 || !sentInTrial[0].includes('await redis.del(key);')) problems.push(`${name}: Try to break it's broken trial marks ${JSON.stringify(sentInTrial)}, not the DEL's line`);
       if (await lab.locator('svg.timeline').count() !== 1) problems.push(`${name}: no timeline for the broken trial`);
       if (await lab.locator('.lab-checks').getAttribute('data-ran-in') !== 'worker') problems.push(`${name}: the broken session did not run in the worker`);
       if (await lab.locator('.lab-checks').getAttribute('data-drawn-in') !== 'worker') problems.push(`${name}: the broken trial was not replayed in the page's engine worker`);

@@ -476,7 +476,8 @@ fn broken_as_shown(
 /// on: a release by plain `DEL` deletes the next holder's lock, from the line of its
 /// `redis.del`. Run draws one trial in the engine beside the harness, which then says
 /// each command's line; the page replays its tape and asks the `Broken` it shows. The
-/// same trial among "Try to break it"'s has no lines, and the same verdicts.
+/// same trial among "Try to break it"'s has no lines, and the same verdicts; the trial
+/// that breaks a session is run again with lines, so it names the line too.
 #[test]
 fn a_broken_run_names_the_line_that_sent_the_breaking_command() {
     use lockstep::sim::lab::seq::Draw;
@@ -524,6 +525,27 @@ fn a_broken_run_names_the_line_that_sent_the_breaking_command() {
     let unlined = broken_as_shown(&lab, Draw::Run, lab::RUN_SEED, &trial.tape);
     assert_eq!(unlined.violations, b.violations, "lines change no verdict");
     assert_eq!(unlined.sent_from_line(), None);
+    // Try to break it, in the engine beside the harness: its trials read no stack, but
+    // the one that broke is run again with lines before it is reported.
+    let mut host = NodeHost::start().unwrap_or_else(|e| panic!("{e}"));
+    lab::init(&lab, &mut host, &src).unwrap_or_else(|e| panic!("{e}"));
+    let mut seq = lab::seq::TrialSeq::new(&lab.texts, 2026, 200, 0, 1).unwrap_or_else(|e| panic!("{e}"));
+    while let Some(m) = seq.next_message() {
+        match host.exchange(&m) {
+            Ok(a) => seq.answer(&a),
+            Err(e) => seq.host_failed(e),
+        }
+    }
+    let report = seq.report();
+    let failed = report.failure.expect("a plain DEL breaks in 200 trials");
+    assert_eq!(report.finished, failed.trial + 1, "the watched rerun is not a trial of its own");
+    let shown = broken_as_shown(&lab, Draw::Replay, failed.seed, &failed.tape);
+    assert!(
+        shown.violations.iter().any(|v| v.kind.as_str() == "foreign_delete"),
+        "{:?}",
+        shown.violations
+    );
+    assert_eq!(shown.sent_from_line(), del, "Try to break it names the DEL's line too");
 }
 
 /// The lines a tape's `cmd` actions say they were sent from (`None`: from no line of

@@ -135,6 +135,8 @@ struct Current {
     trial: u32,
     run: LabRun,
     started: bool,
+    /// A failed trial run again with lines (see [`TrialSeq::next_message`]).
+    again: Option<FailedTrial>,
 }
 
 /// One group's trials, run one after another.
@@ -192,7 +194,7 @@ impl TrialSeq {
     /// processes), then takes the run's inputs. Run and a replay, one trial the page
     /// draws, start with `{"type":"run","watch":true}`: the harness then says which line
     /// of the learner's file sent each command (reading a stack each time, which
-    /// "Try to break it"'s hundreds of trials do without).
+    /// "Try to break it"'s hundreds of trials do without, but for the one that broke).
     pub fn next_message(&mut self) -> Option<String> {
         loop {
             if self.current.is_none() {
@@ -208,6 +210,7 @@ impl TrialSeq {
                             trial: i,
                             run,
                             started: false,
+                            again: None,
                         })
                     }
                     Err(_) => return None,
@@ -215,9 +218,9 @@ impl TrialSeq {
             }
             let cur = self.current.as_mut()?;
             if !cur.started {
-                let run = match self.draw {
-                    Draw::Trials => r#"{"type":"run"}"#,
-                    Draw::Run | Draw::Replay => r#"{"type":"run","watch":true}"#,
+                let run = match (self.draw, &cur.again) {
+                    (Draw::Trials, None) => r#"{"type":"run"}"#,
+                    _ => r#"{"type":"run","watch":true}"#,
                 };
                 return Some(run.to_string());
             }
@@ -226,12 +229,40 @@ impl TrialSeq {
             }
             if let Some(done) = self.current.take() {
                 let t = done.run.finish(&self.lab);
+                if let Some(first) = done.again {
+                    // The same trial, watched: its tape says which line sent each command
+                    // (a run is a function of its seed, so it breaks the same way; if it
+                    // did not, the first tape stands).
+                    self.failure = Some(if t.passed() { first } else { FailedTrial::of(done.trial, t) });
+                    continue;
+                }
                 self.finished += 1;
                 if !t.passed() {
-                    self.failure = Some(FailedTrial::of(done.trial, t));
+                    let failed = FailedTrial::of(done.trial, t);
+                    match self.watched_again(&failed) {
+                        Some(again) => self.current = Some(again),
+                        None => self.failure = Some(failed),
+                    }
                 }
             }
         }
+    }
+
+    /// "Try to break it"'s trials read no stack; the one that broke is run once more with
+    /// lines, so the page can mark the line that sent the command it broke on. Not a
+    /// trial whose code failed: it has its own line, and a loop would cost its time again.
+    fn watched_again(&self, failed: &FailedTrial) -> Option<Current> {
+        if self.draw != Draw::Trials || failed.code_error.is_some() {
+            return None;
+        }
+        let (seed, attacks) = self.draw(failed.trial);
+        let run = LabRun::traced(&self.lab, seed, attacks, TraceLevel::Semantic).ok()?;
+        Some(Current {
+            trial: failed.trial,
+            run,
+            started: false,
+            again: Some(failed.clone()),
+        })
     }
 
     /// The harness's answer to the last message.

@@ -593,10 +593,16 @@ fn marks_of(phase: &Phase, lang: Lang) -> code_editor::Marks {
             format!("{who}{}", timeline::words::lab::code_error(e, lang)),
         ))
     });
+    // The line that sent the command the run broke on, when the run's tape says it.
+    let sent = shown
+        .broken
+        .as_ref()
+        .and_then(Broken::sent_from_line)
+        .map(|line| (line, Texts::new(lang).t("lab_sent_here")));
     code_editor::Marks {
         run: Rc::as_ptr(shown) as usize,
         error,
-        sent: None,
+        sent,
     }
 }
 

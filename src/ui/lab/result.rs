@@ -187,6 +187,9 @@ pub(super) fn broken_view(
                     <li class="lab-more">{ t.fmt("lab_more", &[("n", (b.violations.len() - SHOWN_VIOLATIONS).to_string())]) }</li>
                 }
             </ul>
+            if let Some(line) = b.sent_from_line() {
+                <p class="lab-sent">{ t.fmt("lab_sent_from", &[("line", line.to_string())]) }</p>
+            }
             <h3>{ t.t("lab_timeline") }</h3>
             <div class="timeline-wrap">
                 <crate::ui::scenario::TimelineSvg model={crate::ui::scenario::Shared(m.clone())} {t_us} {view} {on_seek} {lang} />
