@@ -1,7 +1,8 @@
 //! Browser tests of what a learner trips over in a scenario panel (issue #20): playback
 //! a learner can follow, the cluster view and the console agreeing, commands at the end,
 //! a view that frames the events and follows the cursor, the console's history, knobs
-//! that stay open, a bad seed said, an unused release script said, and a click that seeks.
+//! that stay open, a bad seed said, an unused release script said, a click that seeks
+//! and retries folded (#40 item 12).
 #![cfg(target_arch = "wasm32")]
 
 use gloo::timers::future::TimeoutFuture;
@@ -321,4 +322,95 @@ async fn knobs_stay_open_bad_seeds_are_said_and_unused_scripts_too() {
         text(&pp, ".seed-error").contains("“12abc” is not a seed")
     })
     .await;
+}
+
+/// The timeline's fold tags (`timeline::fold`), its faint "·" marks (failed attempts)
+/// and its arrows.
+fn folds(p: &Element) -> Vec<Element> {
+    query_all(p, "svg.timeline g.fold")
+}
+
+fn faint_marks(p: &Element) -> usize {
+    query_all(p, "svg.timeline g.mark.faint").len()
+}
+
+fn arrows(p: &Element) -> usize {
+    query_all(p, "svg.timeline g.arrow").len()
+}
+
+/// #40 item 12: in `safe-release`, C is refused 32 times while B holds the lock. Its
+/// first and last tries stay drawn and the 30 between fold into one tag, a button;
+/// Enter on it opens them: their marks and messages are drawn, the focus goes to the
+/// first of them, and the cursor stays where it was.
+#[wasm_bindgen_test]
+async fn retries_fold_into_a_tag_that_enter_opens() {
+    let _x = Exclusive::acquire().await;
+    let (root, _app) = open("#/distributed-locks/3?scenario=safe-release&seed=1&t=0").await;
+    let p = panel(&root);
+    let pp = p.clone();
+    wait_until("C's retries folded", move || !folds(&pp).is_empty()).await;
+    let tags = folds(&p);
+    assert_eq!(tags.len(), 1, "one run of retries");
+    let tag = tags[0].clone();
+    assert_eq!(tag.get_attribute("role").as_deref(), Some("button"));
+    assert_eq!(
+        tag.get_attribute("aria-label").as_deref(),
+        Some("30 more failed tries by C between 12300 ms and 15390 ms: show them")
+    );
+    assert_eq!(text(&tag, "text"), "+30 tries");
+    assert_eq!(faint_marks(&p), 2, "only C's first and last refusals are drawn");
+    let (arrows_folded, at) = (arrows(&p), scrub_index(&p));
+    let pos = tag.get_attribute("data-mark").expect("a stop among the marks");
+    tag.clone()
+        .dyn_into::<web_sys::SvgElement>()
+        .expect("an SVG element")
+        .focus()
+        .expect("focused");
+    press_key(&tag, "Enter");
+    let pp = p.clone();
+    wait_until("the fold opened", move || folds(&pp).is_empty()).await;
+    assert_eq!(faint_marks(&p), 32, "every refusal is drawn");
+    let more = arrows(&p) - arrows_folded;
+    assert!(
+        more >= 60,
+        "{more} arrows more: 30 SETs and their replies at least"
+    );
+    assert_eq!(scrub_index(&p), at, "opening a fold does not move the cursor");
+    let pp = p.clone();
+    wait_until("the focus on the first opened try", move || {
+        document().active_element().is_some_and(|e| {
+            e.get_attribute("data-mark").as_deref() == Some(pos.as_str()) && pp.contains(Some(&e))
+        })
+    })
+    .await;
+    let focused = document().active_element().expect("a focus");
+    assert_eq!(focused.get_attribute("class").as_deref(), Some("mark faint"));
+}
+
+/// A cursor on an event a fold would hide draws that fold open (nothing the cursor is
+/// on is ever hidden); once the cursor leaves it, it folds again.
+#[wasm_bindgen_test]
+async fn the_cursor_inside_a_fold_opens_it() {
+    let _x = Exclusive::acquire().await;
+    let (root, _app) = open("#/distributed-locks/3?scenario=safe-release&seed=1&t=14000").await;
+    let p = panel(&root);
+    let pp = p.clone();
+    // The last event at or before 14 000 ms: one of C's refusals' (12 300 to 15 390 ms).
+    wait_until("the cursor from the URL", move || {
+        let t = cursor_ms(&pp);
+        t > 12300.0 && t <= 14000.0
+    })
+    .await;
+    let pp = p.clone();
+    wait_until("the fold the cursor is in drawn open", move || {
+        folds(&pp).is_empty()
+    })
+    .await;
+    assert_eq!(faint_marks(&p), 32);
+    click(&p, "button[aria-label='Go to start']");
+    let pp = p.clone();
+    wait_until("the start", move || scrub_index(&pp) == 0).await;
+    let pp = p.clone();
+    wait_until("the fold closed again", move || folds(&pp).len() == 1).await;
+    assert_eq!(faint_marks(&p), 2);
 }

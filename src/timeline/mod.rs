@@ -15,6 +15,7 @@
 //! - Stories: what the nodes' stores show and no single trace event says: a lock key
 //!   expiring on a node, a client's command removing another client's key.
 
+pub mod fold;
 pub mod fork;
 pub mod lab_panel;
 pub mod lens;

@@ -3,7 +3,8 @@
 
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
-use crate::timeline::{words, BarKind, LaneKind, MarkKind, Model};
+use crate::timeline::fold::{self, Fold};
+use crate::timeline::{words, BarKind, LaneKind, Mark, MarkKind, Model};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -56,6 +57,8 @@ pub struct TimelineSvgProps {
     pub model: Shared,
     /// The cursor's true time.
     pub t_us: u64,
+    /// The cursor's trace index: a fold that may hide it is drawn unfolded.
+    pub cursor: usize,
     /// The visible window of true time.
     pub view: (u64, u64),
     /// Seek to a trace index (clicking an event).
@@ -118,13 +121,23 @@ struct LayersProps {
     w: f64,
     on_seek: Callback<usize>,
     lang: Lang,
+    /// The model's folded retries (`timeline::fold`), made once per model.
+    folds: Rc<Vec<Fold>>,
+    /// The folds drawn unfolded because the cursor may be on one of their events (by
+    /// first index): they change only as the cursor enters or leaves a fold.
+    open: Vec<usize>,
 }
 
 impl PartialEq for LayersProps {
     /// `on_seek` is left out: the panel makes a new callback each render, but it always
     /// does the same thing (seek this panel's cursor).
     fn eq(&self, o: &Self) -> bool {
-        self.model == o.model && self.view == o.view && self.w == o.w && self.lang == o.lang
+        self.model == o.model
+            && self.view == o.view
+            && self.w == o.w
+            && self.lang == o.lang
+            && Rc::ptr_eq(&self.folds, &o.folds)
+            && self.open == o.open
     }
 }
 
@@ -207,6 +220,9 @@ pub fn timeline_svg(props: &TimelineSvgProps) -> Html {
     }
     let span_ms = (v1 - v0) as f64 / 1000.0;
     let on_click = seek_on_click(props.model.clone(), (v0, v1), w, props.on_seek.clone());
+    // Retries fold (#40 item 12); the ones the cursor may be inside are drawn open.
+    let folds = use_memo(props.model.clone(), |m| fold::folds(&m.0));
+    let open = fold::around(&folds, props.cursor);
     html! {
         <div class="timeline-box" ref={box_ref}>
             <div class="timeline-inner">
@@ -223,7 +239,7 @@ pub fn timeline_svg(props: &TimelineSvgProps) -> Html {
             <svg class="timeline" width={w.to_string()} height={height.to_string()} viewBox={format!("0 0 {w} {height}")} role="group"
                  aria-label={Texts::new(props.lang).fmt("sc_timeline_label", &[("scenario", m.title(props.lang).to_string()), ("lanes", m.lanes.len().to_string()), ("ms", format!("{span_ms:.0}"))])}
                  preserveAspectRatio="xMinYMin meet" onclick={on_click}>
-                <Layers model={props.model.clone()} view={props.view} {w} on_seek={props.on_seek.clone()} lang={props.lang} />
+                <Layers model={props.model.clone()} view={props.view} {w} on_seek={props.on_seek.clone()} lang={props.lang} {folds} {open} />
                 <line class="cursor" aria-hidden="true" x1={cx.to_string()} x2={cx.to_string()} y1="0" y2={axis_y.to_string()} />
             </svg>
             </div>
@@ -255,11 +271,48 @@ fn seek_on_click(model: Shared, (v0, v1): (u64, u64), w: f64, on_seek: Callback<
     })
 }
 
+/// A tab stop of the timeline: a mark, or a folded run's tag.
+enum Stop<'a> {
+    Mark(&'a Mark),
+    Fold(&'a Fold),
+}
+
+impl Stop<'_> {
+    /// Its place in time order: a fold's tag comes just after its first failure's mark.
+    fn key(&self) -> (u64, usize, bool) {
+        match self {
+            Stop::Mark(k) => (k.t_us, k.index, false),
+            Stop::Fold(f) => (f.from_us, f.first_index, true),
+        }
+    }
+
+    /// The trace index it seeks to.
+    fn index(&self) -> usize {
+        match self {
+            Stop::Mark(k) => k.index,
+            Stop::Fold(f) => f.first_index,
+        }
+    }
+}
+
 #[function_component(Layers)]
 fn layers(props: &LayersProps) -> Html {
-    // Which mark holds the tab stop (its place in time order), and the layer to find it in.
-    let active = use_state(|| 0usize);
+    // Which stop (mark or fold tag) holds the tab stop, by its place in time order (see
+    // `Stop::key`), and the layer to find it in.
+    let active = use_state(|| None::<(u64, usize, bool)>);
     let layer = use_node_ref();
+    // The folds the learner opened (by first index, sorted), for the model they were
+    // opened on; and the stop to focus once the one that opened a fold is gone.
+    let unfolded = use_state(|| (None::<Shared>, Vec::<usize>::new()));
+    let refocus = use_mut_ref(|| None::<usize>);
+    {
+        let (layer, refocus) = (layer.clone(), refocus.clone());
+        use_effect(move || {
+            if let Some(pos) = refocus.borrow_mut().take() {
+                focus_mark(&layer, pos);
+            }
+        });
+    }
     let m = &props.model.0;
     let lost = Texts::new(props.lang).t("sc_arrow_lost");
     let w = props.w;
@@ -272,10 +325,23 @@ fn layers(props: &LayersProps) -> Html {
 
     let lanes = lanes_svg(m, w, props.lang);
     let bars = bars_svg(m, props.view, w, props.lang);
+    // Folded retries: a fold is drawn folded unless the learner opened it or the cursor
+    // may be on one of its events.
+    let opened: &[usize] = if unfolded.0.as_ref() == Some(&props.model) {
+        &unfolded.1
+    } else {
+        &[]
+    };
+    let folded =
+        |f: &Fold| opened.binary_search(&f.first_index).is_err() && !props.open.contains(&f.first_index);
+    let hider = fold::Hider::new(&props.folds, folded);
+    let drawn = |a: &&crate::timeline::Arrow| {
+        visible(a.sent_us, a.at_us) && !hider.hides_arrow(a.from, a.to, a.sent_us)
+    };
     // Level of detail: zoomed far out on a long run, messages would be a grey smear and
     // cost most of the drawing time; they appear once the window holds few enough.
-    let arrows_in_view = m.arrows.iter().filter(|a| visible(a.sent_us, a.at_us)).count();
-    let arrows = m.arrows.iter().filter(|a| arrows_in_view <= MAX_ARROWS && visible(a.sent_us, a.at_us)).map(|a| {
+    let arrows_in_view = m.arrows.iter().filter(drawn).count();
+    let arrows = m.arrows.iter().filter(|a| arrows_in_view <= MAX_ARROWS && drawn(a)).map(|a| {
         let (x0, y0) = (clampx(a.sent_us), lane_y(a.from) + LANE_H / 2.0);
         let (x1, y1) = (clampx(a.at_us), lane_y(a.to) + LANE_H / 2.0);
         let class = if a.dropped { "arrow dropped" } else { "arrow" };
@@ -292,20 +358,105 @@ fn layers(props: &LayersProps) -> Html {
             </g>
         }
     });
-    let marks_in_view = m.marks.iter().filter(|k| visible(k.t_us, k.t_us)).count();
+    let in_view = |k: &&Mark| visible(k.t_us, k.t_us) && !hider.hides_mark(k);
+    let marks_in_view = m.marks.iter().filter(in_view).count();
     let minor = |k: &MarkKind| matches!(k, MarkKind::AcquireFailed | MarkKind::Released);
     // The marks are buttons that seek, in time order: one tab stop for all of them (a
     // roving tabindex), the arrow keys go from one to the next, so Tab gets past a long
-    // run in one press.
-    let mut shown: Vec<&crate::timeline::Mark> = m
+    // run in one press. A folded run's tag is one of them, just after its first failure.
+    let mut shown: Vec<Stop> = m
         .marks
         .iter()
-        .filter(|k| visible(k.t_us, k.t_us) && (marks_in_view <= MAX_MARKS || !minor(&k.kind)))
+        .filter(|k| in_view(k) && (marks_in_view <= MAX_MARKS || !minor(&k.kind)))
+        .map(Stop::Mark)
+        .chain(
+            props
+                .folds
+                .iter()
+                .filter(|f| folded(f) && visible(f.from_us, f.to_us))
+                .take(MAX_MARKS)
+                .map(Stop::Fold),
+        )
         .collect();
-    crate::sorting::sort_by_key(&mut shown, |k| (k.t_us, k.index));
-    let tab_stop = (*active).min(shown.len().saturating_sub(1));
-    let seek_to: Rc<Vec<usize>> = Rc::new(shown.iter().map(|k| k.index).collect());
-    let marks = shown.iter().enumerate().map(|(pos, k)| {
+    crate::sorting::sort_by_key(&mut shown, Stop::key);
+    let tab_stop = (*active)
+        .map_or(0, |a| shown.partition_point(|s| s.key() < a))
+        .min(shown.len().saturating_sub(1));
+    let seek_to: Rc<Vec<usize>> = Rc::new(shown.iter().map(Stop::index).collect());
+    let tx = Texts::new(props.lang);
+    let marks = shown.iter().enumerate().map(|(pos, stop)| {
+        let key = stop.key();
+        // Enter and Space seek to a mark, or open a fold (`open`); the arrow keys go to
+        // the next stop and seek to it (a fold's first failure).
+        let on_key = |open: Option<Callback<()>>| {
+            let (on_seek, layer, seek_to) = (props.on_seek.clone(), layer.clone(), seek_to.clone());
+            Callback::from(move |e: KeyboardEvent| {
+                let to = match e.key().as_str() {
+                    "Enter" | " " | "Spacebar" => None,
+                    "ArrowRight" | "ArrowDown" => Some((pos + 1).min(seek_to.len() - 1)),
+                    "ArrowLeft" | "ArrowUp" => Some(pos.saturating_sub(1)),
+                    _ => return,
+                };
+                // The panel would step its cursor on these keys too.
+                e.prevent_default();
+                e.stop_propagation();
+                if let (None, Some(open)) = (to, &open) {
+                    return open.emit(());
+                }
+                let to = to.unwrap_or(pos);
+                if to != pos {
+                    // Its focus handler makes it the tab stop.
+                    focus_mark(&layer, to);
+                }
+                on_seek.emit(seek_to[to]);
+            })
+        };
+        let on_focus = {
+            let active = active.clone();
+            Callback::from(move |_: FocusEvent| active.set(Some(key)))
+        };
+        let tabindex = if pos == tab_stop { "0" } else { "-1" };
+        let k = match stop {
+            Stop::Mark(k) => k,
+            Stop::Fold(f) => {
+                // Opening it: the fold's stop is gone, its first hidden failure takes
+                // its place (and the focus, when a key opened it).
+                let open_it = |refocus_to: Option<usize>| {
+                    let (unfolded, model, refocus, first) = (unfolded.clone(), props.model.clone(), refocus.clone(), f.first_index);
+                    Callback::from(move |()| {
+                        let mut now = if unfolded.0.as_ref() == Some(&model) { unfolded.1.clone() } else { Vec::new() };
+                        if let Err(at) = now.binary_search(&first) {
+                            now.insert(at, first);
+                        }
+                        *refocus.borrow_mut() = refocus_to;
+                        unfolded.set((Some(model.clone()), now));
+                    })
+                };
+                let on_click = open_it(None).reform(|_: MouseEvent| ());
+                let on_key = on_key(Some(open_it(Some(pos))));
+                let name = words::process_name(m.name(f.pid), props.lang);
+                let n = f.hidden.to_string();
+                let (from, to) = (format!("{:.0}", f.from_us as f64 / 1000.0), format!("{:.0}", f.to_us as f64 / 1000.0));
+                let one = f.hidden == 1;
+                let text = if one { tx.t("sc_fold_one") } else { tx.fmt("sc_fold", &[("n", n.clone())]) };
+                let label = tx.fmt(
+                    if one { "sc_fold_label_one" } else { "sc_fold_label" },
+                    &[("n", n), ("name", name), ("from", from), ("to", to)],
+                );
+                let (x0, x1) = (clampx(f.from_us), clampx(f.to_us));
+                let (mid, y) = ((x0 + x1) / 2.0, lane_y(f.pid));
+                let pill = text.chars().count() as f64 * 6.5 + 10.0;
+                return html! {
+                    <g key={format!("f{}", f.first_index)} class="fold" {tabindex} role="button" aria-label={label.clone()}
+                       data-mark={pos.to_string()} data-fold={f.first_index.to_string()} onclick={on_click} onkeydown={on_key} onfocus={on_focus}>
+                        <title>{ label }</title>
+                        <path class="fold-bracket" aria-hidden="true" d={format!("M{x0} {a}V{b}H{x1}V{a}", a = y + 25.0, b = y + 31.0)} />
+                        <rect class="fold-pill" aria-hidden="true" x={(mid - pill / 2.0).to_string()} y={(y + 24.0).to_string()} width={pill.to_string()} height="14" rx="7" />
+                        <text aria-hidden="true" x={mid.to_string()} y={(y + 35.0).to_string()} text-anchor="middle">{ text }</text>
+                    </g>
+                };
+            }
+        };
         let (glyph, class) = match k.kind {
             MarkKind::WriteAccepted => ("✓", "mark ok"),
             MarkKind::WriteRejected => ("✗", "mark bad"),
@@ -323,32 +474,9 @@ fn layers(props: &LayersProps) -> Html {
         let label = format!("{:.1} ms · {}: {}", k.t_us as f64 / 1000.0, words::process_name(m.name(k.pid), props.lang), words::mark_text(m, k, props.lang));
         let idx = k.index;
         let on_seek = props.on_seek.clone();
-        let on_key = {
-            let (on_seek, active, layer, seek_to) = (props.on_seek.clone(), active.clone(), layer.clone(), seek_to.clone());
-            Callback::from(move |e: KeyboardEvent| {
-                let to = match e.key().as_str() {
-                    "Enter" | " " | "Spacebar" => pos,
-                    "ArrowRight" | "ArrowDown" => (pos + 1).min(seek_to.len() - 1),
-                    "ArrowLeft" | "ArrowUp" => pos.saturating_sub(1),
-                    _ => return,
-                };
-                // The panel would step its cursor on these keys too.
-                e.prevent_default();
-                e.stop_propagation();
-                if to != pos {
-                    active.set(to);
-                    focus_mark(&layer, to);
-                }
-                on_seek.emit(seek_to[to]);
-            })
-        };
-        let on_focus = {
-            let active = active.clone();
-            Callback::from(move |_: FocusEvent| active.set(pos))
-        };
         html! {
-            <g class={class} tabindex={if pos == tab_stop { "0" } else { "-1" }} role="button" aria-label={label.clone()}
-               data-mark={pos.to_string()} onclick={Callback::from(move |_| on_seek.emit(idx))} onkeydown={on_key} onfocus={on_focus}>
+            <g key={format!("m{idx}")} class={class} {tabindex} role="button" aria-label={label.clone()}
+               data-mark={pos.to_string()} onclick={Callback::from(move |_| on_seek.emit(idx))} onkeydown={on_key(None)} onfocus={on_focus}>
                 <text x={x(k.t_us).to_string()} y={(lane_y(k.pid) + 12.0).to_string()} text-anchor="middle" aria-hidden="true">{ glyph }</text>
                 <title>{ label }</title>
             </g>
