@@ -538,14 +538,25 @@ fn a_broken_run_names_the_line_that_sent_the_breaking_command() {
     }
     let report = seq.report();
     let failed = report.failure.expect("a plain DEL breaks in 200 trials");
-    assert_eq!(report.finished, failed.trial + 1, "the watched rerun is not a trial of its own");
+    assert_eq!(
+        report.finished,
+        failed.trial + 1,
+        "the watched rerun is not a trial of its own"
+    );
     let shown = broken_as_shown(&lab, Draw::Replay, failed.seed, &failed.tape);
     assert!(
-        shown.violations.iter().any(|v| v.kind.as_str() == "foreign_delete"),
+        shown
+            .violations
+            .iter()
+            .any(|v| v.kind.as_str() == "foreign_delete"),
         "{:?}",
         shown.violations
     );
-    assert_eq!(shown.sent_from_line(), del, "Try to break it names the DEL's line too");
+    assert_eq!(
+        shown.sent_from_line(),
+        del,
+        "Try to break it names the DEL's line too"
+    );
 }
 
 /// The lines a tape's `cmd` actions say they were sent from (`None`: from no line of

@@ -231,12 +231,18 @@ async fn a_click_on_the_timeline_seeks_to_its_moment() {
     let pp = p.clone();
     wait_until("the cursor moved", move || cursor_ms(&pp) > 0.0).await;
     let now = cursor_ms(&p);
-    assert!(now <= at_ms + 0.5, "the cursor at {now} ms, after the {at_ms} ms clicked");
+    assert!(
+        now <= at_ms + 0.5,
+        "the cursor at {now} ms, after the {at_ms} ms clicked"
+    );
     click(&p, "button[aria-label='Step forward']");
     let pp = p.clone();
     wait_until("one step on", move || cursor_ms(&pp) != now).await;
     let next = cursor_ms(&p);
-    assert!(next > at_ms - 0.5, "the next event ({next} ms) is not after the {at_ms} ms clicked: the click stopped short");
+    assert!(
+        next > at_ms - 0.5,
+        "the next event ({next} ms) is not after the {at_ms} ms clicked: the click stopped short"
+    );
 }
 
 /// ↑ brings back the last command; the newest reply is scrolled into view.

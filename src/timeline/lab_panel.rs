@@ -645,7 +645,10 @@ mod tests {
         let zoomed = s.clone().reduce(LabAction::Zoom(0.5));
         let (a, z) = zoomed.view.expect("zoomed");
         let width = first.1 - first.0;
-        assert!((z - a).abs_diff(width / 2) <= 1, "half as wide: {a}..{z} from {first:?}");
+        assert!(
+            (z - a).abs_diff(width / 2) <= 1,
+            "half as wide: {a}..{z} from {first:?}"
+        );
         let cursor_t = zoomed.broken().expect("broken").t_us(zoomed.cursor);
         assert!(a <= cursor_t && cursor_t <= z, "the cursor stays in view");
         // Zoomed in far, a seek to the first event brings the window with it.
@@ -664,7 +667,9 @@ mod tests {
         let end = out.broken().expect("broken").model.end_us.max(1);
         assert_eq!(out.view, Some((0, end)));
         // A new run opens on its own first view.
-        let again = out.reduce(LabAction::Start).reduce(LabAction::Finished(Ok(Rc::new(shown))));
+        let again = out
+            .reduce(LabAction::Start)
+            .reduce(LabAction::Finished(Ok(Rc::new(shown))));
         assert_eq!(again.view, None);
     }
 }

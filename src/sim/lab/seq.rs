@@ -233,7 +233,11 @@ impl TrialSeq {
                     // The same trial, watched: its tape says which line sent each command
                     // (a run is a function of its seed, so it breaks the same way; if it
                     // did not, the first tape stands).
-                    self.failure = Some(if t.passed() { first } else { FailedTrial::of(done.trial, t) });
+                    self.failure = Some(if t.passed() {
+                        first
+                    } else {
+                        FailedTrial::of(done.trial, t)
+                    });
                     continue;
                 }
                 self.finished += 1;

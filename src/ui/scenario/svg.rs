@@ -249,12 +249,20 @@ pub fn timeline_svg(props: &TimelineSvgProps) -> Html {
 
 /// A click on the timeline's plot, not on a mark or an arrow (which seek to their own
 /// event), seeks to the last event at or before the moment under the pointer.
-fn seek_on_click(model: Shared, (v0, v1): (u64, u64), w: f64, on_seek: Callback<usize>) -> Callback<MouseEvent> {
+fn seek_on_click(
+    model: Shared,
+    (v0, v1): (u64, u64),
+    w: f64,
+    on_seek: Callback<usize>,
+) -> Callback<MouseEvent> {
     Callback::from(move |e: MouseEvent| {
         let own = e
             .target_dyn_into::<web_sys::Element>()
             .and_then(|t| t.closest("g.mark, g.arrow, .fold").ok().flatten());
-        let Some(svg) = e.current_target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else {
+        let Some(svg) = e
+            .current_target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        else {
             return;
         };
         let rect = svg.get_bounding_client_rect();
@@ -267,7 +275,10 @@ fn seek_on_click(model: Shared, (v0, v1): (u64, u64), w: f64, on_seek: Callback<
             return;
         }
         let t = v0 + (plot_fraction(x, w) * (v1 - v0) as f64).round() as u64;
-        on_seek.emit(crate::timeline::view::event_at(model.0.trace.iter().map(|e| e.t_us), t));
+        on_seek.emit(crate::timeline::view::event_at(
+            model.0.trace.iter().map(|e| e.t_us),
+            t,
+        ));
     })
 }
 
