@@ -220,7 +220,9 @@ const focusInfo = (page) =>
     const cls = typeof el.className === 'string' && el.className ? `.${el.className.trim().split(/\s+/).join('.')}` : '';
     return {
       desc: `${el.tagName.toLowerCase()}${id}${cls}${el.type ? `[type=${el.type}]` : ''} "${label}"`,
-      visible: (tiny ? shows(el.nextElementSibling) || shows(el.labels?.[0]) : shows(el)) && (onScreen || tiny),
+      // In the code editor (CodeMirror), the ring is the editor's, around the code.
+      visible: (tiny ? shows(el.nextElementSibling) || shows(el.labels?.[0]) : shows(el.closest('.cm-editor') ?? el)) && (onScreen || tiny),
+      inEditor: !!el.closest('.cm-editor'),
       onScreen,
       tag: el.tagName,
       type: el.type ?? null,
@@ -243,10 +245,18 @@ async function press(page, key, where) {
   return f;
 }
 
-/// Tabs forward until `want(focus)`; fails after `limit` presses.
+/// Tabs forward until `want(focus)`; fails after `limit` presses. In a lab's code editor
+/// Tab indents: Escape then Tab leaves it, as the lab's keys say, and must.
 async function tabUntil(page, want, what, where, limit = 250) {
+  let inEditor = false;
   for (let i = 1; i <= limit; i++) {
+    if (inEditor) await page.keyboard.press('Escape');
     const f = await press(page, 'Tab', where);
+    if (inEditor && f.inEditor) {
+      fail(where, `Escape then Tab did not leave the code editor (${f.desc}): a keyboard trap`);
+      return null;
+    }
+    inEditor = f.inEditor;
     if (want(f)) return { focus: f, presses: i };
   }
   fail(where, `${what} not reached in ${limit} presses of Tab`);

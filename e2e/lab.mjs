@@ -331,7 +331,8 @@ async function progressAndLinks() {
     const p = await other.newPage();
     await p.goto(link ?? 'about:blank');
     const there = p.locator('.lab-mount section.lab[data-lab="safe-release"] textarea');
-    const opened = await there.waitFor({ timeout: 30000 }).then(() => true, () => false);
+    // Attached, not visible: the code editor hides the textarea it stands over.
+    const opened = await there.waitFor({ state: 'attached', timeout: 30000 }).then(() => true, () => false);
     await p.waitForTimeout(1500); // the sections above fill in (quiz, panels): the lab must stay in view
     if (!opened || !(await labInView(p, 'safe-release'))) problems.push(`links: ${what} (${link}) did not open on the lab`);
     else if (code !== null && (await there.inputValue()) !== code) problems.push(`links: ${what} did not bring the code that ran`);
@@ -393,7 +394,8 @@ try {
     say(name, 'cursor at:', now);
     // The broken run's timeline zooms (#40 item 12): half the span, the cursor's moment kept.
     const span = async () => {
-      const ticks = (await lab.locator('svg .tick text').allInnerTexts()).map(Number).filter(Number.isFinite);
+      // textContent: an SVG element has no innerText.
+      const ticks = (await lab.locator('svg .tick text').allTextContents()).map(Number).filter(Number.isFinite);
       return Math.max(...ticks) - Math.min(...ticks);
     };
     const wide = await span();
@@ -403,8 +405,9 @@ try {
       return Math.max(...ticks) - Math.min(...ticks) < w;
     }, wide, { timeout: 5000 }).catch(() => problems.push(`${name}: Zoom in did not narrow the broken run's timeline (${wide} ms of ticks)`));
     if (await lab.locator('.lab-now').innerText() !== now) problems.push(`${name}: zooming moved the cursor`);
+    const narrow = await span();
     await lab.getByRole('button', { name: 'Zoom out' }).click();
-    say(name, `the broken run's timeline zoomed from ${wide} ms of ticks to ${await span()} ms and back`);
+    say(name, `the broken run's timeline zoomed from ${wide} ms of ticks to ${narrow} ms, and back`);
     // One seed, one run: Run again and the same checks break at the same moment.
     await lab.locator('.lab-verdict').evaluate((el) => { el.__seen = true; });
     await page.evaluate(() => { window.__long = []; });
@@ -422,6 +425,16 @@ try {
     measures.push({ what: `${name}: longest main-thread task during a Run`, ms: Math.max(0, ...runLongs) });
     if (JSON.stringify(again) !== JSON.stringify(broken) || nowAgain !== now) {
       problems.push(`${name}: a second Run of seed 1 differs: ${again} at ${nowAgain}, first ${broken} at ${now}`);
+    }
+    // On a phone the drawing scrolls under the lanes' names: each name covers no more
+    // than itself (#40 item 13: a 90 px column of names hid the arrows).
+    const names = await lab.locator('.lane-names span').evaluateAll((els) => els.map((e) => {
+      const r = e.getBoundingClientRect();
+      return { text: e.textContent, w: Math.round(r.width), h: Math.round(r.height) };
+    }));
+    if (name === 'phone' && !names.length) problems.push('phone: the broken run\'s timeline does not scroll with its lanes\' names kept');
+    for (const n of names) {
+      if (n.w > n.text.length * 9 + 14 || n.h > 24) problems.push(`${name}: the lane name "${n.text}" covers ${n.w}×${n.h} px of the drawing`);
     }
     await page.screenshot({ path: `${SHOTS}/lab-${name}-broken.png`, fullPage: false });
     await lab.locator('.lab-broken').screenshot({ path: `${SHOTS}/lab-${name}-broken-timeline.png` });

@@ -253,23 +253,9 @@ function attach(textarea, options = {}) {
       const at = line > 0 ? line : message ? firstSyntaxError(view.state) : 0;
       view.dispatch({ effects: setMarks.of({ error: at > 0 ? { line: at, message: String(message) } : null }) });
     },
-    /**
-     * The line that sent the command of a broken run; 0 clears it. The editor's own
-     * scroller brings it into view; the page stays where it is (on the verdict).
-     */
+    /** The line that sent the command of a broken run; 0 clears it. */
     markSent(line, title) {
-      const sent = line > 0 ? { line, title: String(title) } : null;
-      view.dispatch({ effects: setMarks.of({ sent }) });
-      if (!sent) return;
-      view.requestMeasure({
-        read: () => view.lineBlockAt(lineAt(view.state.doc, line).from),
-        write: (block) => {
-          const scroller = view.scrollDOM;
-          if (block.top < scroller.scrollTop || block.bottom > scroller.scrollTop + scroller.clientHeight) {
-            scroller.scrollTop = Math.max(0, block.top - scroller.clientHeight / 3);
-          }
-        },
-      });
+      view.dispatch({ effects: setMarks.of({ sent: line > 0 ? { line, title: String(title) } : null }) });
     },
     /** Selects `line` and gives the editor the focus. */
     goto(line) {
