@@ -1,8 +1,8 @@
 //! Browser tests of what a learner trips over in a scenario panel (issue #20): playback
 //! a learner can follow, the cluster view and the console agreeing, commands at the end,
 //! a view that frames the events and follows the cursor, the console's history, knobs
-//! that stay open, a bad seed said, an unused release script said, a click that seeks
-//! and retries folded (#40 item 12).
+//! that stay open, a bad seed said, an unused release script said, a click that seeks,
+//! retries folded (#40 item 12) and a lens that keeps its height (item 13).
 #![cfg(target_arch = "wasm32")]
 
 use gloo::timers::future::TimeoutFuture;
@@ -128,7 +128,12 @@ async fn the_cluster_view_and_the_console_agree() {
     assert_eq!(console(&p, "DEL lock").await, "(integer) 1");
     let pp = p.clone();
     wait_until("the fork", move || query(&pp, "button.undo-fork").is_some()).await;
-    click(&p, "button.undo-fork");
+    // Undo is beside the console that made the fork, not only in the head far above.
+    let near = query(&p, ".scenario-console button.undo-fork").expect("Undo beside the console");
+    let input = query(&p, ".console-input").expect("the console");
+    let gap = near.get_bounding_client_rect().top() - input.get_bounding_client_rect().bottom();
+    assert!(gap.abs() < 300.0, "Undo is {gap} px from the console");
+    click(&p, ".scenario-console button.undo-fork");
     let pp = p.clone();
     wait_until("the fork is undone", move || {
         query(&pp, "button.undo-fork").is_none()
@@ -242,6 +247,40 @@ async fn a_click_on_the_timeline_seeks_to_its_moment() {
     assert!(
         next > at_ms - 0.5,
         "the next event ({next} ms) is not after the {at_ms} ms clicked: the click stopped short"
+    );
+}
+
+/// The lens over the timeline keeps its height as the cursor moves (#40 item 13: it grew
+/// row by row while playing and pushed the timeline down).
+#[wasm_bindgen_test]
+async fn the_lens_keeps_its_height_as_the_cursor_moves() {
+    let _x = Exclusive::acquire().await;
+    let (root, _app) = open("#/distributed-locks/1?scenario=double-charge-no-lock&seed=1&t=0").await;
+    let p = panel(&root);
+    let height = |p: &Element| {
+        query(p, "section.lens")
+            .and_then(|l| l.dyn_into::<web_sys::HtmlElement>().ok())
+            .map_or(-1, |l| l.offset_height())
+    };
+    let top = |p: &Element| {
+        query(p, "svg.timeline").map_or(f64::NAN, |s| {
+            s.get_bounding_client_rect().top() - p.get_bounding_client_rect().top()
+        })
+    };
+    let (h0, t0) = (height(&p), top(&p));
+    assert!(h0 > 0, "a lens is drawn");
+    let mut seen = Vec::new();
+    for _ in 0..8 {
+        let before = scrub_index(&p);
+        click(&p, "button[aria-label='Step forward']");
+        let pp = p.clone();
+        wait_until("a step", move || scrub_index(&pp) != before).await;
+        TimeoutFuture::new(30).await;
+        seen.push((height(&p), top(&p)));
+    }
+    assert!(
+        seen.iter().all(|&(h, t)| h == h0 && (t - t0).abs() < 1.0),
+        "the lens was {h0} px and the timeline {t0} px down at the start, then {seen:?}"
     );
 }
 
@@ -361,7 +400,7 @@ async fn retries_fold_into_a_tag_that_enter_opens() {
     assert_eq!(tag.get_attribute("role").as_deref(), Some("button"));
     assert_eq!(
         tag.get_attribute("aria-label").as_deref(),
-        Some("30 more failed tries by C between 12300 ms and 15390 ms: show them")
+        Some("+30 tries by C between 12300 ms and 15390 ms, folded: show them")
     );
     assert_eq!(text(&tag, "text"), "+30 tries");
     assert_eq!(faint_marks(&p), 2, "only C's first and last refusals are drawn");

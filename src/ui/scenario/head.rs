@@ -83,7 +83,7 @@ pub fn head(props: &HeadProps) -> Html {
 }
 
 /// "Undo fork (1 change)", "Undo fork (3 changes)".
-fn undo_label(tx: &Texts, changes: usize) -> String {
+pub(super) fn undo_label(tx: &Texts, changes: usize) -> String {
     if changes == 1 {
         tx.t("sc_undo_fork_one")
     } else {

@@ -126,28 +126,59 @@ pub fn lens(props: &LensProps) -> Html {
     let tx = Texts::new(props.lang);
     let rows = around(m, props.cursor, ROWS);
     let last = rows.len().saturating_sub(1);
-    html! {
-        <section class="lens" aria-label={tx.t("lens_label")}>
-            <h4>{ tx.t("lens_title") }</h4>
-            if rows.is_empty() {
-                <p class="lens-empty">{ tx.t("lens_empty") }</p>
-            } else {
-                <svg class="lens-defs" width="0" height="0" aria-hidden="true">
-                    <defs>
-                        <marker id="lens-head" viewBox="0 0 8 8" refX="8" refY="4" markerWidth="8" markerHeight="8" orient="auto-start-reverse">
-                            <path d="M0 0L8 4L0 8z" class="head" />
-                        </marker>
-                    </defs>
-                </svg>
-                <div class="lens-cols" aria-hidden="true">
-                    { for m.lanes.iter().map(|l| html! {
-                        <span style={format!("left: {}%", column(m, l.pid))}>{ words::process_name(&l.name, props.lang) }</span>
-                    }) }
-                </div>
-                <ol>
-                    { for rows.iter().enumerate().map(|(i, r)| row_view(m, r, i == last, props.lang)) }
-                </ol>
+    // The lens keeps its height as the cursor moves (#40 item 13: it grew while playing
+    // and pushed the timeline down): fewer rows than [`ROWS`] are padded with empty
+    // ones, and it never shrinks below the tallest it has been for this run (rows wrap
+    // to more lines on a phone).
+    let section = use_node_ref();
+    let tallest = use_mut_ref(|| (props.model.clone(), 0));
+    {
+        let (section, tallest, model) = (section.clone(), tallest.clone(), props.model.clone());
+        use_effect(move || {
+            if let Some(el) = section.cast::<web_sys::HtmlElement>() {
+                let mut t = tallest.borrow_mut();
+                if t.0 != model {
+                    *t = (model, 0);
+                    let _ = el.remove_attribute("style");
+                }
+                let now = el.offset_height();
+                if now > t.1 {
+                    t.1 = now;
+                    let _ = el.set_attribute("style", &format!("min-height: {now}px"));
+                }
             }
+        });
+    }
+    let pad = |i: usize| {
+        let empty = rows.is_empty() && i == 0;
+        html! {
+            <li class="lens-row lens-pad" aria-hidden={(!empty).to_string()}>
+                <p class={if empty { "lens-text lens-empty" } else { "lens-text" }}>
+                    { if empty { tx.t("lens_empty") } else { "\u{a0}".to_string() } }
+                </p>
+                <svg class="lens-arrows" aria-hidden="true"></svg>
+            </li>
+        }
+    };
+    html! {
+        <section class="lens" aria-label={tx.t("lens_label")} ref={section}>
+            <h4>{ tx.t("lens_title") }</h4>
+            <svg class="lens-defs" width="0" height="0" aria-hidden="true">
+                <defs>
+                    <marker id="lens-head" viewBox="0 0 8 8" refX="8" refY="4" markerWidth="8" markerHeight="8" orient="auto-start-reverse">
+                        <path d="M0 0L8 4L0 8z" class="head" />
+                    </marker>
+                </defs>
+            </svg>
+            <div class="lens-cols" aria-hidden="true">
+                { for m.lanes.iter().map(|l| html! {
+                    <span style={format!("left: {}%", column(m, l.pid))}>{ words::process_name(&l.name, props.lang) }</span>
+                }) }
+            </div>
+            <ol>
+                { for (0..ROWS.saturating_sub(rows.len())).map(pad) }
+                { for rows.iter().enumerate().map(|(i, r)| row_view(m, r, i == last, props.lang)) }
+            </ol>
         </section>
     }
 }

@@ -230,7 +230,7 @@ pub fn timeline_svg(props: &TimelineSvgProps) -> Html {
                 <div class="lane-names" aria-hidden="true">
                     { for m.lanes.iter().enumerate().map(|(i, l)| html! {
                         <span class={if i % 2 == 0 { "even" } else { "odd" }}
-                              style={format!("top: {}px; height: {LANE_H}px", TOP + i as f64 * PITCH)}>
+                              style={format!("top: {}px", TOP + i as f64 * PITCH + 10.0)}>
                             { words::process_name(&l.name, props.lang) }
                         </span>
                     }) }

@@ -33,6 +33,10 @@ pub fn take_over(props: &TakeOverProps) -> Html {
         let panel = panel.clone();
         Callback::from(move |line: String| panel.dispatch(PanelAction::Console(line)))
     };
+    let on_undo = {
+        let panel = panel.clone();
+        Callback::from(move |_: MouseEvent| panel.dispatch(PanelAction::Undo))
+    };
     // The words of the one reply the store did not give, in the reader's language.
     let history: Vec<(String, String)> = s
         .console
@@ -57,6 +61,11 @@ pub fn take_over(props: &TakeOverProps) -> Html {
                 </label>
             }
             <console::ConsoleInput {on_line} {history} lang={props.lang} />
+            // Undo beside the console whose command forked the run, as well as in the
+            // panel's head a screen or more above (#40 item 13).
+            if !s.injections.is_empty() {
+                <button type="button" class="undo-fork" onclick={on_undo}>{ super::head::undo_label(&tx, s.injections.len()) }</button>
+            }
             <p class="hint">{ tx.t("sc_take_over_hint") }</p>
         </div>
     }
