@@ -4,7 +4,7 @@
 #     (stylesheet, static/boot.js) and the larger of the two languages' home snapshots;
 #   the app, loaded on first use: the wasm-bindgen JS and the wasm.
 # Limits, in gzip bytes: BUNDLE_TARGET_BYTES (default 358400 = 350 KiB) for the first
-# page, BUNDLE_MAX_BYTES (default 412500, see below) as the limit for the app. Exceeding
+# page, BUNDLE_MAX_BYTES (default 420000, see below) as the limit for the app. Exceeding
 # either fails. The guard was 1 000 000 until the labs (#15) added 100 KB (their panel,
 # the lab engine and its lab.toml reader) to what is still one module: splitting the
 # engine into a worker's module (#16) is what brings the page down, to 400 KB; until
@@ -35,22 +35,24 @@
 # screen (src/ui/lab_host.rs): 411 338; and the page reads JSON with the browser's own
 # (src/json.rs): 400 664. The limit was then the issue's 409 600 (#37), until the labs'
 # progress, links, one embedded lab, Copy's failures, the panel's knobs as one list and
-# Norwegian lab messages (#40, 2026-12-06) brought it to 411 KB: the limit is 412 500
-# while #37's 409 600 stays open, not met (the JSON and bincode readers of every answer
-# the page takes are most of what is left to cut: BENCHMARKS.md).
+# Norwegian lab messages (#40, 2026-12-06) brought it to 411 KB, and the timeline's
+# folded retries, click to seek and a steady lens (#40 item 12, 13) to 418 KB: the limit
+# is 420 000 while #37's 409 600 stays open, not met (the JSON and bincode readers of
+# every answer the page takes are most of what is left to cut: BENCHMARKS.md).
 # The engine's module (engine.js + engine_bg.wasm, the labs' worker) is reported apart,
 # with its own guard ENGINE_MAX_BYTES (default 1000000), and so is the lab panel's
-# (lab-module.js, lab.js, lab_bg.wasm), with LAB_MAX_BYTES (default 385000: 370 000 until
-# the hint ladder, Stop, the lab's standing and the coded messages' words added 10 KB, and
-# the code editor's bindings with the fix for the two yews' subtree numbers 5 KB more).
+# (lab-module.js, lab.js, lab_bg.wasm), with LAB_MAX_BYTES (default 392000: 370 000 until
+# the hint ladder, Stop, the lab's standing and the coded messages' words added 10 KB; the
+# code editor's bindings with the fix for the two yews' subtree numbers 5 KB more; the
+# timeline's folds, zoom and the line a broken run was sent from 8 KB more).
 # The labs' code editor (editor.js: CodeMirror 6 with its JavaScript grammar, loaded beside
 # the lab panel's module) has its own guard, EDITOR_MAX_BYTES (default 160000).
 set -euo pipefail
 dist=${1:-dist}
 target=${BUNDLE_TARGET_BYTES:-358400}
-max=${BUNDLE_MAX_BYTES:-412500}
+max=${BUNDLE_MAX_BYTES:-420000}
 engine_max=${ENGINE_MAX_BYTES:-1000000}
-lab_max=${LAB_MAX_BYTES:-385000}
+lab_max=${LAB_MAX_BYTES:-392000}
 editor_max=${EDITOR_MAX_BYTES:-160000}
 [ -f "$dist/index.html" ] || { echo "bundle-size: no $dist/index.html (run make build first)" >&2; exit 1; }
 grep -q data-lockstep-boot "$dist/index.html" || {

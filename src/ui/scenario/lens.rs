@@ -127,28 +127,8 @@ pub fn lens(props: &LensProps) -> Html {
     let rows = around(m, props.cursor, ROWS);
     let last = rows.len().saturating_sub(1);
     // The lens keeps its height as the cursor moves (#40 item 13: it grew while playing
-    // and pushed the timeline down): fewer rows than [`ROWS`] are padded with empty
-    // ones, and it never shrinks below the tallest it has been for this run (rows wrap
-    // to more lines on a phone).
-    let section = use_node_ref();
-    let tallest = use_mut_ref(|| (props.model.clone(), 0));
-    {
-        let (section, tallest, model) = (section.clone(), tallest.clone(), props.model.clone());
-        use_effect(move || {
-            if let Some(el) = section.cast::<web_sys::HtmlElement>() {
-                let mut t = tallest.borrow_mut();
-                if t.0 != model {
-                    *t = (model, 0);
-                    let _ = el.remove_attribute("style");
-                }
-                let now = el.offset_height();
-                if now > t.1 {
-                    t.1 = now;
-                    let _ = el.set_attribute("style", &format!("min-height: {now}px"));
-                }
-            }
-        });
-    }
+    // and pushed the timeline down): fewer rows than [`ROWS`] are padded with empty ones,
+    // and on a phone every row holds two lines (static/style.css).
     let pad = |i: usize| {
         let empty = rows.is_empty() && i == 0;
         html! {
@@ -161,7 +141,7 @@ pub fn lens(props: &LensProps) -> Html {
         }
     };
     html! {
-        <section class="lens" aria-label={tx.t("lens_label")} ref={section}>
+        <section class="lens" aria-label={tx.t("lens_label")}>
             <h4>{ tx.t("lens_title") }</h4>
             <svg class="lens-defs" width="0" height="0" aria-hidden="true">
                 <defs>
