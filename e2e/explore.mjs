@@ -107,8 +107,8 @@ try {
           await consoleLine.press('Enter');
         }));
         steps.push({ reply: await panel.locator('.scenario-console pre').innerText() });
-        // Undo: the run without the fork, at the same moment.
-        steps.push(await panelStep(page, () => panel.locator('.undo-fork').click()));
+        // Undo (beside the console that made the fork): the run without it, at the same moment.
+        steps.push(await panelStep(page, () => panel.locator('.scenario-console .undo-fork').click()));
       }
       // The paired scenario beside it, on the same seed: its run made where the panel's are.
       const toggle = panel.locator('.compare-toggle input');
