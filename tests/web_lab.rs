@@ -78,6 +78,58 @@ async fn run_code(p: &Element, code: &str, button: &str) -> String {
     text(p, ".lab-verdict")
 }
 
+/// A Run's drawing is handed over in slices (#40): the task that draws the verdict does
+/// not also draw the timeline's messages, which come in a later task. Read from a
+/// MutationObserver, whose callback sees the page as each task left it: no clock.
+#[wasm_bindgen_test]
+async fn a_runs_drawing_comes_in_slices() {
+    let _x = Exclusive::acquire().await;
+    storage().clear().ok();
+    preload();
+    let root = fresh("#/distributed-locks/3");
+    let _app = Mounted::new(&root);
+    let r = root.clone();
+    wait_until("the lab", move || {
+        query(&r, "section.lab[data-lab=safe-release] textarea").is_some()
+    })
+    .await;
+    let p = lab(&root, "safe-release");
+    p.set_attribute("data-watched", "").expect("marked");
+    js_sys::Function::new_no_args(
+        "window.__slices = [];
+         const lab = document.querySelector('section.lab[data-watched]');
+         new MutationObserver(() => {
+           const v = lab.querySelector('.lab-verdict');
+           window.__slices.push([!!v && v.textContent.includes('Broken'), lab.querySelectorAll('svg.timeline g.arrow').length]);
+         }).observe(lab, { subtree: true, childList: true, characterData: true, attributes: true });",
+    )
+    .call0(&wasm_bindgen::JsValue::NULL)
+    .expect("an observer");
+    let verdict = run_code(&p, NAIVE, "Run").await;
+    assert!(verdict.contains("Broken in this run"), "{verdict}");
+    let q = p.clone();
+    wait_until("the timeline's messages", move || {
+        !query_all(&q, "svg.timeline g.arrow").is_empty()
+    })
+    .await;
+    let seen = js_sys::JSON::stringify(
+        &js_sys::Reflect::get(&web_sys::window().expect("a window"), &"__slices".into()).expect("records"),
+    )
+    .expect("JSON")
+    .as_string()
+    .unwrap_or_default();
+    let seen: Vec<(bool, usize)> = serde_json::from_str(&seen).expect("records");
+    let first = seen
+        .iter()
+        .position(|(v, _)| *v)
+        .expect("a task drew the verdict");
+    assert_eq!(
+        seen[first].1, 0,
+        "the verdict's task drew the messages too: {seen:?}"
+    );
+    assert!(seen[first..].iter().any(|(_, arrows)| *arrows > 0), "{seen:?}");
+}
+
 #[wasm_bindgen_test]
 async fn the_naive_release_is_broken_on_the_timeline_and_the_fix_holds() {
     let _x = Exclusive::acquire().await;

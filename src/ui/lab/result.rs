@@ -192,7 +192,7 @@ pub(super) fn broken_view(
             }
             <h3>{ t.t("lab_timeline") }</h3>
             <div class="timeline-wrap">
-                <crate::ui::scenario::TimelineSvg model={crate::ui::scenario::Shared(m.clone())} {t_us} cursor={at} {view} {on_seek} {lang} />
+                <crate::ui::scenario::TimelineSvg model={crate::ui::scenario::Shared(m.clone())} {t_us} cursor={at} {view} {on_seek} {lang} slices=true />
             </div>
             <div class="lab-actions">
                 <button type="button" onclick={step(-1)} disabled={at == 0}>{ t.t("lab_prev") }</button>

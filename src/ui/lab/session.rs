@@ -272,6 +272,10 @@ pub(super) fn start_session(h: &Handles, break_it: bool) {
         let result = run_session(session, progress).await;
         // The next session's sandboxes, ready before the next click.
         warm();
+        // The answer was read in this task; the verdict is drawn in the next one, and the
+        // timeline's details in the one after (`TimelineSvg`'s slices): no task holds the
+        // page for the whole of it.
+        gloo::timers::future::TimeoutFuture::new(0).await;
         match result {
             Ok(shown) => {
                 if let Some(b) = &shown.broken {

@@ -65,6 +65,10 @@ pub struct TimelineSvgProps {
     pub on_seek: Callback<usize>,
     /// The language of its labels and titles.
     pub lang: Lang,
+    /// Drawn in two tasks, so that neither holds the page long (a lab's Run): the lanes,
+    /// bars and axis first, the messages, marks and tallies in the next task.
+    #[prop_or_default]
+    pub slices: bool,
 }
 
 /// Moves the focus to the mark at `pos` (in time order) inside `layer`.
@@ -126,6 +130,8 @@ struct LayersProps {
     /// The folds drawn unfolded because the cursor may be on one of their events (by
     /// first index): they change only as the cursor enters or leaves a fold.
     open: Vec<usize>,
+    /// The messages, marks, tallies and strips too (else the first slice: lanes, bars, axis).
+    detail: bool,
 }
 
 impl PartialEq for LayersProps {
@@ -138,6 +144,7 @@ impl PartialEq for LayersProps {
             && self.lang == o.lang
             && Rc::ptr_eq(&self.folds, &o.folds)
             && self.open == o.open
+            && self.detail == o.detail
     }
 }
 
@@ -220,6 +227,20 @@ pub fn timeline_svg(props: &TimelineSvgProps) -> Html {
     }
     let span_ms = (v1 - v0) as f64 / 1000.0;
     let on_click = seek_on_click(props.model.clone(), (v0, v1), w, props.on_seek.clone());
+    // In slices: a new model's details come a task after its lanes and bars.
+    let detailed = use_state(|| None::<Shared>);
+    let detail =
+        !props.slices || detailed.as_ref() == Some(&props.model) || crate::ui::browser::prerendering();
+    {
+        let (detailed, slices) = (detailed.clone(), props.slices);
+        use_effect_with(props.model.clone(), move |model| {
+            let later = (slices && detailed.as_ref() != Some(model)).then(|| {
+                let model = model.clone();
+                gloo::timers::callback::Timeout::new(0, move || detailed.set(Some(model)))
+            });
+            move || drop(later)
+        });
+    }
     // Retries fold (#40 item 12); the ones the cursor may be inside are drawn open.
     let folds = use_memo(props.model.clone(), |m| fold::folds(&m.0));
     let open = fold::around(&folds, props.cursor);
@@ -239,7 +260,7 @@ pub fn timeline_svg(props: &TimelineSvgProps) -> Html {
             <svg class="timeline" width={w.to_string()} height={height.to_string()} viewBox={format!("0 0 {w} {height}")} role="group"
                  aria-label={Texts::new(props.lang).fmt("sc_timeline_label", &[("scenario", m.title(props.lang).to_string()), ("lanes", m.lanes.len().to_string()), ("ms", format!("{span_ms:.0}"))])}
                  preserveAspectRatio="xMinYMin meet" onclick={on_click}>
-                <Layers model={props.model.clone()} view={props.view} {w} on_seek={props.on_seek.clone()} lang={props.lang} {folds} {open} />
+                <Layers model={props.model.clone()} view={props.view} {w} on_seek={props.on_seek.clone()} lang={props.lang} {folds} {open} {detail} />
                 <line class="cursor" aria-hidden="true" x1={cx.to_string()} x2={cx.to_string()} y1="0" y2={axis_y.to_string()} />
             </svg>
             </div>
@@ -510,7 +531,11 @@ fn layers(props: &LayersProps) -> Html {
             </g>
         }
     });
-    let tallies = tallies(m, props.view, w, props.lang);
+    let tallies = if props.detail {
+        tallies(m, props.view, w, props.lang)
+    } else {
+        Vec::new()
+    };
     html! {
         <g class="layers" ref={layer.clone()}>
             <defs>
@@ -528,10 +553,12 @@ fn layers(props: &LayersProps) -> Html {
             { for ticks }
             { for bands }
             { for bars }
-            { for arrows }
-            { for marks }
-            { for tallies }
-            { strips(m, props.view, w, props.lang) }
+            if props.detail {
+                { for arrows }
+                { for marks }
+                { for tallies }
+                { strips(m, props.view, w, props.lang) }
+            }
             // The unit sits in the label column, where no tick label can run into it.
             <text x={(LABEL_W - 12.0).to_string()} y={(axis_y + 15.0).to_string()} text-anchor="end" class="axis-unit" aria-hidden="true">{"ms"}</text>
         </g>
