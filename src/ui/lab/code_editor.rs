@@ -154,13 +154,18 @@ pub(super) fn use_code_editor(
     }
     {
         let editor = (*editor).clone();
+        // A task after the run's verdict is drawn: the editor measures itself anew.
         use_effect_with((*attached, marks), move |(_, marks)| {
-            editor.with(|e| {
-                let (line, message) = marks.error.clone().unwrap_or_default();
-                e.mark_error(line, &message);
-                let (line, title) = marks.sent.clone().unwrap_or_default();
-                e.mark_sent(line, &title);
+            let marks = marks.clone();
+            let later = gloo::timers::callback::Timeout::new(0, move || {
+                editor.with(|e| {
+                    let (line, message) = marks.error.clone().unwrap_or_default();
+                    e.mark_error(line, &message);
+                    let (line, title) = marks.sent.clone().unwrap_or_default();
+                    e.mark_sent(line, &title);
+                });
             });
+            move || drop(later)
         });
     }
     (*editor).clone()

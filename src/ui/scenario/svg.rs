@@ -65,10 +65,15 @@ pub struct TimelineSvgProps {
     pub on_seek: Callback<usize>,
     /// The language of its labels and titles.
     pub lang: Lang,
-    /// Drawn in two tasks, so that neither holds the page long (a lab's Run): the lanes,
-    /// bars and axis first, the messages, marks and tallies in the next task.
+    /// A new model is drawn in three tasks, so that none holds the page long (a lab's
+    /// Run, a panel's fork): the box, then the lanes, bars and axis, then the messages,
+    /// marks and tallies.
     #[prop_or_default]
     pub slices: bool,
+    /// With `slices`, the model it opens on is drawn whole at once all the same (a
+    /// panel's first run, which the prerendered page hands over to).
+    #[prop_or_default]
+    pub whole_first: bool,
 }
 
 /// Moves the focus to the mark at `pos` (in time order) inside `layer`.
@@ -227,20 +232,30 @@ pub fn timeline_svg(props: &TimelineSvgProps) -> Html {
     }
     let span_ms = (v1 - v0) as f64 / 1000.0;
     let on_click = seek_on_click(props.model.clone(), (v0, v1), w, props.on_seek.clone());
-    // In slices: a new model's details come a task after its lanes and bars.
-    let detailed = use_state(|| None::<Shared>);
-    let detail =
-        !props.slices || detailed.as_ref() == Some(&props.model) || crate::ui::browser::prerendering();
+    // In slices, a task each: the drawing's box, then its lanes, bars and axis, then the
+    // messages, marks and tallies (a new model starts again from the box).
+    let stage = {
+        let first = props.whole_first.then(|| props.model.clone());
+        use_state(move || (first, 2u8))
+    };
+    let at = if !props.slices || crate::ui::browser::prerendering() {
+        2
+    } else if stage.0.as_ref() == Some(&props.model) {
+        stage.1
+    } else {
+        0
+    };
     {
-        let (detailed, slices) = (detailed.clone(), props.slices);
-        use_effect_with(props.model.clone(), move |model| {
-            let later = (slices && detailed.as_ref() != Some(model)).then(|| {
-                let model = model.clone();
-                gloo::timers::callback::Timeout::new(0, move || detailed.set(Some(model)))
+        let stage = stage.clone();
+        use_effect_with((props.model.clone(), at), move |(model, at)| {
+            let next = (*at < 2).then(|| {
+                let (model, at) = (model.clone(), *at);
+                gloo::timers::callback::Timeout::new(0, move || stage.set((Some(model), at + 1)))
             });
-            move || drop(later)
+            move || drop(next)
         });
     }
+    let detail = at >= 2;
     // Retries fold (#40 item 12); the ones the cursor may be inside are drawn open.
     let folds = use_memo(props.model.clone(), |m| fold::folds(&m.0));
     let open = fold::around(&folds, props.cursor);
@@ -260,7 +275,9 @@ pub fn timeline_svg(props: &TimelineSvgProps) -> Html {
             <svg class="timeline" width={w.to_string()} height={height.to_string()} viewBox={format!("0 0 {w} {height}")} role="group"
                  aria-label={Texts::new(props.lang).fmt("sc_timeline_label", &[("scenario", m.title(props.lang).to_string()), ("lanes", m.lanes.len().to_string()), ("ms", format!("{span_ms:.0}"))])}
                  preserveAspectRatio="xMinYMin meet" onclick={on_click}>
-                <Layers model={props.model.clone()} view={props.view} {w} on_seek={props.on_seek.clone()} lang={props.lang} {folds} {open} {detail} />
+                if at > 0 {
+                    <Layers model={props.model.clone()} view={props.view} {w} on_seek={props.on_seek.clone()} lang={props.lang} {folds} {open} {detail} />
+                }
                 <line class="cursor" aria-hidden="true" x1={cx.to_string()} x2={cx.to_string()} y1="0" y2={axis_y.to_string()} />
             </svg>
             </div>
