@@ -506,28 +506,10 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
         Callback::from(move |()| start(false)),
     );
     let goto_line = {
-        let (editor, code, code_editor) = (editor.clone(), code.clone(), code_editor.clone());
-        move |line: u32| {
-            let code_editor = code_editor.clone();
-            let on_textarea = select_line(editor.clone(), code.clone(), line);
-            Callback::from(move |e: MouseEvent| {
-                if !code_editor.goto(line) {
-                    on_textarea.emit(e);
-                }
-            })
-        }
+        let (editor, code) = (editor.clone(), code.clone());
+        move |line: u32| select_line(editor.clone(), code.clone(), code_editor.clone(), line)
     };
-    let onkeydown = {
-        let on_run = on_run.clone();
-        Callback::from(move |e: KeyboardEvent| {
-            if e.key() == "Enter" && (e.ctrl_key() || e.meta_key()) {
-                e.prevent_default();
-                if let Ok(m) = web_sys::MouseEvent::new("click") {
-                    on_run.emit(m);
-                }
-            }
-        })
-    };
+    let onkeydown = run_on_ctrl_enter(on_run.clone());
 
     let lang = props.lang;
     let (title, goal) = (in_lang(&lab.title, lang), in_lang(&lab.goal, lang));
@@ -576,6 +558,18 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
             { after_the_verdict(s, &props.id, lang, &dispatch) }
         </section>
     }
+}
+
+/// Ctrl+Enter (⌘+Enter) in the plain textarea runs the code, as Run does.
+fn run_on_ctrl_enter(on_run: Callback<MouseEvent>) -> Callback<KeyboardEvent> {
+    Callback::from(move |e: KeyboardEvent| {
+        if e.key() == "Enter" && (e.ctrl_key() || e.meta_key()) {
+            e.prevent_default();
+            if let Ok(m) = web_sys::MouseEvent::new("click") {
+                on_run.emit(m);
+            }
+        }
+    })
 }
 
 /// What the code editor marks after a run: the line of the code's error, with its message.

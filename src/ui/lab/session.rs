@@ -198,8 +198,17 @@ pub(super) fn toggle_solution(shown: bool, dispatch: Callback<LabAction>, lab: &
 }
 
 /// A button's action: select line `line` of the editor's code (a code error's line).
-pub(super) fn select_line(editor: NodeRef, code: UseStateHandle<String>, line: u32) -> Callback<MouseEvent> {
+pub(super) fn select_line(
+    editor: NodeRef,
+    code: UseStateHandle<String>,
+    code_editor: super::code_editor::CodeEditor,
+    line: u32,
+) -> Callback<MouseEvent> {
     Callback::from(move |_: MouseEvent| {
+        // The code editor, where it came; else the plain textarea.
+        if code_editor.goto(line) {
+            return;
+        }
         let Some(el) = editor.cast::<web_sys::HtmlTextAreaElement>() else {
             return;
         };

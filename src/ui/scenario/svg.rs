@@ -9,6 +9,9 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+mod pieces;
+use pieces::{arrow_view, defs, fold_tag, mark_view, ticks_svg};
+
 /// The drawing is laid out in CSS pixels at the width it is shown (one unit of the
 /// viewBox is one pixel, so a 12 px label is 12 px on screen), never narrower than
 /// `MIN_W`: a phone scrolls it sideways at that readable scale instead of shrinking it.
@@ -344,15 +347,43 @@ impl Stop<'_> {
     }
 }
 
-#[function_component(Layers)]
-fn layers(props: &LayersProps) -> Html {
-    // Which stop (mark or fold tag) holds the tab stop, by its place in time order (see
-    // `Stop::key`), and the layer to find it in.
-    let active = use_state(|| None::<(u64, usize, bool)>);
-    let layer = use_node_ref();
-    // The folds the learner opened (by first index, sorted), for the model they were
-    // opened on; and the stop to focus once the one that opened a fold is gone.
-    let unfolded = use_state(|| (None::<Shared>, Vec::<usize>::new()));
+/// The keys of the stop at `pos` among the marks and fold tags (`seek_to`: each one's
+/// event): Enter and Space seek to a mark, or `open` a fold; the arrow keys go to the
+/// next stop and seek to it (a fold's first failure).
+fn stop_keys(
+    pos: usize,
+    seek_to: &Rc<Vec<usize>>,
+    layer: &NodeRef,
+    on_seek: &Callback<usize>,
+    open: Option<Callback<()>>,
+) -> Callback<KeyboardEvent> {
+    let (on_seek, layer, seek_to) = (on_seek.clone(), layer.clone(), seek_to.clone());
+    Callback::from(move |e: KeyboardEvent| {
+        let to = match e.key().as_str() {
+            "Enter" | " " | "Spacebar" => None,
+            "ArrowRight" | "ArrowDown" => Some((pos + 1).min(seek_to.len() - 1)),
+            "ArrowLeft" | "ArrowUp" => Some(pos.saturating_sub(1)),
+            _ => return,
+        };
+        // The panel would step its cursor on these keys too.
+        e.prevent_default();
+        e.stop_propagation();
+        if let (None, Some(open)) = (to, &open) {
+            return open.emit(());
+        }
+        let to = to.unwrap_or(pos);
+        if to != pos {
+            // Its focus handler makes it the tab stop.
+            focus_mark(&layer, to);
+        }
+        on_seek.emit(seek_to[to]);
+    })
+}
+
+/// The stop to focus (by its place) once the render that drew it is done: set when a key
+/// opened a fold, whose tag is then gone.
+#[hook]
+fn use_refocus(layer: &NodeRef) -> Rc<std::cell::RefCell<Option<usize>>> {
     let refocus = use_mut_ref(|| None::<usize>);
     {
         let (layer, refocus) = (layer.clone(), refocus.clone());
@@ -362,15 +393,25 @@ fn layers(props: &LayersProps) -> Html {
             }
         });
     }
+    refocus
+}
+
+#[function_component(Layers)]
+fn layers(props: &LayersProps) -> Html {
+    // Which stop (mark or fold tag) holds the tab stop, by its place in time order (see
+    // `Stop::key`), and the layer to find it in.
+    let active = use_state(|| None::<(u64, usize, bool)>);
+    let layer = use_node_ref();
+    // The folds the learner opened (by first index, sorted), for the model they were
+    // opened on; and the stop to focus once the one that opened a fold is gone.
+    let unfolded = use_state(|| (None::<Shared>, Vec::<usize>::new()));
+    let refocus = use_refocus(&layer);
     let m = &props.model.0;
     let lost = Texts::new(props.lang).t("sc_arrow_lost");
     let w = props.w;
     let frame = Frame::new(m, props.view, w);
     let (v0, v1) = (frame.v0, frame.v1);
-    let x = |t: u64| frame.x(t);
     let visible = |a: u64, b: u64| frame.visible(a, b);
-    let lane_y = |pid: u32| frame.lane_y(pid);
-    let clampx = |t: u64| x(t.clamp(v0, v1));
 
     let lanes = lanes_svg(m, w, props.lang);
     let bars = bars_svg(m, props.view, w, props.lang);
@@ -390,23 +431,11 @@ fn layers(props: &LayersProps) -> Html {
     // Level of detail: zoomed far out on a long run, messages would be a grey smear and
     // cost most of the drawing time; they appear once the window holds few enough.
     let arrows_in_view = m.arrows.iter().filter(drawn).count();
-    let arrows = m.arrows.iter().filter(|a| arrows_in_view <= MAX_ARROWS && drawn(a)).map(|a| {
-        let (x0, y0) = (clampx(a.sent_us), lane_y(a.from) + LANE_H / 2.0);
-        let (x1, y1) = (clampx(a.at_us), lane_y(a.to) + LANE_H / 2.0);
-        let class = if a.dropped { "arrow dropped" } else { "arrow" };
-        let idx = a.index;
-        let on_seek = props.on_seek.clone();
-        html! {
-            <g class={class} aria-hidden="true" onclick={Callback::from(move |_| on_seek.emit(idx))}>
-                <line x1={x0.to_string()} y1={y0.to_string()} x2={x1.to_string()} y2={y1.to_string()} marker-end={if a.dropped { "" } else { "url(#head)" }}>
-                    <title>{ format!("{} → {}: {}{}", words::process_name(m.name(a.from), props.lang), words::process_name(m.name(a.to), props.lang), words::payload(&a.label, props.lang), if a.dropped { lost.as_str() } else { "" }) }</title>
-                </line>
-                if a.dropped {
-                    <text x={(x1 - 4.0).to_string()} y={(y1 + 4.0).to_string()} class="drop-x">{"×"}</text>
-                }
-            </g>
-        }
-    });
+    let arrows = m
+        .arrows
+        .iter()
+        .filter(|a| arrows_in_view <= MAX_ARROWS && drawn(a))
+        .map(|a| arrow_view(a, m, &frame, (props.lang, &lost), props.on_seek.clone()));
     let in_view = |k: &&Mark| visible(k.t_us, k.t_us) && !hider.hides_mark(k);
     let marks_in_view = m.marks.iter().filter(in_view).count();
     let minor = |k: &MarkKind| matches!(k, MarkKind::AcquireFailed | MarkKind::Released);
@@ -437,29 +466,7 @@ fn layers(props: &LayersProps) -> Html {
         let key = stop.key();
         // Enter and Space seek to a mark, or open a fold (`open`); the arrow keys go to
         // the next stop and seek to it (a fold's first failure).
-        let on_key = |open: Option<Callback<()>>| {
-            let (on_seek, layer, seek_to) = (props.on_seek.clone(), layer.clone(), seek_to.clone());
-            Callback::from(move |e: KeyboardEvent| {
-                let to = match e.key().as_str() {
-                    "Enter" | " " | "Spacebar" => None,
-                    "ArrowRight" | "ArrowDown" => Some((pos + 1).min(seek_to.len() - 1)),
-                    "ArrowLeft" | "ArrowUp" => Some(pos.saturating_sub(1)),
-                    _ => return,
-                };
-                // The panel would step its cursor on these keys too.
-                e.prevent_default();
-                e.stop_propagation();
-                if let (None, Some(open)) = (to, &open) {
-                    return open.emit(());
-                }
-                let to = to.unwrap_or(pos);
-                if to != pos {
-                    // Its focus handler makes it the tab stop.
-                    focus_mark(&layer, to);
-                }
-                on_seek.emit(seek_to[to]);
-            })
-        };
+        let on_key = |open: Option<Callback<()>>| stop_keys(pos, &seek_to, &layer, &props.on_seek, open);
         let on_focus = {
             let active = active.clone();
             Callback::from(move |_: FocusEvent| active.set(Some(key)))
@@ -471,9 +478,18 @@ fn layers(props: &LayersProps) -> Html {
                 // Opening it: the fold's stop is gone, its first hidden failure takes
                 // its place (and the focus, when a key opened it).
                 let open_it = |refocus_to: Option<usize>| {
-                    let (unfolded, model, refocus, first) = (unfolded.clone(), props.model.clone(), refocus.clone(), f.first_index);
+                    let (unfolded, model, refocus, first) = (
+                        unfolded.clone(),
+                        props.model.clone(),
+                        refocus.clone(),
+                        f.first_index,
+                    );
                     Callback::from(move |()| {
-                        let mut now = if unfolded.0.as_ref() == Some(&model) { unfolded.1.clone() } else { Vec::new() };
+                        let mut now = if unfolded.0.as_ref() == Some(&model) {
+                            unfolded.1.clone()
+                        } else {
+                            Vec::new()
+                        };
                         if let Err(at) = now.binary_search(&first) {
                             now.insert(at, first);
                         }
@@ -483,71 +499,24 @@ fn layers(props: &LayersProps) -> Html {
                 };
                 let on_click = open_it(None).reform(|_: MouseEvent| ());
                 let on_key = on_key(Some(open_it(Some(pos))));
-                let name = words::process_name(m.name(f.pid), props.lang);
-                let n = f.hidden.to_string();
-                let (from, to) = (format!("{:.0}", f.from_us as f64 / 1000.0), format!("{:.0}", f.to_us as f64 / 1000.0));
-                let one = f.hidden == 1;
-                let text = if one { tx.t("sc_fold_one") } else { tx.fmt("sc_fold", &[("n", n.clone())]) };
-                let label = tx.fmt(
-                    if one { "sc_fold_label_one" } else { "sc_fold_label" },
-                    &[("n", n), ("name", name), ("from", from), ("to", to)],
-                );
-                let (x0, x1) = (clampx(f.from_us), clampx(f.to_us));
-                let (mid, y) = ((x0 + x1) / 2.0, lane_y(f.pid));
-                let pill = text.chars().count() as f64 * 6.5 + 10.0;
-                return html! {
-                    <g key={format!("f{}", f.first_index)} class="fold" {tabindex} role="button" aria-label={label.clone()}
-                       data-mark={pos.to_string()} data-fold={f.first_index.to_string()} onclick={on_click} onkeydown={on_key} onfocus={on_focus}>
-                        <title>{ label }</title>
-                        <path class="fold-bracket" aria-hidden="true" d={format!("M{x0} {a}V{b}H{x1}V{a}", a = y + 25.0, b = y + 31.0)} />
-                        <rect class="fold-pill" aria-hidden="true" x={(mid - pill / 2.0).to_string()} y={(y + 24.0).to_string()} width={pill.to_string()} height="14" rx="7" />
-                        <text aria-hidden="true" x={mid.to_string()} y={(y + 35.0).to_string()} text-anchor="middle">{ text }</text>
-                    </g>
-                };
+                return fold_tag(f, m, &frame, &tx, (pos, tabindex), (on_click, on_key, on_focus));
             }
         };
-        let (glyph, class) = match k.kind {
-            MarkKind::WriteAccepted => ("✓", "mark ok"),
-            MarkKind::WriteRejected => ("✗", "mark bad"),
-            MarkKind::Crash => ("✕", "mark bad"),
-            MarkKind::Restart => ("↻", "mark"),
-            MarkKind::ClockJump => ("⏱", "mark warn"),
-            MarkKind::Drift => ("∿", "mark warn"),
-            MarkKind::Partition => ("⫽", "mark warn"),
-            MarkKind::Repair => ("⇄", "mark"),
-            MarkKind::Failover => ("★", "mark warn"),
-            MarkKind::AcquireFailed => ("·", "mark faint"),
-            MarkKind::Released => ("⏏", "mark"),
-            MarkKind::Lost => ("!", "mark bad"),
-        };
-        let label = format!("{:.1} ms · {}: {}", k.t_us as f64 / 1000.0, words::process_name(m.name(k.pid), props.lang), words::mark_text(m, k, props.lang));
         let idx = k.index;
-        let on_seek = props.on_seek.clone();
-        html! {
-            <g key={format!("m{idx}")} class={class} {tabindex} role="button" aria-label={label.clone()}
-               data-mark={pos.to_string()} onclick={Callback::from(move |_| on_seek.emit(idx))} onkeydown={on_key(None)} onfocus={on_focus}>
-                <text x={x(k.t_us).to_string()} y={(lane_y(k.pid) + 12.0).to_string()} text-anchor="middle" aria-hidden="true">{ glyph }</text>
-                <title>{ label }</title>
-            </g>
-        }
+        let on_click = props.on_seek.reform(move |_: MouseEvent| idx);
+        mark_view(
+            k,
+            m,
+            &frame,
+            props.lang,
+            (pos, tabindex),
+            (on_click, on_key(None), on_focus),
+        )
     });
     let bands = bands_svg(m, props.view, w, props.lang);
     let span_ms = (v1 - v0) as f64 / 1000.0;
-    let step = nice_step(span_ms);
-    let first = ((v0 as f64 / 1000.0) / step).ceil() as i64;
-    let last = ((v1 as f64 / 1000.0) / step).floor() as i64;
     let axis_y = TOP + m.lanes.len() as f64 * PITCH;
-    let ticks = (first..=last).take(40).map(|i| {
-        let t_ms = i as f64 * step;
-        let xx = x((t_ms * 1000.0) as u64);
-        html! {
-            <g class="tick" aria-hidden="true">
-                <line x1={xx.to_string()} x2={xx.to_string()} y1={TOP.to_string()} y2={axis_y.to_string()} />
-                // A label at the right edge ends there instead of being cut off.
-                <text x={xx.to_string()} y={(axis_y + 15.0).to_string()} text-anchor={if xx > w - 24.0 { "end" } else { "middle" }}>{ format!("{t_ms}") }</text>
-            </g>
-        }
-    });
+    let ticks = ticks_svg(&frame, axis_y, span_ms);
     let tallies = if props.detail {
         tallies(m, props.view, w, props.lang)
     } else {
@@ -555,17 +524,7 @@ fn layers(props: &LayersProps) -> Html {
     };
     html! {
         <g class="layers" ref={layer.clone()}>
-            <defs>
-                <pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
-                    <rect width="6" height="6" class="hatch-bg" /><line x1="0" y1="0" x2="0" y2="6" class="hatch-line" />
-                </pattern>
-                <pattern id="down" width="8" height="8" patternUnits="userSpaceOnUse">
-                    <rect width="8" height="8" class="down-bg" /><path d="M0 0L8 8M8 0L0 8" class="down-line" />
-                </pattern>
-                <marker id="head" viewBox="0 0 6 6" refX="6" refY="3" markerWidth="6" markerHeight="6" orient="auto-start-reverse">
-                    <path d="M0 0L6 3L0 6z" class="arrow-head" />
-                </marker>
-            </defs>
+            { defs() }
             { for lanes }
             { for ticks }
             { for bands }
