@@ -62,6 +62,21 @@ fn press(p: &Element, button: &str) {
     b.dyn_ref::<web_sys::HtmlElement>().expect("a button").click();
 }
 
+/// §3 opened afresh (no stored progress), once its safe-release lab is drawn: the app
+/// (kept mounted while held) and the lab's section.
+async fn open_safe_release() -> (Mounted, Element) {
+    storage().clear().ok();
+    preload();
+    let root = fresh("#/distributed-locks/3");
+    let app = Mounted::new(&root);
+    let r = root.clone();
+    wait_until("the lab", move || {
+        query(&r, "section.lab[data-lab=safe-release] textarea").is_some()
+    })
+    .await;
+    (app, lab(&root, "safe-release"))
+}
+
 async fn run_code(p: &Element, code: &str, button: &str) -> String {
     let editor = query(p, "textarea.lab-editor").expect("an editor");
     type_into(&editor, code).await;
@@ -84,16 +99,7 @@ async fn run_code(p: &Element, code: &str, button: &str) -> String {
 #[wasm_bindgen_test]
 async fn a_runs_drawing_comes_in_slices() {
     let _x = Exclusive::acquire().await;
-    storage().clear().ok();
-    preload();
-    let root = fresh("#/distributed-locks/3");
-    let _app = Mounted::new(&root);
-    let r = root.clone();
-    wait_until("the lab", move || {
-        query(&r, "section.lab[data-lab=safe-release] textarea").is_some()
-    })
-    .await;
-    let p = lab(&root, "safe-release");
+    let (_app, p) = open_safe_release().await;
     p.set_attribute("data-watched", "").expect("marked");
     js_sys::Function::new_no_args(
         "window.__slices = [];
@@ -133,16 +139,7 @@ async fn a_runs_drawing_comes_in_slices() {
 #[wasm_bindgen_test]
 async fn the_naive_release_is_broken_on_the_timeline_and_the_fix_holds() {
     let _x = Exclusive::acquire().await;
-    storage().clear().ok();
-    preload();
-    let root = fresh("#/distributed-locks/3");
-    let _app = Mounted::new(&root);
-    let r = root.clone();
-    wait_until("the lab", move || {
-        query(&r, "section.lab[data-lab=safe-release] textarea").is_some()
-    })
-    .await;
-    let p = lab(&root, "safe-release");
+    let (_app, p) = open_safe_release().await;
     let verdict = run_code(&p, NAIVE, "Run").await;
     assert!(verdict.contains("Broken in this run (seed 1)"), "{verdict}");
     let broken: Vec<String> = query_all(&p, ".lab-checks li.broken")
@@ -269,16 +266,7 @@ async fn the_naive_release_is_broken_on_the_timeline_and_the_fix_holds() {
 #[wasm_bindgen_test]
 async fn an_infinite_loop_is_stopped_and_the_page_keeps_answering() {
     let _x = Exclusive::acquire().await;
-    storage().clear().ok();
-    preload();
-    let root = fresh("#/distributed-locks/3");
-    let _app = Mounted::new(&root);
-    let r = root.clone();
-    wait_until("the lab", move || {
-        query(&r, "section.lab[data-lab=safe-release] textarea").is_some()
-    })
-    .await;
-    let p = lab(&root, "safe-release");
+    let (_app, p) = open_safe_release().await;
     let looping = NAIVE.replace("  await redis.del(key);", "  for (;;) {}");
     // While it runs, the lab says so and offers Stop; then it names the worker and the
     // function the loop never left (#40 item 8).
@@ -598,16 +586,7 @@ async fn one_lab_embedded_alone_tells_its_host_how_each_run_went() {
 #[wasm_bindgen_test]
 async fn a_syntax_error_names_its_line_and_the_button_selects_that_line() {
     let _x = Exclusive::acquire().await;
-    storage().clear().ok();
-    preload();
-    let root = fresh("#/distributed-locks/3");
-    let _app = Mounted::new(&root);
-    let r = root.clone();
-    wait_until("the lab", move || {
-        query(&r, "section.lab[data-lab=safe-release] textarea").is_some()
-    })
-    .await;
-    let p = lab(&root, "safe-release");
+    let (_app, p) = open_safe_release().await;
     let broken = NAIVE.replace("  await redis.del(key);", "  await redis.del(key;");
     let verdict = run_code(&p, &broken, "Run").await;
     let line = broken.lines().position(|l| l.contains("redis.del(key;")).unwrap() + 1;

@@ -176,6 +176,11 @@ impl Frame {
         LABEL_W + t.saturating_sub(self.v0) as f64 / (self.v1 - self.v0) as f64 * plot_w(self.w)
     }
 
+    /// `x` of a moment held inside the window (a span that runs past it ends at its edge).
+    fn x_in(&self, t: u64) -> f64 {
+        self.x(t.clamp(self.v0, self.v1))
+    }
+
     fn visible(&self, a: u64, b: u64) -> bool {
         b >= self.v0 && a <= self.v1
     }
@@ -566,7 +571,7 @@ fn lanes_svg(m: &Model, w: f64, lang: Lang) -> Vec<Html> {
 fn bars_svg(m: &Model, view: (u64, u64), w: f64, lang: Lang) -> Vec<Html> {
     let frame = Frame::new(m, view, w);
     let (v0, v1) = (frame.v0, frame.v1);
-    let clampx = |t: u64| frame.x(t.clamp(v0, v1));
+    let clampx = |t: u64| frame.x_in(t);
     let lane_y = |pid: u32| frame.lane_y(pid);
     let colour = |token: &Option<String>| {
         token
@@ -647,8 +652,7 @@ fn bars_svg(m: &Model, view: (u64, u64), w: f64, lang: Lang) -> Vec<Html> {
 /// A band over each violation in view, labelled where the label fits.
 fn bands_svg(m: &Model, view: (u64, u64), w: f64, lang: Lang) -> Vec<Html> {
     let frame = Frame::new(m, view, w);
-    let (v0, v1) = (frame.v0, frame.v1);
-    let clampx = |t: u64| frame.x(t.clamp(v0, v1));
+    let clampx = |t: u64| frame.x_in(t);
     // A band's label is left out where it would run into the one before (its title and
     // the list under the picture still say it).
     let mut label_end = f64::MIN;

@@ -56,9 +56,8 @@ pub(super) fn arrow_view(
     (lang, lost): (Lang, &str),
     on_seek: Callback<usize>,
 ) -> Html {
-    let clampx = |t: u64| frame.x(t.clamp(frame.v0, frame.v1));
-    let (x0, y0) = (clampx(a.sent_us), frame.lane_y(a.from) + LANE_H / 2.0);
-    let (x1, y1) = (clampx(a.at_us), frame.lane_y(a.to) + LANE_H / 2.0);
+    let (x0, y0) = (frame.x_in(a.sent_us), frame.lane_y(a.from) + LANE_H / 2.0);
+    let (x1, y1) = (frame.x_in(a.at_us), frame.lane_y(a.to) + LANE_H / 2.0);
     let class = if a.dropped { "arrow dropped" } else { "arrow" };
     let idx = a.index;
     html! {
@@ -121,8 +120,7 @@ pub(super) fn fold_tag(
         if one { "sc_fold_label_one" } else { "sc_fold_label" },
         &[("n", n), ("name", name), ("from", from), ("to", to)],
     );
-    let clampx = |t: u64| frame.x(t.clamp(frame.v0, frame.v1));
-    let (x0, x1) = (clampx(f.from_us), clampx(f.to_us));
+    let (x0, x1) = (frame.x_in(f.from_us), frame.x_in(f.to_us));
     let (mid, y) = ((x0 + x1) / 2.0, frame.lane_y(f.pid));
     let pill = text.chars().count() as f64 * 6.5 + 10.0;
     html! {
