@@ -6,7 +6,7 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 export CHROMEDRIVER ?= /usr/bin/chromedriver
 WASM := --target wasm32-unknown-unknown
 
-.PHONY: setup serve test fmt lint test-native test-browser oracle bundle build fuzz e2e screenshot firstload builtins
+.PHONY: setup serve test fmt lint test-native test-browser oracle bundle build fuzz e2e screenshot firstload builtins package
 
 # make fuzz FUZZ_SECONDS=900   runs every cargo-fuzz target for that long (default 60 s each)
 FUZZ_SECONDS ?= 60
@@ -26,6 +26,12 @@ build: setup
 	trunk build --release
 	bash scripts/prerender.sh dist
 	node scripts/precompress.mjs dist
+
+# The lesson as packages a learning platform imports (SCORM 1.2, SCORM 2004, cmi5), in
+# packages/ (docs/lms.md). Choices go in PACKAGE_ARGS, e.g.
+#   make package PACKAGE_ARGS="--lang nb --sections 1-7,12 --pass-quiz 80 --pass-labs safe-release"
+package: build
+	cargo run --release --bin lockstep -- package dist --out packages $(PACKAGE_ARGS)
 
 fmt:
 	cargo fmt --all -- --check

@@ -11,6 +11,8 @@ pub mod fnv;
 pub mod json;
 pub mod labs;
 pub mod lesson;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod lms;
 pub mod sim;
 pub mod sorting;
 pub mod store;

@@ -68,6 +68,36 @@ mod cli {
         /// Validate a lesson pack (a folder, its pack.toml, or a single-file pack): every
         /// mistake as `file:line: field: message`, or a one-line summary.
         CheckPack { path: String },
+        /// Write the lesson as packages a learning platform imports (SCORM 1.2, SCORM 2004
+        /// 4th edition, cmi5) from a built app (`make build`'s dist/). docs/lms.md.
+        Package {
+            /// The built app's folder.
+            dist: String,
+            /// Where the zips go.
+            #[arg(long, default_value = "packages")]
+            out: String,
+            /// scorm12, scorm2004, cmi5 or all.
+            #[arg(long, default_value = "all")]
+            format: String,
+            /// The sections included (what progress and completion count), e.g. 1,3-5.
+            #[arg(long)]
+            sections: Option<String>,
+            /// The lesson's language: en or nb.
+            #[arg(long, default_value = "en")]
+            lang: String,
+            /// A lesson pack (folder or pack.toml) to package instead of the built-in lesson.
+            #[arg(long)]
+            pack: Option<String>,
+            /// Passing needs at least this percent right in the final quick check.
+            #[arg(long, allow_hyphen_values = true)]
+            pass_quiz: Option<String>,
+            /// Passing needs these labs passed (comma-separated lab ids).
+            #[arg(long)]
+            pass_labs: Option<String>,
+            /// The title the platform shows (default: the lesson's or the pack's).
+            #[arg(long)]
+            title: Option<String>,
+        },
     }
 
     #[derive(Subcommand)]
@@ -206,6 +236,23 @@ mod cli {
         }
     }
 
+    fn package(dist: &str, out: &str, req: lockstep::lms::Request) -> ExitCode {
+        let written = lockstep::lms::plan(&req)
+            .and_then(|plan| lockstep::lms::write(&plan, dist.as_ref(), out.as_ref()));
+        match written {
+            Ok(zips) => {
+                for z in zips {
+                    println!("{}: {} files, {} bytes", z.path.display(), z.files, z.bytes);
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("lockstep package: {e}");
+                ExitCode::from(2)
+            }
+        }
+    }
+
     fn grade(
         lab: &str,
         paths: &[String],
@@ -322,6 +369,29 @@ mod cli {
                 lockstep::sim::cli::explore_command(&scenario, &trials, seed.as_deref(), fresh_seed()),
             ),
             Command::Lab { command } => lab(command),
+            Command::Package {
+                dist,
+                out,
+                format,
+                sections,
+                lang,
+                pack,
+                pass_quiz,
+                pass_labs,
+                title,
+            } => package(
+                &dist,
+                &out,
+                lockstep::lms::Request {
+                    format,
+                    sections,
+                    lang,
+                    pack: pack.map(Into::into),
+                    pass_quiz,
+                    pass_labs,
+                    title,
+                },
+            ),
             Command::CheckPack { path } => match lockstep::lesson::pack_cli::check_pack(&path) {
                 Ok(summary) => sim_output("check-pack", Ok(summary)),
                 Err(lines) => {
