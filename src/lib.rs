@@ -21,6 +21,7 @@ pub mod timeline;
 pub mod toml_error;
 pub mod vecmap;
 pub mod wire;
+pub mod xml;
 
 #[cfg(target_arch = "wasm32")]
 pub mod ui;

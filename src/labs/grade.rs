@@ -282,26 +282,8 @@ fn json(lab: &Lab, seed: u64, trials: u32, rows: &[Row]) -> String {
     serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
 }
 
-/// Text for XML: the five special characters escaped, and characters XML 1.0 cannot
-/// hold (control characters a learner's error text may carry) dropped.
-fn xml(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 => {}
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 fn junit(lab: &Lab, seed: u64, rows: &[Row]) -> String {
+    use crate::xml::escape as xml;
     use std::fmt::Write as _;
     let failures = rows.iter().filter(|r| r.verdict == "failed").count();
     let errors = rows.iter().filter(|r| r.verdict == "error").count();
@@ -359,7 +341,7 @@ mod tests {
         assert_eq!(csv_field("a,b"), "\"a,b\"");
         assert_eq!(csv_field("say \"hi\"\n"), "\"say \"\"hi\"\"\n\"");
         assert_eq!(
-            xml("<a href='x'>&\u{1b}[31m</a>"),
+            crate::xml::escape("<a href='x'>&\u{1b}[31m</a>"),
             "&lt;a href=&apos;x&apos;&gt;&amp;[31m&lt;/a&gt;"
         );
     }

@@ -7,28 +7,13 @@
 //! platform hands back at launch and the adapter uses.
 
 use super::{Format, Plan};
-
-/// Text for XML content and attribute values.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+use crate::xml::escape;
 
 /// The manifest's file name and text for `format`, listing `files` (the package's paths).
 pub fn manifest(plan: &Plan, format: Format, files: &[String]) -> (&'static str, String) {
     match format {
-        Format::Scorm12 => ("imsmanifest.xml", scorm12(plan, files)),
-        Format::Scorm2004 => ("imsmanifest.xml", scorm2004(plan, files)),
+        Format::Scorm12 => ("imsmanifest.xml", scorm(plan, files, &SCORM12)),
+        Format::Scorm2004 => ("imsmanifest.xml", scorm(plan, files, &SCORM2004)),
         Format::Cmi5 => ("cmi5.xml", cmi5(plan)),
     }
 }
@@ -38,73 +23,73 @@ fn identifier(plan: &Plan) -> String {
     format!("lockstep-{}-{}", plan.lesson, plan.lang)
 }
 
-fn file_list(files: &[String]) -> String {
-    files
-        .iter()
-        .map(|f| format!("      <file href=\"{}\"/>\n", escape(f)))
-        .collect()
+/// What differs between the two SCORM manifests: the namespaces and schemas, the schema
+/// version, and the spelling of the resource's SCORM type.
+struct Scorm {
+    version: &'static str,
+    namespaces: &'static str,
+    schemaversion: &'static str,
+    scorm_type: &'static str,
+    visible: &'static str,
 }
 
-fn scorm12(plan: &Plan, files: &[String]) -> String {
-    let id = identifier(plan);
-    let title = escape(&plan.title);
-    let files = file_list(files);
-    format!(
-        r#"<?xml version="1.0" encoding="UTF-8"?>
-<manifest identifier="{id}" version="1.0"
-    xmlns="http://www.imsproject.org/xsd/imscp_rootv1p1p2"
+const SCORM12: Scorm = Scorm {
+    version: "1.0",
+    namespaces: r#"xmlns="http://www.imsproject.org/xsd/imscp_rootv1p1p2"
     xmlns:adlcp="http://www.adlnet.org/xsd/adlcp_rootv1p2"
     xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
-    xsi:schemaLocation="http://www.imsproject.org/xsd/imscp_rootv1p1p2 imscp_rootv1p1p2.xsd http://www.imsglobal.org/xsd/imsmd_rootv1p2p1 imsmd_rootv1p2p1.xsd http://www.adlnet.org/xsd/adlcp_rootv1p2 adlcp_rootv1p2.xsd">
-  <metadata>
-    <schema>ADL SCORM</schema>
-    <schemaversion>1.2</schemaversion>
-  </metadata>
-  <organizations default="{id}-org">
-    <organization identifier="{id}-org">
-      <title>{title}</title>
-      <item identifier="{id}-item" identifierref="{id}-sco" isvisible="true">
-        <title>{title}</title>
-      </item>
-    </organization>
-  </organizations>
-  <resources>
-    <resource identifier="{id}-sco" type="webcontent" adlcp:scormtype="sco" href="lms.html">
-{files}    </resource>
-  </resources>
-</manifest>
-"#
-    )
-}
+    xsi:schemaLocation="http://www.imsproject.org/xsd/imscp_rootv1p1p2 imscp_rootv1p1p2.xsd http://www.imsglobal.org/xsd/imsmd_rootv1p2p1 imsmd_rootv1p2p1.xsd http://www.adlnet.org/xsd/adlcp_rootv1p2 adlcp_rootv1p2.xsd""#,
+    schemaversion: "1.2",
+    scorm_type: "adlcp:scormtype",
+    visible: r#" isvisible="true""#,
+};
 
-fn scorm2004(plan: &Plan, files: &[String]) -> String {
-    let id = identifier(plan);
-    let title = escape(&plan.title);
-    let files = file_list(files);
-    format!(
-        r#"<?xml version="1.0" encoding="UTF-8"?>
-<manifest identifier="{id}" version="1"
-    xmlns="http://www.imsglobal.org/xsd/imscp_v1p1"
+const SCORM2004: Scorm = Scorm {
+    version: "1",
+    namespaces: r#"xmlns="http://www.imsglobal.org/xsd/imscp_v1p1"
     xmlns:adlcp="http://www.adlnet.org/xsd/adlcp_v1p3"
     xmlns:adlseq="http://www.adlnet.org/xsd/adlseq_v1p3"
     xmlns:adlnav="http://www.adlnet.org/xsd/adlnav_v1p3"
     xmlns:imsss="http://www.imsglobal.org/xsd/imsss"
     xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
-    xsi:schemaLocation="http://www.imsglobal.org/xsd/imscp_v1p1 imscp_v1p1.xsd http://www.adlnet.org/xsd/adlcp_v1p3 adlcp_v1p3.xsd http://www.adlnet.org/xsd/adlseq_v1p3 adlseq_v1p3.xsd http://www.adlnet.org/xsd/adlnav_v1p3 adlnav_v1p3.xsd http://www.imsglobal.org/xsd/imsss imsss_v1p0.xsd">
+    xsi:schemaLocation="http://www.imsglobal.org/xsd/imscp_v1p1 imscp_v1p1.xsd http://www.adlnet.org/xsd/adlcp_v1p3 adlcp_v1p3.xsd http://www.adlnet.org/xsd/adlseq_v1p3 adlseq_v1p3.xsd http://www.adlnet.org/xsd/adlnav_v1p3 adlnav_v1p3.xsd http://www.imsglobal.org/xsd/imsss imsss_v1p0.xsd""#,
+    schemaversion: "2004 4th Edition",
+    scorm_type: "adlcp:scormType",
+    visible: "",
+};
+
+fn scorm(plan: &Plan, files: &[String], s: &Scorm) -> String {
+    let id = identifier(plan);
+    let title = escape(&plan.title);
+    let files: String = files
+        .iter()
+        .map(|f| format!("      <file href=\"{}\"/>\n", escape(f)))
+        .collect();
+    let Scorm {
+        version,
+        namespaces,
+        schemaversion,
+        scorm_type,
+        visible,
+    } = s;
+    format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<manifest identifier="{id}" version="{version}"
+    {namespaces}>
   <metadata>
     <schema>ADL SCORM</schema>
-    <schemaversion>2004 4th Edition</schemaversion>
+    <schemaversion>{schemaversion}</schemaversion>
   </metadata>
   <organizations default="{id}-org">
     <organization identifier="{id}-org">
       <title>{title}</title>
-      <item identifier="{id}-item" identifierref="{id}-sco">
+      <item identifier="{id}-item" identifierref="{id}-sco"{visible}>
         <title>{title}</title>
       </item>
     </organization>
   </organizations>
   <resources>
-    <resource identifier="{id}-sco" type="webcontent" adlcp:scormType="sco" href="lms.html">
+    <resource identifier="{id}-sco" type="webcontent" {scorm_type}="sco" href="lms.html">
 {files}    </resource>
   </resources>
 </manifest>

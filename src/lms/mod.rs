@@ -126,7 +126,7 @@ impl Plan {
         let config = self.config_json(format).replace("</", "<\\/");
         LAUNCH_HTML
             .replace("{{lang}}", self.lang)
-            .replace("{{title}}", &manifest::escape(&self.title))
+            .replace("{{title}}", &crate::xml::escape(&self.title))
             .replace("{{config}}", &config)
     }
 }
