@@ -9,7 +9,7 @@
 // the learner was, with the lab passed. Also: lms.html opened with no platform becomes
 // the app, and a platform that fails leaves the lesson usable with #lms-note shown.
 //   PACKAGES=<dir> node e2e/lms.mjs          (LMS_ONLY=scorm12,cmi5 for some formats;
-//   LMS_CHECKS=main,noplatform,failing for some checks; CMI5_LRS=same for an LRS on the
+//   LMS_CHECKS=main,noplatform,failing,browse for some checks; CMI5_LRS=same for an LRS on the
 //   package's own origin instead of another one)
 // Exits 1 with what the platform recorded against what was expected.
 import { existsSync } from 'node:fs';
@@ -22,13 +22,16 @@ import { openApp, startApp, progressIn, sectionOnScreen, goTo, readToEnd, passLa
 
 const PACKAGES = process.env.PACKAGES;
 const ONLY = (process.env.LMS_ONLY ?? '').split(',').filter(Boolean);
-const CHECKS = (process.env.LMS_CHECKS ?? 'main,noplatform,failing').split(',');
+const CHECKS = (process.env.LMS_CHECKS ?? 'main,noplatform,failing,browse').split(',');
 const CMI5_LRS = process.env.CMI5_LRS ?? 'cross';
 const SHOTS = process.env.SHOTS ?? null;
 const LAB = 'safe-release';
 const problems = [];
 const say = (...a) => console.log('lms:', ...a);
-const short = (v, n = 80) => { const s = typeof v === 'string' ? v : JSON.stringify(v); return s === undefined ? 'undefined' : s.length > n ? `${s.slice(0, n)}… (${s.length} chars)` : s; };
+const short = (v, n = 80) => {
+  const s = JSON.stringify(v);
+  return s === undefined ? 'undefined' : s.length > n ? `${s.slice(0, n)}… (${typeof v === 'string' ? `${v.length} chars` : `${s.length} chars of JSON`})` : s;
+};
 
 if (!PACKAGES) {
   console.error('lms: set PACKAGES to the directory `lockstep package` wrote the zips to');
@@ -151,6 +154,28 @@ function check2004(where, run, want, config, quiz) {
   }, want, config);
 }
 
+/**
+ * The app's progress inside what the adapter stored (suspend_data, the cmi5 state): the
+ * progress JSON itself, or wrapped in an object of the adapter's as its `p`.
+ */
+function progressInside(where, what, text) {
+  let p;
+  try {
+    p = JSON.parse(text);
+  } catch {
+    problems.push(`${where}: ${what} is not JSON (${short(text, 60)})`);
+    return null;
+  }
+  if (p?.lessons && typeof p.lessons === 'object') return p;
+  const inner = p && typeof p === 'object' ? Object.entries(p).find(([, v]) => v?.lessons && typeof v.lessons === 'object') : null;
+  if (inner) {
+    say(`${where}: ${what} holds the progress as .${inner[0]}, beside ${short(Object.keys(p).filter((k) => k !== inner[0]))}`);
+    return inner[1];
+  }
+  problems.push(`${where}: ${what} holds no progress ({"v":2,"lessons":…}): ${short(text, 80)}`);
+  return null;
+}
+
 function suspendData(where, sd, limit, want) {
   if (typeof sd !== 'string' || !sd) {
     problems.push(`${where}: no suspend_data was set`);
@@ -158,14 +183,9 @@ function suspendData(where, sd, limit, want) {
   }
   say(`${where}: suspend_data is ${sd.length} chars (the limit is ${limit})`);
   if (sd.length > limit) problems.push(`${where}: suspend_data is ${sd.length} chars, over ${limit}`);
-  let p;
-  try {
-    p = JSON.parse(sd);
-  } catch {
-    say(`${where}: suspend_data is not JSON (${short(sd, 60)}); not compared with the app's progress`);
-    return;
-  }
-  const l = p?.lessons?.[Object.keys(p?.lessons ?? {})[0]] ?? {};
+  const p = progressInside(where, 'suspend_data', sd);
+  if (!p) return;
+  const l = p.lessons[Object.keys(p.lessons)[0]] ?? {};
   if (l.last !== want.last) problems.push(`${where}: suspend_data's last section is ${l.last}, the app's ${want.last}`);
   if ((l.visited ?? []).length !== (want.lesson.visited ?? []).length) problems.push(`${where}: suspend_data has ${(l.visited ?? []).length} sections visited, the app ${(want.lesson.visited ?? []).length}`);
   if (JSON.stringify(l.quick_check ?? null) !== JSON.stringify(want.qc)) problems.push(`${where}: suspend_data's quick check ${short(l.quick_check)} is not the app's ${short(want.qc)}`);
@@ -514,8 +534,7 @@ async function cmi5Walk(pkg, manifest) {
   if (!state) problems.push(`${where}: no lockstep.progress state document was stored`);
   else {
     say(`${where}: the lockstep.progress state is ${state.body.length} chars (${state.type})`);
-    let l = {};
-    try { l = JSON.parse(state.body)?.lessons?.[config.lesson] ?? {}; } catch { problems.push(`${where}: the lockstep.progress state is not JSON`); }
+    const l = progressInside(where, 'the lockstep.progress state', state.body)?.lessons?.[config.lesson] ?? {};
     if (l.last !== want.last || JSON.stringify(l.quick_check ?? null) !== JSON.stringify(want.qc)) problems.push(`${where}: the lockstep.progress state (last ${l.last}, quick check ${short(l.quick_check)}) is not the app's (last ${want.last}, ${short(want.qc)})`);
   }
 
@@ -555,18 +574,21 @@ async function noPlatform(format) {
   await context.close();
 }
 
-/** A platform that fails: the lesson goes on, and #lms-note says the results are not saved. */
-async function failingPlatform(format, manifest) {
-  const where = `${format} with a failing platform`;
+/**
+ * A platform that fails (`mode`: SCORM 'false' or 'throw', cmi5 '500' or 'hang'): the
+ * lesson goes on, and #lms-note says the results are not saved.
+ */
+async function failingPlatform(format, manifest, mode) {
+  const where = `${format} with a failing platform (${mode})`;
   const { context, page } = await freshPage(where);
   let url;
   let framed = true;
   if (format === 'cmi5') {
-    const launch = platform.cmi5Launch(platform.cmi5Enrol(manifest), { lrs: 'same', failing: true });
+    const launch = platform.cmi5Launch(platform.cmi5Enrol(manifest), { lrs: 'same', failing: mode });
     framed = manifest.au.launchMethod !== 'OwnWindow';
     url = framed ? launch.host : launch.url;
   } else {
-    url = `${platform.base}/host/${platform.scormLaunch(format, { failing: true, launch: manifest.launch }).id}`;
+    url = `${platform.base}/host/${platform.scormLaunch(format, { failing: mode, launch: manifest.launch }).id}`;
   }
   const t0 = Date.now();
   await page.goto(url);
@@ -574,10 +596,10 @@ async function failingPlatform(format, manifest) {
   const config = platform.packages.get(format).config;
   const orders = config.sections.map((s) => s.order).sort((a, b) => a - b);
   await goTo(app, config, orders[1]);
-  const note = await poll(async () => { const n = await noteOf(lms); return n[0] ? n : null; }, 20000);
-  if (!note) problems.push(`${where}: #lms-note was not shown within 20 s of the first failed call (it reads ${JSON.stringify((await noteOf(lms))[1])})`);
+  const note = await poll(async () => { const n = await noteOf(lms); return n[0] ? n : null; }, 25000);
+  if (!note) problems.push(`${where}: #lms-note was not shown within 25 s (it reads ${JSON.stringify((await noteOf(lms))[1])})`);
   else {
-    say(`${where}: #lms-note shown after ${((Date.now() - t0) / 1000).toFixed(1)} s: "${note[1]}"`);
+    say(`${where}: #lms-note shown ${((Date.now() - t0) / 1000).toFixed(1)} s after the launch: "${note[1]}"`);
     if (!note[1]) problems.push(`${where}: #lms-note is shown empty`);
     const role = await lms.evaluate(() => document.getElementById('lms-note')?.getAttribute('role'));
     if (role !== 'status') problems.push(`${where}: #lms-note has role ${role}, not status`);
@@ -586,6 +608,30 @@ async function failingPlatform(format, manifest) {
   const ok = await goTo(app, config, orders[2]).then(() => true, () => false);
   if (!ok) problems.push(`${where}: after the failure the lesson no longer moves on to section ${orders[2]}`);
   await context.close();
+}
+
+/**
+ * cmi5 in Browse mode (10.2.2): every section read, and still nothing but initialized and
+ * terminated is sent.
+ */
+async function browseMode(manifest) {
+  const where = 'cmi5 in Browse mode';
+  const config = platform.packages.get('cmi5').config;
+  const launch = platform.cmi5Launch(platform.cmi5Enrol(manifest), { lrs: CMI5_LRS, launchMode: 'Browse' });
+  const { context, page } = await freshPage(where);
+  const framed = manifest.au.launchMethod !== 'OwnWindow';
+  await page.goto(framed ? launch.host : launch.url);
+  const { app } = await openApp(page, { framed });
+  for (const o of config.sections.map((s) => s.order).sort((a, b) => a - b)) await goTo(app, config, o);
+  await readToEnd(app);
+  await app.waitForTimeout(2500);
+  await closeTab(page);
+  await poll(() => platform.sessionStatements(launch).some((s) => verbOf(s) === 'terminated'));
+  await context.close();
+  const verbs = platform.sessionStatements(launch).filter((s) => s.by === 'au').map(verbOf);
+  say(`${where}: every section read; the AU sent ${verbs.join(', ') || 'nothing'}`);
+  const defined = platform.sessionStatements(launch).filter((s) => s.by === 'au' && categories(s).includes(CMI5.category)).map(verbOf);
+  if (defined.join() !== 'initialized,terminated') problems.push(`${where}: the AU's cmi5 defined statements were ${defined.join(', ') || 'none'}, not only initialized and terminated`);
 }
 
 try {
@@ -627,7 +673,10 @@ try {
     };
     await step('main', () => (format === 'cmi5' ? cmi5Walk(pkg, manifest) : scormWalk(format, pkg, manifest)));
     await step('noplatform', () => noPlatform(format));
-    await step('failing', () => failingPlatform(format, manifest));
+    for (const mode of { scorm12: ['false', 'throw'], scorm2004: ['false'], cmi5: ['500', 'hang'] }[format]) {
+      await step('failing', () => failingPlatform(format, manifest, mode));
+    }
+    if (format === 'cmi5') await step('browse', () => browseMode(manifest));
   }
   for (const p of platform.lrsProblems) problems.push(`cmi5 LRS: ${p}`);
 } finally {

@@ -78,7 +78,6 @@ export function loadPackage(dir, format, problems) {
   }
   if (!config) problems.push(`${format}: lms.html has no <script id="lms-config" type="application/json">`);
   else if (config.format !== format) problems.push(`${format}: lms-config says format ${JSON.stringify(config.format)}`);
-  if (!/<iframe[^>]*id="lockstep-app"/.test(html)) problems.push(`${format}: lms.html has no <iframe id="lockstep-app">`);
   if (!/<p[^>]*id="lms-note"/.test(html)) problems.push(`${format}: lms.html has no <p id="lms-note">`);
   return { format, files, config, bytes: raw.length, text: (f) => (files.has(f) ? strFromU8(files.get(f)) : null) };
 }

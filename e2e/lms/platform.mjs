@@ -119,8 +119,9 @@ export class Platform {
 
   /**
    * A SCORM launch: `cmi` (scorm-again's JSON form of what the LMS stored, or null for a
-   * first attempt) is loaded before the SCO starts; `failing` gives the SCO an API that
-   * refuses every write. Returns the run; its host page is `${base}/host/${id}`.
+   * first attempt) is loaded before the SCO starts; `failing` ('false' or 'throw') gives
+   * the SCO an API that refuses every write. Returns the run; its host page is
+   * `${base}/host/${id}`.
    */
   scormLaunch(format, { cmi = null, failing = false, launch = 'lms.html' } = {}) {
     const run = { id: randomUUID().slice(0, 8), format, cmi, failing, launch, calls: [] };
@@ -136,13 +137,15 @@ export class Platform {
     const global = v12 ? 'API' : 'API_1484_11';
     const cls = v12 ? 'Scorm12API' : 'Scorm2004API';
     // The failing API: initializes, reads nothing, refuses every write and commit with a
-    // general error code, as an LMS whose server went away mid-session does.
+    // general error code, as an LMS whose server went away mid-session does ('false'), or
+    // throws from them ('throw', an API object whose backend is gone).
+    const refuse = (code) => (run.failing === 'throw' ? `throw new Error('the test LMS is gone (${code})');` : `err = '${code}'; return 'false';`);
     const failing = `{
       ${names[0]}: function () { err = '0'; return 'true'; },
       ${names[1]}: function () { err = '0'; return 'true'; },
       ${names[2]}: function (k) { err = '0'; return /lesson_status$/.test(k) ? 'not attempted' : /completion_status$/.test(k) ? 'unknown' : ''; },
-      ${names[3]}: function () { err = '${v12 ? '101' : '351'}'; return 'false'; },
-      ${names[4]}: function () { err = '${v12 ? '101' : '391'}'; return 'false'; },
+      ${names[3]}: function () { ${refuse(v12 ? '101' : '351')} },
+      ${names[4]}: function () { ${refuse(v12 ? '101' : '391')} },
       ${names[5]}: function () { return err; },
       ${names[6]}: function () { return 'General exception'; },
       ${names[7]}: function () { return 'The test LMS refuses every write on purpose'; }
@@ -177,18 +180,19 @@ export class Platform {
   names.forEach(function (n) {
     var f = api[n];
     api[n] = function () {
-      var args = [].slice.call(arguments), e = { fn: n, args: args, seq: seq++, t: Date.now() };
+      var args = [].slice.call(arguments), e = { fn: n, args: args, t: Date.now() };
       try {
         e.ret = f.apply(api, args);
       } catch (x) {
         e.threw = String(x);
-        buffer.push(e); flush();
+        e.seq = seq++; buffer.push(e); flush();
         throw x;
       }
       if (!RUN.failing) e.error = String(api.lastErrorCode);
       var end = n === names[1] || n === names[4];
       if (end && !RUN.failing) e.cmi = api.renderCMIToJSONObject();
-      if (n !== names[5]) buffer.push(e);
+      // Every call but GetLastError (asked after each failure) is kept, numbered.
+      if (n !== names[5]) { e.seq = seq++; buffer.push(e); }
       if (end) flush(); else if (!timer) timer = setTimeout(flush, 250);
       return e.ret;
     };
@@ -225,7 +229,8 @@ export class Platform {
    * Launches the AU for `enrolment`, as 10.0 and 9.3.1 ask of an LMS: writes LMS.LaunchData
    * (a fresh session id in the context template, the AU's publisher id in its grouping),
    * records the "launched" statement, and returns the launch with its URL.
-   * `lrs`: 'cross' (another origin, the default) or 'same'. `failing`: statements get 500.
+   * `lrs`: 'cross' (another origin, the default) or 'same'. `failing`: statements get a
+   * 500 ('500'), or no answer at all ('hang').
    */
   cmi5Launch(enrolment, { launchMode = 'Normal', masteryScore, lrs = 'cross', failing = false } = {}) {
     const { manifest, actor, registration, activityId } = enrolment;
@@ -365,10 +370,11 @@ export class Platform {
       }
       const list = Array.isArray(parsed) ? parsed : [parsed];
       if (req.method === 'PUT' && list.length === 1 && !list[0].id) list[0].id = url.searchParams.get('statementId');
-      const rejected = launch.failing;
+      const rejected = !!launch.failing;
       for (const stmt of list) {
         this.statements.push({ by: 'au', launch: launch.key, at: Date.now(), stmt, auth, version: record.version, rejected, contentType: req.headers['content-type'] ?? null });
       }
+      if (launch.failing === 'hang') return null; // never answered (ended when the server stops)
       if (rejected) return reply(500, { error: 'The test LRS refuses statements on purpose' });
       return req.method === 'PUT' ? reply(204) : reply(200, list.map((s) => s.id));
     }
