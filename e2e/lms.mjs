@@ -9,7 +9,7 @@
 // the learner was, with the lab passed. Also: lms.html opened with no platform becomes
 // the app, and a platform that fails leaves the lesson usable with #lms-note shown.
 //   PACKAGES=<dir> node e2e/lms.mjs          (LMS_ONLY=scorm12,cmi5 for some formats;
-//   LMS_CHECKS=main,noplatform,failing,browse for some checks; CMI5_LRS=same for an LRS on the
+//   LMS_CHECKS=main,noplatform,failing,browse,mastery for some checks; CMI5_LRS=same for an LRS on the
 //   package's own origin instead of another one)
 // Exits 1 with what the platform recorded against what was expected.
 import { existsSync } from 'node:fs';
@@ -18,11 +18,11 @@ import { chromium } from 'playwright-core';
 import { FIXED } from './safe-release.mjs';
 import { FORMATS, loadPackage, validateManifest } from './lms/package.mjs';
 import { Platform, CMI5 } from './lms/platform.mjs';
-import { openApp, startApp, progressIn, sectionOnScreen, goTo, readToEnd, passLab, labOnReturn, answerKeys, answerQuickCheck } from './lms/learner.mjs';
+import { openApp, startApp, progressIn, sectionOnScreen, goTo, readToEnd, passLab, labOnReturn, answerKeys, answerQuickCheck, answerQuickCheckBadly } from './lms/learner.mjs';
 
 const PACKAGES = process.env.PACKAGES;
 const ONLY = (process.env.LMS_ONLY ?? '').split(',').filter(Boolean);
-const CHECKS = (process.env.LMS_CHECKS ?? 'main,noplatform,failing,browse').split(',');
+const CHECKS = (process.env.LMS_CHECKS ?? 'main,noplatform,failing,browse,mastery').split(',');
 const CMI5_LRS = process.env.CMI5_LRS ?? 'cross';
 const SHOTS = process.env.SHOTS ?? null;
 const LAB = 'safe-release';
@@ -86,6 +86,7 @@ function checkSession(where, run) {
   if (seqs.some((s, i) => s !== i)) say(`${where}: (the record of API calls has gaps: ${calls.length} calls, last seq ${seqs.at(-1)})`);
   if (calls[0]?.fn !== api.init) problems.push(`${where}: the first API call was ${calls[0]?.fn ?? 'none'}, not ${api.init}`);
   else if (calls[0].ret !== 'true') problems.push(`${where}: ${api.init} returned ${calls[0].ret} (error ${calls[0].error})`);
+  else if (calls[0].args[0] !== '') problems.push(`${where}: ${api.init} was called with ${short(calls[0].args)}, not ("")`);
   if (calls.filter((c) => c.fn === api.init).length > 1) problems.push(`${where}: ${api.init} was called ${calls.filter((c) => c.fn === api.init).length} times`);
   if (finished.length !== 1) problems.push(`${where}: ${api.finish} was called ${finished.length} times after the page closed (once expected, on pagehide)`);
   const after = calls.slice(calls.indexOf(finished[0]) + 1).filter((c) => !/Get(Last)?Error|ErrorString|Diagnostic/.test(c.fn));
@@ -110,8 +111,10 @@ const near = (a, b, eps = 0.005) => Number.isFinite(Number(a)) && Math.abs(Numbe
 
 /** SCORM 1.2 values against the contract. */
 function check12(where, run, want, config, quiz) {
-  const { values } = callsOf(run);
+  const { values, calls, api } = callsOf(run);
   const eq = (el, v) => { if (values[el] !== v) problems.push(`${where}: ${el} is ${short(values[el])}, expected ${short(v)}`); };
+  const firstStatus = calls.find((c) => c.fn === api.set && c.args[0] === 'cmi.core.lesson_status');
+  if (firstStatus?.args[1] !== 'incomplete') problems.push(`${where}: the first cmi.core.lesson_status set on a "not attempted" attempt was ${short(firstStatus?.args[1])}, not "incomplete" at the start`);
   eq('cmi.core.lesson_location', String(want.last));
   if (want.qc) {
     eq('cmi.core.score.raw', String(Math.round((100 * want.qc.correct) / want.qc.total)));
@@ -267,8 +270,25 @@ function checkStatements(where, platform, launch, { want, quiz, passMark, first 
   const template = launch.launchData.contextTemplate;
   say(`${where}: ${au.length} statements from the AU: ${au.map(verbOf).join(', ')}`);
   if (!all.length || verbOf(all[0]) !== 'launched' || all[0].by !== 'lms') problems.push(`${where}: the session does not start with the LMS's launched`);
-  if (verbOf(au[0] ?? { stmt: {} }) !== 'initialized') problems.push(`${where}: the AU's first statement is ${au[0] ? verbOf(au[0]) : 'missing'}, not initialized (7.1.1)`);
-  if (verbOf(au.at(-1) ?? { stmt: {} }) !== 'terminated') problems.push(`${where}: the AU's last statement is ${au.length ? verbOf(au.at(-1)) : 'missing'}, not terminated (7.1.2), after the page closed`);
+  // Order is the timestamps' (9.3; equal ones are allowed, 9.7); what came in after
+  // terminated is reported apart.
+  const at = (s) => Date.parse(s.stmt.timestamp);
+  const init = au.find((s) => verbOf(s) === 'initialized');
+  const term = au.find((s) => verbOf(s) === 'terminated');
+  if (!init) problems.push(`${where}: no initialized statement (7.1.1)`);
+  else {
+    const before = au.filter((s) => at(s) < at(init));
+    if (before.length || au[0] !== init) problems.push(`${where}: the AU's first statement is ${verbOf(au[0])}${before.length ? ` (${before.map(verbOf).join(', ')} timestamped before initialized)` : ''}, not initialized (7.1.1)`);
+  }
+  if (!term) problems.push(`${where}: no terminated statement after the page closed (7.1.2)`);
+  else {
+    const later = au.filter((s) => at(s) > at(term));
+    if (later.length) problems.push(`${where}: ${later.map(verbOf).join(', ')} timestamped after terminated, which must be the last statement (7.1.2)`);
+  }
+  const end = au.findIndex((s) => verbOf(s) === 'terminated');
+  if (end >= 0 && end < au.length - 1) {
+    problems.push(`${where}: ${au.slice(end + 1).map(verbOf).join(', ')} reached the LRS after terminated (sent at pagehide without keepalive, or queued behind it: an LMS rejects statements once a session has terminated, 9.3.8, and a browser may drop them with the page)`);
+  }
   const ids = new Set();
   for (const s of au) {
     const st = s.stmt;
@@ -634,6 +654,45 @@ async function browseMode(manifest) {
   if (defined.join() !== 'initialized,terminated') problems.push(`${where}: the AU's cmi5 defined statements were ${defined.join(', ') || 'none'}, not only initialized and terminated`);
 }
 
+/**
+ * The LMS's masteryScore, not lms-config's passQuiz, decides (the contract; 10.2.4): the
+ * lab passed and the quick check done badly, once with a masteryScore under the score
+ * (passed expected) and once over it (failed expected).
+ */
+async function masteryOverride(manifest) {
+  const config = platform.packages.get('cmi5').config;
+  const orders = config.sections.map((s) => s.order).sort((a, b) => a - b);
+  const labAt = config.sections.find((s) => s.id === LAB)?.order;
+  for (const [mastery, verb] of [[0.05, 'passed'], [0.9, 'failed']]) {
+    const where = `cmi5 with masteryScore ${mastery}`;
+    const enrolment = platform.cmi5Enrol(manifest);
+    const launch = platform.cmi5Launch(enrolment, { lrs: CMI5_LRS, masteryScore: mastery });
+    const { context, page } = await freshPage(where);
+    const framed = manifest.au.launchMethod !== 'OwnWindow';
+    await page.goto(framed ? launch.host : launch.url);
+    const { app } = await openApp(page, { framed });
+    if (labAt !== undefined && config.labs.includes(LAB)) {
+      await goTo(app, config, labAt);
+      await passLab(app, LAB, FIXED);
+    }
+    await goTo(app, config, orders.at(-1));
+    if (!(await app.locator('section.quiz .quiz-score').count())) {
+      say(`${where}: the last section has no quick check; skipped`);
+      await context.close();
+      return;
+    }
+    const quiz = await answerQuickCheckBadly(app, keys);
+    await app.waitForTimeout(2500);
+    const want = expect(config, await progressIn(app), mastery);
+    await closeTab(page);
+    await poll(() => platform.sessionStatements(launch).some((s) => verbOf(s) === 'terminated'));
+    await context.close();
+    say(`${where} (passQuiz ${config.passQuiz}): the quick check "${quiz.text}"; expected ${verb}`);
+    const au = checkStatements(where, platform, launch, { want, quiz, passMark: mastery, first: true });
+    if (!au.some((s) => verbOf(s) === verb)) problems.push(`${where}: no ${verb} statement (score ${quiz.correct}/${quiz.total}: the LMS's masteryScore ${mastery} decides, not passQuiz ${config.passQuiz})`);
+  }
+}
+
 try {
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
@@ -677,6 +736,7 @@ try {
       await step('failing', () => failingPlatform(format, manifest, mode));
     }
     if (format === 'cmi5') await step('browse', () => browseMode(manifest));
+    if (format === 'cmi5') await step('mastery', () => masteryOverride(manifest));
   }
   for (const p of platform.lrsProblems) problems.push(`cmi5 LRS: ${p}`);
 } finally {

@@ -251,3 +251,30 @@ export async function answerQuickCheck(app, keys) {
   const m = text.match(/(\d+) right of (\d+) answered \((\d+) questions\)/);
   return { correct: Number(m?.[1]), answered: Number(m?.[2]), total: Number(m?.[3]), text, questions };
 }
+
+/**
+ * The quick check done badly: the first question answered (until right), every other
+ * one's answer shown before it was solved (which counts as not solved). Returns what
+ * `.quiz-score` reads then.
+ */
+export async function answerQuickCheckBadly(app, keys) {
+  const quiz = app.locator('section.quiz:has(.quiz-score)');
+  await quiz.scrollIntoViewIfNeeded({ timeout: 30000 });
+  await app.waitForFunction(() => {
+    const q = document.querySelector('section.quiz .quiz-score')?.closest('section.quiz');
+    return !!q && q.querySelectorAll('form.question').length > 0 && !q.querySelector('form.question[aria-busy], .deferred[aria-busy="true"]');
+  }, null, { timeout: 90000 });
+  const forms = quiz.locator('form.question');
+  const count = await forms.count();
+  for (let i = 0; i < count; i++) {
+    const form = forms.nth(i);
+    await form.scrollIntoViewIfNeeded();
+    if (i === 0) await answer(form, keys.get(await form.getAttribute('data-question-id')));
+    else await form.locator('button.q-reveal').click();
+  }
+  await app.waitForFunction((n) => new RegExp(`answered \\(${n} questions\\)`).test(document.querySelector('.quiz-score')?.textContent ?? '')
+    && new RegExp(`of ${n} answered`).test(document.querySelector('.quiz-score').textContent), count, { timeout: 10000 }).catch(() => {});
+  const text = await quiz.locator('.quiz-score').innerText();
+  const m = text.match(/(\d+) right of (\d+) answered \((\d+) questions\)/);
+  return { correct: Number(m?.[1]), answered: Number(m?.[2]), total: Number(m?.[3]), text };
+}
