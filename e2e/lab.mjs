@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import { throttle } from './lesson.mjs';
 import { codeEditor, clickInto } from './editor.mjs';
+import { NAIVE, FIXED, LOOP } from './safe-release.mjs';
 
 const BASE = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
 const SHOTS = process.env.SHOTS ?? '/tmp';
@@ -17,25 +18,6 @@ const problems = [];
 /** Figures for BENCHMARKS.md (printed; never a check). */
 const measures = [];
 const say = (...a) => console.log('lab:', ...a);
-
-const NAIVE = `import crypto from 'node:crypto';
-
-export async function acquire(redis, key, ttlMs) {
-  const token = crypto.randomBytes(16).toString('hex');
-  const reply = await redis.set(key, token, { NX: true, PX: ttlMs });
-  return reply === 'OK' ? token : null;
-}
-
-export async function release(redis, key, token) {
-  await redis.del(key);
-}
-`;
-const FIXED = NAIVE.replace(
-  '  await redis.del(key);',
-  `  const script = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0";
-  return redis.eval(script, { keys: [key], arguments: [token] });`,
-);
-const LOOP = NAIVE.replace('  await redis.del(key);', '  for (;;) {}');
 
 /**
  * Arms a clock in the page: it starts at the next click event and stops at the first

@@ -2,10 +2,32 @@
 # End-to-end accessibility audit of the release build in Debian's Chromium:
 # axe-core (WCAG 2.0/2.1 A and AA) on every page, a keyboard-only walk, reduced motion,
 # and docs/timeline.png; `--lab` and `--explore` run e2e/lab.mjs and e2e/explore.mjs instead. Builds nothing: run `trunk build --release` first.
+# `--lms` runs e2e/lms.mjs: the LMS packages (SCORM 1.2, SCORM 2004, cmi5) that
+# `lockstep package` makes from dist/ (or the zips in $PACKAGES), each played by a test
+# platform.
 # Needs node + npm (Debian: `apt-get install nodejs npm`) and /usr/bin/chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 log() { printf 'e2e: %s\n' "$*"; }
+
+if [ "${1:-}" = "--lms" ]; then
+  # e2e/lms.mjs serves each package itself (under /scorm12/, /scorm2004/, /cmi5/). The
+  # zips in $PACKAGES if set (e.g. `make package`'s packages/), else this dist/'s, made in
+  # a directory of their own.
+  . scripts/lib.sh
+  npm_deps
+  if [ -z "${PACKAGES:-}" ]; then
+    if [ ! -f dist/index.html ] || ! ls dist/*.wasm >/dev/null 2>&1; then
+      echo "e2e: dist/ has no release build; run \`make build\` first (or set PACKAGES)" >&2
+      exit 1
+    fi
+    PACKAGES=$(mktemp -d)
+    cargo run --release --quiet --bin lockstep -- package dist --out "$PACKAGES"
+  fi
+  log "the packages in $PACKAGES: $(cd "$PACKAGES" && echo ./*.zip)"
+  PACKAGES="$PACKAGES" SHOTS="${SHOTS:-$PACKAGES}" node e2e/lms.mjs
+  exit
+fi
 
 if [ ! -f dist/index.html ] || ! ls dist/*.wasm >/dev/null 2>&1; then
   echo "e2e: dist/ has no release build; run \`trunk build --release\` (or \`make build\`) first" >&2

@@ -79,4 +79,7 @@ bash scripts/e2e.sh --lab
 step "\"Can this break?\" in the engine's worker: where each run is made, Cancel, and the main thread's longest tasks reported (Chromium)"
 bash scripts/e2e.sh --explore
 
+step "the LMS packages (SCORM 1.2, SCORM 2004, cmi5) imported, launched and used in a test platform: scorm-again's runtime, an LRS (Chromium)"
+bash scripts/e2e.sh --lms
+
 printf '\nAll checks passed in %ss.\n' "$((SECONDS - start))"
