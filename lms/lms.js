@@ -81,13 +81,14 @@
 
   // ---- suspend data: the progress, and which passes were reported ----
 
-  /** `{p: progress, r: {lab: mark reported}}` as text within `limit` characters: other
+  /** `{p: progress, r: {lab: mark reported}, s: {statement: true}}` (`s`: cmi5's
+   * statements sent once per registration) as text within `limit` characters: other
    * lessons go first, then labs' code (largest first: the lab then shows as tried, its
    * pass day kept), then the questions' attempts. */
-  function suspendOf(text, reported, limit) {
+  function suspendOf(text, reported, limit, sent) {
     let p;
     try { p = JSON.parse(text); } catch (_) { p = JSON.parse(FRESH); }
-    const out = () => JSON.stringify({ p, r: reported });
+    const out = () => JSON.stringify(sent ? { p, r: reported, s: sent } : { p, r: reported });
     if (out().length <= limit) return out();
     const l = p.lessons && p.lessons[cfg.lesson];
     p = { v: p.v, lessons: l ? { [cfg.lesson]: l } : {} };
@@ -106,12 +107,15 @@
   function fromSuspend(text) {
     try {
       const s = JSON.parse(text);
-      if (s && typeof s.p === 'object' && s.p) return { progress: JSON.stringify(s.p), reported: s.r || {} };
+      if (s && typeof s.p === 'object' && s.p) return { progress: JSON.stringify(s.p), reported: s.r || {}, sent: s.s || {} };
     } catch (_) { /* not ours: start afresh */ }
-    return { progress: FRESH, reported: {} };
+    return { progress: FRESH, reported: {}, sent: {} };
   }
 
   const pad = (n, w = 2) => String(Math.floor(n)).padStart(w, '0');
+  // A SCORM response is one line (runtimes refuse a line break in it): each line break of
+  // the learner's code is written ⏎, so the platform's report still reads as code.
+  const oneLine = (code, limit) => code.replace(/\r\n?|\n/g, '⏎').slice(0, limit);
   const isoDuration = (ms) => `PT${(ms / 1000).toFixed(2)}S`;
 
   // ---- SCORM 1.2 and 2004 ----
@@ -181,13 +185,13 @@
           set(`${at}.id`, `lab-${id}`);
           if (v2004) {
             set(`${at}.type`, 'long-fill-in');
-            set(`${at}.description`, `Lab: ${id}`);
-            set(`${at}.learner_response`, lab.code.slice(0, 4000));
+            set(`${at}.description`, id);
+            set(`${at}.learner_response`, oneLine(lab.code, 4000));
             set(`${at}.result`, 'correct');
             set(`${at}.timestamp`, now.toISOString().slice(0, 19));
           } else {
             set(`${at}.type`, 'performance');
-            set(`${at}.student_response`, lab.code.slice(0, 255));
+            set(`${at}.student_response`, oneLine(lab.code, 255));
             set(`${at}.result`, 'correct');
             set(`${at}.time`, `${pad(now.getHours())}:${pad(now.getMinutes())}:${pad(now.getSeconds())}`);
           }
@@ -237,19 +241,16 @@
     return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
   }
 
-  function cmi5(q) {
-    const endpoint = q.get('endpoint').replace(/\/?$/, '/');
-    const actor = JSON.parse(q.get('actor'));
-    const registration = q.get('registration');
-    const activityId = q.get('activityId');
-    let auth = null;
-    let template = {};
-    let normal = true;
-    let live = false;
-    let reported = {};
-    let chain = Promise.resolve();
-    const flags = { completed: false, passed: false, failed: false, progress: -1 };
+  const MASTERY = 'https://w3id.org/xapi/cmi5/context/extensions/masteryscore';
 
+  /** The platform's learning record store, as the launch names it: xAPI requests with the
+   * session's token, and statements sent one after another, in order. */
+  function lrs(q) {
+    const endpoint = q.get('endpoint').replace(/\/?$/, '/');
+    let auth = null;
+    const queue = [];
+    let busy = false;
+    let closing = false;
     const request = async (method, url, body, keepalive) => {
       const headers = { 'X-Experience-API-Version': '1.0.3' };
       if (auth) headers.Authorization = auth;
@@ -262,9 +263,52 @@
       if (!r.ok && r.status !== 404) throw new Error(`${method} ${url}: ${r.status}`);
       return r;
     };
-    const stateUrl = (stateId) => `${endpoint}activities/state?${new URLSearchParams({
-      stateId, activityId, agent: JSON.stringify(actor), registration,
-    })}`;
+    const pump = async () => {
+      if (busy) return;
+      busy = true;
+      while (queue.length && !closing) {
+        const next = queue.shift();
+        await request('POST', `${endpoint}statements`, next).catch(fail);
+      }
+      busy = false;
+    };
+    return {
+      request,
+      state: (stateId, params) => `${endpoint}activities/state?${new URLSearchParams({ stateId, ...params })}`,
+      async login() {
+        const t = await (await request('POST', q.get('fetch'))).json();
+        if (!t['auth-token']) throw new Error(`fetch: ${t['error-text'] || 'no token'}`);
+        auth = `Basic ${t['auth-token']}`;
+      },
+      send(statement) {
+        queue.push(statement);
+        pump();
+      },
+      /** The page is going: what is still queued and the last statement, as one batch
+       * (`keepalive`, so the request outlives the page; one request keeps their order). */
+      close(last) {
+        closing = true;
+        const batch = queue.splice(0).concat([last]);
+        return request('POST', `${endpoint}statements`, batch, true).catch(fail);
+      },
+    };
+  }
+
+  function cmi5(q) {
+    const actor = JSON.parse(q.get('actor'));
+    const registration = q.get('registration');
+    const activityId = q.get('activityId');
+    const store = lrs(q);
+    const params = { activityId, agent: JSON.stringify(actor), registration };
+    let template = {};
+    let normal = true;
+    let masteryFromPlatform = false;
+    let live = false;
+    let reported = {};
+    // Statements a registration takes once (completed, passed, failed), kept in its state.
+    let sent = {};
+    let progressed = -1;
+
     const statement = (verb, { result, defined = true, moveOn = false, object, parent } = {}) => {
       const context = JSON.parse(JSON.stringify(template));
       context.registration = registration;
@@ -274,6 +318,9 @@
       if (moveOn) category.push(MOVEON);
       if (category.length) context.contextActivities.category = category;
       if (parent) context.contextActivities.parent = [{ id: activityId, objectType: 'Activity' }];
+      if (moveOn && masteryFromPlatform && result && 'success' in result) {
+        context.extensions = { ...(context.extensions || {}), [MASTERY]: mastery };
+      }
       const s = {
         id: uuid(), timestamp: new Date().toISOString(), actor, verb: VERB(verb),
         object: object || { id: activityId, objectType: 'Activity' }, context,
@@ -281,78 +328,74 @@
       if (result) s.result = result;
       return s;
     };
-    const send = (s, keepalive) => {
-      const go = () => request('POST', `${endpoint}statements`, s, keepalive).catch(fail);
-      if (keepalive) return go();
-      chain = chain.then(go);
-      return chain;
-    };
     const duration = () => isoDuration(Date.now() - started);
+    const once = (verb, options) => {
+      if (sent[verb]) return;
+      sent[verb] = true;
+      store.send(statement(verb, options));
+    };
+    const labStatement = (id, code) => statement('answered', {
+      defined: false,
+      parent: true,
+      object: {
+        id: `${activityId}/lab/${id}`,
+        objectType: 'Activity',
+        definition: { type: 'http://adlnet.gov/expapi/activities/cmi.interaction', interactionType: 'long-fill-in', name: { 'en-US': `Lab: ${id}` } },
+      },
+      result: { success: true, response: code },
+    });
 
     return {
       async start() {
         try {
-          const t = await (await request('POST', q.get('fetch'))).json();
-          if (!t['auth-token']) throw new Error(`fetch: ${t['error-text'] || 'no token'}`);
-          auth = `Basic ${t['auth-token']}`;
-          const ld = await request('GET', stateUrl('LMS.LaunchData'));
+          await store.login();
+          const ld = await store.request('GET', store.state('LMS.LaunchData', params));
           const launch = ld.ok ? await ld.json() : {};
           template = launch.contextTemplate || {};
           normal = !launch.launchMode || launch.launchMode === 'Normal';
-          if (typeof launch.masteryScore === 'number') mastery = launch.masteryScore;
+          if (typeof launch.masteryScore === 'number') {
+            mastery = launch.masteryScore;
+            masteryFromPlatform = true;
+          }
           live = true;
-          send(statement('initialized'));
-          const st = await request('GET', stateUrl('lockstep.progress'));
+          store.send(statement('initialized'));
+          const st = await store.request('GET', store.state('lockstep.progress', params));
           const stored = fromSuspend(st.ok ? await st.text() : '');
           reported = stored.reported;
+          sent = stored.sent;
           return stored.progress;
         } catch (e) {
           fail(e);
           return FRESH;
         }
       },
-      report(text) {
+      report(text, closing) {
         if (!live) return;
         const d = derive(text);
-        request('PUT', stateUrl('lockstep.progress'), JSON.parse(suspendOf(text, reported, Infinity))).catch(fail);
-        if (!normal) return;
-        const pct = Math.round((100 * d.read) / Math.max(1, d.total));
-        if (pct !== flags.progress && flags.progress !== -1 && !d.completed) {
-          send(statement('progressed', { defined: false, result: { extensions: { [PROGRESS]: pct } } }));
+        if (normal) {
+          const pct = Math.round((100 * d.read) / Math.max(1, d.total));
+          if (pct !== progressed && progressed !== -1 && !d.completed) {
+            store.send(statement('progressed', { defined: false, result: { extensions: { [PROGRESS]: pct } } }));
+          }
+          progressed = pct;
+          for (const [id, lab] of Object.entries(d.labs)) {
+            if (reported[id] === lab.mark) continue;
+            reported[id] = lab.mark;
+            store.send(labStatement(id, lab.code));
+          }
+          if (d.completed) once('completed', { moveOn: true, result: { completion: true, duration: duration() } });
+          const score = d.qc ? { scaled: Number(d.share.toFixed(4)), raw: d.qc.correct, min: 0, max: d.qc.total } : undefined;
+          if (d.passed) once('passed', { moveOn: true, result: { success: true, duration: duration(), ...(score && { score }) } });
+          else if (d.failed && !sent.passed) once('failed', { moveOn: true, result: { success: false, duration: duration(), ...(score && { score }) } });
         }
-        flags.progress = pct;
-        for (const [id, lab] of Object.entries(d.labs)) {
-          if (reported[id] === lab.mark) continue;
-          reported[id] = lab.mark;
-          send(statement('answered', {
-            defined: false,
-            parent: true,
-            object: {
-              id: `${activityId}/lab/${id}`,
-              objectType: 'Activity',
-              definition: { type: 'http://adlnet.gov/expapi/activities/cmi.interaction', interactionType: 'long-fill-in', name: { 'en-US': `Lab: ${id}` } },
-            },
-            result: { success: true, response: lab.code },
-          }));
-        }
-        if (d.completed && !flags.completed) {
-          flags.completed = true;
-          send(statement('completed', { moveOn: true, result: { completion: true, duration: duration() } }));
-        }
-        const score = d.qc ? { scaled: Number(d.share.toFixed(4)), raw: d.qc.correct, min: 0, max: d.qc.total } : undefined;
-        if (d.passed && !flags.passed) {
-          flags.passed = true;
-          send(statement('passed', { moveOn: true, result: { success: true, duration: duration(), ...(score && { score }) } }));
-        } else if (d.failed && !flags.failed && !flags.passed) {
-          flags.failed = true;
-          send(statement('failed', { moveOn: true, result: { success: false, duration: duration(), ...(score && { score }) } }));
-        }
+        // After the statements, so the state says what was sent.
+        const body = JSON.parse(suspendOf(text, reported, Infinity, sent));
+        store.request('PUT', store.state('lockstep.progress', params), body, closing).catch(fail);
       },
       finish() {
         if (!live) return;
         live = false;
-        // The page is going: sent at once, `keepalive` so the request outlives it.
-        send(statement('terminated', { result: { duration: duration() } }), true);
+        store.close(statement('terminated', { result: { duration: duration() } }));
       },
     };
   }
@@ -401,23 +444,23 @@
 
     let timer = null;
     let pending = null;
-    const flush = () => {
+    const flush = (closing) => {
       clearTimeout(timer);
       timer = null;
-      if (pending !== null) lms.report(pending);
+      if (pending !== null) lms.report(pending, closing);
       pending = null;
     };
     window.addEventListener('storage', (e) => {
       if (e.key !== KEY || e.newValue === null) return;
       pending = e.newValue;
       clearTimeout(timer);
-      timer = setTimeout(flush, SETTLE_MS);
+      timer = setTimeout(() => flush(false), SETTLE_MS);
     });
     let gone = false;
     const leave = () => {
       if (gone) return;
       gone = true;
-      flush();
+      flush(true);
       lms.finish();
     };
     window.addEventListener('pagehide', leave);
