@@ -36,8 +36,10 @@
     return h.toString(16).padStart(16, '0');
   }
 
-  /** The app's stored progress, read as the platform sees it. */
-  function derive(text) {
+  /** The app's stored progress, read as the platform sees it. A lab reported passed in
+   * this registration (`reported`) still counts for the rule after its code changed: the
+   * app shows a pass only for the code that held, a gradebook keeps what was earned. */
+  function derive(text, reported) {
     let p = null;
     try { p = JSON.parse(text); } catch (_) { /* the app only writes JSON */ }
     const l = (p && p.lessons && p.lessons[cfg.lesson]) || {};
@@ -53,7 +55,7 @@
     }
     const rule = mastery != null || cfg.passLabs.length > 0;
     const quizOk = mastery == null || (share != null && share + 1e-9 >= mastery);
-    const passed = rule && quizOk && cfg.passLabs.every((id) => id in labs);
+    const passed = rule && quizOk && cfg.passLabs.every((id) => id in labs || (reported && reported[id]));
     return {
       read,
       total: cfg.sections.length,
@@ -149,6 +151,7 @@
     let reported = {};
     let last = null;
     let live = false;
+    let wasPassed = false; // a pass the platform holds is not taken back
     return {
       start() {
         live = call('LMSInitialize', 'Initialize', '') === 'true';
@@ -157,12 +160,14 @@
         if (['', 'not attempted', 'unknown'].includes(status)) set(v2004 ? 'cmi.completion_status' : 'cmi.core.lesson_status', 'incomplete');
         const stored = fromSuspend(get('cmi.suspend_data'));
         reported = stored.reported;
+        wasPassed = get(v2004 ? 'cmi.success_status' : 'cmi.core.lesson_status') === 'passed';
+        last = derive(stored.progress, reported);
         commit();
         return stored.progress;
       },
       report(text) {
         if (!live) return;
-        const d = derive(text);
+        const d = derive(text, reported);
         last = d;
         if (d.last != null) set(v2004 ? 'cmi.location' : 'cmi.core.lesson_location', d.last);
         if (d.qc) {
@@ -197,12 +202,14 @@
           }
           reported[id] = lab.mark;
         }
+        wasPassed = wasPassed || d.passed;
+        const passed = wasPassed;
         if (v2004) {
           set('cmi.progress_measure', (d.read / Math.max(1, d.total)).toFixed(2));
           set('cmi.completion_status', d.completed ? 'completed' : 'incomplete');
-          set('cmi.success_status', d.passed ? 'passed' : d.failed ? 'failed' : 'unknown');
+          set('cmi.success_status', passed ? 'passed' : d.failed ? 'failed' : 'unknown');
         } else {
-          const status = d.passed ? 'passed' : d.failed && d.completed ? 'failed' : d.completed ? 'completed' : 'incomplete';
+          const status = passed ? 'passed' : d.failed && d.completed ? 'failed' : d.completed ? 'completed' : 'incomplete';
           set('cmi.core.lesson_status', status);
         }
         set('cmi.suspend_data', suspendOf(text, reported, limit));
@@ -212,7 +219,7 @@
         if (!live) return;
         live = false;
         const secs = (Date.now() - started) / 1000;
-        const done = last && last.completed && (last.passed || !(mastery != null || cfg.passLabs.length));
+        const done = last && last.completed && (wasPassed || !(mastery != null || cfg.passLabs.length));
         if (v2004) {
           set('cmi.session_time', isoDuration(secs * 1000));
           set('cmi.exit', done ? 'normal' : 'suspend');
@@ -371,7 +378,7 @@
       },
       report(text, closing) {
         if (!live) return;
-        const d = derive(text);
+        const d = derive(text, reported);
         if (normal) {
           const pct = Math.round((100 * d.read) / Math.max(1, d.total));
           if (pct !== progressed && progressed !== -1 && !d.completed) {
