@@ -9,7 +9,10 @@
 // lab passed. Also: lms.html opened with no platform becomes the app, and a platform
 // that fails leaves the lesson usable with #lms-note shown. And (SCORM 1.2, `big`) a
 // learner whose progress is too long for its 4096-character cmi.suspend_data: what
-// lms.js keeps fits, keeps what the contract keeps, and resumes.
+// lms.js keeps fits, keeps what the contract keeps, and resumes. And (`sticky`, every
+// format) a lab reported passed counts for the rule after its code was edited, a pass the
+// platform holds stays when the learner edits that code afterwards, and the lab is not
+// reported again, nor on a relaunch.
 // This file is the driver (the options, which checks run for which format, the summary);
 // the rest is in e2e/lms/:
 //   package.mjs   a zip as a platform imports it: unzipped, its manifest validated
@@ -22,9 +25,10 @@
 //   cmi5.mjs      `main` for cmi5: statements, context, order, state; `browse`, `mastery`
 //   fallback.mjs  `noplatform` and `failing`: the lesson without a working platform
 //   big.mjs       `big`: a SCORM 1.2 learner over 4096 characters of suspend data
+//   sticky.mjs    `sticky`: a pass kept after the passed lab's code is edited, and on a relaunch
 //   report.mjs    the problems every check pushes to, and `say`
 //   PACKAGES=<dir> node e2e/lms.mjs          (LMS_ONLY=scorm12,cmi5 for some formats;
-//   LMS_CHECKS=main,noplatform,failing,browse,mastery,big for some checks; CMI5_LRS=same for an LRS on the
+//   LMS_CHECKS=main,noplatform,failing,browse,mastery,big,sticky for some checks; CMI5_LRS=same for an LRS on the
 //   package's own origin instead of another one; SHOTS=<dir> for the page where a check
 //   stopped; CHROMIUM=<path> for another browser than /usr/bin/chromium)
 // Exits 1 with what the platform recorded against what was expected.
@@ -36,11 +40,12 @@ import { scormWalk } from './lms/scorm.mjs';
 import { cmi5Walk, browseMode, masteryOverride } from './lms/cmi5.mjs';
 import { noPlatform, failingPlatform } from './lms/fallback.mjs';
 import { bigLearner } from './lms/big.mjs';
+import { stickyPass } from './lms/sticky.mjs';
 import { problems, say } from './lms/report.mjs';
 
 const PACKAGES = process.env.PACKAGES;
 const ONLY = (process.env.LMS_ONLY ?? '').split(',').filter(Boolean);
-const CHECKS = (process.env.LMS_CHECKS ?? 'main,noplatform,failing,browse,mastery,big').split(',');
+const CHECKS = (process.env.LMS_CHECKS ?? 'main,noplatform,failing,browse,mastery,big,sticky').split(',');
 const CMI5_LRS = process.env.CMI5_LRS ?? 'cross';
 const SHOTS = process.env.SHOTS ?? null;
 
@@ -92,6 +97,7 @@ async function runChecks(format, pkg, manifest) {
   if (format === 'cmi5') await step(format, 'browse', () => browseMode(manifest, CMI5_LRS));
   if (format === 'cmi5') await step(format, 'mastery', () => masteryOverride(manifest, CMI5_LRS));
   if (format === 'scorm12') await step(format, 'big', () => bigLearner(format, manifest));
+  await step(format, 'sticky', () => stickyPass(format, manifest, CMI5_LRS));
 }
 
 await setStage();
