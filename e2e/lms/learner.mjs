@@ -227,11 +227,8 @@ async function answer(form, key) {
 
 const popcount = (x) => x.toString(2).replace(/0/g, '').length;
 
-/**
- * Answers the final quick check on the section on screen (the quiz with `.quiz-score`).
- * Returns `{ correct, answered, total, text, questions }` as `.quiz-score` reads at the end.
- */
-export async function answerQuickCheck(app, keys) {
+/** The final quick check on the section on screen, once its questions are drawn. */
+async function quickCheckForms(app) {
   const quiz = app.locator('section.quiz:has(.quiz-score)');
   await quiz.scrollIntoViewIfNeeded({ timeout: 30000 });
   await app.waitForFunction(() => {
@@ -240,6 +237,15 @@ export async function answerQuickCheck(app, keys) {
   }, null, { timeout: 90000 });
   const forms = quiz.locator('form.question');
   const count = await forms.count();
+  return { quiz, forms, count };
+}
+
+/**
+ * Answers the final quick check on the section on screen (the quiz with `.quiz-score`).
+ * Returns `{ correct, answered, total, text, questions }` as `.quiz-score` reads at the end.
+ */
+export async function answerQuickCheck(app, keys) {
+  const { quiz, forms, count } = await quickCheckForms(app);
   const questions = [];
   for (let i = 0; i < count; i++) {
     const form = forms.nth(i);
@@ -258,14 +264,7 @@ export async function answerQuickCheck(app, keys) {
  * `.quiz-score` reads then.
  */
 export async function answerQuickCheckBadly(app, keys) {
-  const quiz = app.locator('section.quiz:has(.quiz-score)');
-  await quiz.scrollIntoViewIfNeeded({ timeout: 30000 });
-  await app.waitForFunction(() => {
-    const q = document.querySelector('section.quiz .quiz-score')?.closest('section.quiz');
-    return !!q && q.querySelectorAll('form.question').length > 0 && !q.querySelector('form.question[aria-busy], .deferred[aria-busy="true"]');
-  }, null, { timeout: 90000 });
-  const forms = quiz.locator('form.question');
-  const count = await forms.count();
+  const { quiz, forms, count } = await quickCheckForms(app);
   for (let i = 0; i < count; i++) {
     const form = forms.nth(i);
     await form.scrollIntoViewIfNeeded();
