@@ -12,7 +12,10 @@
 // lms.js keeps fits, keeps what the contract keeps, and resumes. And (`sticky`, every
 // format) a lab reported passed counts for the rule after its code was edited, a pass the
 // platform holds stays when the learner edits that code afterwards, and the lab is not
-// reported again, nor on a relaunch.
+// reported again, nor on a relaunch. And (`choices`, SCORM 2004) an instructor's choices:
+// a package of the example lesson pack in Norwegian with only its section 2
+// ($PACKAGES/choices/lockstep-scorm2004.zip) shows the pack in Norwegian, opens on
+// section 2, counts only it, and resumes on the pack's section the learner was on.
 // This file is the driver (the options, which checks run for which format, the summary);
 // the rest is in e2e/lms/:
 //   package.mjs   a zip as a platform imports it: unzipped, its manifest validated
@@ -26,9 +29,10 @@
 //   fallback.mjs  `noplatform` and `failing`: the lesson without a working platform
 //   big.mjs       `big`: a SCORM 1.2 learner over 4096 characters of suspend data
 //   sticky.mjs    `sticky`: a pass kept after the passed lab's code is edited, and on a relaunch
+//   choices.mjs   `choices`: a package of a lesson pack, in nb, with some sections (--pack --lang --sections)
 //   report.mjs    the problems every check pushes to, and `say`
 //   PACKAGES=<dir> node e2e/lms.mjs          (LMS_ONLY=scorm12,cmi5 for some formats;
-//   LMS_CHECKS=main,noplatform,failing,browse,mastery,big,sticky for some checks; CMI5_LRS=same for an LRS on the
+//   LMS_CHECKS=main,noplatform,failing,browse,mastery,big,sticky,choices for some checks; CMI5_LRS=same for an LRS on the
 //   package's own origin instead of another one; SHOTS=<dir> for the page where a check
 //   stopped; CHROMIUM=<path> for another browser than /usr/bin/chromium)
 // Exits 1 with what the platform recorded against what was expected.
@@ -41,11 +45,12 @@ import { cmi5Walk, browseMode, masteryOverride } from './lms/cmi5.mjs';
 import { noPlatform, failingPlatform } from './lms/fallback.mjs';
 import { bigLearner } from './lms/big.mjs';
 import { stickyPass } from './lms/sticky.mjs';
+import { loadChoices, instructorChoices } from './lms/choices.mjs';
 import { problems, say } from './lms/report.mjs';
 
 const PACKAGES = process.env.PACKAGES;
 const ONLY = (process.env.LMS_ONLY ?? '').split(',').filter(Boolean);
-const CHECKS = (process.env.LMS_CHECKS ?? 'main,noplatform,failing,browse,mastery,big,sticky').split(',');
+const CHECKS = (process.env.LMS_CHECKS ?? 'main,noplatform,failing,browse,mastery,big,sticky,choices').split(',');
 const CMI5_LRS = process.env.CMI5_LRS ?? 'cross';
 const SHOTS = process.env.SHOTS ?? null;
 
@@ -110,6 +115,11 @@ try {
     const manifest = manifests[format];
     if (!pkg?.config || !manifest) continue;
     await runChecks(format, pkg, manifest);
+  }
+  // The instructor's choices: a package of its own, in $PACKAGES/choices/ (skipped, said so, when there is none).
+  if (CHECKS.includes('choices') && formats.includes('scorm2004')) {
+    const choices = await loadChoices(PACKAGES);
+    if (choices) await step('scorm2004', 'choices', () => instructorChoices(choices));
   }
   for (const p of platform.lrsProblems) problems.push(`cmi5 LRS: ${p}`);
 } finally {

@@ -4,7 +4,8 @@
 # and docs/timeline.png; `--lab` and `--explore` run e2e/lab.mjs and e2e/explore.mjs instead. Builds nothing: run `trunk build --release` first.
 # `--lms` runs e2e/lms.mjs: the LMS packages (SCORM 1.2, SCORM 2004, cmi5) that
 # `lockstep package` makes from dist/ (or the zips in $PACKAGES), each played by a test
-# platform.
+# platform, and a SCORM 2004 package of the example lesson pack (nb, section 2) in
+# $PACKAGES/choices/.
 # Needs node + npm (Debian: `apt-get install nodejs npm`) and /usr/bin/chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +25,9 @@ if [ "${1:-}" = "--lms" ]; then
     PACKAGES=$(mktemp -d)
     # With a rule (half the quick check, and §3's lab), so that passing is tested too.
     cargo run --release --quiet --bin lockstep -- package dist --out "$PACKAGES" --pass-quiz 50 --pass-labs safe-release
+    # An instructor's choices (the `choices` check): the example pack, in Norwegian, only
+    # its section 2, no rule. A $PACKAGES given from outside without choices/ skips that check.
+    cargo run --release --quiet --bin lockstep -- package dist --out "$PACKAGES/choices" --format scorm2004 --pack packs/example --lang nb --sections 2
   fi
   log "the packages in $PACKAGES: $(cd "$PACKAGES" && echo ./*.zip)"
   PACKAGES="$PACKAGES" SHOTS="${SHOTS:-$PACKAGES}" node e2e/lms.mjs

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { codeEditor } from '../editor.mjs';
-import { ROOT, LESSON } from '../lesson.mjs';
+import { ROOT } from '../lesson.mjs';
 
 export const PROGRESS_KEY = 'lockstep.progress.v2';
 
@@ -51,9 +51,9 @@ export async function sectionOnScreen(app, config) {
   return config.sections.find((s) => s.id === id)?.order ?? null;
 }
 
-const hashOf = (order) => `#/${LESSON}/${order}`;
+const hashOf = (config, order) => `#/${config.lesson}/${order}`;
 
-/** Goes to section `order`: Next when it is the next one, else its link in the contents. */
+/** Goes to section `order` of `config.lesson` (a pack's too): Next when it is the next one, else its link in the contents. */
 export async function goTo(app, config, order) {
   const now = await sectionOnScreen(app, config);
   if (now === order) return;
@@ -61,9 +61,9 @@ export async function goTo(app, config, order) {
   if (now !== null && order === now + 1 && await next.count()) {
     await next.click();
   } else {
-    const link = app.locator(`#toc a[href="${hashOf(order)}"]`).first();
+    const link = app.locator(`#toc a[href="${hashOf(config, order)}"]`).first();
     if (await link.isVisible().catch(() => false)) await link.click();
-    else await app.evaluate((h) => { location.hash = h; }, hashOf(order));
+    else await app.evaluate((h) => { location.hash = h; }, hashOf(config, order));
   }
   const id = config.sections.find((s) => s.order === order).id;
   await app.waitForFunction((i) => document.querySelector('article.section[data-section-id]')?.dataset.sectionId === i, id, { timeout: 30000 });

@@ -51,7 +51,7 @@ function body(req) {
 
 export class Platform {
   constructor() {
-    /** format -> package (e2e/lms/package.mjs) */
+    /** format (or another folder, as `choices`) -> package (e2e/lms/package.mjs), served under /<key>/ */
     this.packages = new Map();
     /** run id -> a SCORM launch: `{ id, format, cmi, failing, calls: [], gaps }` */
     this.scorm = new Map();
@@ -120,11 +120,12 @@ export class Platform {
   /**
    * A SCORM launch: `cmi` (scorm-again's JSON form of what the LMS stored, or null for a
    * first attempt) is loaded before the SCO starts; `failing` ('false' or 'throw') gives
-   * the SCO an API that refuses every write. Returns the run; its host page is
-   * `${base}/host/${id}`.
+   * the SCO an API that refuses every write; `dir`: the package served under /<dir>/
+   * (another package of the same format than the format's own). Returns the run; its host
+   * page is `${base}/host/${id}`.
    */
-  scormLaunch(format, { cmi = null, failing = false, launch = 'lms.html' } = {}) {
-    const run = { id: randomUUID().slice(0, 8), format, cmi, failing, launch, calls: [] };
+  scormLaunch(format, { cmi = null, failing = false, launch = 'lms.html', dir = format } = {}) {
+    const run = { id: randomUUID().slice(0, 8), format, dir, cmi, failing, launch, calls: [] };
     this.scorm.set(run.id, run);
     return run;
   }
@@ -204,7 +205,7 @@ export class Platform {
 </script>
 </head>
 <body>
-<iframe id="sco" title="Course content" src="/${run.format}/${run.launch}"></iframe>
+<iframe id="sco" title="Course content" src="/${run.dir}/${run.launch}"></iframe>
 </body>
 </html>`;
   }
