@@ -149,7 +149,6 @@
     const commit = () => { if (call('LMSCommit', 'Commit', '') !== 'true') fail('commit'); };
     const limit = v2004 ? 64000 : 4096;
     let reported = {};
-    let last = null;
     let live = false;
     let wasPassed = false; // a pass the platform holds is not taken back
     return {
@@ -161,14 +160,12 @@
         const stored = fromSuspend(get('cmi.suspend_data'));
         reported = stored.reported;
         wasPassed = get(v2004 ? 'cmi.success_status' : 'cmi.core.lesson_status') === 'passed';
-        last = derive(stored.progress, reported);
         commit();
         return stored.progress;
       },
       report(text) {
         if (!live) return;
         const d = derive(text, reported);
-        last = d;
         if (d.last != null) set(v2004 ? 'cmi.location' : 'cmi.core.lesson_location', d.last);
         if (d.qc) {
           if (v2004) {
@@ -219,13 +216,15 @@
         if (!live) return;
         live = false;
         const secs = (Date.now() - started) / 1000;
-        const done = last && last.completed && (wasPassed || !(mastery != null || cfg.passLabs.length));
+        // Always "suspend", finished or not: a "normal" exit ends the attempt, and the
+        // platform's next launch would start afresh, without the learner's progress (their
+        // code, their answers), which a learner who comes back to review expects to find.
         if (v2004) {
           set('cmi.session_time', isoDuration(secs * 1000));
-          set('cmi.exit', done ? 'normal' : 'suspend');
+          set('cmi.exit', 'suspend');
         } else {
           set('cmi.core.session_time', `${pad(secs / 3600, 4)}:${pad((secs / 60) % 60)}:${pad(secs % 60)}.00`);
-          set('cmi.core.exit', done ? '' : 'suspend');
+          set('cmi.core.exit', 'suspend');
         }
         commit();
         if (call('LMSFinish', 'Terminate', '') !== 'true') fail('finish');

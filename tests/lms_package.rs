@@ -97,6 +97,18 @@ fn a_plan_holds_the_chosen_sections_their_labs_and_the_rule() {
     assert_eq!(config["sections"].as_array().unwrap().len(), 4);
     assert_eq!(config["quickCheck"], true);
 
+    let manifest = |p: &lms::Plan| lms::manifest::manifest(p, Format::Scorm12, &[]).1;
+    assert!(manifest(&plan).contains("<manifest identifier=\"lockstep-distributed-locks-nb-1.2.3.12\""));
+    let fewer = lms::plan(&req(|r| {
+        r.sections = Some("1-3".into());
+        r.lang = "nb".into();
+    }))
+    .unwrap();
+    assert!(
+        manifest(&fewer).contains("<manifest identifier=\"lockstep-distributed-locks-nb-1.2.3\""),
+        "other sections, another package: a platform must not take it as an update of the first"
+    );
+
     let whole = lms::plan(&req(|_| {})).unwrap();
     assert_eq!(whole.sections.len(), 12);
     assert_eq!(whole.labs.len(), 6, "every lab of the lesson");

@@ -9,7 +9,7 @@
 // pack's section the learner was on (section 1, outside the included ones). What it
 // expects comes from the instructor's side: packs/example (the pack's id, titles and
 // sections in nb) and content/ui.toml (the app's own nb lines, and the English ones that
-// must not show). cmi.exit is said, not held (see judgeFirst).
+// must not show).
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadPackage, validateManifest, FORMATS } from './package.mjs';
@@ -172,11 +172,9 @@ function judgeFirst(where, run, pack, last) {
   const l = p?.lessons?.[pack.id];
   const ids = pack.sections.map((s) => s.id);
   if (l && (l.last !== last || ids.some((id) => !(l.visited ?? []).includes(id)))) problems.push(`${where}: the suspend data's ${pack.id} has last ${l.last}, visited ${short(l.visited)}; expected last ${last} and ${short(ids)}`);
-  // The contract: cmi.exit "suspend" unless complete and passed. With no rule there is no
-  // pass, yet lms.js ends a completed no-rule attempt with "normal" (then a SCORM 2004 LMS
-  // starts a new attempt, ab-initio, on the next launch). Said, not held here: the
-  // relaunch below is an LMS that keeps the data either way, as the main check's is.
-  if (v['cmi.exit'] !== 'suspend') say(`${where}: NOTE: cmi.exit is ${short(v['cmi.exit'])} for a completed attempt with no rule; the contract says "suspend" unless complete and passed`);
+  // A "normal" exit ends the attempt: a SCORM 2004 platform would start the next launch
+  // afresh (ab-initio), without the progress. lms.js always exits "suspend".
+  if (v['cmi.exit'] !== 'suspend') problems.push(`${where}: cmi.exit is ${short(v['cmi.exit'])} for a completed attempt; "suspend" keeps the progress for the next launch`);
   say(`${where}: progress_measure ${setsOf(run, 'cmi.progress_measure').join(' → ')}; completion_status ${completion.join(' → ')}; success_status ${success.join(' → ')}; location ${v['cmi.location']}; exit ${v['cmi.exit']}; suspend data ${short(sd, 160)}`);
 }
 

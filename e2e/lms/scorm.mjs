@@ -66,9 +66,8 @@ function check12(where, run, want, config, quiz) {
   } else if (values['cmi.core.score.raw'] !== undefined) problems.push(`${where}: a score ${values['cmi.core.score.raw']} without a quick check taken`);
   const status = want.passed ? 'passed' : want.failed && want.all ? 'failed' : want.all ? 'completed' : 'incomplete';
   eq('cmi.core.lesson_status', status);
-  const exit = values['cmi.core.exit'];
-  const done = ['passed', 'completed', 'failed'].includes(status);
-  if (!(exit === 'suspend' || (done && exit === ''))) problems.push(`${where}: cmi.core.exit is ${short(exit)}, expected "suspend"${done ? ' or ""' : ''}`);
+  // Always "suspend": the learner's progress stays for the next launch, finished or not.
+  eq('cmi.core.exit', 'suspend');
   if (!/^\d{2,4}:\d{2}:\d{2}(\.\d{1,2})?$/.test(values['cmi.core.session_time'] ?? '')) problems.push(`${where}: cmi.core.session_time is ${short(values['cmi.core.session_time'])}, not HHHH:MM:SS.SS`);
   suspendData(where, values['cmi.suspend_data'], 4096, want);
   interaction(where, values, {
@@ -91,7 +90,7 @@ function check2004(where, run, want, config, quiz) {
   }
   eq('cmi.completion_status', want.all ? 'completed' : 'incomplete');
   eq('cmi.success_status', want.passed ? 'passed' : want.failed ? 'failed' : 'unknown');
-  eq('cmi.exit', want.all && want.passed ? 'normal' : 'suspend');
+  eq('cmi.exit', 'suspend');
   if (!/^P(?!$)(\d+Y)?(\d+M)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(\.\d{1,2})?S)?)?$/.test(values['cmi.session_time'] ?? '')) problems.push(`${where}: cmi.session_time is ${short(values['cmi.session_time'])}, not an ISO 8601 duration`);
   suspendData(where, values['cmi.suspend_data'], 64000, want);
   interaction(where, values, {

@@ -18,9 +18,10 @@ pub fn manifest(plan: &Plan, format: Format, files: &[String]) -> (&'static str,
     }
 }
 
-/// `identifier`s are XML names (xs:ID): the lesson id is a slug, so a prefix makes one.
+/// `identifier`s are XML names (xs:ID): the key is slugs, digits, `-` and `.`, so a
+/// prefix makes one.
 fn identifier(plan: &Plan) -> String {
-    format!("lockstep-{}-{}", plan.lesson, plan.lang)
+    format!("lockstep-{}", plan.key)
 }
 
 /// What differs between the two SCORM manifests: the namespaces and schemas, the schema

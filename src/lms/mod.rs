@@ -91,6 +91,10 @@ pub struct Plan {
     /// Whether the lesson's final quick check is among the included sections.
     #[serde(rename = "quickCheck")]
     pub quick_check: bool,
+    /// What tells this package from another of the same lesson: `<lesson>-<lang>-<sections>`
+    /// (a platform may take a second upload with the same identifier as an update).
+    #[serde(skip)]
+    pub key: String,
     /// The cmi5 course's and assignable unit's IRIs.
     pub course: String,
     pub au: String,
@@ -234,10 +238,12 @@ pub fn plan(req: &Request) -> Result<Plan, String> {
         _ => orders.iter().map(u32::to_string).collect::<Vec<_>>().join("."),
     };
     let pack_file = pack_dir.as_ref().map(|_| format!("{PACK_DIR}/pack.toml"));
+    let key = format!("{}-{}-{span}", lesson.id, lang.code());
     Ok(Plan {
         formats,
         course: format!("urn:lockstep:{}:{}:{span}", lesson.id, lang.code()),
         au: format!("urn:lockstep:{}:{}:{span}:au", lesson.id, lang.code()),
+        key,
         lesson: lesson.id.clone(),
         lang: lang.code(),
         title,
