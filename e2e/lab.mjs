@@ -424,6 +424,17 @@ try {
     // The fix, then many attacked trials.
     await codeEditor(lab).fill(FIXED);
     await page.evaluate(() => { window.__long = []; });
+    // The status line's heights while the session runs ("Starting…", then each count), as
+    // a ResizeObserver sees them (no layout forced): one height, or the page below it
+    // moves, and is painted again, at each count (#40: the trials' long tasks on a phone).
+    await lab.locator('div.lab-status').evaluate((wrap) => {
+      window.__statusHeights = new Set();
+      window.__statusWatch = new ResizeObserver(() => {
+        const line = wrap.querySelector('p.lab-status');
+        if (line && wrap.children.length === 1) window.__statusHeights.add(Math.round(line.getBoundingClientRect().height));
+      });
+      window.__statusWatch.observe(wrap);
+    });
     // Timed in the page, from the click event to the verdict's text (Playwright's own
     // click, which first waits for the button to be stable, and its polling add ~300 ms).
     // Not the last Run's verdict ("Broken in this run"): this session's.
@@ -446,6 +457,9 @@ try {
     if (!spares) problems.push(`${name}: the next session's two sandboxes were not opened ahead of the click`);
     const longs = await page.evaluate(() => window.__long);
     say(name, `long tasks during the trials: ${longs.length}, longest ${Math.max(0, ...longs).toFixed(0)} ms`);
+    const heights = await page.evaluate(() => { window.__statusWatch.disconnect(); return [...window.__statusHeights]; });
+    say(name, `the status line's heights during the trials: ${heights.join(', ')} px`);
+    if (heights.length !== 1) problems.push(`${name}: the status line changed height during the trials (${heights.join(' → ')} px): the page below moved at each count`);
     // The trials run in the sandboxes' workers: the page only hears progress (#16).
     measures.push({ what: `${name}: longest main-thread task during Try to break it`, ms: Math.max(0, ...longs) });
     await lab.screenshot({ path: `${SHOTS}/lab-${name}-passed.png` });
