@@ -10,7 +10,7 @@ use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 mod pieces;
-use pieces::{arrow_view, defs, fold_tag, mark_view, ticks_svg};
+use pieces::{arrow_view, defs, fold_tag, mark_view, ticks_svg, StopButton};
 
 /// The drawing is laid out in CSS pixels at the width it is shown (one unit of the
 /// viewBox is one pixel, so a 12 px label is 12 px on screen), never narrower than
@@ -504,18 +504,31 @@ fn layers(props: &LayersProps) -> Html {
                 };
                 let on_click = open_it(None).reform(|_: MouseEvent| ());
                 let on_key = on_key(Some(open_it(Some(pos))));
-                return fold_tag(f, m, &frame, &tx, (pos, tabindex), (on_click, on_key, on_focus));
+                let stop = StopButton {
+                    pos,
+                    tabindex,
+                    on_click,
+                    on_key,
+                    on_focus,
+                };
+                return fold_tag(f, m, &frame, &tx, stop);
             }
         };
         let idx = k.index;
         let on_click = props.on_seek.reform(move |_: MouseEvent| idx);
+        let on_key = on_key(None);
         mark_view(
             k,
             m,
             &frame,
             props.lang,
-            (pos, tabindex),
-            (on_click, on_key(None), on_focus),
+            StopButton {
+                pos,
+                tabindex,
+                on_click,
+                on_key,
+                on_focus,
+            },
         )
     });
     let bands = bands_svg(m, props.view, w, props.lang);

@@ -90,20 +90,26 @@ fn mark_glyph(kind: MarkKind) -> (&'static str, &'static str) {
     }
 }
 
+/// A stop among the timeline's marks and folds, as a button: its place in the row (`pos`),
+/// whether Tab lands on it, and what a click, a key and the focus do.
+pub(super) struct StopButton {
+    pub pos: usize,
+    pub tabindex: &'static str,
+    pub on_click: Callback<MouseEvent>,
+    pub on_key: Callback<KeyboardEvent>,
+    pub on_focus: Callback<FocusEvent>,
+}
+
 /// A folded run's tag: a bracket over the hidden tries and "+n tries", a button among the
 /// marks (at `pos`, with `tabindex`) that opens the fold.
-pub(super) fn fold_tag(
-    f: &Fold,
-    m: &Model,
-    frame: &Frame,
-    tx: &Texts,
-    (pos, tabindex): (usize, &'static str),
-    (on_click, on_key, on_focus): (
-        Callback<MouseEvent>,
-        Callback<KeyboardEvent>,
-        Callback<FocusEvent>,
-    ),
-) -> Html {
+pub(super) fn fold_tag(f: &Fold, m: &Model, frame: &Frame, tx: &Texts, stop: StopButton) -> Html {
+    let StopButton {
+        pos,
+        tabindex,
+        on_click,
+        on_key,
+        on_focus,
+    } = stop;
     let name = words::process_name(m.name(f.pid), tx.lang);
     let n = f.hidden.to_string();
     let (from, to) = (
@@ -141,13 +147,15 @@ pub(super) fn mark_view(
     m: &Model,
     frame: &Frame,
     lang: Lang,
-    (pos, tabindex): (usize, &'static str),
-    (on_click, on_key, on_focus): (
-        Callback<MouseEvent>,
-        Callback<KeyboardEvent>,
-        Callback<FocusEvent>,
-    ),
+    stop: StopButton,
 ) -> Html {
+    let StopButton {
+        pos,
+        tabindex,
+        on_click,
+        on_key,
+        on_focus,
+    } = stop;
     let (glyph, class) = mark_glyph(k.kind);
     let label = format!(
         "{:.1} ms · {}: {}",
