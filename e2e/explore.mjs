@@ -129,6 +129,23 @@ try {
     }
   }
 
+  // §3's lab as the learner scrolls to it: its module, its panel and its code editor come
+  // in tasks of their own (static/lab-module.js, src/ui/lab_host.rs, editor/), measured from
+  // the scroll to the editor in place.
+  {
+    const page = await appAt(3);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 300))));
+    const before = await page.locator('.lab-host .cm-editor').count();
+    await page.evaluate(() => { window.__long = []; });
+    await page.locator('.lab-host').first().scrollIntoViewIfNeeded();
+    await page.locator('.lab-host .cm-editor').first().waitFor({ timeout: 30000 });
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 100))));
+    const longs = await page.evaluate(() => window.__long);
+    say(`§3's lab came as it was scrolled to${before ? ' (its editor was there before the scroll)' : ''}: module, panel and editor; long tasks: ${JSON.stringify(longs.map(Math.round))}`);
+    if (!before) measure("§3: longest main-thread task as its lab came (module, panel, editor)", Math.max(0, ...longs));
+    await page.close();
+  }
+
   // §2's generated questions (the store runs for them) and §3's "what happens next?" (the
   // simulator): made in the engine's worker, and the questions the page makes itself
   // (the worker's script blocked) on the same variants; "Another variant" too.

@@ -1,5 +1,5 @@
 // The labs' code editor: CodeMirror 6 over the lab panel's <textarea> (src/ui/lab/).
-// scripts/editor.sh bundles this file into the build's editor.js, a script that defines
+// scripts/editor.sh bundles this file into the build's editor.js, a module that defines
 // `window.lockstepEditor`; static/lab-module.js loads it with the lab panel's module, so
 // the editor never comes with the first page. The panel calls `attach` through its
 // bindings (src/ui/lab/code_editor.rs); where the script is missing or fails, the panel
@@ -10,19 +10,30 @@
 // what the learner typed as it always has. What the panel sets (Reset, a link's code) it
 // hands to `set`, which replaces only what differs, as one step that Undo takes back.
 
+// The libraries are evaluated a few at a time, a task each: each `./pause/N.js` between
+// them ends a task (it awaits a timer), so the page answers the learner in between (#40:
+// no task over 50 ms with the CPU slowed 4×). So the bundle is a module, which
+// static/lab-module.js imports.
+import './pause/1.js';
 import { EditorState, Compartment, StateField, StateEffect, RangeSet } from '@codemirror/state';
+import './pause/2.js';
 import {
   EditorView, keymap, lineNumbers, highlightActiveLineGutter, highlightSpecialChars, drawSelection,
   highlightActiveLine, Decoration, WidgetType, GutterMarker, gutter,
 } from '@codemirror/view';
-import { defaultKeymap, history, historyKeymap, indentWithTab, isolateHistory } from '@codemirror/commands';
+import './pause/3.js';
 import {
   indentOnInput, bracketMatching, syntaxHighlighting, HighlightStyle, foldKeymap, ensureSyntaxTree, syntaxTree,
 } from '@codemirror/language';
 import { tags } from '@lezer/highlight';
+import './pause/4.js';
+import { defaultKeymap, history, historyKeymap, indentWithTab, isolateHistory } from '@codemirror/commands';
+import './pause/5.js';
 import { closeBrackets, closeBracketsKeymap } from '@codemirror/autocomplete';
 import { searchKeymap, highlightSelectionMatches } from '@codemirror/search';
+import './pause/6.js';
 import { javascript } from '@codemirror/lang-javascript';
+import './pause/7.js';
 
 // CodeMirror's own words (the search panel, the gutter) in Norwegian Bokmål.
 const PHRASES = {
@@ -176,73 +187,102 @@ function attach(textarea, options = {}) {
   if (describedBy) contentAttributes['aria-describedby'] = describedBy;
   const run = () => { if (typeof options.onRun === 'function') options.onRun(); return true; };
 
-  const view = new EditorView({
-    parent: textarea.parentElement,
-    state: EditorState.create({
-      doc: textarea.value,
-      extensions: [
-        keymap.of([{ key: 'Mod-Enter', run, preventDefault: true }]),
-        lineNumbers(),
-        markGutter,
-        highlightActiveLineGutter(),
-        highlightSpecialChars(),
-        history(),
-        drawSelection(),
-        indentOnInput(),
-        syntaxHighlighting(colours),
-        bracketMatching(),
-        closeBrackets(),
-        highlightActiveLine(),
-        highlightSelectionMatches(),
-        keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...searchKeymap, ...historyKeymap, ...foldKeymap, indentWithTab]),
-        javascript(),
-        marks,
-        markDecorations,
-        readOnly.of(EditorState.readOnly.of(textarea.readOnly)),
-        EditorState.tabSize.of(2),
-        // Long lines wrap: on a phone nothing of the code hides beyond the right edge.
-        EditorView.lineWrapping,
-        EditorState.phrases.of(PHRASES[options.lang] || {}),
-        EditorView.contentAttributes.of(contentAttributes),
-        EditorView.editorAttributes.of({ class: 'lab-cm' }),
-        EditorView.updateListener.of((u) => {
-          if (!u.docChanged || external) return;
-          changedSinceFocus = true;
-          textarea.value = u.state.doc.toString();
-          textarea.dispatchEvent(new InputEvent('input', { bubbles: true }));
-        }),
-        EditorView.domEventHandlers({
-          focus: () => { changedSinceFocus = false; },
-          blur: () => {
-            if (changedSinceFocus) textarea.dispatchEvent(new Event('change', { bubbles: true }));
-            changedSinceFocus = false;
-          },
-        }),
-      ],
+  const extensions = [
+    keymap.of([{ key: 'Mod-Enter', run, preventDefault: true }]),
+    lineNumbers(),
+    markGutter,
+    highlightActiveLineGutter(),
+    highlightSpecialChars(),
+    history(),
+    drawSelection(),
+    indentOnInput(),
+    syntaxHighlighting(colours),
+    bracketMatching(),
+    closeBrackets(),
+    highlightActiveLine(),
+    highlightSelectionMatches(),
+    keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...searchKeymap, ...historyKeymap, ...foldKeymap, indentWithTab]),
+    javascript(),
+    marks,
+    markDecorations,
+    readOnly.of(EditorState.readOnly.of(textarea.readOnly)),
+    EditorState.tabSize.of(2),
+    // Long lines wrap: on a phone nothing of the code hides beyond the right edge.
+    EditorView.lineWrapping,
+    EditorState.phrases.of(PHRASES[options.lang] || {}),
+    EditorView.contentAttributes.of(contentAttributes),
+    EditorView.editorAttributes.of({ class: 'lab-cm' }),
+    EditorView.updateListener.of((u) => {
+      if (!u.docChanged || external) return;
+      changedSinceFocus = true;
+      textarea.value = u.state.doc.toString();
+      textarea.dispatchEvent(new InputEvent('input', { bubbles: true }));
     }),
-  });
-  textarea.after(view.dom);
-  textarea.classList.add('lab-editor-replaced');
-  // The label's click, and the page's loader giving the textarea back its focus at the
-  // hand-over (static/boot.js), land in the editor.
+    EditorView.domEventHandlers({
+      focus: () => { changedSinceFocus = false; },
+      blur: () => {
+        if (changedSinceFocus) textarea.dispatchEvent(new Event('change', { bubbles: true }));
+        changedSinceFocus = false;
+      },
+    }),
+  ];
+
+  // The editor is made in steps, a task each (the state, then the view, then its place in
+  // the page), so the page answers the learner between them (#40: no task over 50 ms with
+  // the CPU slowed 4×). Until it is in place, the textarea is the editor, and what the
+  // panel asks of the editor waits, in its order.
+  let view = null;
+  let made = null;
+  let gone = false;
+  const waiting = [];
+  const whenIn = (f) => { if (view) f(); else waiting.push(f); };
+  const later = (f) => setTimeout(() => { if (!gone) f(); }, 0);
   const label = textarea.labels && textarea.labels[0];
   const toEditor = (e) => { e?.preventDefault?.(); view.focus(); };
-  label?.addEventListener('click', toEditor);
-  textarea.focus = () => view.focus();
+  later(() => {
+    const state = EditorState.create({ doc: textarea.value, extensions });
+    later(() => {
+      made = new EditorView({ state });
+      later(() => {
+        view = made;
+        // What was typed in the textarea meanwhile, and where.
+        const typing = document.activeElement === textarea;
+        const at = textarea.selectionStart;
+        const now = view.state.doc.toString();
+        if (textarea.value !== now) {
+          external = true;
+          try { view.dispatch({ changes: difference(now, textarea.value) }); } finally { external = false; }
+        }
+        textarea.after(view.dom);
+        textarea.classList.add('lab-editor-replaced');
+        // The label's click, and the page's loader giving the textarea back its focus at
+        // the hand-over (static/boot.js), land in the editor.
+        label?.addEventListener('click', toEditor);
+        textarea.focus = () => view.focus();
+        for (const f of waiting.splice(0)) f();
+        if (typing) {
+          view.dispatch({ selection: { anchor: Math.min(at, view.state.doc.length) } });
+          view.focus();
+        }
+      });
+    });
+  });
 
   return {
     /** The panel's code, when it differs from what the editor holds (Reset, a link). */
     set(code) {
-      const now = view.state.doc.toString();
-      if (typeof code !== 'string' || code === now) return;
-      external = true;
-      // A step of its own in the history, whatever was typed just before it.
-      try {
-        view.dispatch({ changes: difference(now, code), annotations: isolateHistory.of('full') });
-      } finally { external = false; }
+      whenIn(() => {
+        const now = view.state.doc.toString();
+        if (typeof code !== 'string' || code === now) return;
+        external = true;
+        // A step of its own in the history, whatever was typed just before it.
+        try {
+          view.dispatch({ changes: difference(now, code), annotations: isolateHistory.of('full') });
+        } finally { external = false; }
+      });
     },
     readOnly(on) {
-      view.dispatch({ effects: readOnly.reconfigure(EditorState.readOnly.of(!!on)) });
+      whenIn(() => view.dispatch({ effects: readOnly.reconfigure(EditorState.readOnly.of(!!on)) }));
     },
     /**
      * An error on `line` (from 1), its message shown under it. Line 0 with a message: the
@@ -250,20 +290,26 @@ function attach(textarea, options = {}) {
      * without a message, no mark.
      */
     markError(line, message) {
-      const at = line > 0 ? line : message ? firstSyntaxError(view.state) : 0;
-      view.dispatch({ effects: setMarks.of({ error: at > 0 ? { line: at, message: String(message) } : null }) });
+      whenIn(() => {
+        const at = line > 0 ? line : message ? firstSyntaxError(view.state) : 0;
+        view.dispatch({ effects: setMarks.of({ error: at > 0 ? { line: at, message: String(message) } : null }) });
+      });
     },
     /** The line that sent the command of a broken run; 0 clears it. */
     markSent(line, title) {
-      view.dispatch({ effects: setMarks.of({ sent: line > 0 ? { line, title: String(title) } : null }) });
+      whenIn(() => view.dispatch({ effects: setMarks.of({ sent: line > 0 ? { line, title: String(title) } : null }) }));
     },
     /** Selects `line` and gives the editor the focus. */
     goto(line) {
-      const l = lineAt(view.state.doc, line);
-      view.dispatch({ selection: { anchor: l.from, head: l.to }, scrollIntoView: true });
-      view.focus();
+      whenIn(() => {
+        const l = lineAt(view.state.doc, line);
+        view.dispatch({ selection: { anchor: l.from, head: l.to }, scrollIntoView: true });
+        view.focus();
+      });
     },
     destroy() {
+      gone = true;
+      if (!view) { made?.destroy(); return; }
       label?.removeEventListener('click', toEditor);
       delete textarea.focus;
       textarea.classList.remove('lab-editor-replaced');

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Trunk's post_build hook (Trunk.toml): bundles the labs' code editor (editor/index.js,
 # CodeMirror 6 from editor/package-lock.json) into the build's editor.js, which
-# static/lab-module.js loads beside the lab panel's module. Nothing is fetched here:
+# static/lab-module.js imports beside the lab panel's module: a module, since its
+# libraries are evaluated a task at a time (editor/pause/). Nothing is fetched here:
 # scripts/setup.sh installed editor/'s packages (npm ci).
 set -euo pipefail
 stage=${TRUNK_STAGING_DIR:?editor.sh is run by trunk build (Trunk.toml hooks)}
@@ -9,5 +10,5 @@ esbuild=editor/node_modules/.bin/esbuild
 [ -x "$esbuild" ] || { echo "editor: $esbuild is missing: run scripts/setup.sh" >&2; exit 1; }
 minify=--minify
 [ "${TRUNK_PROFILE:-release}" = release ] || minify=
-"$esbuild" editor/index.js --bundle $minify --format=iife --target=es2020 \
+"$esbuild" editor/index.js --bundle $minify --format=esm --target=es2022 \
   --legal-comments=none --log-level=warning --outfile="$stage/editor.js"

@@ -36,8 +36,9 @@ mod web {
             opening: &str,
             on_code: js_sys::Function,
             on_run: js_sys::Function,
+            on_drawn: js_sys::Function,
         ) -> Result<LabMount, JsError> {
-            Mounted::open(host, opening, on_code, on_run)
+            Mounted::open(host, opening, [on_code, on_run, on_drawn])
                 .map(LabMount)
                 .map_err(|e| JsError::new(&e))
         }

@@ -45,6 +45,7 @@ struct Held {
     saved: String,
     _on_code: Option<Closure<Callback2>>,
     _on_run: Option<Closure<Callback2>>,
+    _on_drawn: Option<Closure<Callback2>>,
 }
 
 impl Held {
@@ -123,16 +124,24 @@ pub fn lab_host(props: &LabHostProps) -> Html {
                     let near = (!crate::ui::lab::in_url(&opening.id))
                         .then(|| host.get().and_then(|mount| mount.parent_node()))
                         .flatten();
-                    let result = match module(near).await {
+                    let module = module(near).await;
+                    // The panel is drawn in a task of its own, after the module's start.
+                    gloo::timers::future::TimeoutFuture::new(0).await;
+                    let result = match module {
                         // Left before the module came: nothing to mount.
                         _ if !alive.get() => return,
-                        Ok(module) => mount(&module, &host, &opening, store.as_ref(), &held),
+                        Ok(module) => {
+                            // The panel is drawn a task after it is mounted; what stands in
+                            // its place (the snapshot, "Opening…") goes in that same task.
+                            let drawn = status.clone();
+                            let drawn = move || drawn.set(Status::Open);
+                            mount(&module, &host, &opening, store.as_ref(), &held, drawn)
+                        }
                         Err(e) => Err(e),
                     };
-                    status.set(match result {
-                        Ok(()) => Status::Open,
-                        Err(e) => Status::Failed(e),
-                    });
+                    if let Err(e) = result {
+                        status.set(Status::Failed(e));
+                    }
                 });
             }
             move || {
@@ -180,6 +189,7 @@ fn mount(
     opening: &Opening,
     store: Option<&LabStore>,
     held: &Rc<RefCell<Held>>,
+    drawn: impl Fn() + 'static,
 ) -> Result<(), String> {
     let el = host.cast::<web_sys::Element>().ok_or("the lab's place is gone")?;
     let ctor = Reflect::get(module, &"LabMount".into())
@@ -202,12 +212,15 @@ fn mount(
             c.emit((id, outcome, broke));
         }
     });
+    // Called once the panel is drawn (the closure's shape is the other two's).
+    let on_drawn = Closure::<Callback2>::new(move |_, _| drawn());
     let text = crate::wire::to_text(opening)?;
     let args: Array = [
         el.into(),
         JsValue::from(text),
         on_code.as_ref().clone(),
         on_run.as_ref().clone(),
+        on_drawn.as_ref().clone(),
     ]
     .into_iter()
     .collect();
@@ -220,6 +233,7 @@ fn mount(
         saved,
         _on_code: Some(on_code),
         _on_run: Some(on_run),
+        _on_drawn: Some(on_drawn),
     };
     // The saved labs changed while the module loaded: the panel gets them now.
     if crate::wire::to_text(&opening.saved).is_ok_and(|t| t != h.saved) && !h.saved.is_empty() {
