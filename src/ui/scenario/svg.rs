@@ -5,7 +5,6 @@ use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
 use crate::timeline::fold::{self, Fold};
 use crate::timeline::{words, BarKind, LaneKind, Mark, MarkKind, Model};
-use std::cell::Cell;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -17,11 +16,6 @@ use pieces::{arrow_view, defs, fold_tag, mark_view, ticks_svg, StopButton};
 /// viewBox is one pixel, so a 12 px label is 12 px on screen), never narrower than
 /// `MIN_W`: a phone scrolls it sideways at that readable scale instead of shrinking it.
 const DEFAULT_W: f64 = 1000.0;
-
-thread_local! {
-    /// The width the last drawing's box measured, in CSS pixels: where the next begins.
-    static LAST_WIDTH: Cell<f64> = const { Cell::new(DEFAULT_W) };
-}
 const MIN_W: f64 = 640.0;
 const LABEL_W: f64 = 96.0;
 const TOP: f64 = 22.0;
@@ -207,21 +201,14 @@ pub fn timeline_svg(props: &TimelineSvgProps) -> Html {
     // The box the drawing fills, measured as it resizes: the drawing is laid out at that
     // width, so it is drawn 1:1.
     let box_ref = use_node_ref();
-    // The box's own width in CSS pixels, as measured. A new drawing starts at the width
-    // the last one measured (the page's drawings share a column), and the watcher's first
-    // answer, in the next frame, corrects it: read in the task that drew, the width would
-    // make the browser lay the page out there and then.
-    let width = use_state_eq(|| LAST_WIDTH.with(Cell::get));
+    // The box's own width in CSS pixels, as measured.
+    let width = use_state_eq(|| DEFAULT_W);
     {
         let (box_ref, width) = (box_ref.clone(), width.clone());
         use_effect_with((), move |_| {
             let watcher = box_ref.cast::<web_sys::Element>().and_then(|el| {
-                crate::ui::browser::watch_width(&el, move |px| {
-                    if px > 0.0 {
-                        LAST_WIDTH.with(|w| w.set(px));
-                    }
-                    width.set(px);
-                })
+                width.set(f64::from(el.client_width()));
+                crate::ui::browser::watch_width(&el, move |px| width.set(px))
             });
             move || drop(watcher)
         });
