@@ -411,15 +411,42 @@ fn use_refocus(layer: &NodeRef) -> Rc<std::cell::RefCell<Option<usize>>> {
     refocus
 }
 
+/// The folds the learner opened (by first index, sorted), for the model they were opened on.
+type Unfolded = UseStateHandle<(Option<Shared>, Vec<usize>)>;
+
+/// Opens the fold whose first failure is `first`: its stop is gone, and that failure takes
+/// its place (and the focus, at `refocus_to`, when a key opened it).
+fn open_fold(
+    unfolded: &Unfolded,
+    model: &Shared,
+    refocus: &Rc<std::cell::RefCell<Option<usize>>>,
+    first: usize,
+    refocus_to: Option<usize>,
+) -> Callback<()> {
+    let (unfolded, model, refocus) = (unfolded.clone(), model.clone(), refocus.clone());
+    Callback::from(move |()| {
+        let mut now = if unfolded.0.as_ref() == Some(&model) {
+            unfolded.1.clone()
+        } else {
+            Vec::new()
+        };
+        if let Err(at) = now.binary_search(&first) {
+            now.insert(at, first);
+        }
+        *refocus.borrow_mut() = refocus_to;
+        unfolded.set((Some(model.clone()), now));
+    })
+}
+
 #[function_component(Layers)]
 fn layers(props: &LayersProps) -> Html {
     // Which stop (mark or fold tag) holds the tab stop, by its place in time order (see
     // `Stop::key`), and the layer to find it in.
     let active = use_state(|| None::<(u64, usize, bool)>);
     let layer = use_node_ref();
-    // The folds the learner opened (by first index, sorted), for the model they were
-    // opened on; and the stop to focus once the one that opened a fold is gone.
-    let unfolded = use_state(|| (None::<Shared>, Vec::<usize>::new()));
+    // The folds the learner opened, and the stop to focus once the one that opened a fold
+    // is gone.
+    let unfolded: Unfolded = use_state(|| (None::<Shared>, Vec::<usize>::new()));
     let refocus = use_refocus(&layer);
     let m = &props.model.0;
     let lost = Texts::new(props.lang).t("sc_arrow_lost");
@@ -490,28 +517,8 @@ fn layers(props: &LayersProps) -> Html {
         let k = match stop {
             Stop::Mark(k) => k,
             Stop::Fold(f) => {
-                // Opening it: the fold's stop is gone, its first hidden failure takes
-                // its place (and the focus, when a key opened it).
-                let open_it = |refocus_to: Option<usize>| {
-                    let (unfolded, model, refocus, first) = (
-                        unfolded.clone(),
-                        props.model.clone(),
-                        refocus.clone(),
-                        f.first_index,
-                    );
-                    Callback::from(move |()| {
-                        let mut now = if unfolded.0.as_ref() == Some(&model) {
-                            unfolded.1.clone()
-                        } else {
-                            Vec::new()
-                        };
-                        if let Err(at) = now.binary_search(&first) {
-                            now.insert(at, first);
-                        }
-                        *refocus.borrow_mut() = refocus_to;
-                        unfolded.set((Some(model.clone()), now));
-                    })
-                };
+                let open_it =
+                    |refocus_to| open_fold(&unfolded, &props.model, &refocus, f.first_index, refocus_to);
                 let on_click = open_it(None).reform(|_: MouseEvent| ());
                 let on_key = on_key(Some(open_it(Some(pos))));
                 let stop = StopButton {
