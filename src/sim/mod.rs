@@ -62,7 +62,7 @@ pub use checker::{check, check_with, Outcome, Property, Rules, Violation};
 pub use fact::{HoldEnd, Reason, ViolationKind};
 pub use lockmath::{drift_ms, quorum, validity_ms};
 pub use scenario::{Scenario, ScenarioError};
-pub use trace::{trace_hash, SourceLine, TraceEvent, TraceKind, TraceLevel};
+pub use trace::{trace_hash, SourceLine, TraceEvent, TraceKind, TraceLevel, Weight};
 pub use world::{Fault, Pid, World};
 
 /// Everything one run produced.

@@ -1,8 +1,11 @@
 //! The trace: every event of a run, in order, with true and local time.
 //!
 //! The timeline draws it, the checker reads it, determinism tests hash it. It is plain
-//! serde data. Processes are numbered (`pid`); [`crate::sim::World::process_names`]
-//! gives their names.
+//! serde data, in one form for every format: each event's kind externally tagged
+//! (`"kind": {"send": {…}}`, `"kind": "start"` in JSON) and no field skipped, so the
+//! compact formats (bincode, the wire between the engine and the page) read it as JSON
+//! does. Processes are numbered (`pid`); [`crate::sim::World::process_names`] gives their
+//! names.
 
 use super::fact::{Coded, Comeback, Message, Reason, TimerName};
 use serde::{Deserialize, Serialize};
@@ -17,7 +20,6 @@ pub struct TraceEvent {
     pub local_us: i64,
     /// The process the event happened at.
     pub pid: u32,
-    #[serde(flatten)]
     pub kind: TraceKind,
 }
 
@@ -30,19 +32,13 @@ pub struct TraceEvent {
 #[serde(transparent)]
 pub struct SourceLine(pub Option<u32>);
 
-impl SourceLine {
-    pub fn is_unknown(&self) -> bool {
-        self.0.is_none()
-    }
-}
-
 impl Hash for SourceLine {
     fn hash<H: Hasher>(&self, _: &mut H) {}
 }
 
 /// What happened.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum TraceKind {
     /// A client started its program.
     Start,
@@ -73,7 +69,6 @@ pub enum TraceKind {
         args: Vec<String>,
         reply: String,
         script: bool,
-        #[serde(default, skip_serializing_if = "SourceLine::is_unknown")]
         line: SourceLine,
     },
     /// A replica applied a replication batch.
@@ -87,7 +82,6 @@ pub enum TraceKind {
     /// [`TraceKind::Command`].
     Timer {
         name: TimerName,
-        #[serde(default, skip_serializing_if = "SourceLine::is_unknown")]
         line: SourceLine,
     },
     Pause,
@@ -193,7 +187,6 @@ pub enum TraceKind {
     /// (`coded`: as a code and its data, for the reader's language).
     Note {
         text: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         coded: Option<Coded>,
     },
     /// A lab worker's code failed: it threw, or waits on a promise that never settles.
@@ -203,7 +196,6 @@ pub enum TraceKind {
         message: String,
         line: Option<u32>,
         col: Option<u32>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         coded: Option<Coded>,
     },
     /// A command from `pid` deleted or overwrote `key` while it held `owner`'s token:
@@ -230,8 +222,63 @@ pub enum TraceKind {
     },
 }
 
+/// What an event is to a reader: the one list of the events that matter (#37). The
+/// timeline's "What happened" tells [`Weight::Story`] and [`Weight::Turn`] events; playback
+/// stops on [`Weight::Turn`] and [`Weight::Attempt`] events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Weight {
+    /// The mechanics under the story: messages, commands, timers, replication.
+    Mechanics,
+    /// A failed try: worth a stop as it happens, too many to tell in a list.
+    Attempt,
+    /// Part of the story, told, without a stop: a read, a note, skipped work, drift, a repair.
+    Story,
+    /// A turn of the story: told, and playback stops on it.
+    Turn,
+}
+
 impl TraceKind {
-    /// Events the checker and the lesson summaries need; everything else is detail.
+    /// What this event is to a reader.
+    pub fn weight(&self) -> Weight {
+        use TraceKind as K;
+        match self {
+            K::LockHeld { .. }
+            | K::LockLost { .. }
+            | K::LockReleased { .. }
+            | K::GaveUp { .. }
+            | K::Stalled { .. }
+            | K::CodeError { .. }
+            | K::LockKept { .. }
+            | K::HeldUnbacked { .. }
+            | K::ForeignDelete { .. }
+            | K::WriteAccepted { .. }
+            | K::WriteRejected { .. }
+            | K::Crash
+            | K::Restart { .. }
+            | K::Pause
+            | K::Resume
+            | K::ClockJump { .. }
+            | K::Failover { .. }
+            | K::Partition { .. } => Weight::Turn,
+            K::Note { .. } | K::Read { .. } | K::WorkSkipped { .. } | K::Drift { .. } | K::Repair { .. } => {
+                Weight::Story
+            }
+            K::AcquireFailed { .. } => Weight::Attempt,
+            K::Start
+            | K::Send { .. }
+            | K::Deliver { .. }
+            | K::Drop { .. }
+            | K::Command { .. }
+            | K::Replicate { .. }
+            | K::Timer { .. }
+            | K::Latency { .. }
+            | K::WorkDone
+            | K::End => Weight::Mechanics,
+        }
+    }
+
+    /// Events the checker and the lesson summaries need; everything else is detail (what
+    /// a run keeps when it records little, a question apart from [`TraceKind::weight`]).
     pub fn is_semantic(&self) -> bool {
         matches!(
             self,
@@ -321,6 +368,61 @@ pub fn fmt_ms(us: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The one list: a lock's turns stop playback and are told; a failed try stops it
+    /// and is not told; a read is told without a stop; the mechanics are neither.
+    #[test]
+    fn each_kind_of_event_has_one_weight_for_every_reader() {
+        let lock = || "lock".to_string();
+        assert_eq!(
+            TraceKind::LockHeld {
+                lock: lock(),
+                token: "t".into(),
+                fence: None,
+                valid_until_us: None
+            }
+            .weight(),
+            Weight::Turn
+        );
+        assert_eq!(
+            TraceKind::ForeignDelete {
+                key: lock(),
+                owner: 2,
+                token: "t".into()
+            }
+            .weight(),
+            Weight::Turn
+        );
+        assert_eq!(
+            TraceKind::AcquireFailed {
+                lock: lock(),
+                reason: Reason::Crashed
+            }
+            .weight(),
+            Weight::Attempt
+        );
+        assert_eq!(
+            TraceKind::Read {
+                key: "k".into(),
+                value: None,
+                version: 1
+            }
+            .weight(),
+            Weight::Story
+        );
+        assert_eq!(
+            TraceKind::Command {
+                from: 1,
+                args: vec!["GET".into()],
+                reply: "nil".into(),
+                script: false,
+                line: SourceLine(None)
+            }
+            .weight(),
+            Weight::Mechanics
+        );
+        assert_eq!(TraceKind::End.weight(), Weight::Mechanics);
+    }
 
     fn ev(t: u64, kind: TraceKind) -> TraceEvent {
         TraceEvent {

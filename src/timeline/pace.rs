@@ -10,7 +10,7 @@
 //! (thousands of events) is compressed to [`MAX_RUN_MS`] at 1×.
 
 use super::Model;
-use crate::sim::TraceKind;
+use crate::sim::{TraceKind, Weight};
 
 /// An ordinary step at 1×, real ms.
 pub const STEP_MS: f64 = 250.0;
@@ -38,29 +38,7 @@ pub fn is_key_moment(m: &Model, at: usize) -> bool {
                 .and_then(|p| m.trace.get(p))
                 .is_none_or(|p| p.t_us < b.from_us)
     });
-    band_starts
-        || matches!(
-            e.kind,
-            TraceKind::LockHeld { .. }
-                | TraceKind::LockLost { .. }
-                | TraceKind::LockReleased { .. }
-                | TraceKind::AcquireFailed { .. }
-                | TraceKind::GaveUp { .. }
-                | TraceKind::Stalled { .. }
-                | TraceKind::CodeError { .. }
-                | TraceKind::LockKept { .. }
-                | TraceKind::HeldUnbacked { .. }
-                | TraceKind::ForeignDelete { .. }
-                | TraceKind::WriteAccepted { .. }
-                | TraceKind::WriteRejected { .. }
-                | TraceKind::Crash
-                | TraceKind::Restart { .. }
-                | TraceKind::Pause
-                | TraceKind::Resume
-                | TraceKind::ClockJump { .. }
-                | TraceKind::Failover { .. }
-                | TraceKind::Partition { .. }
-        )
+    band_starts || matches!(e.kind.weight(), Weight::Turn | Weight::Attempt)
 }
 
 /// Real ms to stay on the event at `at` at 1×, before a long run's compression.

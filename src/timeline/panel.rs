@@ -199,7 +199,7 @@ pub const PART_ITEMS: usize = 1000;
 /// A piece of one of a run's long lists.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum RunPart {
-    Trace(#[serde(with = "super::wire::trace")] Vec<crate::sim::TraceEvent>),
+    Trace(Vec<crate::sim::TraceEvent>),
     Arrows(Vec<super::Arrow>),
     Marks(Vec<super::Mark>),
     KeyStates(Vec<super::KeyState>),

@@ -10,7 +10,7 @@ use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
 use crate::sim::fact::{Comeback, Message, Reason, TimerName, ViolationKind};
 use crate::sim::scenario::Persistence;
-use crate::sim::trace::{TraceEvent, TraceKind};
+use crate::sim::trace::{TraceEvent, TraceKind, Weight};
 use crate::sim::world::Latency;
 use crate::sim::Fault;
 
@@ -242,34 +242,10 @@ fn story_event(m: &Model, kind: &TraceKind, lang: Lang) -> String {
 
 /// Does the "What happened" list tell this event? Locks taken, lost and released,
 /// reads and writes, skipped work, crashes and faults: what a learner needs to follow
-/// the story. Messages, commands, timers and replication are the mechanics under it.
+/// the story ([`crate::sim::Weight`]). Messages, commands, timers and replication are the
+/// mechanics under it.
 pub fn is_key_event(k: &TraceKind) -> bool {
-    matches!(
-        k,
-        TraceKind::LockHeld { .. }
-            | TraceKind::LockLost { .. }
-            | TraceKind::LockReleased { .. }
-            | TraceKind::GaveUp { .. }
-            | TraceKind::Stalled { .. }
-            | TraceKind::Note { .. }
-            | TraceKind::CodeError { .. }
-            | TraceKind::ForeignDelete { .. }
-            | TraceKind::LockKept { .. }
-            | TraceKind::HeldUnbacked { .. }
-            | TraceKind::Read { .. }
-            | TraceKind::WorkSkipped { .. }
-            | TraceKind::WriteAccepted { .. }
-            | TraceKind::WriteRejected { .. }
-            | TraceKind::Crash
-            | TraceKind::Restart { .. }
-            | TraceKind::Pause
-            | TraceKind::Resume
-            | TraceKind::ClockJump { .. }
-            | TraceKind::Drift { .. }
-            | TraceKind::Partition { .. }
-            | TraceKind::Repair { .. }
-            | TraceKind::Failover { .. }
-    )
+    matches!(k.weight(), Weight::Story | Weight::Turn)
 }
 
 /// A [`Story`] in words: "10003.0 ms · A's key lock expires on redis".
