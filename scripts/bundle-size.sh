@@ -41,10 +41,12 @@
 # every answer the page takes are most of what is left to cut: BENCHMARKS.md).
 # The engine's module (engine.js + engine_bg.wasm, the labs' worker) is reported apart,
 # with its own guard ENGINE_MAX_BYTES (default 1000000), and so is the lab panel's
-# (lab-module.js, lab.js, lab_bg.wasm), with LAB_MAX_BYTES (default 392000: 370 000 until
+# (lab-module.js, lab.js, lab_bg.wasm), with LAB_MAX_BYTES (default 393000: 370 000 until
 # the hint ladder, Stop, the lab's standing and the coded messages' words added 10 KB; the
 # code editor's bindings with the fix for the two yews' subtree numbers 5 KB more; the
-# timeline's folds, zoom and the line a broken run was sent from 8 KB more).
+# timeline's folds, zoom and the line a broken run was sent from 8 KB more; 393 000 since
+# the panel's first drawing is a task of its own, after its mount, with a callback that
+# tells the page it is drawn: 1 KB, for no task over 50 ms as a lab comes, #40).
 # The labs' code editor (editor.js: CodeMirror 6 with its JavaScript grammar, loaded beside
 # the lab panel's module) has its own guard, EDITOR_MAX_BYTES (default 160000).
 set -euo pipefail
@@ -52,7 +54,7 @@ dist=${1:-dist}
 target=${BUNDLE_TARGET_BYTES:-358400}
 max=${BUNDLE_MAX_BYTES:-420000}
 engine_max=${ENGINE_MAX_BYTES:-1000000}
-lab_max=${LAB_MAX_BYTES:-392000}
+lab_max=${LAB_MAX_BYTES:-393000}
 editor_max=${EDITOR_MAX_BYTES:-160000}
 [ -f "$dist/index.html" ] || { echo "bundle-size: no $dist/index.html (run make build first)" >&2; exit 1; }
 grep -q data-lockstep-boot "$dist/index.html" || {

@@ -375,32 +375,3 @@ fn take_snapshot(list: &str, key: &str) -> Option<String> {
     pairs.set(i as u32, wasm_bindgen::JsValue::NULL);
     html
 }
-
-/// A callback for the browser's next frame, cancelled when dropped.
-pub struct NextFrame {
-    id: i32,
-    _callback: wasm_bindgen::closure::Closure<dyn FnMut()>,
-}
-
-impl Drop for NextFrame {
-    fn drop(&mut self) {
-        if let Some(w) = window() {
-            let _ = w.cancel_animation_frame(self.id);
-        }
-    }
-}
-
-/// Calls `f` in the browser's next frame, before it lays the page out anyway: what `f`
-/// reads of the layout then costs no layout of its own, as it would in the task that
-/// changed the page.
-pub fn next_frame(f: impl FnOnce() + 'static) -> Option<NextFrame> {
-    use wasm_bindgen::JsCast;
-    let callback = wasm_bindgen::closure::Closure::once(f);
-    let id = window()?
-        .request_animation_frame(callback.as_ref().unchecked_ref())
-        .ok()?;
-    Some(NextFrame {
-        id,
-        _callback: callback,
-    })
-}

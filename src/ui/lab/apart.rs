@@ -68,7 +68,7 @@ impl Mounted {
     /// Mounts the lab that `opening` (the wire's form of an [`Opening`]) names into
     /// `host`, drawn in the next task; `on_code(id, code)`, `on_run(id, "outcome" or
     /// "outcome:check")` (its [`LabOutcome::word`] and the first check that broke) and
-    /// `on_drawn(id, "")`, once it is drawn, reach the page.
+    /// `on_drawn("", "")`, once it is drawn, reach the page.
     pub fn open(
         host: web_sys::Element,
         opening: &str,
@@ -104,10 +104,10 @@ impl Mounted {
             let (app, props) = (app.clone(), props.clone());
             gloo::timers::callback::Timeout::new(0, move || {
                 skip_the_page_subtree_ids(&host);
-                let id = props.borrow().id.clone();
                 let root = yew::Renderer::<LabRoot>::with_root_and_props(host, props.borrow().clone());
                 *app.borrow_mut() = Some(root.render());
-                let _ = on_drawn.call2(&wasm_bindgen::JsValue::NULL, &id.into(), &"".into());
+                let none = wasm_bindgen::JsValue::from_str("");
+                let _ = on_drawn.call2(&wasm_bindgen::JsValue::NULL, &none, &none);
             })
         };
         Ok(Mounted {

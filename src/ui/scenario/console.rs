@@ -33,15 +33,15 @@ pub fn console_input(props: &ConsoleInputProps) -> Html {
     let pre = use_node_ref();
     {
         let pre = pre.clone();
-        // In the next frame: read in the task that drew, the height would make the
-        // browser lay the page out there and then.
+        // In a task of its own: read in the task that drew, the height would make the
+        // browser lay the page out there, on top of the drawing.
         use_effect_with(props.history.len(), move |_| {
-            let frame = crate::ui::browser::next_frame(move || {
+            let later = gloo::timers::callback::Timeout::new(0, move || {
                 if let Some(el) = pre.cast::<web_sys::Element>() {
                     el.set_scroll_top(el.scroll_height());
                 }
             });
-            move || drop(frame)
+            move || drop(later)
         });
     }
     let on_input = {

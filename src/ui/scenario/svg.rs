@@ -223,29 +223,26 @@ pub fn timeline_svg(props: &TimelineSvgProps) -> Html {
     let x = |t: u64| LABEL_W + (t.saturating_sub(v0)) as f64 / (v1 - v0) as f64 * plot_w(w);
     let cx = x(props.t_us.clamp(v0, v1));
     // A drawing wider than its scrolling wrap (a phone) keeps the cursor in sight. Where
-    // the wrap has scrolled is read in the next frame: read in the task that drew, it
-    // would make the browser lay the page out there and then.
+    // the wrap has scrolled is read in a task of its own: read in the task that drew, it
+    // would make the browser lay the page out there, on top of the drawing.
     {
         let box_ref = box_ref.clone();
         use_effect_with((cx as i64, scrolls), move |&(cx, scrolls)| {
-            let frame = scrolls
-                .then(|| {
-                    crate::ui::browser::next_frame(move || {
-                        let wrap = box_ref
-                            .cast::<web_sys::Element>()
-                            .and_then(|b| b.parent_element());
-                        if let Some(wrap) = wrap.filter(|w| w.scroll_width() > w.client_width()) {
-                            let (left, shown) =
-                                (f64::from(wrap.scroll_left()), f64::from(wrap.client_width()));
-                            let cx = cx as f64;
-                            if cx < left + LABEL_W || cx > left + shown - 24.0 {
-                                wrap.set_scroll_left((cx - shown / 2.0).max(0.0) as i32);
-                            }
+            let later = scrolls.then(|| {
+                gloo::timers::callback::Timeout::new(0, move || {
+                    let wrap = box_ref
+                        .cast::<web_sys::Element>()
+                        .and_then(|b| b.parent_element());
+                    if let Some(wrap) = wrap.filter(|w| w.scroll_width() > w.client_width()) {
+                        let (left, shown) = (f64::from(wrap.scroll_left()), f64::from(wrap.client_width()));
+                        let cx = cx as f64;
+                        if cx < left + LABEL_W || cx > left + shown - 24.0 {
+                            wrap.set_scroll_left((cx - shown / 2.0).max(0.0) as i32);
                         }
-                    })
+                    }
                 })
-                .flatten();
-            move || drop(frame)
+            });
+            move || drop(later)
         });
     }
     let span_ms = (v1 - v0) as f64 / 1000.0;
