@@ -278,35 +278,18 @@ impl TraceKind {
     }
 
     /// Events the checker and the lesson summaries need; everything else is detail (what
-    /// a run keeps when it records little, a question apart from [`TraceKind::weight`]).
+    /// a run keeps when it records little): every turn and attempt, and the starts, ends
+    /// and clock and link changes the checker reads.
     pub fn is_semantic(&self) -> bool {
-        matches!(
-            self,
-            TraceKind::LockHeld { .. }
-                | TraceKind::LockLost { .. }
-                | TraceKind::LockReleased { .. }
-                | TraceKind::AcquireFailed { .. }
-                | TraceKind::GaveUp { .. }
-                | TraceKind::Stalled { .. }
-                | TraceKind::CodeError { .. }
-                | TraceKind::ForeignDelete { .. }
-                | TraceKind::LockKept { .. }
-                | TraceKind::HeldUnbacked { .. }
-                | TraceKind::WriteAccepted { .. }
-                | TraceKind::WriteRejected { .. }
-                | TraceKind::Crash
-                | TraceKind::Restart { .. }
-                | TraceKind::Start
-                | TraceKind::WorkDone
-                | TraceKind::End
-                | TraceKind::Failover { .. }
-                | TraceKind::Pause
-                | TraceKind::Resume
-                | TraceKind::ClockJump { .. }
-                | TraceKind::Drift { .. }
-                | TraceKind::Partition { .. }
-                | TraceKind::Repair { .. }
-        )
+        matches!(self.weight(), Weight::Turn | Weight::Attempt)
+            || matches!(
+                self,
+                TraceKind::Start
+                    | TraceKind::WorkDone
+                    | TraceKind::End
+                    | TraceKind::Drift { .. }
+                    | TraceKind::Repair { .. }
+            )
     }
 }
 
