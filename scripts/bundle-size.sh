@@ -45,8 +45,8 @@
 # the hint ladder, Stop, the lab's standing and the coded messages' words added 10 KB; the
 # code editor's bindings with the fix for the two yews' subtree numbers 5 KB more; the
 # timeline's folds, zoom and the line a broken run was sent from 8 KB more; 393 000 since
-# the panel's first drawing is a task of its own, after its mount, with a callback that
-# tells the page it is drawn: 1 KB, for no task over 50 ms as a lab comes, #40).
+# the panel's first drawing is a task of its own, after its mount: 0.8 KB, for no task
+# over 50 ms as a lab comes, #40).
 # The labs' code editor (editor.js: CodeMirror 6 with its JavaScript grammar, loaded beside
 # the lab panel's module) has its own guard, EDITOR_MAX_BYTES (default 160000).
 set -euo pipefail

@@ -36,9 +36,8 @@ mod web {
             opening: &str,
             on_code: js_sys::Function,
             on_run: js_sys::Function,
-            on_drawn: js_sys::Function,
         ) -> Result<LabMount, JsError> {
-            Mounted::open(host, opening, [on_code, on_run, on_drawn])
+            Mounted::open(host, opening, on_code, on_run)
                 .map(LabMount)
                 .map_err(|e| JsError::new(&e))
         }

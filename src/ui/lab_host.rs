@@ -45,7 +45,6 @@ struct Held {
     saved: String,
     _on_code: Option<Closure<Callback2>>,
     _on_run: Option<Closure<Callback2>>,
-    _on_drawn: Option<Closure<Callback2>>,
 }
 
 impl Held {
@@ -124,29 +123,23 @@ pub fn lab_host(props: &LabHostProps) -> Html {
                     let near = (!crate::ui::lab::in_url(&opening.id))
                         .then(|| host.get().and_then(|mount| mount.parent_node()))
                         .flatten();
-                    let module = module(near).await;
-                    // The panel is drawn in a task of its own, after the module's start.
-                    gloo::timers::future::TimeoutFuture::new(0).await;
-                    let result = match module {
+                    let result = match module(near).await {
                         // Left before the module came: nothing to mount.
                         _ if !alive.get() => return,
-                        Ok(module) => {
-                            // The panel is drawn a task after it is mounted. What stands in
-                            // its place (the snapshot, "Opening…") is hidden by the style
-                            // sheet as it is drawn, and goes a task after that: each its own
-                            // task, well under 50 ms with the CPU slowed 4× (#40).
-                            let drawn = status.clone();
-                            let drawn = move || {
-                                let drawn = drawn.clone();
-                                gloo::timers::callback::Timeout::new(0, move || drawn.set(Status::Open))
-                                    .forget();
-                            };
-                            mount(&module, &host, &opening, store.as_ref(), &held, drawn)
-                        }
+                        Ok(module) => mount(&module, &host, &opening, store.as_ref(), &held),
                         Err(e) => Err(e),
                     };
                     if let Err(e) = result {
                         status.set(Status::Failed(e));
+                        return;
+                    }
+                    // The panel draws itself in the next task (`apart::Mounted`); what
+                    // stood in for it (the snapshot, "Opening…") is hidden by the style
+                    // sheet as it is drawn, and goes in the task after that, a timer set
+                    // later than the panel's: each its own task (#40).
+                    gloo::timers::future::TimeoutFuture::new(0).await;
+                    if alive.get() {
+                        status.set(Status::Open);
                     }
                 });
             }
@@ -195,7 +188,6 @@ fn mount(
     opening: &Opening,
     store: Option<&LabStore>,
     held: &Rc<RefCell<Held>>,
-    drawn: impl Fn() + 'static,
 ) -> Result<(), String> {
     let el = host.cast::<web_sys::Element>().ok_or("the lab's place is gone")?;
     let ctor = Reflect::get(module, &"LabMount".into())
@@ -218,15 +210,12 @@ fn mount(
             c.emit((id, outcome, broke));
         }
     });
-    // Called once the panel is drawn (the closure's shape is the other two's).
-    let on_drawn = Closure::<Callback2>::new(move |_, _| drawn());
     let text = crate::wire::to_text(opening)?;
     let args: Array = [
         el.into(),
         JsValue::from(text),
         on_code.as_ref().clone(),
         on_run.as_ref().clone(),
-        on_drawn.as_ref().clone(),
     ]
     .into_iter()
     .collect();
@@ -239,7 +228,6 @@ fn mount(
         saved,
         _on_code: Some(on_code),
         _on_run: Some(on_run),
-        _on_drawn: Some(on_drawn),
     };
     // The saved labs changed while the module loaded: the panel gets them now.
     if crate::wire::to_text(&opening.saved).is_ok_and(|t| t != h.saved) && !h.saved.is_empty() {

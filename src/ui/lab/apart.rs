@@ -66,13 +66,15 @@ pub struct Mounted {
 
 impl Mounted {
     /// Mounts the lab that `opening` (the wire's form of an [`Opening`]) names into
-    /// `host`, drawn in the next task; `on_code(id, code)`, `on_run(id, "outcome" or
-    /// "outcome:check")` (its [`LabOutcome::word`] and the first check that broke) and
-    /// `on_drawn("", "")`, once it is drawn, reach the page.
+    /// `host`, drawn in the next task (a timer set now: one the page sets after this call
+    /// fires after it); `on_code(id, code)` and `on_run(id, "outcome" or
+    /// "outcome:check")` (its [`LabOutcome::word`] and the first check that broke) reach
+    /// the page.
     pub fn open(
         host: web_sys::Element,
         opening: &str,
-        [on_code, on_run, on_drawn]: [js_sys::Function; 3],
+        on_code: js_sys::Function,
+        on_run: js_sys::Function,
     ) -> Result<Mounted, String> {
         let o: Opening = crate::wire::from_text(opening).map_err(|e| format!("the lab's opening: {e}"))?;
         crate::lesson::docs::learn(o.trees);
@@ -106,8 +108,6 @@ impl Mounted {
                 skip_the_page_subtree_ids(&host);
                 let root = yew::Renderer::<LabRoot>::with_root_and_props(host, props.borrow().clone());
                 *app.borrow_mut() = Some(root.render());
-                let none = wasm_bindgen::JsValue::from_str("");
-                let _ = on_drawn.call2(&wasm_bindgen::JsValue::NULL, &none, &none);
             })
         };
         Ok(Mounted {
