@@ -1,7 +1,15 @@
 //! A model built from a run: the world stepped to its end, each node's keys sampled as
 //! they change (the key bars and their stories), then laid out (`layout.rs`).
 
-use super::*;
+use super::layout::*;
+use super::model::*;
+use super::{states, tally};
+use crate::sim::fact::{Role, TimerName};
+use crate::sim::scenario::Scenario;
+use crate::sim::timeline::Timeline;
+use crate::sim::trace::{TraceEvent, TraceKind};
+use crate::sim::Outcome;
+use std::collections::BTreeMap;
 
 /// A sampled key on a node: (key, value, expiry in true µs).
 pub(super) type Sampled = BTreeMap<String, (String, Option<u64>)>;
@@ -371,9 +379,6 @@ pub(super) fn key_bar(pid: usize, key: &str, value: &str, from_us: u64, to_us: u
     }
 }
 
-/// The end of a key bar that has not ended yet.
-pub(super) const OPEN: u64 = u64::MAX;
-
 /// The key bars, and which one is open for each (node, key): a bar is found by its key,
 /// never by reading its label.
 #[derive(Default)]
@@ -436,4 +441,49 @@ pub(super) fn sample(
     }
     open.insert(pid, keys);
     change
+}
+
+/// The extensions of a run: the commands a client sent when its renewal (or the
+/// library's extension) timer fired, as the nodes ran them.
+fn extensions(trace: &[TraceEvent]) -> Vec<Extension> {
+    // Per client: the time its renewal timer fired and how many commands it sent then
+    // that no node has run yet.
+    let mut renewing: BTreeMap<u32, (u64, usize)> = BTreeMap::new();
+    let mut out = Vec::new();
+    for (i, e) in trace.iter().enumerate() {
+        match &e.kind {
+            TraceKind::Timer {
+                name: TimerName::Renew | TimerName::LibraryExtension,
+                ..
+            } => {
+                renewing.insert(e.pid, (e.t_us, 0));
+            }
+            TraceKind::Send { .. } => {
+                if let Some((t, n)) = renewing.get_mut(&e.pid) {
+                    if *t == e.t_us {
+                        *n += 1;
+                    }
+                }
+            }
+            TraceKind::Command { from, reply, .. } if *from != e.pid => {
+                let Some((_, n)) = renewing.get_mut(from) else {
+                    continue;
+                };
+                if *n == 0 {
+                    continue;
+                }
+                *n -= 1;
+                out.push(Extension {
+                    client: *from,
+                    node: e.pid,
+                    t_us: e.t_us,
+                    index: i,
+                    reply: reply.clone(),
+                    ok: reply == "OK" || reply == "(integer) 1",
+                });
+            }
+            _ => {}
+        }
+    }
+    out
 }

@@ -1,7 +1,13 @@
 //! What the timeline draws, laid out from a finished run: lanes, bars (holds, pauses,
 //! downtimes), message arrows, marks, and a band for each violation.
 
-use super::*;
+use super::model::*;
+use super::words;
+use crate::lesson::content::Lang;
+use crate::sim::fact::{Message, Role, ViolationKind};
+use crate::sim::trace::{TraceEvent, TraceKind};
+use crate::sim::Outcome;
+use std::collections::BTreeMap;
 
 #[allow(clippy::too_many_arguments)]
 pub(super) fn layout(

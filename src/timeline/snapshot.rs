@@ -1,7 +1,9 @@
 //! The state of the cluster at a cursor, as the side panel shows it: each client's
 //! belief, each node's keys by its own clock, the resource's writes.
 
-use super::*;
+use super::model::*;
+use crate::sim::fact::Reason;
+use crate::sim::trace::TraceKind;
 
 /// The state of the cluster at a cursor, as the side panel shows it.
 #[derive(Clone, Debug, PartialEq, Default)]

@@ -174,7 +174,7 @@ fn story_event(m: &Model, kind: &TraceKind, lang: Lang) -> String {
         TraceKind::Note { text, coded } => {
             let text = coded
                 .as_ref()
-                .and_then(|c| lab::coded(c, lang))
+                .and_then(|c| reason::coded(c, lang))
                 .unwrap_or_else(|| text.clone());
             f("ev_note", &[("text", clip(&text, 120))])
         }
@@ -183,7 +183,7 @@ fn story_event(m: &Model, kind: &TraceKind, lang: Lang) -> String {
         } => {
             let message = coded
                 .as_ref()
-                .and_then(|c| lab::coded(c, lang))
+                .and_then(|c| reason::coded(c, lang))
                 .unwrap_or_else(|| message.clone());
             match line {
                 Some(l) => f(
@@ -458,71 +458,6 @@ pub fn comeback(c: Comeback, lang: Lang) -> String {
         Comeback::Resync => tx.t("restart_resync"),
         Comeback::FreshProgram => tx.t("restart_fresh"),
         Comeback::AsItWas => String::new(),
-    }
-}
-
-/// A reason the simulator gave (a [`Reason`]), in `lang`. Words someone else wrote (a
-/// lab driver's) stay as they are, unless it gave them as a code we have words for.
-pub fn reason(r: &Reason, lang: Lang) -> String {
-    let tx = Texts::new(lang);
-    let f = |key: &str, args: &[(&str, String)]| tx.fmt(key, args);
-    match r {
-        Reason::Partitioned => tx.t("why_partitioned"),
-        Reason::Lost => tx.t("why_lost"),
-        Reason::ReceiverDown => tx.t("why_receiver_down"),
-        Reason::Crashed => tx.t("why_crashed"),
-        Reason::ValidityEnded => tx.t("why_validity_ended"),
-        Reason::RenewalReturned0 => tx.t("why_renewal_0"),
-        Reason::ExtensionFailed => tx.t("why_abort"),
-        Reason::LockTaken => tx.t("why_taken"),
-        Reason::ValidityAlreadyOver => tx.t("why_validity_over"),
-        Reason::NoQuorumInRetryWindow => tx.t("why_no_quorum"),
-        Reason::WaitAcked { acked, want } => f(
-            "why_wait",
-            &[("k", acked.to_string()), ("want", want.to_string())],
-        ),
-        // Redis's reply, as redis-cli prints it.
-        Reason::WaitReply { reply } => format!("WAIT: {reply}"),
-        Reason::NoValidity {
-            validity_ms,
-            elapsed_ms,
-        } => f(
-            "why_validity",
-            &[
-                ("v", validity_ms.to_string()),
-                ("elapsed", elapsed_ms.to_string()),
-            ],
-        ),
-        Reason::Nodes { ok, all } => f("why_nodes", &[("ok", ok.to_string()), ("all", all.to_string())]),
-        Reason::StaleToken {
-            token,
-            highest,
-            equal_allowed,
-        } => f(
-            "why_token",
-            &[
-                ("t", token.to_string()),
-                ("op", if *equal_allowed { "<" } else { "≤" }.to_string()),
-                ("h", highest.to_string()),
-            ],
-        ),
-        Reason::NoFencingToken => tx.t("why_no_token"),
-        Reason::IdempotencyUsed { key } => f("why_idempotency", &[("k", key.clone())]),
-        Reason::IdempotencyInProgress { key, until_ms } => f(
-            "why_idem_in_progress",
-            &[("k", key.clone()), ("until", until_ms.to_string())],
-        ),
-        Reason::NotAResource => tx.t("why_not_resource"),
-        Reason::Expected { key, seen, want } => f(
-            "why_expected",
-            &[
-                ("key", key.clone()),
-                ("seen", seen.clone().unwrap_or_else(|| tx.t("ev_nothing"))),
-                ("want", want.clone()),
-            ],
-        ),
-        Reason::Said(s) => s.clone(),
-        Reason::Coded { text, coded } => lab::coded(coded, lang).unwrap_or_else(|| text.clone()),
     }
 }
 
@@ -840,6 +775,9 @@ pub fn validity_bracket(t: &super::tally::Tally, lang: Lang) -> Option<(String, 
 }
 
 pub mod lab;
+mod reason;
+
+pub use reason::{coded, reason};
 
 #[cfg(test)]
 mod tests;

@@ -1,51 +1,12 @@
-//! A lab's results in words, in the reader's language: what the harness, a driver or
-//! the simulator said as a code ([`coded`]), the learner's code failing ([`code_error`]),
+//! A lab's results in words, in the reader's language: the learner's code failing ([`code_error`]),
 //! the attacks, the checks and the violations. The lab panel (`ui::lab`) shows these;
 //! the command line keeps its English texts.
 
-use super::reason;
+use super::reason::coded;
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
 use crate::sim::checker::Violation;
-use crate::sim::fact::{Coded, Reason};
 use crate::sim::lab::{CodeError, LabAttack, LabAttackOp, StallPoint};
-
-/// The words of `coded` in `lang` (`lab_msg_<code>` with its data), or `None` when we
-/// have no words for its code or its data lacks one of their placeholders (a pack's
-/// driver may send codes of its own): then its English text is shown.
-pub fn coded(c: &Coded, lang: Lang) -> Option<String> {
-    let tx = Texts::new(lang);
-    let key = format!("lab_msg_{}", c.code);
-    if !tx.has(&key) {
-        return None;
-    }
-    let template = tx.t(&key);
-    let mut rest = template.as_str();
-    while let Some(open) = rest.find('{') {
-        let after = rest.get(open + 1..).unwrap_or("");
-        let Some(close) = after.find('}') else { break };
-        let name = after.get(..close).unwrap_or("");
-        let is_name = !name.is_empty() && name.bytes().all(|b| b.is_ascii_lowercase() || b == b'_');
-        if is_name && !c.data.contains_key(name) {
-            return None;
-        }
-        rest = after.get(close + 1..).unwrap_or("");
-    }
-    let args: Vec<(&str, String)> = c
-        .data
-        .iter()
-        .map(|(k, v)| {
-            // A resource's refusal passed on by a driver: a reason in its JSON words.
-            let v = if k == "reason" {
-                reason(&Reason::from_json_text(v), lang)
-            } else {
-                v.clone()
-            };
-            (k.as_str(), v)
-        })
-        .collect();
-    Some(tx.fmt(&key, &args))
-}
 
 /// What went wrong with the learner's code, in `lang`: our words when the harness, the
 /// driver or the simulator said it as a code, the JavaScript engine's text otherwise.
