@@ -7,7 +7,7 @@
 //! answers the resource (the one [`Resource`](crate::sim::world::Resource) the simulator
 //! uses) and grades what happened ([`crate::sim::lab::live`]).
 
-use super::NodeHost;
+use super::node::NodeHost;
 use crate::sim::lab::live::{LiveStep, LiveTrial};
 use crate::sim::lab::{parse_ready, Host, Lab, LabAttack, TrialResult};
 use std::path::PathBuf;

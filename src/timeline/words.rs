@@ -8,7 +8,7 @@
 
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
-use crate::sim::fact::{Comeback, Message, Reason, TimerName, ViolationKind};
+use crate::sim::fact::{Comeback, Message, TimerName, ViolationKind};
 use crate::sim::scenario::Persistence;
 use crate::sim::trace::{TraceEvent, TraceKind, Weight};
 use crate::sim::world::Latency;

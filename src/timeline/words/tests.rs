@@ -1,7 +1,7 @@
 //! Tests of `words`.
 
 use super::*;
-use crate::sim::fact::{every_message, every_reason};
+use crate::sim::fact::{every_message, every_reason, Reason};
 use crate::sim::scenario::{builtin, BUILTINS};
 use crate::timeline::build;
 
