@@ -474,7 +474,7 @@ async fn the_n_knob_reruns_redlock_with_fewer_masters() {
 
 /// The scenarios each section's own panel offers, from its Markdown.
 fn section_scenarios() -> Vec<(u32, String, Vec<String>)> {
-    use lockstep::lesson::{markdown::parse, pack::scenario_blocks};
+    use lockstep::lesson::markdown::{parse, scenario_blocks};
     let lesson = lockstep::lesson::content::builtin(lockstep::lesson::content::Lang::En).expect("lesson");
     lesson
         .sections

@@ -145,19 +145,6 @@ pub fn instance_texts(inst: &super::generate::Instance) -> Vec<String> {
     out
 }
 
-/// The texts of a lesson pack the page shows as Markdown: its sections, questions and
-/// labs' goals.
-pub fn pack_texts(pack: &super::pack::Pack) -> Vec<String> {
-    let mut out: Vec<String> = pack
-        .lessons
-        .values()
-        .flat_map(|l| l.sections.iter().map(|s| s.body.clone()))
-        .collect();
-    out.extend(pack.questions.iter().flat_map(question_texts));
-    out.extend(pack.labs.iter().flat_map(|l| l.lab.goal.values().cloned()));
-    out
-}
-
 /// Of `texts`, those whose tree is not known yet, each once (what to ask the engine for).
 pub fn unknown(texts: Vec<String>) -> Vec<String> {
     let mut out: Vec<String> = texts

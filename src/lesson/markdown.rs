@@ -539,6 +539,29 @@ pub fn links(nodes: &[Node]) -> Vec<String> {
         .collect()
 }
 
+/// The scenario names a document's `scenario` blocks offer, in order.
+pub fn scenario_blocks(doc: &[Node]) -> Vec<String> {
+    walk(doc)
+        .into_iter()
+        .filter_map(|n| match n {
+            Node::CodeBlock { lang: Some(l), code } if l == "scenario" => Some(code),
+            _ => None,
+        })
+        .flat_map(|code| code.split_whitespace().map(str::to_string))
+        .collect()
+}
+
+/// The lab ids a document's `lab` blocks name, in order.
+pub fn lab_blocks(doc: &[Node]) -> Vec<String> {
+    walk(doc)
+        .into_iter()
+        .filter_map(|n| match n {
+            Node::CodeBlock { lang: Some(l), code } if l == "lab" => Some(code.trim().to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -49,239 +49,36 @@
 //! rendered as text. Ids and scenario names are slugs, and the files a pack lists are
 //! plain relative paths inside its folder, so a pack cannot point the app at another URL.
 
-use super::content::{parse_section, ContentError, Lesson, Section, BUILTIN_LESSON_ID};
-use super::lang::Lang;
-use super::markdown::{self, Node};
-use super::quiz::{self, Kind, Question, QuizError};
-use super::route::Route;
-use super::section::is_slug;
-use super::state::Lessons;
-use crate::sim::scenario::{self as scenario, Scenario, ScenarioError, BUILTIN_NAMES};
-use crate::toml_error::{key_line, line_of};
-use crate::vecmap::VecMap;
-use serde::Deserialize;
-use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
-use std::ops::Range;
-use toml::Spanned;
-
 mod assemble;
 mod dir;
+mod error;
 mod fetch;
 mod file;
 mod gather;
 mod labs;
+mod limits;
 mod load;
+mod loaded;
+mod sources;
 
 pub use assemble::*;
 pub use dir::*;
+pub use error::PackError;
 pub use fetch::unfetchable;
 pub use file::*;
-use gather::*;
+pub use limits::*;
 pub use load::*;
-
-/// The usual name of a pack file in the folder form.
-pub const PACK_FILE: &str = "pack.toml";
-
-/// The `code_lang` values a bug-hunt question may use in a pack.
-pub const CODE_LANGS: [&str; 4] = ["lua", "redis", "js", "text"];
-
-/// The largest file a pack may have (the pack file, a section, a quiz or a scenario
-/// file): far above any real lesson, low enough that loading stays well under a second.
-pub const MAX_FILE_BYTES: usize = 2 * 1024 * 1024;
-/// The most a whole pack (every file together) may weigh.
-pub const MAX_PACK_BYTES: usize = 8 * 1024 * 1024;
-/// The most files a pack file may list.
-pub const MAX_FILES: usize = 1_000;
-/// The most sections per language.
-pub const MAX_SECTIONS: usize = 200;
-/// The most questions in a pack.
-pub const MAX_QUESTIONS: usize = 1_000;
-/// The most scenarios in a pack.
-pub const MAX_SCENARIOS: usize = 100;
-/// The largest scenario (its file or its `source`).
-pub const MAX_SCENARIO_BYTES: usize = scenario::MAX_SOURCE_BYTES;
-/// The longest title (the pack's or a section's), in characters.
-pub const MAX_TITLE_CHARS: usize = 200;
-/// The most errors reported for one pack; the rest are counted in one last line.
-pub const MAX_ERRORS: usize = 200;
-/// The most labs (folders `labs/<id>/`) in a pack.
-pub const MAX_LABS: usize = 20;
-/// The files of a pack's lab folder `labs/<id>/`, all required, as a built-in lab's.
-pub const LAB_FILES: [&str; 5] = [
-    "lab.toml",
-    "scenario.toml",
-    "driver.js",
-    "starter.js",
-    "solution.js",
-];
-/// The largest file of a lab (its lab.toml, driver, starter or solution; its scenario
-/// has the scenarios' limit).
-pub const MAX_LAB_FILE_BYTES: usize = crate::sim::lab::MAX_SOURCE_BYTES;
-
-/// A mistake in a pack: the file, the 1-based line, the field, what is wrong.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PackError {
-    pub file: String,
-    pub line: usize,
-    pub field: String,
-    pub message: String,
-}
-
-impl PackError {
-    fn new(file: &str, line: usize, field: &str, message: impl Into<String>) -> PackError {
-        PackError {
-            file: file.to_string(),
-            line: line.max(1),
-            field: if field.is_empty() {
-                "toml".into()
-            } else {
-                field.to_string()
-            },
-            message: message.into(),
-        }
-    }
-
-    /// A file that could not be read or fetched (`reason` says why).
-    pub fn unreadable(file: &str, reason: &str) -> PackError {
-        PackError::new(file, 1, "file", format!("cannot read: {reason}"))
-    }
-}
-
-impl fmt::Display for PackError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: {}: {}", self.file, self.line, self.field, self.message)
-    }
-}
-
-impl std::error::Error for PackError {}
-
-impl From<ContentError> for PackError {
-    fn from(e: ContentError) -> Self {
-        PackError::new(&e.file, e.line, &e.field, e.message)
-    }
-}
-
-impl From<QuizError> for PackError {
-    fn from(e: QuizError) -> Self {
-        PackError::new(&e.file, e.line, &e.field, e.message)
-    }
-}
-
-impl From<ScenarioError> for PackError {
-    fn from(e: ScenarioError) -> Self {
-        PackError::new(&e.file, e.line.unwrap_or(1), &e.field, e.message)
-    }
-}
-
-/// A validated lesson pack.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Pack {
-    /// The pack's id: a slug, also the first part of its routes (`#/<id>/<order>`).
-    pub id: String,
-    /// The pack's title in each of its languages.
-    pub titles: VecMap<Lang, String>,
-    /// Its languages; the first is the reference the others are checked against.
-    pub langs: Vec<Lang>,
-    /// One lesson per language (same section ids and orders in each), with `id` = pack id.
-    pub lessons: VecMap<Lang, Lesson>,
-    /// Every question, in file order (folder files first, then the pack file's own).
-    pub questions: Vec<Question>,
-    /// The pack's own scenarios (built-ins are not repeated here).
-    pub scenarios: Vec<Scenario>,
-    /// The pack's own labs (`labs/<id>/`), in id order (built-ins are not repeated here).
-    pub labs: Vec<PackLab>,
-}
-
-/// A lab of a pack: its folder as the pack was read (`my-pack/labs/<id>`, what errors
-/// name), and the lab with all five files (driver and solution included).
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct PackLab {
-    pub dir: String,
-    pub lab: crate::sim::lab::Lab,
-}
-
-impl Pack {
-    /// What the reader shows: the lesson in English and in Norwegian (a language the pack
-    /// lacks falls back to its first one) and every question; `None` without sections.
-    pub fn reader_lessons(&self) -> Option<Lessons> {
-        Some(Lessons {
-            en: self.lesson(Lang::En)?.clone(),
-            nb: self.lesson(Lang::Nb)?.clone(),
-            questions: self.questions.clone(),
-            pack_title: (self.id != BUILTIN_LESSON_ID)
-                .then(|| [self.title(Lang::En).to_string(), self.title(Lang::Nb).to_string()]),
-        })
-    }
-
-    /// The lesson in `lang`, or in the pack's first language if it lacks `lang`.
-    pub fn lesson(&self, lang: Lang) -> Option<&Lesson> {
-        self.lessons
-            .get(&lang)
-            .or_else(|| self.langs.first().and_then(|l| self.lessons.get(l)))
-    }
-
-    /// The title in `lang`, or in the pack's first language.
-    pub fn title(&self, lang: Lang) -> &str {
-        self.titles
-            .get(&lang)
-            .or_else(|| self.langs.first().and_then(|l| self.titles.get(l)))
-            .map_or(self.id.as_str(), String::as_str)
-    }
-
-    /// A scenario of the pack by name (built-ins are found with `sim::scenario::builtin`).
-    pub fn scenario(&self, name: &str) -> Option<&Scenario> {
-        self.scenarios.iter().find(|s| s.name == name)
-    }
-
-    /// A lab of the pack by id (built-ins are found with `crate::labs::shown`).
-    pub fn lab(&self, id: &str) -> Option<&crate::sim::lab::Lab> {
-        self.labs.iter().map(|l| &l.lab).find(|l| l.id == id)
-    }
-
-    /// The questions of section `section_id`, in order.
-    pub fn questions_for<'a>(&'a self, section_id: &'a str) -> impl Iterator<Item = &'a Question> + 'a {
-        self.questions.iter().filter(move |q| q.section == section_id)
-    }
-
-    /// One line: sections per language, questions, scenarios (and labs, if any).
-    pub fn summary(&self) -> String {
-        let sections: Vec<String> = self
-            .langs
-            .iter()
-            .map(|l| {
-                let n = self.lessons.get(l).map_or(0, |x| x.sections.len());
-                format!("{} {n} {}", l.code(), plural(n, "section", "sections"))
-            })
-            .collect();
-        let q = self.questions.len();
-        let s = self.scenarios.len();
-        let labs = match self.labs.len() {
-            0 => String::new(),
-            n => format!("; {n} {}", plural(n, "lab", "labs")),
-        };
-        format!(
-            "pack {} ({}): {}; {q} {}; {s} {}{labs}",
-            self.id,
-            self.title(self.langs.first().copied().unwrap_or(Lang::En)),
-            sections.join(", "),
-            plural(q, "question", "questions"),
-            plural(s, "scenario", "scenarios"),
-        )
-    }
-}
-
-fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
-    if n == 1 {
-        one
-    } else {
-        many
-    }
-}
+pub use loaded::{Pack, PackLab};
 
 #[cfg(test)]
 mod tests {
+    use super::file::*;
+
     use super::*;
+
+    use crate::lesson::lang::Lang;
+
+    use std::collections::BTreeMap;
 
     #[test]
     fn table_headers_are_found_by_toml_s_lexer_not_by_a_leading_bracket() {

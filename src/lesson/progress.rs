@@ -354,7 +354,7 @@ impl Progress {
             lesson
                 .sections
                 .iter()
-                .flat_map(|s| super::pack::lab_blocks(&super::docs::doc(&s.body))),
+                .flat_map(|s| super::markdown::lab_blocks(&super::docs::doc(&s.body))),
         );
         let fitted = LessonProgress {
             visited: VecSet::from_iter(

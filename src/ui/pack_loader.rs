@@ -115,7 +115,7 @@ async fn load(files: PackFiles) -> Result<Pack, Vec<String>> {
         _ => Err(vec![NO_READER.to_string()]),
     }?;
     // The page parses no Markdown: the engine parses the pack's texts for it.
-    crate::ui::components::learn_trees(crate::lesson::docs::pack_texts(&pack)).await;
+    crate::ui::components::learn_trees(pack.markdown_texts()).await;
     Ok(pack)
 }
 

@@ -2,7 +2,18 @@
 //! checked against their sections, and each body's blocks (scenarios, labs, tables)
 //! checked against the limits.
 
-use super::*;
+use super::error::*;
+use super::file::*;
+use super::limits::*;
+use super::sources::*;
+use crate::lesson::content::Lesson;
+use crate::lesson::lang::Lang;
+use crate::lesson::markdown::{self, lab_blocks, scenario_blocks};
+use crate::lesson::quiz::{self, Kind, Question};
+use crate::lesson::route::Route;
+use crate::sim::scenario::{self as scenario};
+use crate::toml_error::{key_line, line_of};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Sections by language, with unique ids and orders per language and the same sections
 /// in every language.
@@ -273,29 +284,6 @@ pub fn embedded_lab(lesson: &Lesson, order: u32, named: Option<&str>) -> Option<
         Some(id) => Some(id.to_string()),
         None => section_labs(lesson, order).into_iter().next(),
     }
-}
-
-/// The scenario names a document's `scenario` blocks offer, in order.
-pub fn scenario_blocks(doc: &[Node]) -> Vec<String> {
-    markdown::walk(doc)
-        .into_iter()
-        .filter_map(|n| match n {
-            Node::CodeBlock { lang: Some(l), code } if l == "scenario" => Some(code),
-            _ => None,
-        })
-        .flat_map(|code| code.split_whitespace().map(str::to_string))
-        .collect()
-}
-
-/// The lab ids a document's `lab` blocks name, in order.
-pub fn lab_blocks(doc: &[Node]) -> Vec<String> {
-    markdown::walk(doc)
-        .into_iter()
-        .filter_map(|n| match n {
-            Node::CodeBlock { lang: Some(l), code } if l == "lab" => Some(code.trim().to_string()),
-            _ => None,
-        })
-        .collect()
 }
 
 /// The checks of section bodies: nesting depth, `scenario` blocks naming known scenarios,

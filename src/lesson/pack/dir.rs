@@ -1,7 +1,12 @@
 //! Natively: a pack read from a folder or a pack.toml on disk (`lockstep check-pack`,
 //! `lab run --pack`), with every file checked to be a regular file inside the folder.
 
-use super::*;
+use super::error::*;
+use super::file::*;
+use super::limits::*;
+use super::load::*;
+use super::loaded::Pack;
+use std::collections::BTreeSet;
 
 /// Reads a pack folder (its `pack.toml` and the files in `sections/`, `quiz/`,
 /// `scenarios/` and `labs/<id>/`, listed or not, so unlisted ones are reported), or a single-file pack,

@@ -1,7 +1,15 @@
 //! The pack file itself: pack.toml's tables, the lines where each starts, and which
 //! files a pack names (what the page must fetch).
 
-use super::*;
+use super::error::*;
+use super::limits::*;
+use crate::lesson::lang::Lang;
+use crate::lesson::section::is_slug;
+use crate::toml_error::{key_line, line_of};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::ops::Range;
+use toml::Spanned;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -1,7 +1,18 @@
 //! A pack's parts gathered from its files: the metadata, the files it lists, and the
 //! sections, questions and scenarios written inline in pack.toml.
 
-use super::*;
+use super::error::*;
+use super::file::*;
+use super::labs;
+use super::limits::*;
+use super::sources::*;
+use crate::lesson::content::{parse_section, BUILTIN_LESSON_ID};
+use crate::lesson::lang::Lang;
+use crate::lesson::section::is_slug;
+use crate::sim::scenario::{self as scenario, BUILTIN_NAMES};
+use crate::toml_error::{key_line, line_of};
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
 
 /// The pack's id, languages and titles, each checked.
 pub(super) fn read_metadata(

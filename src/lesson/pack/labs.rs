@@ -2,8 +2,12 @@
 //! ([`LAB_FILES`]), read with the built-in labs' own parser ([`Lab::parse`], whose errors
 //! name file, line and field). Its id is the folder's name and no built-in lab's.
 
-use super::{key_line, Gathered, PackError, PackLab, LAB_FILES, MAX_LABS};
+use super::error::PackError;
+use super::limits::{LAB_FILES, MAX_LABS};
+use super::loaded::PackLab;
+use super::sources::Gathered;
 use crate::sim::lab::{Lab, LabError, LabSources};
+use crate::toml_error::key_line;
 use std::collections::BTreeMap;
 
 impl From<LabError> for PackError {

@@ -2,34 +2,16 @@
 //! lesson's): size limits first, then each part, every error collected with its file
 //! and line.
 
-use super::*;
-
-/// Where a parsed section came from, for the cross-checks.
-pub(super) struct SectionSrc {
-    pub(super) lang: Lang,
-    pub(super) section: Section,
-    /// The line of the file where the body starts.
-    pub(super) body_line: usize,
-    /// The lines of its `id` and `order`.
-    pub(super) id_line: usize,
-    pub(super) order_line: usize,
-}
-
-/// A parsed quiz source: the file name, the text lines are counted in, and the shift to
-/// add to a line of `text` to get the line in the file.
-pub(super) struct QuizSrc {
-    pub(super) file: String,
-    pub(super) text: String,
-    pub(super) shift: isize,
-    /// The line of the `section` key in the file.
-    pub(super) section_line: usize,
-}
-
-impl QuizSrc {
-    pub(super) fn line(&self, l: usize) -> usize {
-        (l as isize + self.shift).max(1) as usize
-    }
-}
+use super::error::*;
+use super::labs;
+use super::limits::*;
+use super::loaded::Pack;
+use super::sources::*;
+use super::{assemble::*, file::*, gather::*};
+use crate::lesson::content::{Lesson, Section, BUILTIN_LESSON_ID};
+use crate::lesson::lang::Lang;
+use crate::sim::scenario::BUILTIN_NAMES;
+use std::collections::BTreeSet;
 
 /// Loads and validates a pack from `(path, text)` pairs, without touching a filesystem.
 ///
@@ -135,91 +117,6 @@ pub(super) fn load(
     load_counted(files, unreadable, allow_builtin_id, &mut parsed).map_err(cap_errors)
 }
 
-/// At most [`MAX_ERRORS`] errors, the last one saying how many more there were.
-pub(super) fn cap_errors(mut errors: Vec<PackError>) -> Vec<PackError> {
-    if errors.len() > MAX_ERRORS {
-        let more = errors.len() - (MAX_ERRORS - 1);
-        errors.truncate(MAX_ERRORS - 1);
-        let file = errors.last().map(|e| e.file.clone()).unwrap_or_default();
-        errors.push(PackError::new(
-            &file,
-            1,
-            "file",
-            format!(
-                "… and {more} more errors (only the first {} are shown)",
-                MAX_ERRORS - 1
-            ),
-        ));
-    }
-    errors
-}
-
-/// The error for a pack's file over its size limit, or one section or scenario too many
-/// (`counts`: sections and scenarios so far, counted here, and the section limit).
-pub(super) fn file_limit_error(
-    path: &str,
-    len: usize,
-    kind: FileKind,
-    counts: (&mut usize, &mut usize, usize),
-) -> Option<PackError> {
-    let (sections, scenarios, max_sections) = counts;
-    let (limit, what) = match kind {
-        FileKind::Scenario => (MAX_SCENARIO_BYTES, "the scenario file"),
-        FileKind::Lab if path.ends_with("/scenario.toml") => (MAX_SCENARIO_BYTES, "the lab's scenario"),
-        FileKind::Lab => (MAX_LAB_FILE_BYTES, "the lab's file"),
-        _ => (MAX_FILE_BYTES, "the file"),
-    };
-    let (n, max, plural) = match kind {
-        FileKind::Section(_) => (sections, max_sections, "sections"),
-        FileKind::Scenario => (scenarios, MAX_SCENARIOS, "scenarios"),
-        FileKind::Quiz | FileKind::Lab => return too_big(path, len, limit, what),
-    };
-    *n += 1;
-    too_big(path, len, limit, what).or_else(|| {
-        (*n > max).then(|| {
-            PackError::new(
-                path,
-                1,
-                "file",
-                format!("more than {max} {plural}: this one is one too many"),
-            )
-        })
-    })
-}
-
-/// The error for a pack file over [`MAX_FILE_BYTES`], or files over [`MAX_PACK_BYTES`].
-pub(super) fn pack_size_error(
-    pack_path: &str,
-    pack_text: &str,
-    files: &[(String, String)],
-) -> Option<PackError> {
-    let total: usize = files.iter().map(|(_, t)| t.len()).sum();
-    too_big(pack_path, pack_text.len(), MAX_FILE_BYTES, "the pack file").or_else(|| {
-        (total > MAX_PACK_BYTES).then(|| {
-            PackError::new(
-                pack_path,
-                1,
-                "files",
-                format!(
-                    "the pack's files weigh {total} bytes together; at most {MAX_PACK_BYTES} are allowed"
-                ),
-            )
-        })
-    })
-}
-
-/// The error for a file over [`MAX_FILE_BYTES`] (or `limit`), if it is.
-pub(super) fn too_big(file: &str, len: usize, limit: usize, what: &str) -> Option<PackError> {
-    (len > limit).then(|| {
-        PackError::new(
-            file,
-            1,
-            "file",
-            format!("{what} is {len} bytes; at most {limit} are allowed"),
-        )
-    })
-}
-
 pub(super) fn load_counted(
     files: &[(String, String)],
     unreadable: &[(String, String)],
@@ -236,70 +133,6 @@ pub(super) fn load_counted(
     let result = load_gathered(files, unreadable, allow_builtin_id, &mut g);
     *parsed += g.parsed;
     result
-}
-
-/// What the loader gathers across its phases: the sources parsed so far, the ids and
-/// names recovered from files that did not parse (so that nothing cascades), the errors,
-/// and the bytes handed to parsers.
-#[derive(Default)]
-pub(super) struct Gathered {
-    pub(super) errors: Vec<PackError>,
-    pub(super) parsed: usize,
-    pub(super) sections: Vec<SectionSrc>,
-    /// Sections that did not parse and whose id could not even be read: then checks that
-    /// need every section id (translations) are skipped rather than piling up.
-    pub(super) section_failures: usize,
-    pub(super) recovered_ids: BTreeSet<String>,
-    pub(super) recovered_names: BTreeSet<String>,
-    pub(super) quiz_srcs: Vec<QuizSrc>,
-    pub(super) scenarios: Vec<(Scenario, String, usize)>,
-    /// Sections and scenarios seen so far (parsed or not), against their limits.
-    pub(super) section_count: usize,
-    pub(super) scenario_count: usize,
-    /// Each lab folder's files, by lab id: the index in `files` of each of [`LAB_FILES`].
-    pub(super) lab_files: BTreeMap<String, [Option<usize>; LAB_FILES.len()]>,
-    /// The ids of lab folders that did not load (a file missing, unreadable or broken),
-    /// so a `lab` block naming one does not cascade into a second error.
-    pub(super) recovered_labs: BTreeSet<String>,
-    pub(super) labs: Vec<PackLab>,
-}
-
-/// The pack file being loaded, parsed, with its line index and languages.
-pub(super) struct PackFile<'a> {
-    pub(super) path: &'a str,
-    pub(super) text: &'a str,
-    pub(super) lines: LineIndex,
-    /// Where its table headers start ([`table_headers`]).
-    pub(super) headers: Vec<usize>,
-    pub(super) raw: RawPack,
-    pub(super) langs: Vec<Lang>,
-}
-
-impl PackFile<'_> {
-    pub(super) fn err_at(&self, offset: usize, field: &str, message: String) -> PackError {
-        PackError::new(self.path, self.lines.line(offset), field, message)
-    }
-}
-
-/// A path relative to the pack file's folder `root` (`packs/x/sections/…` → `sections/…`).
-pub(super) fn rel_of(root: &str, path: &str) -> String {
-    if root.is_empty() {
-        path.to_string()
-    } else {
-        path.strip_prefix(root)
-            .and_then(|p| p.strip_prefix('/'))
-            .unwrap_or(path)
-            .to_string()
-    }
-}
-
-/// A section id or scenario name from a file name (`01-lease.md` → `lease`), for a file
-/// that is missing or did not parse.
-pub(super) fn stem(rel: &str) -> String {
-    let name = rel.rsplit('/').next().unwrap_or(rel);
-    let name = name.rsplit_once('.').map_or(name, |(n, _)| n);
-    let digits = name.find(|c: char| !c.is_ascii_digit()).unwrap_or(0);
-    name[digits..].trim_start_matches('-').to_string()
 }
 
 pub(super) fn load_gathered(

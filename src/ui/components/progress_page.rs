@@ -19,7 +19,7 @@ fn labs_table(lessons: &Lessons, lang: Lang, p: &Progress) -> Html {
         .sections
         .iter()
         .flat_map(|s| {
-            let labs = crate::lesson::pack::lab_blocks(&crate::lesson::docs::doc(&s.body));
+            let labs = crate::lesson::markdown::lab_blocks(&crate::lesson::docs::doc(&s.body));
             let several = labs.len() > 1;
             labs.into_iter().map(move |id| (s, id, several))
         })

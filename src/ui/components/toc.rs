@@ -22,7 +22,7 @@ pub struct TocProps {
 /// A section's labs in the contents: a mark that says whether they are passed (every
 /// one of them, with the code in their editors), tried, or not started.
 fn lab_mark(progress: &Progress, lesson: &str, section: &crate::lesson::section::Section, t: &Texts) -> Html {
-    let labs = crate::lesson::pack::lab_blocks(&crate::lesson::docs::doc(&section.body));
+    let labs = crate::lesson::markdown::lab_blocks(&crate::lesson::docs::doc(&section.body));
     if labs.is_empty() {
         return html! {};
     }
