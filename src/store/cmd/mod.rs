@@ -317,7 +317,7 @@ impl DataCommand<'_> {
 }
 
 /// Redis's reply to a `denyoom` command when the store is full.
-pub(crate) const OOM: &str = "OOM command not allowed when used memory > 'maxmemory'.";
+const OOM: &str = "OOM command not allowed when used memory > 'maxmemory'.";
 
 /// The OOM refusal for the commands Redis flags `denyoom` (the ones here that can grow the
 /// keyspace), if this one would take the store past its `maxmemory`.
