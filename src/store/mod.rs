@@ -89,7 +89,7 @@ impl Store {
     pub fn new(seed: u64) -> Store {
         Store {
             db: Db::default(),
-            scripting: Scripting::new(seed),
+            scripting: Scripting::new(seed, &cmd::FromScript),
             conns: Conns::default(),
         }
     }
