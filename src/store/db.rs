@@ -4,7 +4,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::Effect;
+use super::effect::Effect;
 
 /// A `HashMap` with a fixed hasher: `RandomState` would read OS entropy, and nothing in the
 /// store may depend on it. Iteration order is never observable (KEYS sorts).

@@ -4,10 +4,10 @@
 //! (`set_now_ms`, `DEBUG SLEEP`), the seed drives `math.random` in scripts.
 //!
 //! Map: `line.rs` splits redis-cli command lines, `parse.rs` is the argument cursor,
-//! `cmd/` has one file per command and the one dispatch, `tx.rs` runs transactions on a
-//! connection's state, `db.rs` is the keyspace with lazy
-//! expiry and the effect stream, `script/` runs Lua on piccolo, `reply.rs` renders replies
-//! as `redis-cli --no-raw` prints them, `repl.rs` is the native REPL loop.
+//! `cmd/` has one file per command and the one dispatch, `tx.rs` keeps each connection's
+//! transaction state (MULTI queue, WATCHes), `db.rs` is the keyspace with lazy expiry and
+//! the stream of `effect.rs`'s effects, `script/` runs Lua on piccolo, `reply.rs` renders
+//! replies as `redis-cli --no-raw` prints them, `repl.rs` is the native REPL loop.
 
 // No panics reachable from input: no unwrap/expect, no unchecked indexing or slicing,
 // no panic!/unreachable! (tests may). Checked by clippy in `make test`; the one file
@@ -27,6 +27,7 @@
 
 mod cmd;
 mod db;
+mod effect;
 mod glob;
 mod line;
 mod parse;
@@ -38,27 +39,14 @@ mod tx;
 use serde::{Deserialize, Serialize};
 
 use cmd::{Command, Kind};
-use db::{Db, Map};
+use db::Db;
 use script::Scripting;
-use tx::Conn;
+use tx::Conns;
 
+pub use effect::Effect;
 pub use line::{parse_line, parse_line_bytes, ParseError};
 pub use reply::{render, render_line, Reply};
 pub use script::ScriptLimits;
-
-/// One write, as the key's resulting state (Redis 7 effect replication with absolute TTLs).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Effect {
-    Set {
-        key: Vec<u8>,
-        value: Vec<u8>,
-        expire_at_ms: Option<u64>,
-    },
-    Del {
-        key: Vec<u8>,
-    },
-    FlushAll,
-}
 
 /// A live key, for display.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,7 +61,7 @@ pub struct KeyInfo {
 pub struct Store {
     db: Db,
     scripting: Scripting,
-    conns: Map<u64, Conn>,
+    conns: Conns,
 }
 
 impl Clone for Store {
@@ -101,8 +89,8 @@ impl Store {
     pub fn new(seed: u64) -> Store {
         Store {
             db: Db::default(),
-            scripting: Scripting::new(seed),
-            conns: Map::default(),
+            scripting: Scripting::new(seed, &cmd::FromScript),
+            conns: Conns::default(),
         }
     }
 
@@ -158,31 +146,26 @@ impl Store {
                 let is_exec = argv.first().is_some_and(|n| n.eq_ignore_ascii_case(b"exec"));
                 if is_exec {
                     // `execCommandAbort`: a rejected EXEC discards the transaction.
-                    if let Some(c) = self.conns.get_mut(&conn) {
-                        c.queue = None;
-                        c.queue_failed = false;
-                    }
-                    self.unwatch_all(conn);
+                    self.conns.abort_exec(&mut self.db, conn);
                     let Reply::Error(msg) = reply else {
                         return reply;
                     };
                     let msg = msg.strip_prefix("ERR ").unwrap_or(&msg);
                     return Reply::err(format!("EXECABORT Transaction discarded because of: {msg}"));
                 }
-                if let Some(c) = self.conns.get_mut(&conn).filter(|c| c.queue.is_some()) {
-                    c.queue_failed = true;
-                }
+                self.conns.note_rejected(conn);
                 return reply;
             }
         };
-        let in_multi = self.conns.get(&conn).is_some_and(|c| c.queue.is_some());
         let immediate = matches!(spec.kind, Kind::Multi | Kind::Exec | Kind::Discard | Kind::Watch);
-        if in_multi && !immediate {
-            if let Some(queue) = self.conns.get_mut(&conn).and_then(|c| c.queue.as_mut()) {
-                queue.push(argv.to_vec());
-            }
+        if !immediate && self.conns.enqueue(conn, argv) {
             return Reply::Status("QUEUED".to_string());
         }
+        self.run(conn, spec, argv)
+    }
+
+    /// Runs a command that passed `cmd::check`: the OOM refusal, its parse, its dispatch.
+    fn run(&mut self, conn: u64, spec: &cmd::Spec, argv: &[Vec<u8>]) -> Reply {
         if let Some(oom) = cmd::refuse_oom(spec, &self.db, argv) {
             return oom;
         }
@@ -198,15 +181,33 @@ impl Store {
             Command::Eval(c) => c.apply(&mut self.scripting, &mut self.db),
             Command::Script(c) => c.apply(&mut self.scripting),
             Command::Debug(c) => c.apply(&mut self.db),
-            Command::Multi => self.multi(conn),
+            Command::Multi => self.conns.multi(conn),
             Command::Exec => self.exec(conn),
-            Command::Discard => self.discard(conn),
-            Command::Watch(w) => self.watch(conn, w.keys),
+            Command::Discard => self.conns.discard(&mut self.db, conn),
+            Command::Watch(w) => self.conns.watch(&mut self.db, conn, w.keys),
             Command::Unwatch => {
-                self.unwatch_all(conn);
+                self.conns.unwatch_all(&mut self.db, conn);
                 Reply::ok()
             }
         }
+    }
+
+    /// EXEC: the transaction's checks (`tx.rs`), then each queued command as if it came
+    /// now, replies in order.
+    fn exec(&mut self, conn: u64) -> Reply {
+        let queue = match self.conns.take_exec(&mut self.db, conn) {
+            Ok(queue) => queue,
+            Err(reply) => return reply,
+        };
+        let mut replies = Vec::with_capacity(queue.len());
+        for argv in queue {
+            let reply = match cmd::check(&argv) {
+                Ok(spec) => self.run(conn, spec, &argv),
+                Err(reply) => reply,
+            };
+            replies.push(reply);
+        }
+        Reply::Array(replies)
     }
 
     /// The writes since the last call, in order.

@@ -31,7 +31,8 @@ pub(crate) use watch::Watch;
 
 use super::db::Db;
 use super::parse::Args;
-use super::Reply;
+use super::reply::Reply;
+use super::script::Dispatch;
 
 /// Which command a table entry is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -317,7 +318,7 @@ impl DataCommand<'_> {
 }
 
 /// Redis's reply to a `denyoom` command when the store is full.
-pub(crate) const OOM: &str = "OOM command not allowed when used memory > 'maxmemory'.";
+const OOM: &str = "OOM command not allowed when used memory > 'maxmemory'.";
 
 /// The OOM refusal for the commands Redis flags `denyoom` (the ones here that can grow the
 /// keyspace), if this one would take the store past its `maxmemory`.
@@ -338,9 +339,18 @@ pub(crate) fn refuse_oom(spec: &Spec, db: &Db, argv: &[Vec<u8>]) -> Option<Reply
     db.refuses_write(incoming).then(|| Reply::err(OOM))
 }
 
+/// The commands as scripts reach them: `redis.call` / `redis.pcall` run through this.
+pub(crate) struct FromScript;
+
+impl Dispatch for FromScript {
+    fn call(&self, db: &mut Db, argv: &[Vec<u8>]) -> Reply {
+        execute_from_script(db, argv)
+    }
+}
+
 /// A command called through `redis.call` / `redis.pcall`, with Redis's script-specific
 /// errors (`scriptCall`).
-pub(crate) fn execute_from_script(db: &mut Db, argv: &[Vec<u8>]) -> Reply {
+fn execute_from_script(db: &mut Db, argv: &[Vec<u8>]) -> Reply {
     let Some(spec) = argv.first().and_then(|name| lookup(name)) else {
         return Reply::err("ERR Unknown Redis command called from script");
     };

@@ -10,7 +10,8 @@ use piccolo::{
     BoxSequence, Callback, CallbackReturn, Context, Execution, Sequence, SequencePoll, Stack, Table, Value,
 };
 
-use super::lib::{check_string, lua_owned, lua_str, note_line, number_text, positioned, Shared};
+use super::host::Shared;
+use super::lauxlib::{check_string, lua_owned, lua_str, note_line, number_text, positioned};
 
 /// Why a charged operation did not finish.
 pub(crate) enum Fail<'gc> {
@@ -138,7 +139,7 @@ fn concat<'gc>(
         } else {
             (b, stack.get(3))
         };
-        let type_name = super::lib::type_name(bad);
+        let type_name = super::lauxlib::type_name(bad);
         let msg = match name {
             Value::String(n) => format!(
                 "attempt to concatenate {} (a {type_name} value)",
@@ -175,7 +176,7 @@ fn arg_bytes<'gc>(
         let got = if v.is_nil() && stack.is_empty() {
             "no value".to_string()
         } else {
-            format!("string expected, got {}", super::lib::type_name(v))
+            format!("string expected, got {}", super::lauxlib::type_name(v))
         };
         Fail::Lua(positioned(
             ctx,
@@ -250,7 +251,7 @@ fn sub<'gc>(
         if v.is_nil() {
             return Some(default);
         }
-        super::lib::to_number(v).map(super::convert::truncate)
+        super::lauxlib::to_number(v).map(super::convert::truncate)
     };
     let (Some(i), Some(j)) = (int(stack.get(1), 1), int(stack.get(2), -1)) else {
         let which = if int(stack.get(1), 1).is_none() { 2 } else { 3 };
@@ -302,7 +303,7 @@ fn method_callback<'gc>(ctx: Context<'gc>, string: Table<'gc>, host: &Shared) ->
         let found = match obj {
             Value::String(_) => piccolo::meta_ops::MetaResult::Value(string.get(ctx, name)),
             other => piccolo::meta_ops::index(ctx, other, name).map_err(|_| {
-                let type_name = super::lib::type_name(other);
+                let type_name = super::lauxlib::type_name(other);
                 let msg = match stack.get(2) {
                     Value::String(n) => format!(
                         "attempt to index {} (a {type_name} value)",
@@ -329,7 +330,7 @@ fn method_callback<'gc>(ctx: Context<'gc>, string: Table<'gc>, host: &Shared) ->
                         &format!(
                             "attempt to call method '{}' (a {} value)",
                             String::from_utf8_lossy(&n),
-                            super::lib::type_name(f)
+                            super::lauxlib::type_name(f)
                         ),
                     )
                 })?;

@@ -6,7 +6,8 @@
 
 use piccolo::{Callback, CallbackReturn, Context, Execution, Stack, Table, Value};
 
-use super::lib::{bad_arg, lua_str, to_number, type_name, Shared};
+use super::host::Shared;
+use super::lauxlib::{bad_arg, lua_str, to_number, type_name};
 
 /// LuaBitOp's `barg`: argument `i` as 32 bits, or "number expected" when it is not a
 /// number (nor a string that reads as one) and the bits come out 0.

@@ -16,7 +16,8 @@ use piccolo::{Context, Execution, Stack, Table, UserData, Value};
 
 use super::alloc::{self, room, Fail};
 use super::cfmt;
-use super::lib::{lua_owned, lua_str, number_value, positioned, type_name, Shared};
+use super::host::Shared;
+use super::lauxlib::{lua_owned, lua_str, number_value, positioned, type_name};
 
 /// lua-cjson's default `encode_max_depth` and `decode_max_depth`.
 const MAX_DEPTH: usize = 1000;
@@ -635,7 +636,7 @@ fn decode<'gc>(
     let bytes: &[u8] = match arg {
         Value::String(s) => s.as_bytes(),
         Value::Integer(_) | Value::Number(_) => {
-            owned = super::lib::number_text(arg).unwrap_or_default();
+            owned = super::lauxlib::number_text(arg).unwrap_or_default();
             owned.as_bytes()
         }
         other => {

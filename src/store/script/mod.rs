@@ -7,6 +7,9 @@ mod bit;
 mod cfmt;
 mod cjson;
 mod convert;
+mod errors;
+mod host;
+mod lauxlib;
 mod lib;
 mod order;
 mod parse51;
@@ -23,7 +26,11 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::db::{Db, Map};
-use super::Reply;
+use super::reply::Reply;
+use errors::{compile_error_text, error_text};
+use host::Host;
+
+pub(crate) use host::Dispatch;
 
 /// Limits on one script run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,31 +72,6 @@ fn slice_fuel(headroom: usize) -> i32 {
 /// A forced full collection costs the script one instruction per this many heap bytes.
 const GC_BYTES_PER_FUEL: u64 = 256;
 
-/// State the Lua callbacks share with the host while a script runs.
-pub(crate) struct Host {
-    /// The keyspace, moved in for the duration of a script.
-    pub(crate) db: Db,
-    pub(crate) rng: ChaCha8Rng,
-    /// The script line the latest callback saw (1-based), for error positions.
-    pub(crate) line: u64,
-    /// The error `redis.call` raised most recently: reported without the `ERR` prefix
-    /// Redis gives other uncaught errors.
-    pub(crate) call_error: Option<Vec<u8>>,
-    /// Pattern-matching steps the running script may still take (`string.find` & co.).
-    pub(crate) pattern_steps: u64,
-    /// Bytes the Lua heap may hold (the script's memory cap).
-    pub(crate) memory_limit: usize,
-    /// Instructions the running script may still spend (as of the current step).
-    pub(crate) fuel_left: u64,
-    /// A charged allocation did not fit even after a collection: the script is killed.
-    pub(crate) oom: bool,
-    /// A charged allocation did not fit: collect garbage before the next step.
-    pub(crate) gc_wanted: bool,
-    /// Bytes charged functions made room for in the current slice (they check the cap
-    /// themselves, so the host does not count them as growth it must anticipate).
-    pub(crate) charged: usize,
-}
-
 struct Cached {
     source: Vec<u8>,
     function: StashedFunction,
@@ -109,15 +91,20 @@ pub(crate) struct Scripting {
     rng: ChaCha8Rng,
     pending: Vec<(String, Vec<u8>)>,
     pub(crate) limits: ScriptLimits,
+    /// How `redis.call` runs commands.
+    dispatch: &'static dyn Dispatch,
 }
 
 impl Scripting {
-    pub(crate) fn new(seed: u64) -> Scripting {
+    /// No scripts yet; `seed` drives `math.random`, and `redis.call` runs commands through
+    /// `dispatch`.
+    pub(crate) fn new(seed: u64, dispatch: &'static dyn Dispatch) -> Scripting {
         Scripting {
             vm: None,
             rng: ChaCha8Rng::seed_from_u64(seed),
             pending: Vec::new(),
             limits: ScriptLimits::default(),
+            dispatch,
         }
     }
 
@@ -134,8 +121,9 @@ impl Scripting {
     /// The VM, built now if it was not.
     fn vm(&mut self) -> &mut Vm {
         let (rng, pending, limits) = (&self.rng, &mut self.pending, self.limits);
+        let dispatch = self.dispatch;
         let vm = self.vm.get_or_insert_with(|| {
-            let mut vm = Vm::with_rng(rng.clone(), limits);
+            let mut vm = Vm::with_rng(rng.clone(), limits, dispatch);
             for (_, source) in pending.drain(..) {
                 // These compiled before, so they compile again.
                 let _ = vm.load(&source);
@@ -208,6 +196,7 @@ impl Clone for Scripting {
             rng,
             pending,
             limits: self.limits,
+            dispatch: self.dispatch,
         }
     }
 }
@@ -229,7 +218,7 @@ struct Vm {
 }
 
 impl Vm {
-    fn with_rng(rng: ChaCha8Rng, limits: ScriptLimits) -> Vm {
+    fn with_rng(rng: ChaCha8Rng, limits: ScriptLimits, dispatch: &'static dyn Dispatch) -> Vm {
         let host = Rc::new(RefCell::new(Host {
             db: Db::default(),
             rng,
@@ -241,6 +230,7 @@ impl Vm {
             oom: false,
             gc_wanted: false,
             charged: 0,
+            dispatch,
         }));
         let mut lua = Lua::empty();
         let (globals, env, executor, key_order) = lua.enter(|ctx| {
@@ -467,94 +457,6 @@ fn string_array<'gc>(ctx: Context<'gc>, items: &[Vec<u8>]) -> Table<'gc> {
         let _ = t.set(ctx, i, piccolo::String::from_slice(&ctx, item));
     }
     t
-}
-
-fn compile_error_text(e: &piccolo::PrototypeError) -> String {
-    match e {
-        piccolo::PrototypeError::Parser(p) => {
-            let kind = match &p.kind {
-                piccolo::compiler::ParseErrorKind::EndOfStream { .. } => {
-                    "unexpected symbol near '<eof>'".to_string()
-                }
-                other => other.to_string(),
-            };
-            format!("user_script:{}: {kind}", p.line_number)
-        }
-        piccolo::PrototypeError::Compiler(c) => format!("user_script:{}: {}", c.line_number, c.kind),
-    }
-}
-
-/// The text of an uncaught script error, as Redis 7.0 reports it:
-/// `<message> script: <sha>, on @user_script:<line>.`
-fn error_text<'gc>(ctx: Context<'gc>, error: &piccolo::Error<'gc>, host: &Host, sha: &str) -> String {
-    let mut line = host.line;
-    let message = match error {
-        piccolo::Error::Lua(lua) => match lua.0 {
-            Value::Table(t) => match t.get(ctx, "err") {
-                Value::String(s) => String::from_utf8_lossy(s.as_bytes()).into_owned(),
-                _ => "ERR unknown error".to_string(),
-            },
-            Value::String(s) if host.call_error.as_deref() == Some(s.as_bytes()) => {
-                String::from_utf8_lossy(s.as_bytes()).into_owned()
-            }
-            Value::String(s) => format!("ERR {}", String::from_utf8_lossy(s.as_bytes())),
-            Value::Nil => "ERR nil".to_string(),
-            Value::Boolean(b) => format!("ERR {b}"),
-            other => match lib::number_text(other) {
-                Some(n) => format!("ERR {n}"),
-                None => format!("ERR {}", other.type_name()),
-            },
-        },
-        piccolo::Error::Runtime(rt) => {
-            let (at, text) = runtime_text(rt, host.line);
-            line = at;
-            format!("ERR user_script:{at}: {text}")
-        }
-    };
-    format!("{message} script: {sha}, on @user_script:{line}.")
-}
-
-/// A VM error's line and text: the failing instruction's line and Lua 5.1's wording with
-/// the culprit named, as the VM recorded them (`thread/lockstep_names.rs` in the vendored
-/// piccolo), else `line` and piccolo's text reworded.
-pub(crate) fn runtime_text(rt: &piccolo::RuntimeError, line: u64) -> (u64, String) {
-    match rt.0.downcast_ref::<piccolo::thread::LockstepVmError>() {
-        Some(site) => (
-            site.line,
-            site.message.clone().unwrap_or_else(|| vm_message(&site.original)),
-        ),
-        None => (line, vm_message(&rt.to_string())),
-    }
-}
-
-/// piccolo's runtime error texts, reworded as Lua 5.1 says them where the meaning is clear.
-pub(crate) fn vm_message(text: &str) -> String {
-    if let Some(rest) = text.strip_prefix("type error, expected ") {
-        if let Some((expected, found)) = rest.split_once(", found ") {
-            return match expected {
-                "function" => format!("attempt to call a {found} value"),
-                "table" => format!("attempt to index a {found} value"),
-                _ => format!("bad argument ({expected} expected, got {found})"),
-            };
-        }
-    }
-    let arithmetic = [
-        "cannot add values",
-        "cannot subtract values",
-        "cannot multiply values",
-        "cannot float divide values",
-        "cannot floor divide values",
-        "cannot modulo values",
-        "cannot exponentiate values",
-        "cannot negate value",
-    ];
-    if arithmetic.contains(&text) {
-        return "attempt to perform arithmetic on a non-number value".to_string();
-    }
-    if text.starts_with("cannot compare values") {
-        return "attempt to compare incompatible values".to_string();
-    }
-    text.to_string()
 }
 
 #[cfg(test)]

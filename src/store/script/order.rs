@@ -19,7 +19,8 @@ use std::cmp::Ordering;
 
 use piccolo::{Callback, CallbackReturn, Context, Execution, Table, Value};
 
-use super::lib::{bad_arg, type_name, Shared};
+use super::host::Shared;
+use super::lauxlib::{bad_arg, type_name};
 
 /// Snapshots kept at once (nested `pairs` loops over different tables).
 const SNAPSHOTS: i64 = 8;
@@ -65,7 +66,7 @@ pub(crate) fn forget<'gc>(ctx: Context<'gc>, cache: Table<'gc>) {
 }
 
 fn invalid_key<'gc>(ctx: Context<'gc>) -> piccolo::Error<'gc> {
-    super::lib::plain_error(ctx, "invalid key to 'next'")
+    super::lauxlib::plain_error(ctx, "invalid key to 'next'")
 }
 
 /// The pair after `key` in `t` (`(nil, nil)` after the last); `None` if `key` is not in `t`.

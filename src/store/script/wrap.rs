@@ -9,7 +9,8 @@ use piccolo::{
     Table, Thread, ThreadMode, Value,
 };
 
-use super::lib::{bad_arg, check_string, lua_str, note_line, positioned, Shared};
+use super::host::Shared;
+use super::lauxlib::{bad_arg, check_string, lua_str, note_line, positioned};
 
 pub(crate) fn install<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Shared) {
     let Value::Table(coroutine) = g.get(ctx, "coroutine") else {

@@ -1,6 +1,12 @@
 //! `math`, Lua 5.1's, with `random` seeded per script run as Redis seeds it.
 
-use super::*;
+use piccolo::{CallbackReturn, Context, Table, Value};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::store::script::convert::truncate;
+use crate::store::script::host::Shared;
+use crate::store::script::lauxlib::{arg_number, bad_arg, callback, number_value, positioned, set};
 
 pub(super) fn install_math<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Shared) {
     // piccolo's own math library seeds its generator from OS entropy; this one is built

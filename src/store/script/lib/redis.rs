@@ -1,7 +1,13 @@
 //! The `redis` table: `call`/`pcall` into the store (errors as Redis replies them),
 //! `sha1hex`, `status_reply`/`error_reply`, `log`, `setresp` and the rest.
 
-use super::*;
+use piccolo::{Callback, CallbackReturn, Context, Execution, Stack, Table, Value};
+
+use crate::store::reply::Reply;
+use crate::store::script::cfmt;
+use crate::store::script::convert::reply_to_lua;
+use crate::store::script::host::Shared;
+use crate::store::script::lauxlib::{callback, check_string, lua_str, note_line, plain_error, set, CbResult};
 
 pub(super) fn install_redis<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Shared) {
     let redis = Table::new(&ctx);
@@ -144,7 +150,8 @@ pub(super) fn redis_call<'gc>(
             let Ok(mut h) = host.try_borrow_mut() else {
                 return Err(plain_error(ctx, "ERR re-entrant redis.call"));
             };
-            cmd::execute_from_script(&mut h.db, &argv)
+            let dispatch = h.dispatch;
+            dispatch.call(&mut h.db, &argv)
         }
     };
     if let (true, Reply::Error(msg)) = (raise, &reply) {

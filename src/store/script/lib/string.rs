@@ -1,7 +1,20 @@
 //! `string`: Lua 5.1's pattern functions (`find`, `match`, `gmatch`, `gsub`), `rep`,
 //! `format` and the rest, each charged for what it allocates and fuelled per step.
 
-use super::*;
+use std::rc::Rc;
+
+use gc_arena::Collect;
+use piccolo::{BoxSequence, CallbackReturn, Context, Execution, Sequence, SequencePoll, Stack, Table, Value};
+
+use crate::store::script::alloc::{self, Fail};
+use crate::store::script::cfmt::{self, Spec};
+use crate::store::script::convert::truncate;
+use crate::store::script::host::Shared;
+use crate::store::script::lauxlib::{
+    arg_number, arg_opt_int, arg_string, bad_arg, callback, check_string, lua_owned, lua_str, number_text,
+    positioned, set, type_name, CbResult, MAX_RESULTS,
+};
+use crate::store::script::pattern::{self, Capture, Matcher, PatError};
 
 pub(super) fn install_string<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Shared) {
     let string = match g.get(ctx, "string") {

@@ -1,7 +1,14 @@
 //! `table`: Lua 5.1's `insert`, `remove`, `concat`, `getn`, `maxn`, `sort`, with
 //! every allocation charged and every loop fuelled.
 
-use super::*;
+use piccolo::{CallbackReturn, Context, Execution, Stack, Table, Value};
+
+use crate::store::script::alloc::{self, Fail};
+use crate::store::script::host::Shared;
+use crate::store::script::lauxlib::{
+    arg_number, arg_opt_int, arg_string, arg_table, callback, check_string, lua_owned, positioned, set,
+    to_number, type_name, CbResult,
+};
 
 pub(super) fn install_table<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Shared) {
     let table = match g.get(ctx, "table") {
