@@ -91,6 +91,7 @@
 //! violations = [{ kind = "overlap", clients = ["B", "C"], from_ms = 12300, to_ms = 15500 }]
 //! ```
 
+pub use super::persistence::Persistence;
 use super::scripts::Scripts;
 use crate::vecmap::VecMap;
 use serde::{Deserialize, Serialize};
@@ -274,43 +275,6 @@ pub struct LinkSpec {
     pub loss: Option<f64>,
     #[serde(default)]
     pub oneway: bool,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum Persistence {
-    /// Restart empty.
-    #[default]
-    None,
-    /// AOF with `appendfsync everysec`: restart with what was fsynced up to a second ago.
-    Everysec,
-    /// AOF with `appendfsync always`: restart with every acknowledged write.
-    Always,
-}
-
-impl Persistence {
-    pub const ALL: [Persistence; 3] = [Persistence::None, Persistence::Everysec, Persistence::Always];
-
-    /// Its name in a scenario file (`persistence = "everysec"`) and in a link.
-    pub fn code(self) -> &'static str {
-        match self {
-            Persistence::None => "none",
-            Persistence::Everysec => "everysec",
-            Persistence::Always => "always",
-        }
-    }
-
-    pub fn from_code(code: &str) -> Option<Persistence> {
-        Persistence::ALL.into_iter().find(|p| p.code() == code)
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            Persistence::None => "none",
-            Persistence::Everysec => "aof-everysec",
-            Persistence::Always => "aof-always",
-        }
-    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
