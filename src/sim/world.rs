@@ -32,7 +32,7 @@ use super::clock::Clock;
 use super::fact::{Comeback, Message, Reason, Role};
 use super::lab::{LabAction, LabAttack, LabAttackOp, LabEvent, LabInput, StallPoint};
 use super::rng::{sub_seed, SimRng};
-use super::scenario::{Algorithm, Persistence, Scenario, MAX_TIME_MS};
+use super::scenario::definition::{Algorithm, Persistence, Scenario, MAX_TIME_MS};
 use super::trace::{SourceLine, TraceEvent, TraceKind, TraceLevel};
 use crate::store::{Effect, Reply, Store};
 use std::cmp::Ordering;

@@ -20,7 +20,7 @@ use super::{
 use crate::sim::client::{ClientCfg, Dest, LibCfg, Step};
 use crate::sim::clock::Clock;
 use crate::sim::rng::sub_seed;
-use crate::sim::scenario::{
+use crate::sim::scenario::definition::{
     Algorithm, ClientSpec, DelaySpec, FaultOp, FaultSpec, LatencySpec, ReleaseKind, Scenario, MAX_TIME_MS,
 };
 use crate::store::{Reply, Store};
