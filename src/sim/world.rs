@@ -17,13 +17,16 @@
 mod client;
 mod crash;
 mod lab;
+mod lab_io;
+mod lab_worker;
 mod net;
 mod node;
 mod parts;
 mod plan;
 mod resource;
-use lab::LabProc;
-pub use lab::{Backing, LabWorker};
+pub use lab_io::{LabAction, LabAttack, LabAttackOp, LabEvent, LabInput, StallPoint};
+use lab_worker::LabProc;
+pub use lab_worker::{Backing, LabWorker};
 pub(crate) use parts::{ms_to_us, FieldErr};
 pub use parts::{
     Fault, Latency, Pid, MAX_CLIENTS_NODES, MAX_EVENTS, MAX_FAULTS, MAX_PROCESSES, MAX_TRACE_DETAIL,
@@ -37,7 +40,6 @@ pub(crate) use plan::validate;
 use super::client::{Action, Client, ClientCtx, Dest, Input, ResOp, ResReply, Timer};
 use super::clock::Clock;
 use super::fact::{Comeback, Message, Reason, Role};
-use super::lab::{LabAction, LabAttack, LabAttackOp, LabEvent, LabInput, StallPoint};
 use super::rng::{sub_seed, SimRng};
 use super::scenario::definition::{Algorithm, Persistence, Scenario, MAX_TIME_MS};
 use super::trace::{SourceLine, TraceEvent, TraceKind, TraceLevel};
@@ -223,7 +225,7 @@ pub struct World {
 
 /// A recorded run's answers, each as the actions it held (`None`: it did not read, and
 /// the run ended there).
-pub type LabTape = Vec<Option<Vec<crate::sim::lab::LabAction>>>;
+pub type LabTape = Vec<Option<Vec<LabAction>>>;
 
 /// Console lines a run records from lab workers; the rest are counted, not kept.
 pub const MAX_LAB_NOTES: u32 = 200;
