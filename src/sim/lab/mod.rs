@@ -12,19 +12,11 @@
 //!
 //! Nothing here talks to a host: the caller moves the messages ([`run_trials`] with a
 //! [`Host`] natively; the browser's panel the same way, asynchronously).
-
-use super::checker::{check_with, Outcome, Property, Violation};
-use super::client::ResOp;
-use super::client::ResReply;
-use super::fact::{Coded, Reason, TimerName, ViolationKind};
-use super::rng::{sub_seed, SimRng};
-use super::scenario::{Algorithm, Fencing, Scenario};
-use super::trace::{fmt_ms, TraceEvent, TraceKind, TraceLevel};
-use crate::sim::world::{Pid, World};
-use crate::store::Reply;
-use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
-use std::collections::{BTreeMap, BTreeSet};
+//!
+//! This file only declares and re-exports. Bottom up: `definition.rs` (the lab, and the
+//! limits on what it reads), `wire.rs` (the harness's messages as JSON), `grade.rs`,
+//! `run.rs`, `trials.rs`; the messages' types themselves are the world's
+//! (`world/lab_io.rs`), since the world carries them out.
 
 mod definition;
 mod grade;
@@ -40,18 +32,5 @@ pub use run::*;
 pub use trials::*;
 pub use wire::*;
 
+/// The messages between the world and a worker's runner, defined where the world uses them.
 pub use crate::sim::world::{LabAction, LabAttack, LabAttackOp, LabEvent, LabInput, StallPoint};
-
-/// Most answers one run may take from the harness ("your code sent too many commands").
-pub const MAX_ANSWERS: u32 = 20_000;
-/// Most actions in one answer.
-pub const MAX_ACTIONS: usize = 1_000;
-/// Longest command argument the harness may send.
-pub const MAX_ARG_BYTES: usize = 64 * 1024;
-/// The seed of a lab's "Run" when none is given: the learner, their teacher and the
-/// command line see the same run.
-pub const RUN_SEED: u64 = 1;
-/// Most trials "Try to break it" runs.
-pub const MAX_TRIALS: u32 = 100_000;
-/// Largest `lab.toml` or learner file read.
-pub const MAX_SOURCE_BYTES: usize = 256 * 1024;
