@@ -6,7 +6,8 @@ use super::parts::Pid;
 use crate::sim::client::Dest;
 use std::collections::BTreeMap;
 
-/// A lab worker as the scenario sets it up ([`World::lab_workers`]).
+/// A lab worker as the scenario sets it up
+/// ([`World::lab_workers`](super::World::lab_workers)).
 #[derive(Clone, Debug, PartialEq)]
 pub struct LabWorker {
     pub pid: Pid,
@@ -26,8 +27,9 @@ pub struct LabWorker {
 
 /// A lab worker: its program runs outside the world (the learner's JavaScript, through
 /// the harness). The world turns what reaches it into [`LabInput`]s, queued for the
-/// runner ([`World::next_lab_input`]), and carries out the [`LabAction`]s the runner
-/// hands back ([`World::lab_actions`]).
+/// runner ([`World::next_lab_input`](super::World::next_lab_input)), and carries out
+/// the [`LabAction`]s the runner hands back
+/// ([`World::lab_actions`](super::World::lab_actions)).
 #[derive(Clone, Debug)]
 pub(super) struct LabProc {
     pub(super) worker: u32,
