@@ -9,7 +9,7 @@
 //! keep their exact form); serde writes each fact as that string in JSON, and as tagged
 //! data on the wire to the page.
 
-use super::scenario::Persistence;
+use super::persistence::Persistence;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::hash::{Hash, Hasher};

@@ -50,6 +50,8 @@ pub mod fact;
 pub mod lab;
 /// Lock arithmetic shared by the Redlock client and the quizzes (lead-owned).
 pub mod lockmath;
+/// How a node's data survives a restart (re-exported as `scenario::Persistence`).
+mod persistence;
 pub mod rng;
 pub mod scenario;
 pub mod scripts;

@@ -17,12 +17,22 @@
 mod client;
 mod crash;
 mod lab;
+mod lab_io;
+mod lab_worker;
 mod net;
 mod node;
+mod parts;
 mod plan;
 mod resource;
-use lab::LabProc;
-pub use lab::{Backing, LabWorker};
+pub use lab_io::{LabAction, LabAttack, LabAttackOp, LabEvent, LabInput, StallPoint};
+use lab_worker::LabProc;
+pub use lab_worker::{Backing, LabWorker};
+pub(crate) use parts::{ms_to_us, FieldErr};
+pub use parts::{
+    Fault, Latency, Pid, MAX_CLIENTS_NODES, MAX_EVENTS, MAX_FAULTS, MAX_PROCESSES, MAX_TRACE_DETAIL,
+    MAX_WORK_STEPS,
+};
+use parts::{Group, Link, Node, WaitReq};
 pub use resource::Resource;
 
 pub(crate) use plan::validate;
@@ -30,69 +40,13 @@ pub(crate) use plan::validate;
 use super::client::{Action, Client, ClientCtx, Dest, Input, ResOp, ResReply, Timer};
 use super::clock::Clock;
 use super::fact::{Comeback, Message, Reason, Role};
-use super::lab::{LabAction, LabAttack, LabAttackOp, LabEvent, LabInput, StallPoint};
 use super::rng::{sub_seed, SimRng};
-use super::scenario::{Algorithm, Persistence, Scenario, MAX_TIME_MS};
+use super::scenario::definition::{Algorithm, Persistence, Scenario, MAX_TIME_MS};
 use super::trace::{SourceLine, TraceEvent, TraceKind, TraceLevel};
 use crate::store::{Effect, Reply, Store};
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::sync::Arc;
-
-pub type Pid = usize;
-
-/// Hard limits (TIGER_STYLE: put a limit on everything).
-pub const MAX_PROCESSES: usize = 64;
-pub const MAX_CLIENTS_NODES: usize = 32;
-pub const MAX_WORK_STEPS: usize = 256;
-pub const MAX_FAULTS: usize = 1_000;
-/// A run processes at most this many events; a scenario that would need more (a
-/// retry storm with a tiny delay) is cut off with an `End` event.
-pub const MAX_EVENTS: u64 = 5_000_000;
-/// Past this many trace entries only the checker's (semantic) events are recorded, so a
-/// long run keeps its verdict without holding gigabytes of message detail.
-pub const MAX_TRACE_DETAIL: usize = 1_000_000;
-
-/// A network latency in µs: fixed, or uniform in `[lo, hi)` per message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum Latency {
-    Fixed(u64),
-    Uniform(u64, u64),
-}
-
-impl Latency {
-    fn label(&self) -> String {
-        match self {
-            Latency::Fixed(us) => format!("{} ms", super::trace::fmt_ms(*us)),
-            Latency::Uniform(a, b) => {
-                format!("{}..{} ms", super::trace::fmt_ms(*a), super::trace::fmt_ms(*b))
-            }
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Link {
-    latency: Latency,
-    loss: f64,
-}
-
-/// A fault, with processes resolved to pids: what the schedule, the explorer and
-/// `fork` inject. Serialized only to cross from the engine's worker to the page (a
-/// counterexample of "Can this break?").
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub enum Fault {
-    Pause(Pid),
-    Resume(Pid),
-    Crash(Pid),
-    Restart(Pid),
-    ClockJump(Pid, i64),
-    Drift(Pid, i64),
-    Partition { a: Pid, b: Vec<Pid>, oneway: bool },
-    Repair { a: Pid, b: Vec<Pid> },
-    Latency { a: Pid, b: Vec<Pid>, latency: Latency },
-    Command { node: Pid, args: Vec<Vec<u8>> },
-}
 
 #[derive(Clone, Debug)]
 enum Payload {
@@ -198,36 +152,6 @@ enum Pending {
 }
 
 #[derive(Clone, Debug)]
-struct WaitReq {
-    id: u64,
-    client: Pid,
-    req: u64,
-    want: i64,
-    offset: u64,
-    args: Vec<String>,
-    line: Option<u32>,
-}
-
-#[derive(Clone, Debug)]
-struct Node {
-    store: Store,
-    /// What a restart finds on disk (the AOF): each key's last written state.
-    disk: BTreeMap<Vec<u8>, (Vec<u8>, Option<u64>)>,
-    aof_pending: Vec<Effect>,
-    persistence: Persistence,
-    service_us: u64,
-    seed: u64,
-    group: Option<usize>,
-    replicas: Vec<Pid>,
-    replica_of: Option<Pid>,
-    lag_us: u64,
-    offset: u64,
-    acked: BTreeMap<Pid, u64>,
-    waits: Vec<WaitReq>,
-    next_wait: u64,
-}
-
-#[derive(Clone, Debug)]
 enum Kind {
     Node(Box<Node>),
     Client(Box<Client>),
@@ -247,14 +171,6 @@ struct Proc {
 }
 
 #[derive(Clone, Debug)]
-struct Group {
-    name: String,
-    master: Pid,
-    members: Vec<Pid>,
-    failover: Option<(u64, u64)>,
-}
-
-#[derive(Clone, Debug)]
 struct Net {
     n: usize,
     links: Vec<Link>,
@@ -268,21 +184,6 @@ impl Net {
         a * self.n + b
     }
 }
-
-/// Convert scenario milliseconds to µs, rejecting what is not a sane time.
-pub(crate) fn ms_to_us(ms: f64) -> Result<u64, String> {
-    if !ms.is_finite() || ms < 0.0 {
-        return Err(format!("{ms} is not a time (must be a finite number ≥ 0)"));
-    }
-    if ms > MAX_TIME_MS {
-        return Err(format!(
-            "{ms} ms is more than the limit of {MAX_TIME_MS} ms (one day)"
-        ));
-    }
-    Ok((ms * 1000.0).round() as u64)
-}
-
-type FieldErr = (String, String);
 
 /// The simulated world. See the module docs.
 #[derive(Clone, Debug)]
@@ -324,7 +225,7 @@ pub struct World {
 
 /// A recorded run's answers, each as the actions it held (`None`: it did not read, and
 /// the run ended there).
-pub type LabTape = Vec<Option<Vec<crate::sim::lab::LabAction>>>;
+pub type LabTape = Vec<Option<Vec<LabAction>>>;
 
 /// Console lines a run records from lab workers; the rest are counted, not kept.
 pub const MAX_LAB_NOTES: u32 = 200;
@@ -936,16 +837,5 @@ fn disk_apply(disk: &mut BTreeMap<Vec<u8>, (Vec<u8>, Option<u64>)>, e: &Effect) 
             disk.remove(key);
         }
         Effect::FlushAll => disk.clear(),
-    }
-}
-
-fn resolve_peers(names: &BTreeMap<String, Pid>, peer: &str, me: Pid, n: usize) -> Result<Vec<Pid>, String> {
-    if peer == "*" {
-        return Ok((0..n).filter(|p| *p != me).collect());
-    }
-    match names.get(peer) {
-        Some(p) if *p != me => Ok(vec![*p]),
-        Some(_) => Err("a process cannot be cut off from itself".to_string()),
-        None => Err(format!("`{peer}` is not a process")),
     }
 }

@@ -17,7 +17,7 @@ mod work;
 use super::clock::Clock;
 use super::fact::{Reason, TimerName};
 use super::rng::SimRng;
-use super::scenario::{Algorithm, ReleaseKind};
+use super::scenario::definition::{Algorithm, ReleaseKind};
 use super::scripts::Scripts;
 use super::trace::TraceKind;
 use crate::store::Reply;

@@ -1,7 +1,20 @@
 //! The lab's definition: its checks, parameters, texts and attacks, read from
 //! `lab.toml` and its scenario (docs/authoring.md, "Labs").
 
-use super::*;
+use crate::sim::checker::Property;
+use crate::sim::fact::ViolationKind;
+use crate::sim::rng::{sub_seed, SimRng};
+use crate::sim::scenario::{Algorithm, Scenario};
+use crate::sim::trace::TraceLevel;
+use crate::sim::world::{LabAttack, LabAttackOp, StallPoint, World};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+/// Most trials "Try to break it" runs.
+pub const MAX_TRIALS: u32 = 100_000;
+/// Largest `lab.toml` or learner file read.
+pub const MAX_SOURCE_BYTES: usize = 256 * 1024;
 
 /// A check a lab grades, by its name in `lab.toml` and in the verdict.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]

@@ -1,6 +1,11 @@
 //! The grade: one verdict per check the lab grades, read from a run's trace.
 
-use super::*;
+use super::definition::{Check, Lab};
+use crate::sim::checker::{check_with, Outcome, Violation};
+use crate::sim::scenario::Fencing;
+use crate::sim::trace::{fmt_ms, TraceEvent, TraceKind};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 fn ms(us: u64) -> f64 {
     us as f64 / 1000.0
@@ -296,4 +301,22 @@ fn not_done(trace: &[TraceEvent], names: &[String], end_us: u64) -> Vec<Violatio
             )
         })
         .collect()
+}
+
+/// Every violation of these verdicts, in time order.
+pub fn violations_of(verdicts: &[Verdict]) -> Vec<Violation> {
+    let mut all: Vec<Violation> = verdicts.iter().flat_map(|v| v.violations.clone()).collect();
+    all.sort_by(|a, b| {
+        a.from_ms
+            .total_cmp(&b.from_ms)
+            .then(a.kind.as_str().cmp(b.kind.as_str()))
+    });
+    all
+}
+
+/// One check's result in one run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub check: Check,
+    pub violations: Vec<Violation>,
 }

@@ -1,7 +1,16 @@
 //! One run of a lab, driven step by step: the world stops whenever a worker's code must
 //! run. Its result, and the world of a recorded run, for the timeline.
 
-use super::*;
+use super::definition::Lab;
+use super::grade::{grade, violations_of, Verdict};
+use super::wire::{parse_actions, CodeError};
+use crate::sim::checker::{Outcome, Violation};
+use crate::sim::fact::{TimerName, ViolationKind};
+use crate::sim::trace::{TraceEvent, TraceKind, TraceLevel};
+use crate::sim::world::{LabAttack, LabAttackOp, Pid, World};
+
+/// Most answers one run may take from the harness ("your code sent too many commands").
+pub const MAX_ANSWERS: u32 = 20_000;
 
 /// One run of a lab: a world whose lab workers are driven by the harness. Call
 /// [`LabRun::next_message`] and hand each answer to [`LabRun::answer`] until it gives
@@ -154,7 +163,7 @@ pub fn replay_world(lab: &Lab, seed: u64, attacks: &[LabAttack], tape: Vec<Strin
         World::build(&lab.scenario, seed, TraceLevel::Full).map_err(|(f, m)| format!("{f}: {m}"))?;
     apply_attacks(&mut world, attacks);
     // Read here, at the edge: the world replays actions, not the harness's JSON.
-    let tape = tape.iter().map(|a| super::parse_actions(a).ok()).collect();
+    let tape = tape.iter().map(|a| parse_actions(a).ok()).collect();
     world.set_lab_tape(std::sync::Arc::new(tape));
     Ok(world)
 }
@@ -263,24 +272,6 @@ fn answered(trace: &[TraceEvent], at: usize) -> Option<u32> {
         TraceKind::Command { from, line, .. } if ran.pid == node && *from == e.pid => line.0,
         _ => None,
     }
-}
-
-/// Every violation of these verdicts, in time order.
-pub fn violations_of(verdicts: &[Verdict]) -> Vec<Violation> {
-    let mut all: Vec<Violation> = verdicts.iter().flat_map(|v| v.violations.clone()).collect();
-    all.sort_by(|a, b| {
-        a.from_ms
-            .total_cmp(&b.from_ms)
-            .then(a.kind.as_str().cmp(b.kind.as_str()))
-    });
-    all
-}
-
-/// One check's result in one run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Verdict {
-    pub check: Check,
-    pub violations: Vec<Violation>,
 }
 
 /// What one run showed.

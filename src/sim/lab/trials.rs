@@ -2,7 +2,19 @@
 //! ([`run_trials`]), and the report. The browser's engine runs the same trials in
 //! groups beside the harness (`seq`).
 
-use super::*;
+use super::definition::{Check, Lab, MAX_SOURCE_BYTES, MAX_TRIALS};
+use super::run::{LabRun, TrialResult};
+use super::wire::{parse_ready, CodeError};
+use crate::sim::rng::sub_seed;
+use crate::sim::trace::TraceKind;
+use crate::sim::world::LabAttack;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The seed of a lab's "Run" when none is given: the learner, their teacher and the
+/// command line see the same run.
+pub const RUN_SEED: u64 = 1;
 
 /// Something that runs the harness: sends one message, returns the answer. A host that
 /// cannot answer (its watchdog stopped an infinite loop) returns the error to report.

@@ -1,7 +1,17 @@
 //! The messages to and from the harness (docs/labs.md): inputs out, actions and
 //! errors in.
 
-use super::*;
+use crate::sim::client::{ResOp, ResReply};
+use crate::sim::fact::Coded;
+use crate::sim::world::{LabAction, LabEvent, LabInput};
+use crate::store::Reply;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+/// Most actions in one answer.
+pub const MAX_ACTIONS: usize = 1_000;
+/// Longest command argument the harness may send.
+pub const MAX_ARG_BYTES: usize = 64 * 1024;
 
 /// The JSON value a reply becomes for the learner (node-redis v4's shapes).
 pub(crate) fn reply_value(r: &Reply) -> Value {

@@ -2,7 +2,8 @@
 //! files, and each one as the app reads it (its validated wire form in
 //! `src/builtins.wire`) or as a file is read ([`builtin_checked`]).
 
-use super::{parse, Scenario, ScenarioError};
+use super::definition::Scenario;
+use super::parse::{parse, ScenarioError};
 
 /// One built-in scenario: its name and its file's TOML text.
 pub struct Builtin {

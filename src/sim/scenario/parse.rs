@@ -3,7 +3,7 @@
 //! the `[scripts]`) and by the captions' rules. Every error says where: file, line (found
 //! again from the field's path, [`locate`]) and field, as `f.toml:8: clients[0].nodes: …`.
 
-use super::{Scenario, MAX_SCRIPT_BYTES, MAX_SOURCE_BYTES, MAX_SWEEP_TTLS, MAX_TIME_MS};
+use super::definition::{Scenario, MAX_SCRIPT_BYTES, MAX_SOURCE_BYTES, MAX_SWEEP_TTLS, MAX_TIME_MS};
 use std::fmt;
 
 /// A scenario problem a user can act on: where, which field, what is wrong.

@@ -13,14 +13,15 @@
 // This file reads input: it does not share world.rs's licence to index.
 #![cfg_attr(not(test), deny(clippy::indexing_slicing))]
 
-use super::{
-    ms_to_us, resolve_peers, Fault, FieldErr, Group, Latency, Link, Node, Pid, Resource, MAX_CLIENTS_NODES,
-    MAX_FAULTS, MAX_PROCESSES, MAX_WORK_STEPS,
+use super::parts::{
+    ms_to_us, Fault, FieldErr, Group, Latency, Link, Node, Pid, MAX_CLIENTS_NODES, MAX_FAULTS, MAX_PROCESSES,
+    MAX_WORK_STEPS,
 };
+use super::resource::Resource;
 use crate::sim::client::{ClientCfg, Dest, LibCfg, Step};
 use crate::sim::clock::Clock;
 use crate::sim::rng::sub_seed;
-use crate::sim::scenario::{
+use crate::sim::scenario::definition::{
     Algorithm, ClientSpec, DelaySpec, FaultOp, FaultSpec, LatencySpec, ReleaseKind, Scenario, MAX_TIME_MS,
 };
 use crate::store::{Reply, Store};
@@ -733,6 +734,18 @@ fn parse_step(s: &str) -> Result<Step, String> {
             Ok(Step::Claim { ttl_us })
         }
         _ => Err(bad()),
+    }
+}
+
+/// The pids `peer` names as seen from `me`: one process, or `*` for every other one.
+fn resolve_peers(names: &BTreeMap<String, Pid>, peer: &str, me: Pid, n: usize) -> Result<Vec<Pid>, String> {
+    if peer == "*" {
+        return Ok((0..n).filter(|p| *p != me).collect());
+    }
+    match names.get(peer) {
+        Some(p) if *p != me => Ok(vec![*p]),
+        Some(_) => Err("a process cannot be cut off from itself".to_string()),
+        None => Err(format!("`{peer}` is not a process")),
     }
 }
 

@@ -5,7 +5,7 @@
 
 use crate::sim::client::{ResOp, ResReply};
 use crate::sim::fact::Reason;
-use crate::sim::scenario::{Fencing, ResourceSpec};
+use crate::sim::scenario::definition::{Fencing, ResourceSpec};
 use crate::sim::trace::TraceKind;
 use std::collections::{BTreeMap, BTreeSet};
 
