@@ -30,6 +30,7 @@ use crate::sim::lab::{self, CodeError, Lab};
 use crate::timeline;
 use crate::timeline::lab_panel::{Broken, LabAction, LabState, LinkKind, Phase, Shown};
 use crate::ui::browser;
+use crate::ui::components::block_panel;
 use crate::ui::components::doc;
 use crate::ui::components::render;
 use crate::ui::components::CodeBlock;
@@ -518,7 +519,7 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
     html! {
         <section class="lab" aria-labelledby={format!("lab-title-{}", props.id)} data-lab={props.id.clone()} ref={section_ref}>
             <h2 id={format!("lab-title-{}", props.id)} tabindex="-1">{ title }</h2>
-            { render(&doc(&goal), lang) }
+            { render(&doc(&goal), lang, block_panel) }
             <h3>{ t.t("lab_signature") }</h3>
             <CodeBlock lang={Some("js".to_string())} code={lab.signature_in(lang.code()).trim().to_string()} ui_lang={lang} />
             if from_link {
