@@ -2,8 +2,8 @@
 //! page's autoplay and `goto`, a released hold, and the URL kept in step. Each only
 //! dispatches actions of `timeline::panel`.
 
+use super::model::Handle;
 use super::url::write_url_state;
-use super::Handle;
 use crate::calls::{Answer, Request};
 use crate::timeline::pace::Pace;
 use crate::timeline::panel::{PanelAction, Parts, RunAnswer, RunJob, RunPart, RunsIn};
