@@ -16,6 +16,16 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use yew::prelude::*;
 
+/// A lab, where a section (or an embed of one lab) shows it.
+pub fn lab_view(id: &str, lang: Lang) -> Html {
+    let id = id.to_string();
+    // The page's module (`lab-apart`) loads the panel's own module for it.
+    #[cfg(feature = "lab-apart")]
+    return html! { <LabHost key={id.clone()} id={id.clone()} {lang} /> };
+    #[cfg(not(feature = "lab-apart"))]
+    html! { <crate::ui::lab::LabPanel key={id.clone()} id={id.clone()} {lang} /> }
+}
+
 /// The loader's script, named by the page (`<meta name="lockstep-lab-module">`).
 const META: &str = "meta[name=lockstep-lab-module]";
 const DEFAULT_LOADER: &str = "lab-module.js";

@@ -40,37 +40,31 @@ pub async fn learn_trees(texts: Vec<String>) {
     }
 }
 
-pub fn render(nodes: &[Node], lang: Lang) -> Html {
-    nodes.iter().map(|n| render_node(n, lang)).collect::<Html>()
+/// What draws a fenced block whose language names a panel (```scenario, ```lab, …): the
+/// panel, or `None` to show the block as code. The panels are drawn above this module
+/// (a lab renders its goal here), so each caller says which it draws.
+pub type Panels = fn(block: &str, code: &str, lang: Lang) -> Option<Html>;
+
+/// `nodes` as yew nodes, a fenced block that names a panel drawn by `panels`.
+pub fn render(nodes: &[Node], lang: Lang, panels: Panels) -> Html {
+    nodes
+        .iter()
+        .map(|n| render_node(n, lang, panels))
+        .collect::<Html>()
 }
 
-fn render_node(node: &Node, lang: Lang) -> Html {
+fn render_node(node: &Node, lang: Lang, panels: Panels) -> Html {
     match node {
         Node::Text(t) => html! { { t.clone() } },
         Node::InlineCode(c) => html! { <code>{ c.clone() }</code> },
-        // ```scenario blocks name built-in scenarios to play here; ```console opens §2's
-        // Redis console.
-        Node::CodeBlock { lang: Some(l), code } if l == "scenario" => {
-            let names: Vec<String> = code.split_whitespace().map(str::to_string).collect();
-            // Keyed by its scenarios: moving to another section must start that section's
-            // panel afresh, not hand new names to the old panel (whose state would keep
-            // the old section's scenario).
-            let key = names.join(" ");
-            html! { <crate::ui::scenario::ScenarioPanel {key} {names} {lang} /> }
-        }
-        Node::CodeBlock { lang: Some(l), code } if l == "guide" => {
-            html! { <super::GuideView code={code.clone()} {lang} /> }
-        }
-        // ```lab blocks name a lab (labs/<id>/) to write and run here.
-        Node::CodeBlock { lang: Some(l), code } if l == "lab" => lab_view(code.trim(), lang),
-        Node::CodeBlock { lang: Some(l), .. } if l == "console" => {
-            html! { <crate::ui::scenario::ConsoleExercise {lang} /> }
-        }
         Node::CodeBlock {
             lang: code_lang,
             code,
-        } => html! {
-            <CodeBlock lang={code_lang.clone()} code={code.clone()} ui_lang={lang} />
+        } => match code_lang.as_deref().and_then(|l| panels(l, code, lang)) {
+            Some(panel) => panel,
+            None => html! {
+                <CodeBlock lang={code_lang.clone()} code={code.clone()} ui_lang={lang} />
+            },
         },
         Node::Link {
             href,
@@ -83,7 +77,7 @@ fn render_node(node: &Node, lang: Lang) -> Html {
                    title={(!title.is_empty()).then(|| title.clone())}
                    target={external.then_some("_blank")}
                    rel={external.then_some("noopener noreferrer")}>
-                    { render(children, lang) }
+                    { render(children, lang, panels) }
                 </a>
             }
         }
@@ -92,11 +86,11 @@ fn render_node(node: &Node, lang: Lang) -> Html {
             // Wide tables scroll inside their own box on phones.
             if *tag == "table" {
                 return html! {
-                    <div class="table-wrap" tabindex="0"><table>{ render(children, lang) }</table></div>
+                    <div class="table-wrap" tabindex="0"><table>{ render(children, lang, panels) }</table></div>
                 };
             }
             html! {
-                <@{tag.to_string()} start={start}>{ render(children, lang) }</@>
+                <@{tag.to_string()} start={start}>{ render(children, lang, panels) }</@>
             }
         }
     }
@@ -115,19 +109,10 @@ pub fn render_inline(text: &str, lang: Lang) -> Html {
         match node {
             Node::Element {
                 tag: "p", children, ..
-            } => out.push(render(children, lang)),
+            // A paragraph holds no fenced block, so no panel.
+            } => out.push(render(children, lang, |_, _, _| None)),
             other => out.push(html! { { other.text() } }),
         }
     }
     out.into_iter().collect::<Html>()
-}
-
-/// A lab, where a section (or an embed of one lab) shows it.
-pub fn lab_view(id: &str, lang: Lang) -> Html {
-    let id = id.to_string();
-    // The page's module (`lab-apart`) loads the panel's own module for it.
-    #[cfg(feature = "lab-apart")]
-    return html! { <crate::ui::lab_host::LabHost key={id.clone()} id={id.clone()} {lang} /> };
-    #[cfg(not(feature = "lab-apart"))]
-    html! { <crate::ui::lab::LabPanel key={id.clone()} id={id.clone()} {lang} /> }
 }

@@ -1,5 +1,6 @@
 use super::markdown::doc;
 use super::markdown::render;
+use super::panels::block_panel;
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
 use crate::lesson::state::Lessons;
@@ -36,7 +37,16 @@ pub fn section_view(props: &SectionProps) -> Html {
         <article class="section" data-section-id={section.id.clone()}>
             <p class="section-kicker">{ t.fmt("section_of", &[("n", section.order.to_string()), ("total", lesson.sections.len().to_string())]) }</p>
             <h1 id="section-title" tabindex="-1">{ section.title.clone() }</h1>
-            { render(&body, props.lang) }
+            { render(&body, props.lang, section_panel) }
         </article>
+    }
+}
+
+/// The panel a fenced block of a section's body names: ```lab blocks name a lab
+/// (labs/<id>/) to write and run here; the other panels are [`block_panel`]'s.
+fn section_panel(block: &str, code: &str, lang: Lang) -> Option<Html> {
+    match block {
+        "lab" => Some(crate::ui::lab_host::lab_view(code.trim(), lang)),
+        _ => block_panel(block, code, lang),
     }
 }

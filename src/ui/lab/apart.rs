@@ -10,7 +10,8 @@
 //! [`Mounted::set_saved`]), the pack's own lab if the lab is one, and the page's callbacks
 //! for a changed editor and a graded run.
 
-use super::{LabPanel, LabStore, PackLabs};
+use super::contexts::{LabStore, PackLabs};
+use super::LabPanel;
 use crate::lesson::content::Lang;
 use crate::lesson::progress::{LabOutcome, LabProgress};
 use crate::sim::lab::Lab;

@@ -5,8 +5,8 @@
 //! trials they report, tells the others to stop past a failure, and keeps the lowest
 //! failing trial: the one a single sequential run finds.
 
+use super::files::FILE_LIMIT;
 use super::sandbox::{EngineFiles, Sandbox, Stop};
-use super::FILE_LIMIT;
 use crate::sim::lab::seq::{Draw, FailedTrial, GroupReport};
 use crate::sim::lab::{CodeError, Lab};
 use serde_json::{json, Value};

@@ -1,7 +1,10 @@
 //! A lab's state in the page's address: a shared trial to replay, and code carried in a
 //! link (at most 8 KB).
 
-use super::*;
+use crate::lesson::route::{hash_with_state, query_param};
+use crate::timeline::lab_panel::{LabAction, LinkKind};
+use crate::ui::browser;
+use yew::Callback;
 
 /// `name` from the URL hash's state, when the state names this lab (`lab=<id>&…`).
 pub(super) fn lab_param(id: &str, name: &str) -> Option<String> {
@@ -53,4 +56,12 @@ pub(super) fn link_with_code(id: &str, code: &str, trial: Option<u64>) -> Option
         ));
     }
     Some(format!("{base}{}", hash_with_state(&browser::hash(), &state)))
+}
+
+/// Copies `link`; where the browser refuses, the panel shows it to copy by hand.
+pub(super) fn copy_link(kind: LinkKind, link: String, dispatch: Callback<LabAction>) {
+    let kept = link.clone();
+    browser::copy_then(link, move |ok| {
+        dispatch.emit(LabAction::LinkCopied(kind, if ok { Ok(()) } else { Err(kept) }));
+    });
 }

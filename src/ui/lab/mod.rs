@@ -10,151 +10,44 @@
 
 pub mod apart;
 mod code_editor;
+mod contexts;
 mod engine;
+mod files;
 mod link;
+mod model;
 mod result;
 mod sandbox;
 mod session;
 
+pub use contexts::{LabStore, PackLabs};
+pub use files::preload;
 pub use link::*;
 use result::*;
-pub use session::SANDBOXES;
 use session::*;
+pub use session::{warm, SANDBOXES};
 
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
-use crate::lesson::progress::{LabOutcome, LabProgress, LabStatus};
-use crate::lesson::route::{hash_with_state, query_param};
 use crate::sim::lab::seq::{self, Draw};
-use crate::sim::lab::{self, CodeError, Lab};
+use crate::sim::lab::Lab;
 use crate::timeline;
-use crate::timeline::lab_panel::{Broken, LabAction, LabState, LinkKind, Phase, Shown};
-use crate::ui::browser;
+use crate::timeline::lab_panel::{Broken, LabAction, LabState, LinkKind, Phase};
+use crate::ui::components::block_panel;
 use crate::ui::components::doc;
 use crate::ui::components::render;
 use crate::ui::components::CodeBlock;
-use crate::vecmap::VecMap;
-use sandbox::{EngineFiles, Sandbox, Stop};
+use contexts::find_lab;
+use files::lab_file;
+use model::LabModel;
+use sandbox::Stop;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use yew::prelude::*;
-
-/// The labs' saved code and results (from the learner's progress), and how to save.
-#[derive(Clone, PartialEq)]
-pub struct LabStore {
-    pub saved: Rc<VecMap<String, LabProgress>>,
-    /// (lab id, code): the editor's code changed.
-    pub on_code: Callback<(String, String)>,
-    /// (lab id, how it went, the first check that broke): a run or session graded the
-    /// code.
-    pub on_run: Callback<(String, LabOutcome, Option<String>)>,
-}
-
-/// Largest file the panel fetches from `labs/`.
-const FILE_LIMIT: usize = 1024 * 1024;
-
-/// The loaded pack's own labs (`labs/<id>/` in the pack), with their driver and
-/// solution: a `lab` block finds its lab here first, then among the built-in ones.
-#[derive(Clone, Default)]
-pub struct PackLabs(pub Rc<Vec<Lab>>);
-
-impl PartialEq for PackLabs {
-    /// One pack is loaded once: the same list, not an equal one, is the same context.
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-/// A lab by id: the pack's own (complete), or a built-in one (its driver and solution
-/// fetched from `labs/` when needed).
-fn find_lab(id: &str, pack: Option<&PackLabs>) -> Option<Result<Lab, String>> {
-    match pack.and_then(|p| p.0.iter().find(|l| l.id == id)) {
-        Some(l) => Some(Ok(l.clone())),
-        None => crate::labs::shown(id),
-    }
-}
 
 #[derive(Properties, PartialEq)]
 pub struct LabPanelProps {
     pub id: String,
     pub lang: Lang,
-}
-
-/// The panel's state in a reducer (`timeline::lab_panel`, tested natively).
-#[derive(Clone, PartialEq)]
-struct LabModel(LabState);
-
-impl Reducible for LabModel {
-    type Action = LabAction;
-
-    fn reduce(self: Rc<Self>, action: LabAction) -> Rc<Self> {
-        Rc::new(LabModel(self.0.clone().reduce(action)))
-    }
-}
-
-thread_local! {
-    /// Files fetched from `labs/`, by path: fetched once per page.
-    static FILES: RefCell<VecMap<String, Rc<str>>> = const { RefCell::new(VecMap::new()) };
-    /// Sandboxes opened ahead of the learner's click ([`warm`]): frame loaded, harness
-    /// and engine sent, no code yet.
-    static SPARES: RefCell<Vec<Sandbox>> = const { RefCell::new(Vec::new()) };
-    static WARMING: Cell<bool> = const { Cell::new(false) };
-    /// Who waits for the sandboxes being opened ([`warmed`]).
-    static WARM_WAITERS: RefCell<Vec<js_sys::Function>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Opens the sandboxes the next session takes ([`SANDBOXES`] of them, with the engine's
-/// module), in the background: the frames load, the harness and the
-/// engine's files are fetched and sent, and the engine is compiled in each frame before
-/// the learner clicks. Called when the learner starts editing a lab's code (not merely
-/// when the section is shown: a reader who never opens a lab downloads no engine) and
-/// after each session.
-pub fn warm() {
-    if WARMING.with(Cell::get) || SPARES.with(|s| s.borrow().len()) >= SANDBOXES {
-        return;
-    }
-    WARMING.with(|w| w.set(true));
-    wasm_bindgen_futures::spawn_local(async {
-        if let (Ok(harness), Ok(html)) = (lab_file("harness.js").await, lab_file("sandbox.html").await) {
-            if let Some(engine) = engine::files().await {
-                while SPARES.with(|s| s.borrow().len()) < SANDBOXES {
-                    match Sandbox::open(&html, &harness, &engine, true).await {
-                        Ok(sandbox) => SPARES.with(|s| s.borrow_mut().push(sandbox)),
-                        Err(_) => break,
-                    }
-                }
-            }
-        }
-        WARMING.with(|w| w.set(false));
-        for resolve in WARM_WAITERS.with(|w| std::mem::take(&mut *w.borrow_mut())) {
-            let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
-        }
-    });
-}
-
-/// Waits until the sandboxes [`warm`] is opening are ready: a session that starts
-/// meanwhile takes them rather than opening more beside them.
-async fn warmed() {
-    if !WARMING.with(Cell::get) {
-        return;
-    }
-    let p = js_sys::Promise::new(&mut |resolve, _| WARM_WAITERS.with(|w| w.borrow_mut().push(resolve)));
-    let _ = wasm_bindgen_futures::JsFuture::from(p).await;
-}
-
-/// A spare sandbox, if one is open.
-fn take_spare() -> Option<Sandbox> {
-    SPARES.with(|s| {
-        let sandbox = s.borrow_mut().pop()?;
-        sandbox.set_spare(false);
-        Some(sandbox)
-    })
-}
-
-/// Puts a lab file in the page's cache, as if fetched from `labs/<path>` (for the browser
-/// tests, whose test page has no `labs/` folder).
-pub fn preload(path: &str, text: &str) {
-    FILES.with(|f| f.borrow_mut().insert(path.to_string(), Rc::from(text)));
 }
 
 /// `code`'s trials in fresh sandboxes, made by the engine beside the code exactly as the
@@ -188,23 +81,6 @@ pub async fn trials_in_sandboxes(
     )
     .await?;
     Ok(out.failure)
-}
-
-async fn lab_file(path: &str) -> Result<Rc<str>, String> {
-    if let Some(f) = FILES.with(|f| f.borrow().get(path).cloned()) {
-        return Ok(f);
-    }
-    let text = crate::ui::pack_loader::fetch_text(&format!("labs/{path}"), FILE_LIMIT)
-        .await
-        .map_err(|e| match e {
-            crate::ui::pack_loader::FetchError::Failed(why) => format!("labs/{path}: {why}"),
-            crate::ui::pack_loader::FetchError::TooBig { read } => {
-                format!("labs/{path}: larger than {read} bytes")
-            }
-        })?;
-    let rc: Rc<str> = Rc::from(text.as_str());
-    FILES.with(|f| f.borrow_mut().insert(path.to_string(), rc.clone()));
-    Ok(rc)
 }
 
 /// The code in the editor: a shared link's, else the learner's saved code, else the
@@ -398,14 +274,6 @@ fn use_saving(
     (oninput, onchange)
 }
 
-/// Copies `link`; where the browser refuses, the panel shows it to copy by hand.
-pub(super) fn copy_link(kind: LinkKind, link: String, dispatch: Callback<LabAction>) {
-    let kept = link.clone();
-    browser::copy_then(link, move |ok| {
-        dispatch.emit(LabAction::LinkCopied(kind, if ok { Ok(()) } else { Err(kept) }));
-    });
-}
-
 /// "Copy a link with your code": the code (and a shared trial) in the link.
 fn copy_link_handler(
     id: &str,
@@ -518,7 +386,7 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
     html! {
         <section class="lab" aria-labelledby={format!("lab-title-{}", props.id)} data-lab={props.id.clone()} ref={section_ref}>
             <h2 id={format!("lab-title-{}", props.id)} tabindex="-1">{ title }</h2>
-            { render(&doc(&goal), lang) }
+            { render(&doc(&goal), lang, block_panel) }
             <h3>{ t.t("lab_signature") }</h3>
             <CodeBlock lang={Some("js".to_string())} code={lab.signature_in(lang.code()).trim().to_string()} ui_lang={lang} />
             if from_link {

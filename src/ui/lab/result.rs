@@ -1,7 +1,14 @@
 //! A lab's result for people: the verdict and its checks, the broken run on the
 //! timeline with the moment it broke, and the attacks and violations in words.
 
-use super::*;
+use super::link::copy_link;
+use crate::lesson::content::Lang;
+use crate::lesson::i18n::Texts;
+use crate::lesson::progress::{LabProgress, LabStatus};
+use crate::timeline;
+use crate::timeline::lab_panel::{Broken, LabAction, LinkKind, Shown};
+use crate::ui::browser;
+use yew::prelude::*;
 
 /// Where the learner stands with this lab, true to the code saved from the editor: passed
 /// on a day, or passed before with other code. Read from their progress, so it is there

@@ -1,7 +1,21 @@
-//! A Run or a "Try to break it" session: the sandboxes started, the trials made in
-//! their workers by the engine beside the learner's code, and the result shown.
+//! A Run or a "Try to break it" session: the sandboxes started (those [`warm`] opened
+//! ahead of the click first), the trials made in their workers by the engine beside the
+//! learner's code, and the result shown.
 
-use super::*;
+use super::contexts::LabStore;
+use super::engine;
+use super::files::lab_file;
+use super::model::LabModel;
+use super::sandbox::{EngineFiles, Sandbox, Stop};
+use crate::lesson::progress::LabOutcome;
+use crate::lesson::route::hash_with_state;
+use crate::sim::lab::seq::{self, Draw};
+use crate::sim::lab::{self, CodeError, Lab};
+use crate::timeline::lab_panel::{Broken, LabAction, Shown};
+use crate::ui::browser;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use yew::prelude::*;
 
 /// Everything a session needs, gathered before the first message.
 pub(super) struct Session {
@@ -18,6 +32,63 @@ pub(super) struct Session {
 /// (`sim::lab::seq`): a worker each, so both of a laptop's cores work. The verdict does
 /// not depend on the number (the lowest failing trial is the one shown).
 pub const SANDBOXES: usize = 2;
+
+thread_local! {
+    /// Sandboxes opened ahead of the learner's click ([`warm`]): frame loaded, harness
+    /// and engine sent, no code yet.
+    static SPARES: RefCell<Vec<Sandbox>> = const { RefCell::new(Vec::new()) };
+    static WARMING: Cell<bool> = const { Cell::new(false) };
+    /// Who waits for the sandboxes being opened ([`warmed`]).
+    static WARM_WAITERS: RefCell<Vec<js_sys::Function>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Opens the sandboxes the next session takes ([`SANDBOXES`] of them, with the engine's
+/// module), in the background: the frames load, the harness and the
+/// engine's files are fetched and sent, and the engine is compiled in each frame before
+/// the learner clicks. Called when the learner starts editing a lab's code (not merely
+/// when the section is shown: a reader who never opens a lab downloads no engine) and
+/// after each session.
+pub fn warm() {
+    if WARMING.with(Cell::get) || SPARES.with(|s| s.borrow().len()) >= SANDBOXES {
+        return;
+    }
+    WARMING.with(|w| w.set(true));
+    wasm_bindgen_futures::spawn_local(async {
+        if let (Ok(harness), Ok(html)) = (lab_file("harness.js").await, lab_file("sandbox.html").await) {
+            if let Some(engine) = engine::files().await {
+                while SPARES.with(|s| s.borrow().len()) < SANDBOXES {
+                    match Sandbox::open(&html, &harness, &engine, true).await {
+                        Ok(sandbox) => SPARES.with(|s| s.borrow_mut().push(sandbox)),
+                        Err(_) => break,
+                    }
+                }
+            }
+        }
+        WARMING.with(|w| w.set(false));
+        for resolve in WARM_WAITERS.with(|w| std::mem::take(&mut *w.borrow_mut())) {
+            let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
+        }
+    });
+}
+
+/// Waits until the sandboxes [`warm`] is opening are ready: a session that starts
+/// meanwhile takes them rather than opening more beside them.
+pub(super) async fn warmed() {
+    if !WARMING.with(Cell::get) {
+        return;
+    }
+    let p = js_sys::Promise::new(&mut |resolve, _| WARM_WAITERS.with(|w| w.borrow_mut().push(resolve)));
+    let _ = wasm_bindgen_futures::JsFuture::from(p).await;
+}
+
+/// A spare sandbox, if one is open.
+pub(super) fn take_spare() -> Option<Sandbox> {
+    SPARES.with(|s| {
+        let sandbox = s.borrow_mut().pop()?;
+        sandbox.set_spare(false);
+        Some(sandbox)
+    })
+}
 
 /// Opens a sandbox and loads the learner's code into it: the sandbox, or the code's error.
 pub(super) async fn open_sandbox(

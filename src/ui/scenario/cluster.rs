@@ -1,7 +1,7 @@
 //! The cluster right after the event at the cursor: each client's status, each node's
 //! keys and clock, and the resource's writes.
 
-use super::Handle;
+use super::model::Handle;
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
 use crate::timeline::{snapshot, words};

@@ -1,7 +1,7 @@
 //! Playback controls: step, play/pause, reset, speed, zoom and pan, the slider and the
 //! cursor's time; and the keys the whole panel answers to.
 
-use super::Handle;
+use super::model::Handle;
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
 use crate::timeline::panel::PanelAction;

@@ -273,14 +273,14 @@ fn reset_handler(
 /// script is used.
 fn unused_note(base: &Scenario, which: Which, tx: Texts) -> Option<String> {
     (which == Which::Release && !uses_release_script(base)).then(|| {
-        match super::pair_of(&base.name).filter(|o| {
+        match super::catalog::pair_of(&base.name).filter(|o| {
             crate::sim::scenario::builtin(o)
                 .and_then(Result::ok)
                 .is_some_and(|s| uses_release_script(&s))
         }) {
             Some(other) => tx.fmt(
                 "script_unused",
-                &[("other", super::title_of(other, None, tx.lang))],
+                &[("other", super::catalog::title_of(other, None, tx.lang))],
             ),
             None => tx.t("script_unused_alone"),
         }

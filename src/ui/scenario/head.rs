@@ -1,6 +1,7 @@
 //! The panel's head: which scenario, its seed (a new one, or one typed), and Undo for a fork.
 
-use super::{find, title_of, Handle, PackScenarios};
+use super::catalog::{find, title_of, PackScenarios};
+use super::model::Handle;
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
 use crate::timeline::panel::PanelAction;

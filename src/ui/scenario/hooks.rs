@@ -2,12 +2,13 @@
 //! page's autoplay and `goto`, a released hold, and the URL kept in step. Each only
 //! dispatches actions of `timeline::panel`.
 
+use super::model::Handle;
 use super::url::write_url_state;
-use super::Handle;
 use crate::calls::{Answer, Request};
 use crate::timeline::pace::Pace;
 use crate::timeline::panel::{PanelAction, Parts, RunAnswer, RunJob, RunPart, RunsIn};
-use crate::ui::{browser, engine_worker};
+use crate::ui::browser;
+use crate::ui::engine_worker;
 use gloo::timers::callback::Timeout;
 use std::rc::Rc;
 use yew::prelude::*;

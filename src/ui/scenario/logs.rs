@@ -1,7 +1,7 @@
 //! What happened up to the cursor: the story (the key events, in words) and the event
 //! log (the last events, the key ones standing out).
 
-use super::Handle;
+use super::model::Handle;
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
 use crate::timeline::{describe, words};

@@ -8,6 +8,7 @@
 //! this wraps it in yew's `Reducible`, and each part of the panel is a component of its
 //! own that dispatches `PanelAction`s.
 
+mod catalog;
 mod cluster;
 mod console;
 mod controls;
@@ -19,69 +20,29 @@ mod hooks;
 pub use hooks::make_elsewhere;
 mod lens;
 mod logs;
+mod model;
 mod plot;
 mod svg;
 mod takeover;
 mod tradeoff;
 mod url;
 
+pub use catalog::{pair_of, PackScenarios};
 pub use console::ConsoleExercise;
 pub use lens::Lens;
+pub use model::{Handle, PanelModel};
 pub use svg::{Shared, TimelineSvg};
 pub use ScenarioPanel as Panel;
 
 use crate::lesson::content::Lang;
 use crate::lesson::embed::EmbedConfig;
 use crate::lesson::i18n::Texts;
-use crate::sim::scenario::builtin;
 use crate::timeline::panel::{PanelAction, PanelState, RunsIn};
 use crate::timeline::Variant;
 use crate::ui::browser;
+use catalog::find;
 use std::rc::Rc;
 use yew::prelude::*;
-
-/// Scenarios a lesson pack brings, looked up before the built-ins.
-#[derive(Clone, PartialEq, Default)]
-pub struct PackScenarios(pub Rc<Vec<crate::sim::scenario::Scenario>>);
-
-/// A scenario by name: the pack's first, then the built-ins.
-fn find(name: &str, pack: &Option<PackScenarios>) -> Option<Result<crate::sim::scenario::Scenario, String>> {
-    if let Some(s) = pack.as_ref().and_then(|p| p.0.iter().find(|s| s.name == name)) {
-        return Some(Ok(s.clone()));
-    }
-    builtin(name).map(|r| r.map_err(|e| e.to_string()))
-}
-
-/// What the reader calls scenario `name` (its title in `lang`), found as [`find`] does;
-/// its name if there is no such scenario.
-pub(crate) fn title_of(name: &str, pack: Option<&PackScenarios>, lang: Lang) -> String {
-    match find(name, &pack.cloned()) {
-        Some(Ok(s)) => s.title_in(lang.code()).to_string(),
-        _ => name.to_string(),
-    }
-}
-
-/// Broken and fixed versions the lesson pairs; either can be compared with the other.
-const PAIRS: [(&str, &str); 5] = [
-    ("unsafe-del", "safe-release"),
-    ("no-fencing", "fencing"),
-    ("failover", "failover-wait"),
-    ("redlock-pause-acquire-unchecked", "redlock-pause-acquire"),
-    ("double-charge-no-lock", "double-charge-redis-lock"),
-];
-
-/// The scenario paired with `name`, if any.
-pub fn pair_of(name: &str) -> Option<&'static str> {
-    PAIRS.iter().find_map(|(a, b)| {
-        if *a == name {
-            Some(*b)
-        } else if *b == name {
-            Some(*a)
-        } else {
-            None
-        }
-    })
-}
 
 #[derive(Properties, PartialEq)]
 pub struct ScenarioPanelProps {
@@ -96,44 +57,6 @@ pub struct ScenarioPanelProps {
     #[prop_or(true)]
     pub url_state: bool,
 }
-
-/// `timeline::panel`'s state in yew: a new version on every action, which is what the
-/// components compare (the state holds a run, too big to compare field by field).
-pub struct PanelModel {
-    pub state: PanelState,
-    version: u64,
-    /// Its first run was made ahead of time (at build time, for the hand-over).
-    ahead: bool,
-    /// The prerendered page's drawing of the panel, shown until its first run comes.
-    snapshot: Option<AttrValue>,
-}
-
-impl PartialEq for PanelModel {
-    fn eq(&self, other: &Self) -> bool {
-        self.version == other.version
-    }
-}
-
-impl Reducible for PanelModel {
-    type Action = PanelAction;
-
-    fn reduce(self: Rc<Self>, action: PanelAction) -> Rc<Self> {
-        let state = self.state.clone().reduce(action);
-        Rc::new(PanelModel {
-            // The snapshot only stands in for the first run.
-            snapshot: self
-                .snapshot
-                .clone()
-                .filter(|_| state.model().is_none() && state.running()),
-            ahead: self.ahead,
-            state,
-            version: self.version + 1,
-        })
-    }
-}
-
-/// What a part of the panel gets: the state, and a way to dispatch actions.
-pub type Handle = UseReducerHandle<PanelModel>;
 
 /// The panel as it opens: the scenario the URL names if it is one of ours, else the
 /// first, seed 1. Every run is made in the engine's worker, the first too.

@@ -1,7 +1,9 @@
 //! The timeline as the learner handles it: the drawing with its wheel and touch
 //! gestures, and the paired scenario drawn beside it at the same true time.
 
-use super::{hooks, pair_of, svg, Handle};
+use super::catalog::{pair_of, title_of};
+use super::model::Handle;
+use super::{hooks, svg};
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
 use crate::sim::scenario::builtin;
@@ -109,7 +111,7 @@ pub fn plot(props: &PlotProps) -> Html {
             if let Some(other_name) = pair_of(&s.name) {
                 <label class="compare-toggle">
                     <input type="checkbox" checked={s.compare} onchange={on_compare} />
-                    { format!(" {}", tx.fmt("sc_side_by_side", &[("other", super::title_of(other_name, None, props.lang))])) }
+                    { format!(" {}", tx.fmt("sc_side_by_side", &[("other", title_of(other_name, None, props.lang))])) }
                 </label>
             }
             if other.is_some() {

@@ -1,7 +1,8 @@
 //! "Take over a node": a Redis console on one of the run's nodes at the cursor. A
 //! command that changes something forks the run.
 
-use super::{console, Handle};
+use super::console;
+use super::model::Handle;
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
 use crate::timeline::fork::NOT_RUN;

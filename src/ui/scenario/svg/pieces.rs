@@ -2,7 +2,7 @@
 //! state: the patterns, the axis's ticks, a message's arrow, a mark's glyph and a folded
 //! run's tag.
 
-use super::{nice_step, Frame, LANE_H, TOP};
+use super::layout::{Frame, LANE_H, TOP};
 use crate::lesson::content::Lang;
 use crate::lesson::i18n::Texts;
 use crate::timeline::fold::Fold;
@@ -24,6 +24,17 @@ pub(super) fn defs() -> Html {
             </marker>
         </defs>
     }
+}
+
+/// A round step between the axis's ticks, about a sixth of `span_ms`.
+fn nice_step(span_ms: f64) -> f64 {
+    let raw = span_ms / 6.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag)
 }
 
 /// The axis's ticks for the frame's window (`span_ms` wide), at most 40.
