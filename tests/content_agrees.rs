@@ -17,7 +17,7 @@
 
 use lockstep::lesson::content::{builtin, builtin_questions, Lang};
 use lockstep::lesson::i18n::Texts;
-use lockstep::lesson::markdown::{parse, walk, Node};
+use lockstep::lesson::markdown::{parse, scenario_blocks, walk, Node};
 use lockstep::lesson::quiz::Question;
 use lockstep::sim::trace::TraceKind;
 use lockstep::timeline::variant::{knobs, Knob};
@@ -183,14 +183,7 @@ fn example_keys(nodes: &[Node]) -> Vec<(String, Vec<String>)> {
 
 /// The scenarios the body embeds (```scenario blocks), in order.
 fn embedded(body: &str) -> Vec<String> {
-    walk(&parse(body))
-        .into_iter()
-        .filter_map(|n| match n {
-            Node::CodeBlock { lang: Some(l), code } if l == "scenario" => Some(code),
-            _ => None,
-        })
-        .flat_map(|code| code.split_whitespace().map(str::to_string))
-        .collect()
+    scenario_blocks(&parse(body))
 }
 
 /// The text under the "What you can change" heading (up to the next heading), if the
