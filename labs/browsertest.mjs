@@ -48,9 +48,20 @@ frame.srcdoc = D.sandbox;
 let waiting = null;
 addEventListener('message', (e) => {
   if (e.source !== frame.contentWindow) return;
-  const w = waiting; waiting = null; if (w) w(e.data);
+  // The frame hands over a direct line to its worker: the answers come on it.
+  if (e.data && e.data.type === 'port' && e.ports[0]) {
+    port = e.ports[0];
+    port.onmessage = (m) => deliver(m.data);
+    return;
+  }
+  deliver(e.data);
 });
-const ask = (m) => new Promise((res) => { waiting = res; frame.contentWindow.postMessage(m, '*'); });
+let port = null;
+const deliver = (data) => { const w = waiting; waiting = null; if (w) w(data); };
+const ask = (m) => new Promise((res) => {
+  waiting = res;
+  if (port && m.type !== 'init') port.postMessage(m); else frame.contentWindow.postMessage(m, '*');
+});
 const params = { key: 'lock', ttl_ms: 300, jobs: 2, work_ms: [10, 20], retry_ms: [5, 10] };
 const init = (learner) => ask({ type: 'init', lab: 'set-nx', functions: ['acquire', 'release'], params, driver: D.driver, learner });
 const input = (now_ms, ev) => ask({ type: 'input', pid: 1, worker: 0, inc: 0, now_ms, ev });

@@ -1446,18 +1446,24 @@
 
     const failure = (err) => ({ type: 'error', message: `lab harness: ${errorMessage(err)}`, line: null, col: null });
 
+    // What the simulator sends, by the message's name (sim::lab::ToHarness): each begins
+    // its answer, or gives {proc} for an input, {init} for a module still settling.
+    const fromSimulator = /* wire: ToHarness */ {
+      init: (msg, realm) => init(msg, realm),
+      run(msg) {
+        processes = new Map();
+        current = null;
+        lines = msg.watch === true;
+        return { answer: { type: 'ready' } };
+      },
+      input: (msg, realm) => inputBegin(msg, realm),
+    };
+
     /** A message that needs no drain: its answer, or {proc} for an input. */
     function begin(msg, realm) {
-      switch (msg && msg.type) {
-        case 'init': return init(msg, realm);
-        case 'run':
-          processes = new Map();
-          current = null;
-          lines = msg.watch === true;
-          return { answer: { type: 'ready' } };
-        case 'input': return inputBegin(msg, realm);
-        default: return { answer: { type: 'error', message: `unknown message type ${JSON.stringify(msg && msg.type)}`, line: null, col: null } };
-      }
+      const name = msg && typeof msg.type === 'string' ? msg.type : '';
+      if (Object.prototype.hasOwnProperty.call(fromSimulator, name)) return fromSimulator[name](msg, realm);
+      return { answer: { type: 'error', message: `unknown message type ${JSON.stringify(msg && msg.type)}`, line: null, col: null } };
     }
 
     /** One message, answered once quiet (the browser host: `drain` is its own). */

@@ -51,6 +51,10 @@ step "browser tests again (wasm-bindgen-test, headless Firefox ESR)"
 env -u CHROMEDRIVER GECKODRIVER="$(command -v geckodriver)" \
   cargo test --target wasm32-unknown-unknown --test 'web_*'
 
+step "the labs' sandbox on its own, driven message by message as the Node host is (node labs/browsertest.mjs, Chromium and Firefox)"
+node labs/browsertest.mjs
+node labs/browsertest.mjs --firefox
+
 if [ -x scripts/oracle.sh ]; then
   step "differential tests against the Redis oracle"
   bash scripts/oracle.sh

@@ -13,8 +13,7 @@
 
 #[cfg(target_arch = "wasm32")]
 mod web {
-    use lockstep::sim::lab::seq::{Draw, TrialSeq};
-    use lockstep::sim::lab::LabTexts;
+    use lockstep::sim::lab::frame::SandboxTrials;
     use wasm_bindgen::prelude::*;
 
     /// A request of the page (`lockstep::calls::Request`, in the wire's form), made into
@@ -63,43 +62,30 @@ mod web {
     }
 
     /// One group of a "Try to break it" session, or a lab's Run or a shared trial's
-    /// replay (`sim::lab::seq::TrialSeq`, `draw`: `trials`, `run` or `replay`).
+    /// replay, in a sandbox's worker (`sim::lab::frame::SandboxTrials`): it reads the
+    /// page's `trials` message and writes what the worker posts back, so the worker
+    /// (`labs/sandbox.html`) only relays text.
     #[wasm_bindgen]
-    pub struct Trials(TrialSeq);
+    pub struct Trials(SandboxTrials);
 
     #[wasm_bindgen]
     impl Trials {
-        /// `seed` is decimal text (a u64 does not fit a JavaScript number). The lab's
-        /// three texts and the session's numbers are the sandbox's message, as it came.
+        /// `request` is the page's `trials` message, as it came (JSON text).
         #[wasm_bindgen(constructor)]
-        #[allow(clippy::too_many_arguments)]
-        pub fn new(
-            dir: &str,
-            lab_toml: &str,
-            scenario_toml: &str,
-            seed: &str,
-            total: u32,
-            group: u32,
-            groups: u32,
-            draw: &str,
-        ) -> Result<Trials, JsError> {
-            let seed: u64 = seed
-                .parse()
-                .map_err(|_| JsError::new("the seed is not a number"))?;
-            let texts = LabTexts {
-                dir: dir.to_string(),
-                lab_toml: lab_toml.to_string(),
-                scenario_toml: scenario_toml.to_string(),
-            };
-            let draw = Draw::from_name(draw).ok_or_else(|| JsError::new("draw: trials, run or replay"))?;
-            TrialSeq::new(&texts, seed, total, group, groups)
-                .map(|t| Trials(t.drawing(draw)))
+        pub fn new(request: &str) -> Result<Trials, JsError> {
+            SandboxTrials::new(request)
+                .map(Trials)
                 .map_err(|e| JsError::new(&e))
         }
 
         /// The next message for the harness, or `undefined` when the group is done.
         pub fn next(&mut self) -> Option<String> {
             self.0.next_message()
+        }
+
+        /// `at`, for the page, when a trial has started since the last call.
+        pub fn news(&mut self) -> Option<String> {
+            self.0.news()
         }
 
         pub fn answer(&mut self, answer: &str) {
@@ -110,23 +96,20 @@ mod web {
             self.0.limit(trial)
         }
 
-        /// The trial in flight, or -1.
-        pub fn trial(&self) -> i32 {
-            self.0.trial().and_then(|t| i32::try_from(t).ok()).unwrap_or(-1)
+        /// Whether this is one watched trial (Run, a replay): only then does
+        /// [`Trials::watched`] say anything.
+        pub fn watching(&self) -> bool {
+            self.0.watching()
         }
 
-        pub fn finished(&self) -> u32 {
-            self.0.finished()
+        /// The harness's watch message (JSON text) as the page reads it, or `undefined`.
+        pub fn watched(&self, watch: &str) -> Option<String> {
+            self.0.watched(watch)
         }
 
-        /// The name of process `pid` in the trial in flight (a worker's, `A`).
-        pub fn name_of(&self, pid: u32) -> Option<String> {
-            self.0.process_name(pid)
-        }
-
-        /// `{finished, failure}` as JSON (`sim::lab::seq::GroupReport`).
-        pub fn report(&self) -> String {
-            self.0.report_json()
+        /// `done`, for the page: the group's report.
+        pub fn done(&self) -> String {
+            self.0.done()
         }
     }
 }

@@ -9,7 +9,7 @@
 
 use super::node::NodeHost;
 use crate::sim::lab::live::{LiveStep, LiveTrial};
-use crate::sim::lab::{parse_ready, Host, Lab, LabAttack, TrialResult};
+use crate::sim::lab::{FromHarness, Host, Lab, LabAttack, ToHarness, TrialResult};
 use std::path::PathBuf;
 
 /// The folder of the live runner and its npm packages: `LOCKSTEP_LIVE_DIR`, else this
@@ -80,8 +80,9 @@ pub fn run_once(
     attacks: Vec<LabAttack>,
 ) -> Result<TrialResult, String> {
     let mut trial = LiveTrial::new(lab, seed, attacks, urls.len())?;
-    let ready = host.exchange(r#"{"type":"run"}"#).map_err(|e| e.message)?;
-    parse_ready(&ready).map_err(|e| e.message)?;
+    let run_message = ToHarness::Run { watch: false }.text();
+    let ready = host.exchange(&run_message).map_err(|e| e.message)?;
+    FromHarness::read(&ready).ready().map_err(|e| e.message)?;
     host.send_line(&trial.message(urls)).map_err(|e| e.message)?;
     loop {
         let line = host.next_line().map_err(|e| e.message)?;

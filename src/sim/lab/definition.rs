@@ -8,7 +8,7 @@ use crate::sim::scenario::{Algorithm, Scenario};
 use crate::sim::trace::TraceLevel;
 use crate::sim::world::{LabAttack, LabAttackOp, StallPoint, World};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// Most trials "Try to break it" runs.
@@ -514,19 +514,6 @@ impl Lab {
     /// The starter in the language with this code (else the English one).
     pub fn starter_in(&self, code: &str) -> &str {
         self.starters.get(code).unwrap_or(&self.starter)
-    }
-
-    /// The `init` message for the harness, with the learner's source.
-    pub fn init_message(&self, learner: &str) -> String {
-        json!({
-            "type": "init",
-            "lab": self.id,
-            "functions": self.functions,
-            "params": self.params,
-            "driver": self.driver,
-            "learner": learner,
-        })
-        .to_string()
     }
 
     /// The attacks of trial `seed` ("Try to break it"): drawn from the seed alone, so a

@@ -29,6 +29,13 @@ use crate::store::{render_line, Reply, Store};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, VecDeque};
 
+/// The live host's channel (docs/labs.md, "Live mode"): the `type` of each line the
+/// simulator writes to it ([`LiveTrial::message`], a resource's answer), and of each
+/// line it writes back ([`LiveTrial::on_line`]). `tests/wires.rs` checks
+/// `labs/node-host.mjs` against them.
+pub const TO_LIVE_HOST: [&str; 2] = ["live", "res_reply"];
+pub const FROM_LIVE_HOST: [&str; 2] = ["res", "live_done"];
+
 /// Incarnations a worker can have in one trial (a trial crashes a worker at most a few
 /// times); a restart beyond the seeds sent is not started.
 const MAX_INCARNATIONS: usize = 8;

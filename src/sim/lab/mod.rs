@@ -14,11 +14,14 @@
 //! [`Host`] natively; the browser's panel the same way, asynchronously).
 //!
 //! This file only declares and re-exports. Bottom up: `definition.rs` (the lab, and the
-//! limits on what it reads), `wire.rs` (the harness's messages as JSON), `grade.rs`,
-//! `run.rs`, `trials.rs`; the messages' types themselves are the world's
+//! limits on what it reads), `wire.rs` (the channel to the harness: `ToHarness`,
+//! `FromHarness`, `Watch`), `grade.rs`, `run.rs`, `trials.rs`, `seq.rs` (one group of
+//! trials beside the harness), `frame.rs` (the channel between the page and a sandbox:
+//! `ToSandbox`, `FromSandbox`); the actions and events themselves are the world's
 //! (`world/lab_io.rs`), since the world carries them out.
 
 mod definition;
+pub mod frame;
 mod grade;
 pub mod live;
 mod run;

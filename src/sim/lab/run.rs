@@ -3,7 +3,7 @@
 
 use super::definition::Lab;
 use super::grade::{grade, violations_of, Verdict};
-use super::wire::{parse_actions, CodeError};
+use super::wire::{CodeError, FromHarness, ToHarness};
 use crate::sim::checker::{Outcome, Violation};
 use crate::sim::fact::{TimerName, ViolationKind};
 use crate::sim::trace::{TraceEvent, TraceKind, TraceLevel};
@@ -70,7 +70,7 @@ impl LabRun {
         loop {
             if let Some(input) = self.world.next_lab_input() {
                 self.pending = Some((input.pid, input.inc));
-                return Some(input.message());
+                return Some(ToHarness::Input(&input).text());
             }
             if !self.world.step(&mut self.trace) {
                 return None;
@@ -92,7 +92,7 @@ impl LabRun {
             ));
             return;
         }
-        match parse_actions(answer) {
+        match FromHarness::read(answer).actions() {
             Ok(actions) => {
                 self.tape.push(answer.to_string());
                 self.world.lab_actions(pid, inc, actions, &mut self.trace)
@@ -163,7 +163,7 @@ pub fn replay_world(lab: &Lab, seed: u64, attacks: &[LabAttack], tape: Vec<Strin
         World::build(&lab.scenario, seed, TraceLevel::Full).map_err(|(f, m)| format!("{f}: {m}"))?;
     apply_attacks(&mut world, attacks);
     // Read here, at the edge: the world replays actions, not the harness's JSON.
-    let tape = tape.iter().map(|a| parse_actions(a).ok()).collect();
+    let tape = tape.iter().map(|a| FromHarness::read(a).actions().ok()).collect();
     world.set_lab_tape(std::sync::Arc::new(tape));
     Ok(world)
 }

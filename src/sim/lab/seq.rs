@@ -10,7 +10,8 @@
 //! and the attacks drawn from it, as every other runner draws it.
 
 use super::{
-    grade, parse_ready, replay_world, CodeError, Lab, LabAttack, LabRun, LabTexts, TrialResult, Verdict,
+    grade, replay_world, CodeError, FromHarness, Lab, LabAttack, LabRun, LabTexts, ToHarness, TrialResult,
+    Verdict,
 };
 use crate::sim::trace::TraceLevel;
 use serde_json::{json, Value};
@@ -218,11 +219,8 @@ impl TrialSeq {
             }
             let cur = self.current.as_mut()?;
             if !cur.started {
-                let run = match (self.draw, &cur.again) {
-                    (Draw::Trials, None) => r#"{"type":"run"}"#,
-                    _ => r#"{"type":"run","watch":true}"#,
-                };
-                return Some(run.to_string());
+                let watch = !matches!((self.draw, &cur.again), (Draw::Trials, None));
+                return Some(ToHarness::Run { watch }.text());
             }
             if let Some(m) = cur.run.next_message() {
                 return Some(m);
@@ -278,7 +276,7 @@ impl TrialSeq {
             cur.run.answer(answer);
         } else {
             cur.started = true;
-            if let Err(e) = parse_ready(answer) {
+            if let Err(e) = FromHarness::read(answer).ready() {
                 cur.run.host_failed(e);
             }
         }

@@ -4,7 +4,7 @@
 
 use super::definition::{Check, Lab, MAX_SOURCE_BYTES, MAX_TRIALS};
 use super::run::{LabRun, TrialResult};
-use super::wire::{parse_ready, CodeError};
+use super::wire::{CodeError, FromHarness, ToHarness};
 use crate::sim::rng::sub_seed;
 use crate::sim::trace::TraceKind;
 use crate::sim::world::LabAttack;
@@ -30,7 +30,11 @@ pub fn run_once(
     attacks: Vec<LabAttack>,
 ) -> Result<TrialResult, String> {
     let mut run = LabRun::new(lab, seed, attacks)?;
-    match host.exchange(r#"{"type":"run"}"#).and_then(|a| parse_ready(&a)) {
+    let run_message = ToHarness::Run { watch: false }.text();
+    match host
+        .exchange(&run_message)
+        .and_then(|a| FromHarness::read(&a).ready())
+    {
         Ok(()) => {
             while let Some(msg) = run.next_message() {
                 match host.exchange(&msg) {
@@ -262,8 +266,8 @@ pub fn init(lab: &Lab, host: &mut dyn Host, learner: &str) -> Result<(), CodeErr
             ],
         ));
     }
-    let answer = host.exchange(&lab.init_message(learner))?;
-    parse_ready(&answer)
+    let answer = host.exchange(&ToHarness::Init { lab, learner }.text())?;
+    FromHarness::read(&answer).ready()
 }
 
 /// The report of one run (a replayed trial).

@@ -1,6 +1,9 @@
-//! The messages to and from the harness (docs/labs.md): inputs out, actions and
-//! errors in.
+//! The channel between the simulator and the harness (`labs/harness.js`, docs/labs.md):
+//! [`ToHarness`] out, [`FromHarness`] in, and [`Watch`], what the harness tells its host
+//! while one watched trial runs. Each is declared here once, with the names of its
+//! messages; `tests/wires.rs` checks the JavaScript side against these names.
 
+use super::definition::Lab;
 use crate::sim::client::{ResOp, ResReply};
 use crate::sim::fact::Coded;
 use crate::sim::world::{LabAction, LabEvent, LabInput};
@@ -35,33 +38,171 @@ pub(crate) fn res_reply_value(reply: &ResReply) -> Value {
     }
 }
 
-impl LabInput {
-    /// The `input` message for the harness.
-    pub fn message(&self) -> String {
-        let ev = match &self.ev {
-            LabEvent::Start { seed } => json!({"kind": "start", "seed": seed.to_string()}),
-            LabEvent::Reply {
-                id,
-                reply: Reply::Error(e),
-            } => json!({"kind": "reply", "id": id, "error": e}),
-            LabEvent::Reply { id, reply } => json!({"kind": "reply", "id": id, "value": reply_value(reply)}),
-            LabEvent::Timeout { id } => json!({"kind": "timeout", "id": id}),
-            LabEvent::Timer { id } => json!({"kind": "timer", "id": id}),
-            LabEvent::Resource { id, reply } => {
-                json!({"kind": "resource", "id": id, "reply": res_reply_value(reply)})
-            }
-            LabEvent::Crash => json!({"kind": "crash"}),
-        };
-        json!({
-            "type": "input",
-            "pid": self.pid,
-            "worker": self.worker,
-            "inc": self.inc,
-            "now_ms": self.now_local_us as f64 / 1000.0,
-            "ev": ev,
-        })
-        .to_string()
+/// A message from the simulator to the harness.
+pub enum ToHarness<'a> {
+    /// Compile the lab's driver and the learner's file; answered `ready` or `error`.
+    Init { lab: &'a Lab, learner: &'a str },
+    /// A new run (trial) starts; `watch`: its commands say the line that sent them.
+    Run { watch: bool },
+    /// One event for one process; answered `actions`.
+    Input(&'a LabInput),
+}
+
+impl ToHarness<'_> {
+    /// Every message's `type`, in the order of the variants.
+    pub const NAMES: [&'static str; 3] = ["init", "run", "input"];
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            ToHarness::Init { .. } => "init",
+            ToHarness::Run { .. } => "run",
+            ToHarness::Input(_) => "input",
+        }
     }
+
+    /// The message as the harness reads it (JSON text).
+    pub fn text(&self) -> String {
+        match self {
+            ToHarness::Init { lab, learner } => json!({
+                "type": "init",
+                "lab": lab.id,
+                "functions": lab.functions,
+                "params": lab.params,
+                "driver": lab.driver,
+                "learner": learner,
+            })
+            .to_string(),
+            ToHarness::Run { watch: false } => r#"{"type":"run"}"#.to_string(),
+            ToHarness::Run { watch: true } => r#"{"type":"run","watch":true}"#.to_string(),
+            ToHarness::Input(input) => input_text(input),
+        }
+    }
+}
+
+/// The harness's answer to a [`ToHarness`] message.
+#[derive(Debug, PartialEq)]
+pub enum FromHarness {
+    /// To `init` or `run`.
+    Ready,
+    /// To `input`: what the process did until it went quiet.
+    Actions(Vec<LabAction>),
+    /// The code failed (or the answer could not be read).
+    Error(CodeError),
+}
+
+impl FromHarness {
+    /// Every answer's `type`, in the order of the variants.
+    pub const NAMES: [&'static str; 3] = ["ready", "actions", "error"];
+
+    /// Reads an answer; one that cannot be read is an [`FromHarness::Error`].
+    pub fn read(answer: &str) -> FromHarness {
+        let v: Value = match serde_json::from_str(answer) {
+            Ok(v) => v,
+            Err(e) => {
+                return FromHarness::Error(CodeError::new(format!("the harness's answer is not valid: {e}")))
+            }
+        };
+        match v.get("type").and_then(Value::as_str).unwrap_or("") {
+            "ready" => FromHarness::Ready,
+            "actions" => match actions_of(&v) {
+                Ok(actions) => FromHarness::Actions(actions),
+                Err(e) => FromHarness::Error(e),
+            },
+            "error" => FromHarness::Error(CodeError::read(&v)),
+            _ => FromHarness::Error(CodeError::new("the harness answered out of turn")),
+        }
+    }
+
+    /// `Ok` for `ready`; anything else is the code's error.
+    pub fn ready(self) -> Result<(), CodeError> {
+        match self {
+            FromHarness::Ready => Ok(()),
+            FromHarness::Error(e) => Err(e),
+            FromHarness::Actions(_) => Err(CodeError::new("the harness answered out of turn")),
+        }
+    }
+
+    /// The actions of an `actions` answer; anything else is the code's error.
+    pub fn actions(self) -> Result<Vec<LabAction>, CodeError> {
+        match self {
+            FromHarness::Actions(a) => Ok(a),
+            FromHarness::Error(e) => Err(e),
+            FromHarness::Ready => Err(CodeError::new("the harness answered out of turn")),
+        }
+    }
+}
+
+/// What the harness tells its host while a watched trial runs (`run` with `watch`), so
+/// the page can name the function an infinite loop never left.
+#[derive(Debug, PartialEq)]
+pub enum Watch {
+    /// A learner's function `within` is called in process `pid`.
+    In { pid: u32, within: String },
+    /// An event is about to run in process `pid`, inside these learner's functions.
+    Doing { pid: u32, running: Vec<String> },
+}
+
+impl Watch {
+    /// Every message's `type`, in the order of the variants.
+    pub const NAMES: [&'static str; 2] = ["in", "doing"];
+
+    /// Reads one (JSON text); `None` if it is neither.
+    pub fn read(text: &str) -> Option<Watch> {
+        let v: Value = serde_json::from_str(text).ok()?;
+        let pid = v
+            .get("pid")
+            .and_then(Value::as_u64)
+            .and_then(|p| u32::try_from(p).ok())?;
+        match v.get("type").and_then(Value::as_str)? {
+            "in" => Some(Watch::In {
+                pid,
+                within: short_text(v.get("fn"))?,
+            }),
+            "doing" => Some(Watch::Doing {
+                pid,
+                running: v
+                    .get("running")
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().take(64).filter_map(|f| short_text(Some(f))).collect())
+                    .unwrap_or_default(),
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// A name a host reports (a function's, a worker's): text of 1 to 64 bytes.
+pub(crate) fn short_text(v: Option<&Value>) -> Option<String> {
+    v.and_then(Value::as_str)
+        .filter(|s| !s.is_empty() && s.len() <= 64)
+        .map(str::to_string)
+}
+
+/// The `input` message for the harness.
+fn input_text(input: &LabInput) -> String {
+    let ev = match &input.ev {
+        LabEvent::Start { seed } => json!({"kind": "start", "seed": seed.to_string()}),
+        LabEvent::Reply {
+            id,
+            reply: Reply::Error(e),
+        } => json!({"kind": "reply", "id": id, "error": e}),
+        LabEvent::Reply { id, reply } => json!({"kind": "reply", "id": id, "value": reply_value(reply)}),
+        LabEvent::Timeout { id } => json!({"kind": "timeout", "id": id}),
+        LabEvent::Timer { id } => json!({"kind": "timer", "id": id}),
+        LabEvent::Resource { id, reply } => {
+            json!({"kind": "resource", "id": id, "reply": res_reply_value(reply)})
+        }
+        LabEvent::Crash => json!({"kind": "crash"}),
+    };
+    json!({
+        "type": "input",
+        "pid": input.pid,
+        "worker": input.worker,
+        "inc": input.inc,
+        "now_ms": input.now_local_us as f64 / 1000.0,
+        "ev": ev,
+    })
+    .to_string()
 }
 
 /// The learner's code failed (not a property: the code could not be graded).
@@ -158,7 +299,7 @@ impl<'a> Obj<'a> {
     fn f64(&self, k: &str) -> Option<f64> {
         self.0.get(k).and_then(Value::as_f64).filter(|x| x.is_finite())
     }
-    fn u32(&self, k: &str) -> Option<u32> {
+    pub(super) fn u32(&self, k: &str) -> Option<u32> {
         self.0
             .get(k)
             .and_then(Value::as_u64)
@@ -202,30 +343,8 @@ impl<'a> Obj<'a> {
 /// Longest value of a code's data kept (a driver's reason text is cut at 500 as well).
 pub const MAX_CODED_CHARS: usize = 500;
 
-fn answer_of(answer: &str) -> Result<(String, Value), CodeError> {
-    let v: Value = serde_json::from_str(answer)
-        .map_err(|e| CodeError::new(format!("the harness's answer is not valid: {e}")))?;
-    let ty = v.get("type").and_then(Value::as_str).unwrap_or("").to_string();
-    if ty == "error" {
-        return Err(CodeError::read(&v));
-    }
-    Ok((ty, v))
-}
-
-/// Read the harness's answer to `init` or `run`.
-pub fn parse_ready(answer: &str) -> Result<(), CodeError> {
-    match answer_of(answer)? {
-        (t, _) if t == "ready" => Ok(()),
-        _ => Err(CodeError::new("the harness answered out of turn")),
-    }
-}
-
-/// Read the harness's answer to an `input`.
-pub fn parse_actions(answer: &str) -> Result<Vec<LabAction>, CodeError> {
-    let (ty, v) = answer_of(answer)?;
-    if ty != "actions" {
-        return Err(CodeError::new("the harness answered out of turn"));
-    }
+/// The actions of an `actions` answer.
+fn actions_of(v: &Value) -> Result<Vec<LabAction>, CodeError> {
     let wire = v
         .get("actions")
         .and_then(Value::as_array)

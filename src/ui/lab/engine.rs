@@ -7,9 +7,9 @@
 
 use super::files::FILE_LIMIT;
 use super::sandbox::{EngineFiles, Sandbox, Stop};
-use crate::sim::lab::seq::{Draw, FailedTrial, GroupReport};
+use crate::sim::lab::frame::{FromSandbox, ToSandbox, TrialsRequest};
+use crate::sim::lab::seq::{Draw, FailedTrial};
 use crate::sim::lab::{CodeError, Lab};
-use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -103,21 +103,17 @@ pub async fn run(
         reported: 0,
     });
     let runs = (0..groups).map(|g| {
-        let message = json!({
-            "type": "trials",
-            "dir": lab.texts.dir,
-            "lab_toml": lab.texts.lab_toml,
-            "scenario_toml": lab.texts.scenario_toml,
-            "seed": seed.to_string(),
-            "draw": draw.name(),
-            "total": total,
-            "group": g,
-            "groups": groups,
-        })
-        .to_string();
+        let request = TrialsRequest {
+            texts: lab.texts.clone(),
+            seed,
+            draw,
+            total,
+            group: g as u32,
+            groups: groups as u32,
+        };
         group(
             g,
-            message,
+            request.text(),
             sandboxes,
             &state,
             (draw, seed),
@@ -161,57 +157,46 @@ async fn group(
             return Ok(());
         }
         let failed = match sandbox.receive(cancel).await {
-            Ok(text) => {
-                let v: Value = serde_json::from_str(&text)
-                    .map_err(|_| "the sandbox's answer is not JSON".to_string())?;
-                match v.get("type").and_then(Value::as_str) {
-                    Some("at") => {
-                        current = v.get("trial").and_then(Value::as_u64).map(|t| t as u32);
-                        let done = v.get("finished").and_then(Value::as_u64).unwrap_or(0) as u32;
-                        let mut s = state.borrow_mut();
-                        if let Some(f) = s.finished.get_mut(g) {
-                            *f = done;
-                        }
-                        let all = s.total();
-                        if all >= s.reported + step {
-                            s.reported = all;
-                            drop(s);
-                            progress.emit((all, total));
-                        }
-                        continue;
+            Ok(text) => match FromSandbox::read(&text)? {
+                FromSandbox::At { trial, finished } => {
+                    current = Some(trial);
+                    let mut s = state.borrow_mut();
+                    if let Some(f) = s.finished.get_mut(g) {
+                        *f = finished;
                     }
-                    Some("in") => {
-                        site = (text_of(&v, "worker"), text_of(&v, "fn"));
-                        continue;
+                    let all = s.total();
+                    if all >= s.reported + step {
+                        s.reported = all;
+                        drop(s);
+                        progress.emit((all, total));
                     }
-                    Some("doing") => {
-                        // An event runs in a worker: in the continuation of the one
-                        // function of theirs still running, if it is one.
-                        let running: Vec<&str> = v
-                            .get("running")
-                            .and_then(Value::as_array)
-                            .map(|a| a.iter().filter_map(Value::as_str).collect())
-                            .unwrap_or_default();
-                        let within = (running.len() == 1).then(|| running[0].to_string());
-                        site = (text_of(&v, "worker"), within);
-                        continue;
-                    }
-                    Some("done") => {
-                        let report = GroupReport::read(v.get("report").unwrap_or(&Value::Null))?;
-                        if let Some(f) = state.borrow_mut().finished.get_mut(g) {
-                            *f = report.finished;
-                        }
-                        report.failure
-                    }
-                    _ => {
-                        let m = v
-                            .get("message")
-                            .and_then(Value::as_str)
-                            .unwrap_or("the sandbox failed");
-                        return Err(m.to_string());
-                    }
+                    continue;
                 }
-            }
+                FromSandbox::In { worker, within } => {
+                    site = (worker, within);
+                    continue;
+                }
+                FromSandbox::Doing { worker, running } => {
+                    // An event runs in a worker: in the continuation of the one
+                    // function of theirs still running, if it is one.
+                    let within = match running.as_slice() {
+                        [one] => Some(one.clone()),
+                        _ => None,
+                    };
+                    site = (worker, within);
+                    continue;
+                }
+                FromSandbox::Done(report) => {
+                    if let Some(f) = state.borrow_mut().finished.get_mut(g) {
+                        *f = report.finished;
+                    }
+                    report.failure
+                }
+                FromSandbox::Error(e) => return Err(e.message),
+                FromSandbox::Port | FromSandbox::Ready => {
+                    return Err("the sandbox answered out of turn".to_string())
+                }
+            },
             // Silence: the learner's code loops in trial `current`.
             // Stopped: nothing to grade (the session says so).
             Err(_) if cancel.get() => return Ok(()),
@@ -226,24 +211,17 @@ async fn group(
         if let Some(f) = failed {
             let trial = f.trial;
             if state.borrow_mut().fail(f) {
-                let limit = json!({ "type": "limit", "trial": trial }).to_string();
-                for (k, other) in sandboxes.iter().enumerate() {
-                    if k != g {
-                        let _ = other.send(&limit);
+                if let Some(limit) = (ToSandbox::Limit { trial }).text() {
+                    for (k, other) in sandboxes.iter().enumerate() {
+                        if k != g {
+                            let _ = other.send(&limit);
+                        }
                     }
                 }
             }
         }
         return Ok(());
     }
-}
-
-/// A short text field of a worker's message (a name it reports), if it is one.
-fn text_of(v: &Value, key: &str) -> Option<String> {
-    v.get(key)
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty() && s.len() <= 64)
-        .map(str::to_string)
 }
 
 /// Trial `trial` never returned: its failure is the code error, with no run to draw.

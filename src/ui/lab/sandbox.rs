@@ -5,6 +5,7 @@
 //! not come within [`ANSWER_LIMIT_MS`] (an infinite loop) or a Cancel removes the
 //! iframe, which ends its worker.
 
+use crate::sim::lab::frame::{FromSandbox, ToSandbox};
 use crate::sim::lab::{CodeError, MAX_SOURCE_BYTES};
 use gloo::events::EventListener;
 use std::cell::RefCell;
@@ -151,7 +152,7 @@ impl Sandbox {
                 let is_port = js_sys::Reflect::get(&data, &"type".into())
                     .ok()
                     .and_then(|t| t.as_string())
-                    .is_some_and(|t| t == "port");
+                    .is_some_and(|t| t == FromSandbox::Port.name());
                 if is_port {
                     if let Ok(p) = m.ports().get(0).dyn_into::<web_sys::MessagePort>() {
                         let (waiter, inbox) = (waiter.clone(), inbox.clone());
@@ -179,11 +180,11 @@ impl Sandbox {
             _port_listener: port_listener,
         };
         let msg = js_sys::Object::new();
-        let _ = js_sys::Reflect::set(&msg, &"type".into(), &"harness".into());
+        let _ = js_sys::Reflect::set(&msg, &"type".into(), &ToSandbox::Harness.name().into());
         let _ = js_sys::Reflect::set(&msg, &"source".into(), &harness.into());
         sandbox.post(&msg)?;
         let msg = js_sys::Object::new();
-        let _ = js_sys::Reflect::set(&msg, &"type".into(), &"engine".into());
+        let _ = js_sys::Reflect::set(&msg, &"type".into(), &ToSandbox::Engine.name().into());
         let _ = js_sys::Reflect::set(&msg, &"glue".into(), &(*engine.glue).into());
         let _ = js_sys::Reflect::set(&msg, &"wasm".into(), &engine.wasm);
         sandbox.post(&msg)?;

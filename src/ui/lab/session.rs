@@ -9,8 +9,9 @@ use super::model::LabModel;
 use super::sandbox::{EngineFiles, Sandbox, Stop};
 use crate::lesson::progress::LabOutcome;
 use crate::lesson::route::hash_with_state;
+use crate::sim::lab::frame::{FromSandbox, ToSandbox};
 use crate::sim::lab::seq::{self, Draw};
-use crate::sim::lab::{self, CodeError, Lab};
+use crate::sim::lab::{self, CodeError, Lab, ToHarness};
 use crate::timeline::lab_panel::{Broken, LabAction, Shown};
 use crate::ui::browser;
 use std::cell::{Cell, RefCell};
@@ -104,10 +105,18 @@ pub(super) async fn open_sandbox(
             .await
             .map_err(|e| e.to_string())?,
     };
-    Ok(match sandbox.exchange(&lab.init_message(code)).await {
-        Ok(a) => lab::parse_ready(&a).map(|()| sandbox),
-        Err(e) => Err(e),
-    })
+    let init = ToSandbox::Relay(ToHarness::Init { lab, learner: code })
+        .text()
+        .unwrap_or_default();
+    Ok(
+        match sandbox.exchange(&init).await.map(|a| FromSandbox::read(&a)) {
+            Ok(Ok(FromSandbox::Ready)) => Ok(sandbox),
+            Ok(Ok(FromSandbox::Error(e))) => Err(e),
+            Ok(Ok(_)) => Err(CodeError::new("the sandbox answered out of turn")),
+            Ok(Err(e)) => Err(CodeError::new(e)),
+            Err(e) => Err(e),
+        },
+    )
 }
 
 /// Opens `groups` sandboxes side by side (each loads a frame, a worker and the code):
