@@ -222,14 +222,16 @@ try {
   }
 
   // An instructor's pack (packs/example, served as if beside the app): its files are
-  // read and checked by the engine's worker (the TOML and Markdown readers and the
-  // scenario checks are the engine's), and the page shows the lesson they make, the same
-  // as the page makes itself with the worker's script blocked.
+  // read and checked by the authoring module (the TOML reader and the pack loader are its
+  // own, not the engine's), in the engine worker's own worker, and the page shows the
+  // lesson they make, its Markdown parsed by the engine.
   {
     const seen = {};
     for (const where of ['worker']) {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       page.on('pageerror', (e) => problems.push(`pack: page error: ${e.message}`));
+      const fetched = [];
+      page.context().on('request', (r) => fetched.push(r.url()));
       await page.route('**/test-pack/**', (r) => {
         const rel = new URL(r.request().url()).pathname.split('/test-pack/')[1];
         try { r.fulfill({ status: 200, contentType: 'text/plain; charset=utf-8', body: readFileSync(new URL(`../packs/example/${rel}`, import.meta.url)) }); }
@@ -242,7 +244,8 @@ try {
           const w = new W(url, opts);
           const post = w.postMessage.bind(w);
           w.postMessage = (m, ...rest) => {
-            try { const v = JSON.parse(m); if (v.what) window.__calls.push(v.what); } catch { /* not ours */ }
+            // "<module>:<request>": the engine module the page asks to answer it.
+            try { const v = JSON.parse(m); if (v.what) window.__calls.push(`${v.module}:${v.what}`); } catch { /* not ours */ }
             return post(m, ...rest);
           };
           return w;
@@ -255,14 +258,18 @@ try {
       const calls = await page.evaluate(() => window.__calls);
       seen[where] = shown;
       say(`the example pack, read in the ${where === 'page' ? 'page (the worker\'s script blocked)' : 'worker'}: "${shown[1]}", ${shown[2]} characters; calls to the worker: ${calls.join(', ') || 'none'}`);
-      if (where === 'worker' && !(calls.includes('pack_list') && calls.includes('pack_load'))) problems.push(`the pack was not read by the engine's worker (calls: ${calls.join(', ')})`);
+      if (where === 'worker' && !(calls.includes('authoring:pack_list') && calls.includes('authoring:pack_load'))) problems.push(`the pack was not read by the authoring module's worker (calls: ${calls.join(', ')})`);
+      if (calls.some((c) => c.startsWith('engine:pack'))) problems.push(`the engine's module was asked for a pack's work (calls: ${calls.join(', ')})`);
+      // The authoring module's files came, for the pack only (§4 and §9 below start one
+      // worker, the engine's, and no other).
+      if (!fetched.some((u) => u.endsWith('/authoring_bg.wasm'))) problems.push(`the authoring module was not fetched for the pack (${fetched.filter((u) => /\.wasm$/.test(u)).join(', ')})`);
       // The page parses no Markdown: the engine parsed the pack's texts for it, and the
       // section shows them formatted (its paragraphs, lists, code), none as plain text.
       const drawn = await page.evaluate(() => [document.querySelectorAll('article.section p').length,
         document.querySelectorAll('article.section code, article.section li').length,
         document.documentElement.dataset.markdownMisses ?? '0']);
       say(`the pack's section 2 drew ${drawn[0]} paragraphs and ${drawn[1]} code spans and list items; texts shown unparsed: ${drawn[2]}`);
-      if (!calls.includes('markdown')) problems.push(`the pack's Markdown was not parsed by the engine (calls: ${calls.join(', ')})`);
+      if (!calls.includes('engine:markdown')) problems.push(`the pack's Markdown was not parsed by the engine (calls: ${calls.join(', ')})`);
       if (drawn[0] < 2 || drawn[1] < 1 || drawn[2] !== '0') problems.push(`the pack's section is not drawn from its Markdown: ${drawn}`);
       await page.close();
     }

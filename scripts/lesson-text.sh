@@ -15,9 +15,9 @@ target=${CARGO_TARGET_DIR:-target}
 src=$(ls -t "$target"/wasm32-unknown-unknown/"$profile"/build/lockstep-*/out/"$name" 2>/dev/null | head -1 || true)
 [ -n "$src" ] || { echo "lesson-text: $name is not under $target/wasm32-unknown-unknown/$profile/build/" >&2; exit 1; }
 cp "$src" "$stage/$name"
-# The engine's and the lab panel's modules (built without `inline-text` too) must read
-# the same text.
-for other in engine lab; do
+# The engine's, the authoring and the lab panel's modules (built without `inline-text`
+# too) must read the same text.
+for other in engine authoring lab; do
   [ -f "$stage/${other}_bg.wasm" ] || continue
   theirs=$(grep -aoE 'lesson-text-[0-9a-f]{16}\.txt' "$stage/${other}_bg.wasm" | head -1 || true)
   [ -z "$theirs" ] || [ "$theirs" = "$name" ] || {

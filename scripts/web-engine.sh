@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
-# The engine's worker for the browser tests' page, built as the app ships it: the engine's
-# module (src/bin/engine.rs) as no-modules wasm-bindgen glue and its wasm, beside
+# The engine's workers for the browser tests' page, built as the app ships them: the
+# engine's module (src/bin/engine.rs) and the authoring module (src/bin/authoring.rs, the
+# pack requests' worker) as no-modules wasm-bindgen glue and wasm, beside
 # static/engine-worker.js, in target/web-engine/. wasm-bindgen-test-runner serves the
 # crate's directory behind its own files, so the tests' page starts the worker at
 # /target/web-engine/engine-worker.js (tests/web_common: `fresh`), and the labs' sandboxes
 # take the engine from there too: the tests run the path learners get.
-# Built with the tests' features (the lesson's text inside), in the tests' debug profile.
+# Built with the tests' features (the lesson's text inside; `authoring` in both, so the two
+# share the tests' build of the library), in the tests' debug profile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
-cargo build --target wasm32-unknown-unknown --bin engine
+cargo build --target wasm32-unknown-unknown --bin engine --bin authoring
 target_dir=$(cargo metadata --format-version 1 --no-deps | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).target_directory))')
 out=target/web-engine
 mkdir -p "$out"
-wasm-bindgen --target no-modules --no-typescript --out-dir "$out" --out-name engine \
-  "$target_dir/wasm32-unknown-unknown/debug/engine.wasm"
+for module in engine authoring; do
+  wasm-bindgen --target no-modules --no-typescript --out-dir "$out" --out-name "$module" \
+    "$target_dir/wasm32-unknown-unknown/debug/$module.wasm"
+done
 cp static/engine-worker.js "$out/engine-worker.js"

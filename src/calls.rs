@@ -8,7 +8,7 @@
 //! ([`Answer::Error`], or the call's own `Result`), not a failure of the worker.
 
 use crate::lesson::generate::{Instance, InstanceJob};
-use crate::lesson::pack::{files_to_fetch, load_with_unreadable, Pack};
+use crate::lesson::pack::Pack;
 use crate::sim::explore::{explore_batch, BatchSummary};
 use crate::sim::scenario::Scenario;
 use crate::sim::sweep::{ttl_point, TtlPoint};
@@ -96,7 +96,17 @@ impl Request {
             Request::Markdown(_) => "markdown",
         }
     }
+
+    /// Whether the authoring module answers it (a pack: the TOML reader and the pack
+    /// loader), not the engine's module, which a learner of the built-in lesson runs.
+    /// (Markdown is the engine's: a generated question's texts need it too.)
+    pub fn for_authoring(&self) -> bool {
+        matches!(self, Request::PackList(_) | Request::PackLoad(_))
+    }
 }
+
+/// What a module built without `authoring` answers a pack's request.
+pub const NOT_AUTHORING: &str = "this module loads no packs: the authoring module does";
 
 /// The most batches one `Explore` and rows one `Sweep` make.
 pub const MAX_BATCHES: u32 = 1_000;
@@ -164,6 +174,30 @@ impl Steps {
     }
 }
 
+/// A pack's answer ([`Request::for_authoring`]).
+#[cfg(feature = "authoring")]
+fn authored(request: &Request) -> Answer {
+    use crate::lesson::pack::{files_to_fetch, load_with_unreadable};
+    match request {
+        Request::PackList(p) => Answer::PackList(files_to_fetch(&p.name, &p.text).map_err(texts)),
+        Request::PackLoad(p) => {
+            Answer::PackLoad(load_with_unreadable(&p.files, &p.unreadable).map_err(texts))
+        }
+        _ => Answer::Error("not a pack's request".into()),
+    }
+}
+
+#[cfg(feature = "authoring")]
+fn texts<E: std::fmt::Display>(errors: Vec<E>) -> Vec<String> {
+    errors.iter().map(|e| e.to_string()).collect()
+}
+
+/// Without `authoring` (the engine's module), a pack's requests are refused.
+#[cfg(not(feature = "authoring"))]
+fn authored(_: &Request) -> Answer {
+    Answer::Error(NOT_AUTHORING.into())
+}
+
 /// The answer to a request answered at once (all but `Explore` and `Sweep`); a run's
 /// pieces go to `ready`, before its last answer, which is returned first.
 fn answer_once(request: &Request, ready: &mut VecDeque<Answer>) -> Answer {
@@ -176,10 +210,7 @@ fn answer_once(request: &Request, ready: &mut VecDeque<Answer>) -> Answer {
                 .pop_front()
                 .unwrap_or(Answer::Error("the run made no answer".into()))
         }
-        Request::PackList(p) => Answer::PackList(files_to_fetch(&p.name, &p.text).map_err(texts)),
-        Request::PackLoad(p) => {
-            Answer::PackLoad(load_with_unreadable(&p.files, &p.unreadable).map_err(texts))
-        }
+        Request::PackList(_) | Request::PackLoad(_) => authored(request),
         Request::Console(lines) => Answer::Console(console_reply(lines)),
         Request::ScriptCheck(c) => Answer::ScriptCheck(script_check(c)),
         Request::Question(job) => Answer::Question(Box::new(job.make())),
@@ -258,13 +289,10 @@ pub fn console_reply(lines: &[String]) -> String {
         .unwrap_or_default()
 }
 
-fn texts<E: std::fmt::Display>(errors: Vec<E>) -> Vec<String> {
-    errors.iter().map(|e| e.to_string()).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lesson::pack::{files_to_fetch, load_with_unreadable};
 
     /// `request`'s answers as the page gets them: the request and each answer through
     /// the wire, as the worker carries them.
@@ -306,6 +334,35 @@ mod tests {
         }
         files.sort_by_key(|(p, _)| (p != "pack.toml", p.clone()));
         files
+    }
+
+    /// Only a pack's two requests need the authoring module; every request a learner's
+    /// built-in lesson makes is the engine's (the page names the module by this).
+    #[test]
+    fn only_a_packs_requests_are_the_authoring_modules() {
+        let pack = [
+            Request::PackList(PackFile {
+                name: "pack.toml".into(),
+                text: String::new(),
+            }),
+            Request::PackLoad(PackFiles {
+                files: Vec::new(),
+                unreadable: Vec::new(),
+            }),
+        ];
+        assert!(pack.iter().all(Request::for_authoring));
+        let learner = [
+            Request::Console(vec!["PING".into()]),
+            Request::Markdown(vec!["*a*".into()]),
+            Request::Explore {
+                scenario: crate::sim::scenario::builtin("double-charge-no-lock")
+                    .expect("a built-in scenario")
+                    .expect("it reads"),
+                seed: 1,
+                batches: 1,
+            },
+        ];
+        assert!(!learner.iter().any(Request::for_authoring));
     }
 
     /// Packs loaded through the channel are the packs the loader makes of their files

@@ -1,25 +1,30 @@
 // The engine's module (src/bin/engine.rs) in a plain Worker of the page, one per page
 // (src/ui/engine_worker.rs), for the page's requests: the scenario panels' runs and forks,
-// "Can this break?", §4's trade-off tables, questions, packs, the console, Markdown
-// (ARCHITECTURE.md, "The engine, off the page"). What a request and its answers are is
+// "Can this break?", §4's trade-off tables, questions, the console, a lab's replay. A
+// request for the authoring module (a pack's files: `"module":"authoring"`) goes to a
+// worker of this worker's own, this same script around src/bin/authoring.rs, started the
+// first time one comes, whose messages it passes back unchanged (ARCHITECTURE.md, "The
+// engine, off the page"). What a request and its answers are is
 // declared once, in Rust (src/calls.rs: `Request`, `Answer`); here they are texts in the
 // wire's form (bincode in base64, which needs no escaping), carried with the request's id.
 // This script knows no kind of request by name:
-//   {"id":N,"what":"run","request":"<Request, wire>"}   ("what" is for people reading)
+//   {"id":N,"module":"engine","what":"run","request":"<Request, wire>"}
+//     ("what" is for people reading; "module" is `engine` or `authoring`)
 //     → {"id":N,"bin":"<Answer, wire>"} … one per answer, then {"id":N,"done":true};
 //       or {"id":N,"error":M} if the request does not read or the engine threw;
 //   {"cancel":N}: the request stops before its next answer.
 // It yields between two answers, so a cancel is heard and requests share the worker.
 // A message without an id ({"error":M}) says the worker itself failed.
 'use strict';
-// The engine's files are beside this script: the page names their folder (an absolute
+// The module's files are beside this script: the page names their folder (an absolute
 // URL) as the worker's name, since a script loaded through a wrapper (the browser tests'
-// runner wraps every worker in a blob) cannot resolve a relative URL.
-const base = self.name || '';
-importScripts(`${base}engine.js`);
+// runner wraps every worker in a blob) cannot resolve a relative URL; the authoring
+// worker is named "authoring <folder>".
+const [module, base] = /^(engine|authoring) (.*)$/.exec(self.name || '')?.slice(1) ?? ['engine', self.name || ''];
+importScripts(`${base}${module}.js`);
 // The module carries no lesson text (src/text.rs): the built-in scenarios, questions and
 // texts are in the file the page fetched too, usually in the browser's cache by now.
-const started = wasm_bindgen({ module_or_path: `${base}engine_bg.wasm` }).then(async () => {
+const started = wasm_bindgen({ module_or_path: `${base}${module}_bg.wasm` }).then(async () => {
   const file = wasm_bindgen.text_file();
   if (!file) return; // the module carries the text (the browser tests' engine)
   const response = await fetch(`${base}${file}`, { credentials: 'same-origin' });
@@ -40,6 +45,23 @@ const tick = () => new Promise((resolve) => {
   channel.port2.postMessage(0);
 });
 
+// The authoring module's worker, once a request has needed it.
+let authoring = null;
+const toAuthoring = (text) => {
+  if (!authoring) {
+    authoring = new Worker(`${base}engine-worker.js`, { name: `authoring ${base}` });
+    authoring.onmessage = (event) => postMessage(event.data);
+    // It broke (its module not served, say): the page hears that this worker failed.
+    authoring.onerror = (event) => {
+      event.preventDefault();
+      authoring.terminate();
+      authoring = null;
+      say({ error: `authoring worker: ${event.message || 'it did not start'}` });
+    };
+  }
+  authoring.postMessage(text);
+};
+
 onmessage = async (event) => {
   let msg;
   try {
@@ -48,7 +70,12 @@ onmessage = async (event) => {
     say({ error: `engine worker: bad JSON: ${err.message}` });
     return;
   }
+  if (msg && msg.module === 'authoring' && module === 'engine') {
+    toAuthoring(String(event.data));
+    return;
+  }
   if (msg && msg.cancel !== undefined) {
+    if (authoring) authoring.postMessage(String(event.data));
     // Also for a request still waiting for the engine to start (it then never begins).
     // The ids of ended requests are kept (a number each) so that a late cancel is not.
     if (!finished.has(msg.cancel)) cancelled.add(msg.cancel);

@@ -296,7 +296,7 @@ fn first_failure_in_groups(
     for g in 0..groups {
         let mut host = NodeHost::start().unwrap_or_else(|e| panic!("{e}"));
         lab::init(lab, &mut host, source).unwrap_or_else(|e| panic!("{e}"));
-        let mut seq = TrialSeq::new(&lab.texts, seed, trials, g, groups).unwrap_or_else(|e| panic!("{e}"));
+        let mut seq = TrialSeq::new(lab.for_engine(), seed, trials, g, groups);
         if let Some(f) = &lowest {
             seq.limit(f.trial);
         }
@@ -411,9 +411,7 @@ fn run_and_replay_in_the_engine_make_the_runs_made_in_order() {
 fn drawn_alone(lab: &Lab, src: &str, draw: lab::seq::Draw, seed: u64) -> lab::seq::TrialSeq {
     let mut host = NodeHost::start().unwrap_or_else(|e| panic!("{e}"));
     lab::init(lab, &mut host, src).unwrap_or_else(|e| panic!("{e}"));
-    let mut seq = lab::seq::TrialSeq::new(&lab.texts, seed, 1, 0, 1)
-        .unwrap_or_else(|e| panic!("{e}"))
-        .drawing(draw);
+    let mut seq = lab::seq::TrialSeq::new(lab.for_engine(), seed, 1, 0, 1).drawing(draw);
     while let Some(m) = seq.next_message() {
         match host.exchange(&m) {
             Ok(a) => seq.answer(&a),
@@ -435,7 +433,7 @@ fn replayed_on_the_page(
         answer_parts, read_answer, read_part, run_job, Parts, RunAnswer, RunJob,
     };
     let job = RunJob::Lab {
-        texts: lab.texts.clone(),
+        lab: lockstep::wire::to_text(&lab.for_engine()).unwrap_or_else(|e| panic!("{e}")),
         draw,
         seed,
         tape: tape.to_vec(),
@@ -529,7 +527,7 @@ fn a_broken_run_names_the_line_that_sent_the_breaking_command() {
     // the one that broke is run again with lines before it is reported.
     let mut host = NodeHost::start().unwrap_or_else(|e| panic!("{e}"));
     lab::init(&lab, &mut host, &src).unwrap_or_else(|e| panic!("{e}"));
-    let mut seq = lab::seq::TrialSeq::new(&lab.texts, 2026, 200, 0, 1).unwrap_or_else(|e| panic!("{e}"));
+    let mut seq = lab::seq::TrialSeq::new(lab.for_engine(), 2026, 200, 0, 1);
     while let Some(m) = seq.next_message() {
         match host.exchange(&m) {
             Ok(a) => seq.answer(&a),

@@ -5,61 +5,23 @@
 //! message between threads (ARCHITECTURE.md, "The engine, off the page").
 //!
 //! The page runs the same module in a plain Worker of its own (`static/engine-worker.js`)
-//! for every request of `lockstep::calls::Request` (the scenario panels' runs, "Can
-//! this break?", §4's trade-off table, generated questions, packs, the console, script
-//! checks, Markdown), so none of them blocks the page: `EngineJob`.
+//! for the requests of `lockstep::calls::Request` a learner's lesson makes (the scenario
+//! panels' runs, "Can this break?", §4's trade-off table, generated questions, the
+//! console, script checks, a lab's replay), so none of them blocks the page: `EngineJob`
+//! (`common/engine_job.rs`). Packs are the authoring module's (`src/bin/authoring.rs`):
+//! this one is built without the `authoring` feature, so it carries no TOML reader and
+//! no pack loader; a lab reaches it in the wire's form.
 //!
 //! It imports no browser API: only `wasm-bindgen` to export [`Trials`] and `EngineJob`.
+
+#[cfg(target_arch = "wasm32")]
+#[path = "common/engine_job.rs"]
+mod engine_job;
 
 #[cfg(target_arch = "wasm32")]
 mod web {
     use lockstep::sim::lab::frame::SandboxTrials;
     use wasm_bindgen::prelude::*;
-
-    /// A request of the page (`lockstep::calls::Request`, in the wire's form), made into
-    /// its answers one at a time by the page's engine worker (`static/engine-worker.js`).
-    #[wasm_bindgen]
-    pub struct EngineJob(lockstep::calls::Steps);
-
-    #[wasm_bindgen]
-    impl EngineJob {
-        #[wasm_bindgen(constructor)]
-        pub fn new(request: &str) -> Result<EngineJob, JsError> {
-            let request =
-                lockstep::wire::from_text(request).map_err(|e| JsError::new(&format!("the request: {e}")))?;
-            Ok(EngineJob(lockstep::calls::Steps::new(request)))
-        }
-
-        /// The next answer (`lockstep::calls::Answer`, in the wire's form), or
-        /// `undefined` when the request is answered.
-        #[wasm_bindgen(js_name = next)]
-        pub fn next_answer(&mut self) -> Result<Option<String>, JsError> {
-            self.0
-                .next_answer()
-                .map(|a| lockstep::wire::to_text(&a))
-                .transpose()
-                .map_err(|e| JsError::new(&e))
-        }
-    }
-
-    /// The file of the lesson's text this module was built with (`lockstep::text`): the
-    /// app's module is built without it, and its worker fetches it (the page fetched the
-    /// same file, so it usually comes from the browser's cache). Empty where the module
-    /// carries the text (`inline-text`: the browser tests' engine).
-    #[wasm_bindgen]
-    pub fn text_file() -> String {
-        match cfg!(feature = "inline-text") {
-            true => String::new(),
-            false => lockstep::text::FILE.to_string(),
-        }
-    }
-
-    /// Takes the lesson's text, fetched beside the module; an error if it is not the one
-    /// the module was built with.
-    #[wasm_bindgen]
-    pub fn take_text(text: String) -> Result<(), JsError> {
-        lockstep::text::take(text).map_err(|e| JsError::new(&e))
-    }
 
     /// One group of a "Try to break it" session, or a lab's Run or a shared trial's
     /// replay, in a sandbox's worker (`sim::lab::frame::SandboxTrials`): it reads the

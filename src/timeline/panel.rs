@@ -43,7 +43,9 @@ pub enum RunJob {
     },
     /// A lab's failing run, replayed from the harness's answers ([`lab_replay`]).
     Lab {
-        texts: crate::sim::lab::LabTexts,
+        /// The lab as the engine needs it (`Lab::for_engine`), in the wire's form: text,
+        /// so the page's module, which never sends one, carries no writer for a lab.
+        lab: String,
         draw: crate::sim::lab::seq::Draw,
         seed: u64,
         tape: Vec<String>,
@@ -70,23 +72,22 @@ pub struct LabReplay {
     pub model: Model,
 }
 
-/// A lab's run replayed from its tape, on the lab read again from its files: the run
-/// `draw` made from `seed` (Run's fixed attacks, or those drawn from a trial's seed).
+/// A lab's run replayed from its tape: the run `draw` made from `seed` (Run's fixed
+/// attacks, or those drawn from a trial's seed).
 pub fn lab_replay(
-    texts: &crate::sim::lab::LabTexts,
+    lab: &crate::sim::lab::Lab,
     draw: crate::sim::lab::seq::Draw,
     seed: u64,
     tape: &[String],
 ) -> Result<LabReplay, String> {
-    let lab = texts.lab()?;
     let failed = crate::sim::lab::seq::FailedTrial {
         trial: 0,
         seed,
         code_error: None,
         tape: tape.to_vec(),
     };
-    let (attacks, verdicts) = failed.regrade(&lab, draw)?;
-    let model = super::build_lab(&lab, seed, &attacks, tape.to_vec())?;
+    let (attacks, verdicts) = failed.regrade(lab, draw)?;
+    let model = super::build_lab(lab, seed, &attacks, tape.to_vec())?;
     Ok(LabReplay {
         attacks,
         verdicts,
@@ -168,11 +169,15 @@ fn run_job_on(job: &RunJob, shown: Option<&Model>) -> RunAnswer {
             }
         }
         RunJob::Lab {
-            texts,
+            lab,
             draw,
             seed,
             tape,
-        } => RunAnswer::Lab(lab_replay(texts, *draw, *seed, tape)),
+        } => RunAnswer::Lab(
+            crate::wire::from_text(lab)
+                .map_err(|e| format!("the lab does not read: {e}"))
+                .and_then(|lab| lab_replay(&lab, *draw, *seed, tape)),
+        ),
     }
 }
 

@@ -2,7 +2,9 @@
 //! per page, shared by everything the page hands off (the scenario panels' runs and
 //! forks, generated questions, "Can this break?", §4's trade-off tables, a lab's replay,
 //! packs, the console, Markdown), so none of them holds the page's thread and the engine
-//! loads once.
+//! loads once. What `Request::for_authoring` names (a pack's files) the worker hands to a
+//! worker of its own around the authoring module (`src/bin/authoring.rs`), started then,
+//! so the built-in lesson never downloads the TOML reader and the pack loader.
 //!
 //! A request is a [`crate::calls::Request`], handed over as a [`Job`] with an id; its
 //! answers ([`crate::calls::Answer`], then its end) come back as small JSON envelopes
@@ -219,9 +221,14 @@ pub fn submit(
         return None;
     }
     let id = NEXT_ID.with(|n| n.replace(n.get() + 1));
-    // `what` is for people reading the traffic: the worker does not dispatch on it.
+    // `what` is for people reading the traffic: the worker does not dispatch on it, but
+    // on `module`, the engine module that answers it.
+    let module = match request.for_authoring() {
+        true => "authoring",
+        false => "engine",
+    };
     let text = format!(
-        "{{\"id\":{id},\"what\":\"{}\",\"request\":\"{wire}\"}}",
+        "{{\"id\":{id},\"module\":\"{module}\",\"what\":\"{}\",\"request\":\"{wire}\"}}",
         request.name()
     );
     JOBS.with(|j| {

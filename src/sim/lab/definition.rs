@@ -203,8 +203,7 @@ pub struct Lab {
     node_down_us: (u64, u64),
     workers: u32,
     nodes: u32,
-    /// The files it was read from: the engine's worker reads the lab again from them
-    /// (`sim::lab::seq`), so the page sends text, not a parsed lab.
+    /// The files it was read from (a pack's check, the CLI's reports).
     pub texts: LabTexts,
 }
 
@@ -514,6 +513,20 @@ impl Lab {
     /// The starter in the language with this code (else the English one).
     pub fn starter_in(&self, code: &str) -> &str {
         self.starters.get(code).unwrap_or(&self.starter)
+    }
+
+    /// The lab as the engine needs it to run trials and replay them ([`Lab::for_engine`]):
+    /// without its JavaScript (the harness has the driver already) or its files' texts,
+    /// so the engine reads it from the wire and needs no TOML reader.
+    pub fn for_engine(&self) -> Lab {
+        Lab {
+            driver: String::new(),
+            starter: String::new(),
+            starters: Texts::default(),
+            solution: String::new(),
+            texts: LabTexts::default(),
+            ..self.clone()
+        }
     }
 
     /// The attacks of trial `seed` ("Try to break it"): drawn from the seed alone, so a

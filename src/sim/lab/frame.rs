@@ -9,7 +9,7 @@
 
 use super::seq::{Draw, GroupReport, TrialSeq};
 use super::wire::{short_text, CodeError, Obj, ToHarness, Watch};
-use super::LabTexts;
+use super::Lab;
 use serde_json::{json, Value};
 
 /// A message from the page to the sandbox.
@@ -54,11 +54,11 @@ impl ToSandbox<'_> {
     }
 }
 
-/// One group of a session's trials, as the page asks a sandbox's worker for it: the lab's
-/// own files' texts (the worker reads the lab again from them) and the session's numbers.
+/// One group of a session's trials, as the page asks a sandbox's worker for it: the lab
+/// (on the wire as [`Lab::for_engine`] makes it) and the session's numbers.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TrialsRequest {
-    pub texts: LabTexts,
+    pub lab: Lab,
     pub seed: u64,
     pub draw: Draw,
     pub total: u32,
@@ -67,13 +67,14 @@ pub struct TrialsRequest {
 }
 
 impl TrialsRequest {
-    /// As JSON text; the seed as decimal text (a u64 does not survive a JavaScript number).
+    /// As JSON text: the lab in the wire's form (`crate::wire`), the seed as decimal text
+    /// (a u64 does not survive a JavaScript number).
     pub fn text(&self) -> String {
+        // A lab always writes; were it not to, the worker says the lab does not read.
+        let lab = crate::wire::to_text(&self.lab.for_engine()).unwrap_or_default();
         json!({
             "type": "trials",
-            "dir": self.texts.dir,
-            "lab_toml": self.texts.lab_toml,
-            "scenario_toml": self.texts.scenario_toml,
+            "lab": lab,
             "seed": self.seed.to_string(),
             "draw": self.draw.name(),
             "total": self.total,
@@ -104,11 +105,8 @@ impl TrialsRequest {
                 .ok_or_else(|| format!("the trials request lacks the number `{k}`"))
         };
         Ok(TrialsRequest {
-            texts: LabTexts {
-                dir: text("dir")?,
-                lab_toml: text("lab_toml")?,
-                scenario_toml: text("scenario_toml")?,
-            },
+            lab: crate::wire::from_text(&text("lab")?)
+                .map_err(|e| format!("the trials request's lab does not read: {e}"))?,
             seed: text("seed")?.parse().map_err(|_| "the seed is not a number")?,
             draw: Draw::from_name(&text("draw")?).ok_or("draw: trials, run or replay")?,
             total: number("total")?,
@@ -238,7 +236,7 @@ impl SandboxTrials {
     /// The group the page asked for ([`TrialsRequest::text`]).
     pub fn new(request: &str) -> Result<SandboxTrials, String> {
         let r = TrialsRequest::read(request)?;
-        let seq = TrialSeq::new(&r.texts, r.seed, r.total, r.group, r.groups)?.drawing(r.draw);
+        let seq = TrialSeq::new(r.lab, r.seed, r.total, r.group, r.groups).drawing(r.draw);
         Ok(SandboxTrials {
             seq,
             announced: None,
@@ -315,16 +313,15 @@ mod tests {
     use super::*;
     use crate::sim::lab::seq::FailedTrial;
 
-    fn safe_release() -> LabTexts {
+    fn safe_release() -> Lab {
         crate::labs::shown_checked("safe-release")
             .expect("a built-in lab")
             .expect("it reads")
-            .texts
     }
 
     fn request(draw: Draw, total: u32) -> TrialsRequest {
         TrialsRequest {
-            texts: safe_release(),
+            lab: safe_release().for_engine(),
             seed: u64::MAX - 7,
             draw,
             total,

@@ -10,8 +10,7 @@
 //! and the attacks drawn from it, as every other runner draws it.
 
 use super::{
-    grade, replay_world, CodeError, FromHarness, Lab, LabAttack, LabRun, LabTexts, ToHarness, TrialResult,
-    Verdict,
+    grade, replay_world, CodeError, FromHarness, Lab, LabAttack, LabRun, ToHarness, TrialResult, Verdict,
 };
 use crate::sim::trace::TraceLevel;
 use serde_json::{json, Value};
@@ -157,12 +156,10 @@ pub struct TrialSeq {
 }
 
 impl TrialSeq {
-    /// Group `group` of `groups` of a session of `total` trials from `seed`, for the lab
-    /// read again from its files (the page sends the texts it read the lab from).
-    pub fn new(texts: &LabTexts, seed: u64, total: u32, group: u32, groups: u32) -> Result<TrialSeq, String> {
-        let lab = texts.lab()?;
+    /// Group `group` of `groups` of a session of `total` trials of `lab` from `seed`.
+    pub fn new(lab: Lab, seed: u64, total: u32, group: u32, groups: u32) -> TrialSeq {
         let groups = groups.max(1);
-        Ok(TrialSeq {
+        TrialSeq {
             lab,
             seed,
             draw: Draw::Trials,
@@ -173,7 +170,7 @@ impl TrialSeq {
             current: None,
             finished: 0,
             failure: None,
-        })
+        }
     }
 
     /// Makes `draw`'s runs: Run and a replay are one run, from the seed itself.

@@ -104,7 +104,7 @@ pub async fn run(
     });
     let runs = (0..groups).map(|g| {
         let request = TrialsRequest {
-            texts: lab.texts.clone(),
+            lab: lab.clone(),
             seed,
             draw,
             total,

@@ -208,7 +208,7 @@ pub(super) async fn show_engine_failure(
         return Ok(());
     }
     let job = crate::timeline::panel::RunJob::Lab {
-        texts: lab.texts.clone(),
+        lab: crate::wire::to_text(&lab.for_engine())?,
         draw,
         seed: f.seed,
         tape: f.tape,
