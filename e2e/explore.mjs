@@ -169,6 +169,11 @@ try {
       let longest = 0;
       for (const section of [2, 3]) {
         const page = await appAt(section, { fixedRandom: true });
+        // The context sees a worker's fetches too (the authoring module's worker is the
+        // engine worker's own).
+        const fetched = [];
+        const onRequest = (r) => fetched.push(r.url());
+        page.context().on('request', onRequest);
         await page.waitForSelector('form.question', { timeout: 30000 });
         await page.evaluate(() => [...document.querySelectorAll('form.question')].pop().scrollIntoView());
         await page.waitForFunction(() => document.querySelectorAll('form.question[data-made-in]').length > 0
@@ -188,6 +193,15 @@ try {
           longest = Math.max(longest, ...await page.evaluate(() => window.__long));
           steps.push(...(await questions(page)).filter((q) => q.id === id));
         }
+        // Their texts drawn from trees the engine made without a parser (a prompt's
+        // code spans formatted, no text shown unparsed), and no authoring module loaded.
+        const [codes, misses] = await page.evaluate(() => [document.querySelectorAll('form.question[data-made-in] legend code').length,
+          document.documentElement.dataset.markdownMisses ?? '0']);
+        say(`§${section}'s questions: ${codes} code spans in their prompts; texts shown unparsed: ${misses}`);
+        if (misses !== '0') problems.push(`§${section}: ${misses} question texts shown unparsed`);
+        if (section === 2 && codes < 1) problems.push('§2: no generated prompt shows its code formatted');
+        if (fetched.some((u) => /\/authoring(_bg\.wasm|\.js)$/.test(u))) problems.push(`§${section}: the built-in lesson loaded the authoring module`);
+        page.context().off('request', onRequest);
         await page.close();
       }
       seen[where] = steps;
@@ -222,9 +236,9 @@ try {
   }
 
   // An instructor's pack (packs/example, served as if beside the app): its files are
-  // read and checked by the authoring module (the TOML reader and the pack loader are its
-  // own, not the engine's), in the engine worker's own worker, and the page shows the
-  // lesson they make, its Markdown parsed by the engine.
+  // read and checked, and its Markdown parsed, by the authoring module (the TOML and
+  // Markdown readers and the pack loader are its own, not the engine's), in the engine
+  // worker's own worker, and the page shows the lesson they make.
   {
     const seen = {};
     for (const where of ['worker']) {
@@ -269,7 +283,7 @@ try {
         document.querySelectorAll('article.section code, article.section li').length,
         document.documentElement.dataset.markdownMisses ?? '0']);
       say(`the pack's section 2 drew ${drawn[0]} paragraphs and ${drawn[1]} code spans and list items; texts shown unparsed: ${drawn[2]}`);
-      if (!calls.includes('engine:markdown')) problems.push(`the pack's Markdown was not parsed by the engine (calls: ${calls.join(', ')})`);
+      if (!calls.includes('authoring:markdown')) problems.push(`the pack's Markdown was not parsed by the authoring module (calls: ${calls.join(', ')})`);
       if (drawn[0] < 2 || drawn[1] < 1 || drawn[2] !== '0') problems.push(`the pack's section is not drawn from its Markdown: ${drawn}`);
       await page.close();
     }

@@ -97,16 +97,20 @@ impl Request {
         }
     }
 
-    /// Whether the authoring module answers it (a pack: the TOML reader and the pack
-    /// loader), not the engine's module, which a learner of the built-in lesson runs.
-    /// (Markdown is the engine's: a generated question's texts need it too.)
+    /// Whether the authoring module answers it (a pack, Markdown: the TOML and Markdown
+    /// readers, the pack loader), not the engine's module, which a learner of the built-in
+    /// lesson runs: its texts are trees already, or plain (`lesson::markdown::is_plain`).
     pub fn for_authoring(&self) -> bool {
-        matches!(self, Request::PackList(_) | Request::PackLoad(_))
+        matches!(
+            self,
+            Request::PackList(_) | Request::PackLoad(_) | Request::Markdown(_)
+        )
     }
 }
 
-/// What a module built without `authoring` answers a pack's request.
-pub const NOT_AUTHORING: &str = "this module loads no packs: the authoring module does";
+/// What a module built without `authoring` answers a pack's or Markdown's request.
+pub const NOT_AUTHORING: &str =
+    "this module loads no packs and parses no Markdown: the authoring module does";
 
 /// The most batches one `Explore` and rows one `Sweep` make.
 pub const MAX_BATCHES: u32 = 1_000;
@@ -174,7 +178,7 @@ impl Steps {
     }
 }
 
-/// A pack's answer ([`Request::for_authoring`]).
+/// A pack's or Markdown's answer ([`Request::for_authoring`]).
 #[cfg(feature = "authoring")]
 fn authored(request: &Request) -> Answer {
     use crate::lesson::pack::{files_to_fetch, load_with_unreadable};
@@ -183,7 +187,15 @@ fn authored(request: &Request) -> Answer {
         Request::PackLoad(p) => {
             Answer::PackLoad(load_with_unreadable(&p.files, &p.unreadable).map_err(texts))
         }
-        _ => Answer::Error("not a pack's request".into()),
+        Request::Markdown(texts) => {
+            if texts.iter().map(String::len).sum::<usize>() > MAX_MARKDOWN_BYTES {
+                return Answer::Error(format!(
+                    "more than {MAX_MARKDOWN_BYTES} bytes of Markdown in one request"
+                ));
+            }
+            Answer::Markdown(crate::lesson::docs::encode_all(texts))
+        }
+        _ => Answer::Error("not a pack's or Markdown's request".into()),
     }
 }
 
@@ -192,7 +204,7 @@ fn texts<E: std::fmt::Display>(errors: Vec<E>) -> Vec<String> {
     errors.iter().map(|e| e.to_string()).collect()
 }
 
-/// Without `authoring` (the engine's module), a pack's requests are refused.
+/// Without `authoring` (the engine's module), a pack's and Markdown's requests are refused.
 #[cfg(not(feature = "authoring"))]
 fn authored(_: &Request) -> Answer {
     Answer::Error(NOT_AUTHORING.into())
@@ -210,18 +222,10 @@ fn answer_once(request: &Request, ready: &mut VecDeque<Answer>) -> Answer {
                 .pop_front()
                 .unwrap_or(Answer::Error("the run made no answer".into()))
         }
-        Request::PackList(_) | Request::PackLoad(_) => authored(request),
+        Request::PackList(_) | Request::PackLoad(_) | Request::Markdown(_) => authored(request),
         Request::Console(lines) => Answer::Console(console_reply(lines)),
         Request::ScriptCheck(c) => Answer::ScriptCheck(script_check(c)),
         Request::Question(job) => Answer::Question(Box::new(job.make())),
-        Request::Markdown(texts) => {
-            if texts.iter().map(String::len).sum::<usize>() > MAX_MARKDOWN_BYTES {
-                return Answer::Error(format!(
-                    "more than {MAX_MARKDOWN_BYTES} bytes of Markdown in one request"
-                ));
-            }
-            Answer::Markdown(crate::lesson::docs::encode_all(texts))
-        }
         Request::Explore { .. } | Request::Sweep { .. } => {
             Answer::Error("not a request answered at once".into())
         }
@@ -336,10 +340,10 @@ mod tests {
         files
     }
 
-    /// Only a pack's two requests need the authoring module; every request a learner's
-    /// built-in lesson makes is the engine's (the page names the module by this).
+    /// Only a pack's two requests and Markdown need the authoring module; the others a
+    /// learner's built-in lesson makes are the engine's (the page names the module by this).
     #[test]
-    fn only_a_packs_requests_are_the_authoring_modules() {
+    fn only_a_packs_requests_and_markdown_are_the_authoring_modules() {
         let pack = [
             Request::PackList(PackFile {
                 name: "pack.toml".into(),
@@ -351,9 +355,9 @@ mod tests {
             }),
         ];
         assert!(pack.iter().all(Request::for_authoring));
+        assert!(Request::Markdown(vec!["*a*".into()]).for_authoring());
         let learner = [
             Request::Console(vec!["PING".into()]),
-            Request::Markdown(vec!["*a*".into()]),
             Request::Explore {
                 scenario: crate::sim::scenario::builtin("double-charge-no-lock")
                     .expect("a built-in scenario")

@@ -1,7 +1,7 @@
 // The engine's module (src/bin/engine.rs) in a plain Worker of the page, one per page
 // (src/ui/engine_worker.rs), for the page's requests: the scenario panels' runs and forks,
 // "Can this break?", §4's trade-off tables, questions, the console, a lab's replay. A
-// request for the authoring module (a pack's files: `"module":"authoring"`) goes to a
+// request for the authoring module (a pack's files, Markdown: `"module":"authoring"`) goes to a
 // worker of this worker's own, this same script around src/bin/authoring.rs, started the
 // first time one comes, whose messages it passes back unchanged (ARCHITECTURE.md, "The
 // engine, off the page"). What a request and its answers are is

@@ -1,5 +1,6 @@
-//! The authoring module: the engine's module with packs (the `authoring` feature: the
-//! TOML reader and the pack loader), built by Trunk as a module of its own (`index.html`).
+//! The authoring module: the engine's module with packs and Markdown (the `authoring`
+//! feature: the TOML and Markdown readers, the pack loader), built by Trunk as a module
+//! of its own (`index.html`).
 //! The engine's worker starts a worker of its own around it (`static/engine-worker.js`,
 //! the same script) only for a request `lockstep::calls::Request::for_authoring` names,
 //! when an instructor's pack is opened, so a learner of the built-in lesson never

@@ -8,9 +8,10 @@
 //! for the requests of `lockstep::calls::Request` a learner's lesson makes (the scenario
 //! panels' runs, "Can this break?", §4's trade-off table, generated questions, the
 //! console, script checks, a lab's replay), so none of them blocks the page: `EngineJob`
-//! (`common/engine_job.rs`). Packs are the authoring module's (`src/bin/authoring.rs`):
-//! this one is built without the `authoring` feature, so it carries no TOML reader and
-//! no pack loader; a lab reaches it in the wire's form.
+//! (`common/engine_job.rs`). Packs and Markdown are the authoring module's
+//! (`src/bin/authoring.rs`): this one is built without the `authoring` feature, so it
+//! carries no TOML or Markdown reader and no pack loader; a lab reaches it in the wire's
+//! form, and a generated question's texts get their trees from their templates'.
 //!
 //! It imports no browser API: only `wasm-bindgen` to export [`Trials`] and `EngineJob`.
 

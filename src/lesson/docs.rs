@@ -4,8 +4,11 @@
 //!   built-in section body as its tree ([`markdown::page_form`]), and a table of every
 //!   question's texts (and each explanation without its verdict) and every lab's goal
 //!   with their trees; other builds have the parser and get neither;
-//! - what the page [`learn`]ed from the engine, which parsed a pack's or a generated
-//!   question's texts for it (the engine's `markdown` call, [`encode_all`]);
+//! - what the page [`learn`]ed with a question's instance from the engine, which made the
+//!   trees of its texts without a parser ([`instance_trees`]: a template's tree filled,
+//!   or a plain paragraph, [`markdown::is_plain`]);
+//! - what the page [`learn`]ed from the authoring module, which parsed a pack's texts for
+//!   it (the `markdown` call, [`encode_all`]);
 //! - where the module has the parser (native code, the engine, the browser tests), the
 //!   parser.
 //!
@@ -82,15 +85,20 @@ pub fn doc(text: &str) -> Vec<Node> {
         });
     }
     let found = compiled(text)
-        .and_then(|tree| match tree {
-            markdown::PLAIN => Some(markdown::plain(text)),
-            tree => markdown::decode(tree),
-        })
-        .or_else(|| LEARNED.with(|l| l.borrow().get(text).and_then(|e| markdown::decode(e))));
+        .and_then(|tree| tree_of(text, tree))
+        .or_else(|| LEARNED.with(|l| l.borrow().get(text).and_then(|e| tree_of(text, e))));
     if let Some(nodes) = found {
         return nodes;
     }
     parsed_here(text)
+}
+
+/// `text`'s tree from its encoding, or [`markdown::PLAIN`]'s paragraph.
+fn tree_of(text: &str, encoded: &str) -> Option<Vec<Node>> {
+    match encoded {
+        markdown::PLAIN => Some(markdown::plain(text)),
+        tree => markdown::decode(tree),
+    }
 }
 
 #[cfg(any(feature = "page-engine", not(target_arch = "wasm32")))]
@@ -105,6 +113,78 @@ fn parsed_here(text: &str) -> Vec<Node> {
     }
     MISSES.with(|m| m.set(m.get() + 1));
     vec![Node::Text(text.to_string())]
+}
+
+/// The tree of `text`, which is `template` filled with `params` (a generated question's
+/// prompt or explanation), as (text, encoded tree): the template's tree with each
+/// `{name}` in its text and code replaced, and what the replacing empties removed. Made
+/// without a parser: the template is a built-in text, whose tree the module is given.
+/// `None` where none is needed (the text is plain, or the template's) or at hand.
+pub fn filled_tree(template: &str, params: &[(&str, String)], text: &str) -> Option<(String, String)> {
+    if text.trim().is_empty() || text == template || markdown::is_plain(text) {
+        return None;
+    }
+    let mut nodes = built_in_tree(template)?;
+    fill_nodes(&mut nodes, params);
+    Some((text.to_string(), markdown::encode(&nodes)))
+}
+
+/// A built-in text's tree as the build wrote it (natively, where there is none, parsed).
+fn built_in_tree(text: &str) -> Option<Vec<Node>> {
+    compiled(text)
+        .and_then(|tree| tree_of(text, tree))
+        .or_else(|| parsed_natively(text))
+}
+
+/// The trees the page needs with `inst` (made in the engine, which has no parser): `made`
+/// (from templates, [`filled_tree`]), and for each other text of it that is not a built-in
+/// text (whose tree the page is given) but plain, [`markdown::PLAIN`].
+pub fn instance_trees(
+    inst: &super::generate::Instance,
+    made: Vec<(String, String)>,
+) -> Vec<(String, String)> {
+    let mut out = made;
+    for text in instance_texts(inst) {
+        let listed = out.iter().any(|(t, _)| *t == text);
+        if !listed && compiled(&text).is_none() && markdown::is_plain(&text) {
+            out.push((text, markdown::PLAIN.to_string()));
+        }
+    }
+    out
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn parsed_natively(text: &str) -> Option<Vec<Node>> {
+    Some(markdown::parse(text))
+}
+
+#[cfg(target_arch = "wasm32")]
+fn parsed_natively(_: &str) -> Option<Vec<Node>> {
+    None
+}
+
+/// Replaces each `{name}` in the text and code of `nodes`, and drops the text, and then
+/// the paragraphs, that are left empty. (Bounded by the tree, which the build made.)
+fn fill_nodes(nodes: &mut Vec<Node>, params: &[(&str, String)]) {
+    let fill = |s: &mut String| {
+        for (k, v) in params {
+            *s = s.replace(&format!("{{{k}}}"), v);
+        }
+    };
+    for node in nodes.iter_mut() {
+        match node {
+            Node::Text(t) | Node::InlineCode(t) => fill(t),
+            Node::CodeBlock { code, .. } => fill(code),
+            Node::Element { children, .. } | Node::Link { children, .. } => fill_nodes(children, params),
+        }
+    }
+    nodes.retain(|n| match n {
+        Node::Text(t) => !t.is_empty(),
+        Node::Element {
+            tag: "p", children, ..
+        } => !children.is_empty(),
+        _ => true,
+    });
 }
 
 /// The texts of `q` the page shows as Markdown, in every language: its prompt, options,
@@ -145,7 +225,8 @@ pub fn instance_texts(inst: &super::generate::Instance) -> Vec<String> {
     out
 }
 
-/// Of `texts`, those whose tree is not known yet, each once (what to ask the engine for).
+/// Of `texts`, those whose tree is not known yet, each once (what to ask the authoring
+/// module for).
 pub fn unknown(texts: Vec<String>) -> Vec<String> {
     let mut out: Vec<String> = texts
         .into_iter()
@@ -244,6 +325,36 @@ mod tests {
                 assert!(is_shown(&lab.goal[lang.code()]), "{id} {lang:?}");
             }
         }
+    }
+
+    /// The questions the engine makes (generated, "what happens next?") show texts the
+    /// page is given trees for, or plain ones it draws itself: so the built-in lesson never
+    /// asks for Markdown, which only the authoring module parses (`calls::Request::
+    /// for_authoring`), and the page draws each as the parser would.
+    #[test]
+    fn the_engines_questions_need_no_markdown_parser() {
+        use crate::lesson::content::{compiled_questions, Lang};
+        use crate::lesson::generate::{instance_in, needs_engine};
+        let mut plain = 0;
+        for q in compiled_questions().iter().filter(|q| needs_engine(q)) {
+            for lang in Lang::ALL {
+                for seed in (0..40u64).chain([u64::MAX, 0x5eed_cafe_f00d]) {
+                    let inst = instance_in(q, lang, seed, &[]);
+                    learn(inst.trees.clone());
+                    for text in instance_texts(&inst) {
+                        assert!(
+                            text.trim().is_empty() || is_shown(&text) || known(&text),
+                            "{} {lang:?} seed {seed}: {text:?} would need the parser",
+                            q.id
+                        );
+                        assert_eq!(doc(&text), markdown::parse(&text), "{text:?}");
+                        plain +=
+                            usize::from(inst.trees.iter().any(|(t, e)| *t == text && e == markdown::PLAIN));
+                    }
+                }
+            }
+        }
+        assert!(plain > 100, "{plain} texts drawn plain without a tree");
     }
 
     #[test]

@@ -30,6 +30,12 @@ pub struct Instance {
     /// A scenario to show, stopped at a true time (ms), for "what happens next?".
     pub scenario: Option<(String, u64)>,
     pub body: Body,
+    /// (text, encoded tree) of those of its texts the page is not given trees for: filled
+    /// from a template (a generated question's prompt and explanation: the template's
+    /// tree, filled, `docs::filled_tree`), or plain (`docs::instance_trees`). The page
+    /// learns them, so it asks no parser.
+    #[serde(default)]
+    pub trees: Vec<(String, String)>,
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -205,8 +211,9 @@ pub fn instance_in(
         code: None,
         scenario: None,
         body,
+        trees: Vec::new(),
     };
-    match &q.kind {
+    let mut inst = match &q.kind {
         Kind::Generated(g) => generated(q, *g, lang, seed, &mut rng),
         Kind::Predict {
             scenario,
@@ -237,7 +244,12 @@ pub fn instance_in(
             items: Vec::new(),
             rank: Vec::new(),
         }),
-    }
+    };
+    // The page has no Markdown parser, and neither has the engine's module: the trees of
+    // the texts the page is not given are made here, without one.
+    let made = std::mem::take(&mut inst.trees);
+    inst.trees = super::docs::instance_trees(&inst, made);
+    inst
 }
 
 /// Does an instance of `q` need the engine (the store or the simulator)? Generated
@@ -279,6 +291,7 @@ pub fn fixed(q: &Question, lang: Lang, seed: u64) -> Option<Instance> {
         code,
         scenario: None,
         body,
+        trees: Vec::new(),
     };
     Some(match &q.kind {
         Kind::Single { correct } => base(
@@ -402,6 +415,7 @@ fn generated(q: &Question, g: Generator, lang: Lang, seed: u64, rng: &mut ChaCha
             tolerance: 0.0,
             unit: None,
         },
+        trees: Vec::new(),
     };
     let params: Vec<(&str, String)> = match g {
         Generator::RedlockValidity => {
@@ -525,6 +539,16 @@ fn generated(q: &Question, g: Generator, lang: Lang, seed: u64, rng: &mut ChaCha
         .collect();
     out.prompt = fill(&t.prompt, &prompt_params).trim_end().to_string();
     out.explanation = fill(&t.explanation, &params);
+    // Their trees, from the templates' (the page parses no Markdown, and neither does
+    // the engine's module: only the authoring module, which a built-in lesson never loads;
+    // [`instance_in`] adds the plain texts').
+    out.trees = [
+        (&t.prompt, &prompt_params, &out.prompt),
+        (&t.explanation, &params, &out.explanation),
+    ]
+    .into_iter()
+    .filter_map(|(template, params, text)| super::docs::filled_tree(template, params, text))
+    .collect();
     out
 }
 

@@ -354,6 +354,25 @@ pub fn plain(text: &str) -> Vec<Node> {
     }]
 }
 
+/// Whether `text` is, as Markdown, one paragraph of exactly its own plain text: a
+/// conservative reading, without a parser, so the page can draw it ([`plain`]) without
+/// asking for its tree. One line, not empty, no outer blanks, none of the characters that
+/// can start Markdown's syntax, and no start that makes a list, a quote or a heading.
+/// (`tests`: for every such text, [`parse`] gives [`plain`].)
+pub fn is_plain(text: &str) -> bool {
+    let b = text.as_bytes();
+    let (Some(&first), Some(&last)) = (b.first(), b.last()) else {
+        return false;
+    };
+    let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    let list_number = digits > 0 && matches!(b.get(digits), Some(b'.' | b')'));
+    !b.iter().any(|c| b"\\`*_[]<>#!&~|\n\r\t".contains(c))
+        && first != b' '
+        && last != b' '
+        && !matches!(first, b'-' | b'+' | b'=')
+        && !list_number
+}
+
 /// What `build.rs` writes for a text whose tree is [`plain`] (never an encoding).
 pub const PLAIN: &str = "=";
 
@@ -565,6 +584,39 @@ pub fn lab_blocks(doc: &[Node]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_plain_text_is_told_from_markdown_without_a_parser() {
+        for t in [
+            "(nil)",
+            "OK",
+            "Not this one: running the session gives 1.",
+            "Ikke dette: svaret blir (integer) 0.",
+            "2026 was a year",
+        ] {
+            assert!(is_plain(t), "{t}");
+            assert_eq!(parse(t), plain(t), "{t}");
+        }
+        for t in [
+            "", " a", "a ", "1. a", "12) a", "- a", "+ a", "> a", "# a", "a *b*", "a `b`", "a\nb", "a_b",
+            "a & b", "---", "=", "[a](b)",
+        ] {
+            assert!(!is_plain(t), "{t:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        /// Whatever the reading calls plain, the parser makes one paragraph of it, as it is
+        /// (few letters, much syntax: most strings are Markdown, and the plain ones are
+        /// those that come nearest to it).
+        #[test]
+        fn a_text_read_as_plain_parses_as_plain(s in r#"[ab1 .:()'"=+%@$^{}*_`<>#!&~|\[\]\\æ\t-]{0,10}"#) {
+            if is_plain(&s) {
+                proptest::prop_assert_eq!(parse(&s), plain(&s));
+            }
+        }
+    }
 
     fn el(tag: &'static str, children: Vec<Node>) -> Node {
         Node::Element {

@@ -2,9 +2,9 @@
 //! per page, shared by everything the page hands off (the scenario panels' runs and
 //! forks, generated questions, "Can this break?", §4's trade-off tables, a lab's replay,
 //! packs, the console, Markdown), so none of them holds the page's thread and the engine
-//! loads once. What `Request::for_authoring` names (a pack's files) the worker hands to a
-//! worker of its own around the authoring module (`src/bin/authoring.rs`), started then,
-//! so the built-in lesson never downloads the TOML reader and the pack loader.
+//! loads once. What `Request::for_authoring` names (a pack's files, Markdown) the worker
+//! hands to a worker of its own around the authoring module (`src/bin/authoring.rs`),
+//! started then, so the built-in lesson never downloads the TOML and Markdown readers.
 //!
 //! A request is a [`crate::calls::Request`], handed over as a [`Job`] with an id; its
 //! answers ([`crate::calls::Answer`], then its end) come back as small JSON envelopes

@@ -327,6 +327,9 @@ fn ask_worker(key: InstanceKey, made: UseStateHandle<MadeFor>) -> Option<crate::
             Some(Answer::Question(inst)) => {
                 let (made, key) = (made.clone(), key.clone());
                 wasm_bindgen_futures::spawn_local(async move {
+                    // The trees the engine made of its filled texts; the rest are the
+                    // lesson's own or plain, or (a pack's) asked of the authoring module.
+                    crate::lesson::docs::learn(inst.trees.clone());
                     super::learn_trees(crate::lesson::docs::instance_texts(&inst)).await;
                     made.set(Some((key, Some(Rc::new(*inst)), "worker")));
                 });
