@@ -97,73 +97,49 @@ text=$(grep -oE '<meta name="lockstep-text" content="[^"]+"' "$dist/index.html" 
 [ -n "$text" ] && [ -f "$dist/$text" ] || { echo "bundle-size: index.html names no lesson text in $dist (scripts/lesson-text.sh)" >&2; exit 1; }
 row "$dist/$text"
 text_gz=$total_gz
-total_raw=0; total_gz=0
-printf '%-48s\n' "the engine's module, in the page's worker and the labs' sandboxes"
-for f in engine.js engine_bg.wasm; do
-  [ -f "$dist/$f" ] || { echo "bundle-size: no $dist/$f (index.html builds the engine's module)" >&2; exit 1; }
-  row "$dist/$f"
-done
-printf '%-48s %10d %10d\n' "  total" "$total_raw" "$total_gz"
-engine=$total_gz
-total_raw=0; total_gz=0
-printf '%-48s\n' "the authoring module, when a pack is opened"
-for f in authoring.js authoring_bg.wasm; do
-  [ -f "$dist/$f" ] || { echo "bundle-size: no $dist/$f (index.html builds the authoring module)" >&2; exit 1; }
-  row "$dist/$f"
-done
-printf '%-48s %10d %10d\n' "  total" "$total_raw" "$total_gz"
-authoring=$total_gz
-total_raw=0; total_gz=0
-printf '%-48s\n' "the lab panel's module, when a lab comes near the screen"
-for f in lab-module.js lab.js lab_bg.wasm; do
-  [ -f "$dist/$f" ] || { echo "bundle-size: no $dist/$f (index.html builds the lab panel's module)" >&2; exit 1; }
-  row "$dist/$f"
-done
-printf '%-48s %10d %10d\n' "  total" "$total_raw" "$total_gz"
-lab=$total_gz
-total_raw=0; total_gz=0
-printf '%-48s\n' "the labs' code editor, with the lab panel's module"
-[ -f "$dist/editor.js" ] || { echo "bundle-size: no $dist/editor.js (Trunk's hook scripts/editor.sh writes it)" >&2; exit 1; }
-row "$dist/editor.js"
-editor=$total_gz
+# module LABEL WHAT FILE…: the rows of a module's files and their total; its gzip
+# bytes in $module_gz. A missing file fails, naming what builds it (WHAT).
+module() {
+  local label=$1 what=$2 f
+  shift 2
+  total_raw=0; total_gz=0
+  printf '%-48s\n' "$label"
+  for f in "$@"; do
+    [ -f "$dist/$f" ] || { echo "bundle-size: no $dist/$f ($what)" >&2; exit 1; }
+    row "$dist/$f"
+  done
+  [ $# -eq 1 ] || printf '%-48s %10d %10d\n' "  total" "$total_raw" "$total_gz"
+  module_gz=$total_gz
+}
+module "the engine's module, in the page's worker and the labs' sandboxes" \
+  "index.html builds the engine's module" engine.js engine_bg.wasm
+engine=$module_gz
+module "the authoring module, when a pack is opened" \
+  "index.html builds the authoring module" authoring.js authoring_bg.wasm
+authoring=$module_gz
+module "the lab panel's module, when a lab comes near the screen" \
+  "index.html builds the lab panel's module" lab-module.js lab.js lab_bg.wasm
+lab=$module_gz
+module "the labs' code editor, with the lab panel's module" \
+  "Trunk's hook scripts/editor.sh writes it" editor.js
+editor=$module_gz
 whole=$((first + app + text_gz + engine + lab + editor))
 printf '%-48s %21d\n' "the whole built-in lesson, every lab included" "$whole"
-total_gz=$app
 status=0
-if [ "$first" -gt "$target" ]; then
-  echo "bundle-size: FAIL: the first page is $first bytes gzip, over the ${target}-byte target" >&2; status=1
-else
-  echo "bundle-size: OK: the first page is $first bytes gzip (target $target)"
-fi
-if [ "$total_gz" -gt "$max" ]; then
-  echo "bundle-size: FAIL: the app is $total_gz bytes gzip, over the limit of $max" >&2; status=1
-else
-  echo "bundle-size: OK: the app is $total_gz bytes gzip (limit $max)"
-fi
-if [ "$engine" -gt "$engine_max" ]; then
-  echo "bundle-size: FAIL: the engine's module is $engine bytes gzip, over the guard of $engine_max" >&2; status=1
-else
-  echo "bundle-size: OK: the engine's module is $engine bytes gzip (guard $engine_max)"
-fi
-if [ "$authoring" -gt "$authoring_max" ]; then
-  echo "bundle-size: FAIL: the authoring module is $authoring bytes gzip, over the guard of $authoring_max" >&2; status=1
-else
-  echo "bundle-size: OK: the authoring module is $authoring bytes gzip (guard $authoring_max)"
-fi
-if [ "$whole" -gt "$whole_max" ]; then
-  echo "bundle-size: FAIL: the whole lesson is $whole bytes gzip, over the guard of $whole_max" >&2; status=1
-else
-  met=$([ "$whole" -le "$whole_goal" ] && echo met || echo "not met")
-  echo "bundle-size: OK: the whole lesson is $whole bytes gzip (guard $whole_max; #37's $whole_goal: $met)"
-fi
-if [ "$lab" -gt "$lab_max" ]; then
-  echo "bundle-size: FAIL: the lab panel's module is $lab bytes gzip, over the guard of $lab_max" >&2; status=1
-else
-  echo "bundle-size: OK: the lab panel's module is $lab bytes gzip (guard $lab_max)"
-fi
-if [ "$editor" -gt "$editor_max" ]; then
-  echo "bundle-size: FAIL: the code editor is $editor bytes gzip, over the guard of $editor_max" >&2; status=1
-else
-  echo "bundle-size: OK: the code editor is $editor bytes gzip (guard $editor_max)"
-fi
+# check WHAT BYTES MOST KIND: OK or FAIL (and a failing status) for one figure.
+check() {
+  if [ "$2" -gt "$3" ]; then
+    echo "bundle-size: FAIL: $1 is $2 bytes gzip, over the $4 of $3" >&2; status=1
+  else
+    echo "bundle-size: OK: $1 is $2 bytes gzip ($4 $3)"
+  fi
+}
+check "the first page" "$first" "$target" target
+check "the app" "$app" "$max" limit
+check "the engine's module" "$engine" "$engine_max" guard
+check "the authoring module" "$authoring" "$authoring_max" guard
+check "the whole lesson" "$whole" "$whole_max" guard
+echo "bundle-size: the whole lesson against #37's $whole_goal: $([ "$whole" -le "$whole_goal" ] && echo met || echo "not met")"
+check "the lab panel's module" "$lab" "$lab_max" guard
+check "the code editor" "$editor" "$editor_max" guard
 exit $status

@@ -136,15 +136,13 @@ fn built_in_tree(text: &str) -> Option<Vec<Node>> {
         .or_else(|| parsed_natively(text))
 }
 
-/// The trees the page needs with `inst` (made in the engine, which has no parser): `made`
-/// (from templates, [`filled_tree`]), and for each other text of it that is not a built-in
-/// text (whose tree the page is given) but plain, [`markdown::PLAIN`].
-pub fn instance_trees(
-    inst: &super::generate::Instance,
-    made: Vec<(String, String)>,
-) -> Vec<(String, String)> {
+/// The trees the page needs with a question's instance whose `texts` these are (made in
+/// the engine, which has no parser): `made` (from templates, [`filled_tree`]), and for
+/// each other text that is not a built-in text (whose tree the page is given) but plain,
+/// [`markdown::PLAIN`].
+pub fn instance_trees(texts: Vec<String>, made: Vec<(String, String)>) -> Vec<(String, String)> {
     let mut out = made;
-    for text in instance_texts(inst) {
+    for text in texts {
         let listed = out.iter().any(|(t, _)| *t == text);
         if !listed && compiled(&text).is_none() && markdown::is_plain(&text) {
             out.push((text, markdown::PLAIN.to_string()));
@@ -199,30 +197,12 @@ pub fn question_texts(q: &super::quiz::Question) -> Vec<String> {
     out
 }
 
-fn explained(explanations: &[String]) -> Vec<String> {
+/// Each explanation, and each without its verdict (as an option's is shown).
+pub fn explained(explanations: &[String]) -> Vec<String> {
     let without = explanations
         .iter()
         .map(|e| super::quiz::without_verdict(e).into_owned());
     explanations.iter().cloned().chain(without).collect()
-}
-
-/// The texts of a question's instance the page shows as Markdown.
-pub fn instance_texts(inst: &super::generate::Instance) -> Vec<String> {
-    use super::generate::Body;
-    let mut out = vec![inst.prompt.clone(), inst.explanation.clone()];
-    match &inst.body {
-        Body::Choice {
-            options,
-            explanations,
-            ..
-        } => {
-            out.extend(options.iter().cloned());
-            out.extend(explained(explanations));
-        }
-        Body::Order { items, .. } => out.extend(items.iter().cloned()),
-        _ => {}
-    }
-    out
 }
 
 /// Of `texts`, those whose tree is not known yet, each once (what to ask the authoring
@@ -309,7 +289,7 @@ mod tests {
                     assert!(text.trim().is_empty() || is_shown(&text), "{}: {text:?}", q.id);
                 }
                 if let Some(inst) = crate::lesson::generate::fixed(&q, lang, 7) {
-                    for text in instance_texts(&inst) {
+                    for text in inst.texts() {
                         assert!(
                             text.trim().is_empty() || is_shown(&text),
                             "{} {lang:?}: {text:?}",
@@ -341,7 +321,7 @@ mod tests {
                 for seed in (0..40u64).chain([u64::MAX, 0x5eed_cafe_f00d]) {
                     let inst = instance_in(q, lang, seed, &[]);
                     learn(inst.trees.clone());
-                    for text in instance_texts(&inst) {
+                    for text in inst.texts() {
                         assert!(
                             text.trim().is_empty() || is_shown(&text) || known(&text),
                             "{} {lang:?} seed {seed}: {text:?} would need the parser",

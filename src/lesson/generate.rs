@@ -59,6 +59,25 @@ pub enum Body {
 }
 
 impl Instance {
+    /// The texts the page shows as Markdown: the prompt and explanation, and the options
+    /// and their explanations (each also without its verdict), or the items to order.
+    pub fn texts(&self) -> Vec<String> {
+        let mut out = vec![self.prompt.clone(), self.explanation.clone()];
+        match &self.body {
+            Body::Choice {
+                options,
+                explanations,
+                ..
+            } => {
+                out.extend(options.iter().cloned());
+                out.extend(super::docs::explained(explanations));
+            }
+            Body::Order { items, .. } => out.extend(items.iter().cloned()),
+            _ => {}
+        }
+        out
+    }
+
     /// Is `answer` right? For `Order`, the answer lists indices into the *shown* items.
     pub fn check(&self, answer: &Answer) -> bool {
         match (&self.body, answer) {
@@ -248,7 +267,7 @@ pub fn instance_in(
     // The page has no Markdown parser, and neither has the engine's module: the trees of
     // the texts the page is not given are made here, without one.
     let made = std::mem::take(&mut inst.trees);
-    inst.trees = super::docs::instance_trees(&inst, made);
+    inst.trees = super::docs::instance_trees(inst.texts(), made);
     inst
 }
 

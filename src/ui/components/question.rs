@@ -330,7 +330,7 @@ fn ask_worker(key: InstanceKey, made: UseStateHandle<MadeFor>) -> Option<crate::
                     // The trees the engine made of its filled texts; the rest are the
                     // lesson's own or plain, or (a pack's) asked of the authoring module.
                     crate::lesson::docs::learn(inst.trees.clone());
-                    super::learn_trees(crate::lesson::docs::instance_texts(&inst)).await;
+                    super::learn_trees(inst.texts()).await;
                     made.set(Some((key, Some(Rc::new(*inst)), "worker")));
                 });
             }
