@@ -4,7 +4,7 @@
 #     (stylesheet, static/boot.js) and the larger of the two languages' home snapshots;
 #   the app, loaded on first use: the wasm-bindgen JS and the wasm.
 # Limits, in gzip bytes: BUNDLE_TARGET_BYTES (default 358400 = 350 KiB) for the first
-# page, BUNDLE_MAX_BYTES (default 420000, see below) as the limit for the app. Exceeding
+# page, BUNDLE_MAX_BYTES (default 421000, see below) as the limit for the app. Exceeding
 # either fails. The guard was 1 000 000 until the labs (#15) added 100 KB (their panel,
 # the lab engine and its lab.toml reader) to what is still one module: splitting the
 # engine into a worker's module (#16) is what brings the page down, to 400 KB; until
@@ -37,8 +37,11 @@
 # progress, links, one embedded lab, Copy's failures, the panel's knobs as one list and
 # Norwegian lab messages (#40, 2026-12-06) brought it to 411 KB, and the timeline's
 # folded retries, click to seek and a steady lens (#40 item 12, 13) to 418 KB: the limit
-# is 420 000 while #37's 409 600 stays open, not met (the JSON and bincode readers of
-# every answer the page takes are most of what is left to cut: BENCHMARKS.md).
+# was 420 000 while #37's 409 600 stays open, not met (the JSON and bincode readers of
+# every answer the page takes are most of what is left to cut: BENCHMARKS.md). It is
+# 421 000 since 2026-12-07: naming the engine module a request goes to, and learning a
+# generated question's trees with it, cost the page 0.75 KB and took 230 KB out of the
+# engine (its TOML and Markdown readers went to the authoring module).
 # The engine's module (engine.js + engine_bg.wasm, the labs' worker) is reported apart,
 # with its own guard ENGINE_MAX_BYTES (default 1000000), and so is the lab panel's
 # (lab-module.js, lab.js, lab_bg.wasm), with LAB_MAX_BYTES (default 393000: 370 000 until
@@ -57,7 +60,7 @@
 set -euo pipefail
 dist=${1:-dist}
 target=${BUNDLE_TARGET_BYTES:-358400}
-max=${BUNDLE_MAX_BYTES:-420000}
+max=${BUNDLE_MAX_BYTES:-421000}
 engine_max=${ENGINE_MAX_BYTES:-490000}
 authoring_max=${AUTHORING_MAX_BYTES:-1000000}
 whole_max=${WHOLE_MAX_BYTES:-1700000}
