@@ -8,7 +8,7 @@
 //! worker's `at`, `in`, `doing` and `done` itself.
 
 use super::seq::{Draw, GroupReport, TrialSeq};
-use super::wire::{short_text, CodeError, Obj, ToHarness, Watch};
+use super::wire::{running_of, short_text, CodeError, Obj, ToHarness, Watch};
 use super::Lab;
 use serde_json::{json, Value};
 
@@ -180,11 +180,7 @@ impl FromSandbox {
             },
             "doing" => FromSandbox::Doing {
                 worker: short_text(v.get("worker")),
-                running: v
-                    .get("running")
-                    .and_then(Value::as_array)
-                    .map(|a| a.iter().take(64).filter_map(|f| short_text(Some(f))).collect())
-                    .unwrap_or_default(),
+                running: running_of(&v),
             },
             "done" => FromSandbox::Done(GroupReport::read(v.get("report").unwrap_or(&Value::Null))?),
             other => return Err(format!("the sandbox sent an unknown message `{}`", clip(other))),

@@ -160,11 +160,7 @@ impl Watch {
             }),
             "doing" => Some(Watch::Doing {
                 pid,
-                running: v
-                    .get("running")
-                    .and_then(Value::as_array)
-                    .map(|a| a.iter().take(64).filter_map(|f| short_text(Some(f))).collect())
-                    .unwrap_or_default(),
+                running: running_of(&v),
             }),
             _ => None,
         }
@@ -176,6 +172,15 @@ pub(crate) fn short_text(v: Option<&Value>) -> Option<String> {
     v.and_then(Value::as_str)
         .filter(|s| !s.is_empty() && s.len() <= 64)
         .map(str::to_string)
+}
+
+/// The learner's functions a `doing` message says are running (`"running"`): at most
+/// 64 names, each as [`short_text`] reads it.
+pub(crate) fn running_of(v: &Value) -> Vec<String> {
+    v.get("running")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().take(64).filter_map(|f| short_text(Some(f))).collect())
+        .unwrap_or_default()
 }
 
 /// The `input` message for the harness.
