@@ -61,26 +61,50 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 /// The built-in lesson's words (section bodies, questions, the app's texts, the built-in
-/// scenarios and labs) as one text, `lesson-text-<hash>.txt`. The generated tables name
-/// each string by its place in it, `Txt(at, len)` (`src/text.rs`): the engine and the
-/// tests include the text in their module; the page's module fetches it beside itself,
-/// so the page carries none of it.
-#[derive(Default)]
+/// scenarios and labs) as texts in parts: one for what every language reads (scenarios,
+/// labs, code), and one per language (its sections, questions and texts), so that a
+/// learner downloads the words of the language they read. Each part is a file,
+/// `lesson-text-<hash>.txt` or `lesson-text-<lang>-<hash>.txt`. The generated tables
+/// name each string by its part and place, `Txt(at, len)` with the part in `at`'s top
+/// two bits (`src/text.rs`): the tests include the text in their module; the page's,
+/// the engine's and the lab panel's modules are given the parts they need.
 struct Blob {
-    text: String,
-    seen: HashMap<String, (usize, usize)>,
+    /// The common part, then one per language in `Lang::ALL`'s order.
+    parts: Vec<String>,
+    seen: HashMap<(usize, String), usize>,
+    /// The part [`Blob::txt`] writes to now.
+    part: usize,
 }
 
+impl Default for Blob {
+    fn default() -> Self {
+        Blob {
+            parts: vec![String::new(); 1 + lang::Lang::ALL.len()],
+            seen: HashMap::new(),
+            part: 0,
+        }
+    }
+}
+
+/// Where a part's offset ends in a `Txt`'s `at` and its part begins.
+const PART_SHIFT: u32 = 30;
+
 impl Blob {
-    /// `s` in the blob (once, however often it is named), as the Rust expression `Txt(at, len)`.
+    /// `s` in the current part (once, however often it is named), as the Rust
+    /// expression `Txt(at, len)`.
     fn txt(&mut self, s: &str) -> String {
-        let text = &mut self.text;
-        let (at, len) = *self.seen.entry(s.to_string()).or_insert_with(|| {
+        let part = self.part;
+        let text = &mut self.parts[part];
+        let at = *self.seen.entry((part, s.to_string())).or_insert_with(|| {
             let at = text.len();
             text.push_str(s);
-            (at, s.len())
+            at
         });
-        format!("Txt({at}, {len})")
+        assert!(
+            at + s.len() < 1 << PART_SHIFT,
+            "a part of the lesson's text is over 1 GiB"
+        );
+        format!("Txt({}, {})", (part as u32) << PART_SHIFT | at as u32, s.len())
     }
 
     fn list(&mut self, v: &[String]) -> String {
@@ -88,20 +112,41 @@ impl Blob {
         format!("&[{}]", items.join(", "))
     }
 
-    /// Writes the text and `text_blob.rs`: its file name (its FNV-1a hash in it), length
-    /// and hash, and the text itself for builds with the `inline-text` feature.
+    /// Runs `f` with [`Blob::txt`] writing to `lang`'s part (`None`: the common one).
+    fn in_lang<R>(&mut self, lang: Option<lang::Lang>, f: impl FnOnce(&mut Self) -> R) -> R {
+        let before = self.part;
+        self.part = lang
+            .and_then(|l| lang::Lang::ALL.iter().position(|&a| a == l))
+            .map_or(0, |i| i + 1);
+        let r = f(self);
+        self.part = before;
+        r
+    }
+
+    /// Writes each part and `text_blob.rs`: `PARTS`, each part's file name (its FNV-1a
+    /// hash in it), length and hash, and `INLINE`, the parts themselves, for builds with
+    /// the `inline-text` feature.
     fn write(self) {
         let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
-        let hash = fnv1a(self.text.as_bytes());
-        let file = format!("lesson-text-{hash:016x}.txt");
-        let path = out.join(&file);
-        fs::write(&path, &self.text).expect("write the lesson text");
+        let (mut parts, mut inline) = (String::new(), String::new());
+        for (i, text) in self.parts.iter().enumerate() {
+            let hash = fnv1a(text.as_bytes());
+            let file = match i {
+                0 => format!("lesson-text-{hash:016x}.txt"),
+                i => format!("lesson-text-{}-{hash:016x}.txt", lang::Lang::ALL[i - 1].code()),
+            };
+            let path = out.join(&file);
+            fs::write(&path, text).expect("write the lesson text");
+            let code = i.checked_sub(1).map_or("", |l| lang::Lang::ALL[l].code());
+            let _ = writeln!(parts, "    ({code:?}, {file:?}, {}, {hash:#x}),", text.len());
+            let _ = writeln!(inline, "    include_str!({:?}),", path.display().to_string());
+        }
+        let n = self.parts.len();
         let code = format!(
-            "/// The text's file name, beside the page.\npub const FILE: &str = {file:?};\n\
-             /// Its length in bytes and its FNV-1a hash.\npub const LEN: usize = {};\npub const HASH: u64 = {hash:#x};\n\
-             #[cfg(feature = \"inline-text\")]\npub const INLINE: &str = include_str!({:?});\n",
-            self.text.len(),
-            path.display().to_string()
+            "/// Each part's language code (empty: the common part), file name, beside the page,\n\
+             /// length in bytes and FNV-1a hash: the common part, then each language's.\n\
+             pub const PARTS: [(&str, &str, usize, u64); {n}] = [\n{parts}];\n\
+             #[cfg(feature = \"inline-text\")]\npub const INLINE: [&str; {n}] = [\n{inline}];\n"
         );
         fs::write(out.join("text_blob.rs"), code).expect("write text_blob.rs");
     }
@@ -219,18 +264,31 @@ fn main() {
     write_lab_files(&mut blob, &labs_dir);
 
     // Every text the page shows as Markdown, with its tree: the page parses none.
-    let mut shown = std::collections::BTreeSet::new();
-    let section_bodies: std::collections::BTreeSet<String> = lessons
+    // Each with its language, where one language's texts name it (`None`: several, or a
+    // lab's goal in a language the lesson lacks): its tree goes to that part.
+    let mut shown = std::collections::BTreeMap::<String, Option<lang::Lang>>::new();
+    let mut show = |text: String, lang: Option<lang::Lang>| {
+        shown
+            .entry(text)
+            .and_modify(|l| *l = l.filter(|&l| Some(l) == lang))
+            .or_insert(lang);
+    };
+    let section_bodies: std::collections::BTreeMap<String, Option<lang::Lang>> = lessons
         .iter()
-        .flat_map(|l| l.sections.iter().map(|s| s.body.clone()))
+        .flat_map(|l| l.sections.iter().map(|s| (s.body.clone(), Some(l.lang))))
         .collect();
     for q in &questions {
-        for t in [&q.en, &q.nb] {
-            shown.extend([t.prompt.clone(), t.explanation.clone()]);
-            shown.extend(t.options.iter().chain(&t.items).cloned());
-            for e in &t.explanations {
-                shown.insert(e.clone());
-                shown.insert(quiz::without_verdict(e).into_owned());
+        for (t, lang) in [(&q.en, lang::Lang::En), (&q.nb, lang::Lang::Nb)] {
+            let texts = [&t.prompt, &t.explanation]
+                .into_iter()
+                .chain(&t.options)
+                .chain(&t.items);
+            for text in texts.cloned().chain(
+                t.explanations
+                    .iter()
+                    .flat_map(|e| [e.clone(), quiz::without_verdict(e).into_owned()]),
+            ) {
+                show(text, Some(lang));
             }
         }
     }
@@ -238,7 +296,11 @@ fn main() {
         let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let value: toml::Value = toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         if let Some(goal) = value.get("goal").and_then(toml::Value::as_table) {
-            shown.extend(goal.values().filter_map(|g| g.as_str().map(str::to_string)));
+            for (code, g) in goal {
+                if let Some(g) = g.as_str() {
+                    show(g.to_string(), lang::Lang::from_code(code));
+                }
+            }
         }
     }
     write_markdown_docs(&mut blob, &shown, &section_bodies);
@@ -251,13 +313,18 @@ fn main() {
 /// `SHOWN`, every text the page is given a tree for, for the tests.
 fn write_markdown_docs(
     blob: &mut Blob,
-    texts: &std::collections::BTreeSet<String>,
-    sections: &std::collections::BTreeSet<String>,
+    texts: &std::collections::BTreeMap<String, Option<lang::Lang>>,
+    sections: &std::collections::BTreeMap<String, Option<lang::Lang>>,
 ) {
     let out_dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
-    let mut out = String::from("// Generated by build.rs: the built-in lesson's Markdown, parsed.\npub static DOCS: &[(Txt, Txt)] = &[\n");
+    // One list per part of the text, each sorted by text: a part not yet fetched reads
+    // as empty texts, and leaves the others' order whole.
+    let mut out = String::from(
+        "// Generated by build.rs: the built-in lesson's Markdown, parsed, by part of the text.\npub static DOCS: &[&[(Txt, Txt)]] = &[\n",
+    );
+    let mut parts = vec![String::new(); 1 + lang::Lang::ALL.len()];
     if page_module() {
-        for text in texts.iter().filter(|t| !t.trim().is_empty()) {
+        for (text, &lang) in texts.iter().filter(|(t, _)| !t.trim().is_empty()) {
             // A paragraph of plain text costs no tree: the page makes it (`markdown::plain`).
             let tree = markdown::parse(text);
             let tree = if tree == markdown::plain(text) {
@@ -265,17 +332,23 @@ fn write_markdown_docs(
             } else {
                 markdown::encode(&tree)
             };
-            let (text, tree) = (blob.txt(text), blob.txt(&tree));
-            let _ = writeln!(out, "    ({text}, {tree}),");
+            blob.in_lang(lang, |blob| {
+                let (text, tree) = (blob.txt(text), blob.txt(&tree));
+                let _ = writeln!(parts[blob.part], "        ({text}, {tree}),");
+            });
         }
+    }
+    for part in parts {
+        let _ = writeln!(out, "    &[\n{part}    ],");
     }
     out.push_str("];\n");
     fs::write(out_dir.join("markdown_docs.rs"), out).expect("write markdown_docs.rs");
     let mut out = String::from("// Generated by build.rs.\npub static SHOWN: &[Txt] = &[\n");
     if !page_module() {
-        let all: std::collections::BTreeSet<&String> = texts.iter().chain(sections).collect();
-        for text in all.into_iter().filter(|t| !t.trim().is_empty()) {
-            let _ = writeln!(out, "    {},", blob.txt(text));
+        let all: std::collections::BTreeMap<&String, &Option<lang::Lang>> =
+            texts.iter().chain(sections).collect();
+        for (text, &lang) in all.into_iter().filter(|(t, _)| !t.trim().is_empty()) {
+            let _ = writeln!(out, "    {},", blob.in_lang(lang, |blob| blob.txt(text)));
         }
     }
     out.push_str("];\n");
@@ -372,9 +445,11 @@ fn write_ui_texts(blob: &mut Blob, path: &Path) {
     );
     for (lang, texts) in &table {
         let _ = writeln!(out, "    ({lang:?}, &[");
-        for (key, text) in texts {
-            let _ = writeln!(out, "        ({key:?}, {}),", blob.txt(text));
-        }
+        blob.in_lang(lang::Lang::from_code(lang), |blob| {
+            for (key, text) in texts {
+                let _ = writeln!(out, "        ({key:?}, {}),", blob.txt(text));
+            }
+        });
         out.push_str("    ]),\n");
     }
     out.push_str("];\n");
@@ -390,19 +465,17 @@ fn write_builtin_pack(blob: &mut Blob, lessons: &[section::Lesson], questions: &
     out.push_str("pub static SECTIONS: &[S] = &[\n");
     for lesson in lessons {
         for s in &lesson.sections {
+            let (title, body) = blob.in_lang(Some(lesson.lang), |blob| {
+                let body = match page_module() {
+                    true => markdown::page_form(&s.body),
+                    false => s.body.clone(),
+                };
+                (blob.txt(&s.title), blob.txt(&body))
+            });
             let _ = writeln!(
                 out,
-                "    S {{ lang: Lang::{:?}, id: {:?}, title: {}, order: {}, body: {}, file: {:?} }},",
-                lesson.lang,
-                s.id,
-                blob.txt(&s.title),
-                s.order,
-                blob.txt(&if page_module() {
-                    markdown::page_form(&s.body)
-                } else {
-                    s.body.clone()
-                }),
-                s.file
+                "    S {{ lang: Lang::{:?}, id: {:?}, title: {title}, order: {}, body: {body}, file: {:?} }},",
+                lesson.lang, s.id, s.order, s.file
             );
         }
     }
@@ -414,8 +487,8 @@ fn write_builtin_pack(blob: &mut Blob, lessons: &[section::Lesson], questions: &
             q.id,
             q.section,
             static_kind(blob, &q.kind),
-            static_texts(blob, &q.en),
-            static_texts(blob, &q.nb)
+            blob.in_lang(Some(lang::Lang::En), |blob| static_texts(blob, &q.en)),
+            blob.in_lang(Some(lang::Lang::Nb), |blob| static_texts(blob, &q.nb))
         );
     }
     out.push_str("];\n");

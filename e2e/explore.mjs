@@ -290,6 +290,45 @@ try {
     if (seen.worker?.[1] !== 'Renewing a lease') problems.push(`the pack's section 2 shows "${seen.worker?.[1]}", not its title`);
   }
 
+  // The lesson's text in parts (src/text.rs): in English the page and its engine's worker
+  // fetch the common part and the English one; switching to Norwegian fetches the
+  // Norwegian part, for the page and for the worker, whose generated questions (§2) then
+  // come in Norwegian; nothing else.
+  {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.on('pageerror', (e) => problems.push(`language switch: page error: ${e.message}`));
+    const texts = [];
+    page.context().on('request', (r) => {
+      const m = /\/(lesson-text-[^/]+\.txt)$/.exec(new URL(r.url()).pathname);
+      if (m) texts.push(m[1]);
+    });
+    const questionsMade = () => page.waitForFunction(() => document.querySelectorAll('form.question[data-made-in]').length > 0
+      && !document.querySelector('form.question[aria-busy]'), null, { timeout: 30000 });
+    const prompts = () => page.evaluate(() => [...document.querySelectorAll('form.question[data-made-in] legend')].map((l) => l.innerText.trim()));
+    await page.goto(`${BASE}?lang=en#/distributed-locks/2`);
+    await page.waitForFunction(() => typeof window.lockstepBoot === 'function', null, { timeout: 30000 });
+    await page.evaluate(() => window.lockstepBoot());
+    await page.waitForFunction(() => document.documentElement.dataset.lockstep === 'ready', null, { timeout: 30000 });
+    await page.evaluate(() => [...document.querySelectorAll('form.question')].pop()?.scrollIntoView());
+    await questionsMade();
+    const [english, englishPrompts, heading] = [[...texts], await prompts(), await page.locator('h1').first().innerText()];
+    await page.locator('.lang-switch button[data-lang=nb]').first().click();
+    await page.waitForFunction((h) => document.documentElement.lang === 'nb' && (document.querySelector('h1')?.innerText ?? '') !== h
+      && (document.querySelector('h1')?.innerText ?? '').trim() !== '', heading, { timeout: 30000 });
+    await page.evaluate(() => [...document.querySelectorAll('form.question')].pop()?.scrollIntoView());
+    await questionsMade();
+    const norwegianPrompts = await prompts();
+    const norwegian = texts.slice(english.length);
+    const kinds = (list) => [...new Set(list.map((f) => /^lesson-text-([a-z]+)-/.exec(f)?.[1] ?? 'common'))].sort().join(' ');
+    say(`the lesson's text in English: ${english.join(', ')}; after the switch to Norwegian: ${norwegian.join(', ')} ("${await page.locator('h1').first().innerText()}", ${norwegianPrompts.length} generated prompts)`);
+    if (kinds(english) !== 'common en') problems.push(`in English the lesson's text came as ${english.join(', ') || 'nothing'}, not its common and English parts`);
+    if (kinds(norwegian) !== 'nb') problems.push(`switching to Norwegian fetched ${norwegian.join(', ') || 'nothing'}, not the Norwegian part alone`);
+    if (!norwegianPrompts.length || norwegianPrompts.some((p) => !p) || norwegianPrompts.join('|') === englishPrompts.join('|')) {
+      problems.push(`§2's generated prompts after the switch: ${JSON.stringify(norwegianPrompts)} (in English: ${JSON.stringify(englishPrompts)})`);
+    }
+    await page.close();
+  }
+
   // The lesson's text that does not come (the page's module carries none): the
   // prerendered section stays readable, and the status line says what went wrong and
   // what to do.

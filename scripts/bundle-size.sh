@@ -4,7 +4,7 @@
 #     (stylesheet, static/boot.js) and the larger of the two languages' home snapshots;
 #   the app, loaded on first use: the wasm-bindgen JS and the wasm.
 # Limits, in gzip bytes: BUNDLE_TARGET_BYTES (default 358400 = 350 KiB) for the first
-# page, BUNDLE_MAX_BYTES (default 421000, see below) as the limit for the app. Exceeding
+# page, BUNDLE_MAX_BYTES (default 422000, see below) as the limit for the app. Exceeding
 # either fails. The guard was 1 000 000 until the labs (#15) added 100 KB (their panel,
 # the lab engine and its lab.toml reader) to what is still one module: splitting the
 # engine into a worker's module (#16) is what brings the page down, to 400 KB; until
@@ -41,7 +41,10 @@
 # every answer the page takes are most of what is left to cut: BENCHMARKS.md). It is
 # 421 000 since 2026-12-07: naming the engine module a request goes to, and learning a
 # generated question's trees with it, cost the page 0.75 KB and took 230 KB out of the
-# engine (its TOML and Markdown readers went to the authoring module).
+# engine (its TOML and Markdown readers went to the authoring module). It is 422 000
+# since the lesson's text came in parts, one per language (src/text.rs): fetching a
+# language's part before the page changes to it cost the page 1.7 KB, and took 76 KB
+# out of what a reader downloads on first use.
 # The engine's module (engine.js + engine_bg.wasm, the labs' worker) is reported apart,
 # with its own guard ENGINE_MAX_BYTES (default 1000000), and so is the lab panel's
 # (lab-module.js, lab.js, lab_bg.wasm), with LAB_MAX_BYTES (default 393000: 370 000 until
@@ -55,15 +58,16 @@
 # The engine's guard is 490 000 since packs and Markdown left it for the authoring module
 # (AUTHORING_MAX_BYTES, default 1000000), which only a pack's reader downloads.
 # Everything a learner downloads to work through the whole built-in lesson, every lab
-# included (the first page, the app, the text, the engine, the lab panel, the editor), is
-# summed and guarded by WHOLE_MAX_BYTES (default 1700000); #37 asks for 1 000 000.
+# included (the first page, the app, the text in their language, the engine, the lab
+# panel, the editor), is
+# summed and guarded by WHOLE_MAX_BYTES (default 1600000); #37 asks for 1 000 000.
 set -euo pipefail
 dist=${1:-dist}
 target=${BUNDLE_TARGET_BYTES:-358400}
-max=${BUNDLE_MAX_BYTES:-421000}
+max=${BUNDLE_MAX_BYTES:-422000}
 engine_max=${ENGINE_MAX_BYTES:-490000}
 authoring_max=${AUTHORING_MAX_BYTES:-1000000}
-whole_max=${WHOLE_MAX_BYTES:-1700000}
+whole_max=${WHOLE_MAX_BYTES:-1600000}
 whole_goal=1000000
 lab_max=${LAB_MAX_BYTES:-393000}
 editor_max=${EDITOR_MAX_BYTES:-160000}
@@ -95,11 +99,20 @@ row "$dist/$wasm"
 printf '%-48s %10d %10d\n' "  total" "$total_raw" "$total_gz"
 app=$total_gz
 total_raw=0; total_gz=0
-printf '%-48s\n' "the lesson's text, fetched beside the app"
-text=$(grep -oE '<meta name="lockstep-text" content="[^"]+"' "$dist/index.html" | sed -E 's/.*content="([^"]+)"/\1/')
-[ -n "$text" ] && [ -f "$dist/$text" ] || { echo "bundle-size: index.html names no lesson text in $dist (scripts/lesson-text.sh)" >&2; exit 1; }
-row "$dist/$text"
-text_gz=$total_gz
+printf '%-48s\n' "the lesson's text, fetched beside the app: its parts"
+texts=$(grep -oE '<meta name="lockstep-text" content="[^"]+"' "$dist/index.html" | sed -E 's/.*content="([^"]+)"/\1/')
+[ -n "$texts" ] || { echo "bundle-size: index.html names no lesson text in $dist (scripts/lesson-text.sh)" >&2; exit 1; }
+# A reader downloads the common part and their language's: the larger language counts.
+common_gz=0; lang_gz=0
+for t in $texts; do
+  [ -f "$dist/$t" ] || { echo "bundle-size: index.html names $t, which is not in $dist" >&2; exit 1; }
+  before=$total_gz
+  row "$dist/$t"
+  gz=$((total_gz - before))
+  if [[ $t =~ ^lesson-text-[0-9a-f]+\.txt$ ]]; then common_gz=$gz; elif [ "$gz" -gt "$lang_gz" ]; then lang_gz=$gz; fi
+done
+text_gz=$((common_gz + lang_gz))
+printf '%-48s %21d\n' "  for one reader (common + the larger language)" "$text_gz"
 # module LABEL WHAT FILE…: the rows of a module's files and their total; its gzip
 # bytes in $module_gz. A missing file fails, naming what builds it (WHAT).
 module() {

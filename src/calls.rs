@@ -97,6 +97,14 @@ impl Request {
         }
     }
 
+    /// The language whose words it needs (`crate::text`), if any: a question's.
+    pub fn lang(&self) -> Option<crate::lesson::lang::Lang> {
+        match self {
+            Request::Question(job) => Some(job.lang),
+            _ => None,
+        }
+    }
+
     /// Whether the authoring module answers it (a pack, Markdown: the TOML and Markdown
     /// readers, the pack loader), not the engine's module, which a learner of the built-in
     /// lesson runs: its texts are trees already, or plain (`lesson::markdown::is_plain`).

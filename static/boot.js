@@ -16,9 +16,10 @@ const me = document.querySelector('script[data-lockstep-boot]');
 const app = document.getElementById('app');
 const JS = me?.dataset.js;
 const WASM = me?.dataset.wasm;
-// The lesson's text, which the app's module does not carry (src/text.rs); Trunk's hook
-// (scripts/lesson-text.sh) names it here.
-const TEXT = document.querySelector('meta[name="lockstep-text"]')?.content;
+// The lesson's text, which the app's module does not carry (src/text.rs): its parts, the
+// common one (`lesson-text-<hash>.txt`) and each language's (`lesson-text-<lang>-<hash>.txt`),
+// which Trunk's hook (scripts/lesson-text.sh) names here.
+const TEXTS = (document.querySelector('meta[name="lockstep-text"]')?.content ?? '').split(' ').filter(Boolean);
 // Which page to show, decided by the inline script in <head> (static/boot-head.js).
 const first = window.lockstepFirstPage ?? { shown: Promise.resolve(false) };
 
@@ -107,12 +108,18 @@ function boot() {
   // The wasm is asked for at once, beside the JavaScript that will compile it, not after
   // it: one round trip less (half a second on a slow line).
   const wasm = fetch(WASM, { credentials: 'same-origin' });
-  // The lesson's text likewise: the app takes this fetch when it names its own file.
-  if (TEXT) {
-    window.lockstepTextFile = TEXT;
-    window.lockstepText = fetch(TEXT, { credentials: 'same-origin' })
-      .then((r) => (r.ok ? r.text() : null))
-      .catch(() => null);
+  // The lesson's text likewise, the parts for this page's language (the common one and
+  // its language's): the app, and the lab panel's module, take each part by its file
+  // from `lockstepTextPart`, which fetches a part once (again after a failure).
+  const parts = {};
+  window.lockstepTextPart = (file) => {
+    parts[file] ??= fetch(file, { credentials: 'same-origin' })
+      .then((r) => { if (!r.ok) throw new Error(`the server answered HTTP ${r.status}`); return r.text(); })
+      .catch((e) => { delete parts[file]; throw e; });
+    return parts[file];
+  };
+  for (const file of TEXTS.filter((f) => /^lesson-text-[0-9a-f]+\.txt$/.test(f) || f.startsWith(`lesson-text-${shownLang}-`))) {
+    window.lockstepTextPart(file).catch(() => {});
   }
   // The runs this page's panels open on, made at build time (scripts/prerender.sh), and
   // the snapshot's drawing of each panel, for one whose run is not shipped.

@@ -23,14 +23,21 @@
 const [module, base] = /^(engine|authoring) (.*)$/.exec(self.name || '')?.slice(1) ?? ['engine', self.name || ''];
 importScripts(`${base}${module}.js`);
 // The module carries no lesson text (src/text.rs): the built-in scenarios, questions and
-// texts are in the file the page fetched too, usually in the browser's cache by now.
-const started = wasm_bindgen({ module_or_path: `${base}${module}_bg.wasm` }).then(async () => {
-  const file = wasm_bindgen.text_file();
-  if (!file) return; // the module carries the text (the browser tests' engine)
-  const response = await fetch(`${base}${file}`, { credentials: 'same-origin' });
-  if (!response.ok) throw new Error(`${file}: HTTP ${response.status}`);
-  wasm_bindgen.take_text(await response.text());
-});
+// texts are in files the page fetched too, usually in the browser's cache by now. It
+// fetches the common part at start, and a language's part before the first request that
+// needs it (`texts_missing`), once however many requests wait for it (again after a failure).
+const parts = {};
+const texts = async (files) => {
+  for (const file of files) {
+    parts[file] ??= fetch(`${base}${file}`, { credentials: 'same-origin' }).then(async (response) => {
+      if (!response.ok) throw new Error(`${file}: HTTP ${response.status}`);
+      wasm_bindgen.take_text(await response.text());
+    }).catch((e) => { delete parts[file]; throw e; });
+    await parts[file];
+  }
+};
+const started = wasm_bindgen({ module_or_path: `${base}${module}_bg.wasm` })
+  .then(() => texts(wasm_bindgen.texts_missing('')));
 
 const say = (msg) => postMessage(JSON.stringify(msg));
 const cancelled = new Set();
@@ -90,6 +97,8 @@ onmessage = async (event) => {
   const id = Number(msg && msg.id) || 0;
   let job = null;
   try {
+    if (cancelled.has(id)) return;
+    await texts(wasm_bindgen.texts_missing(String(msg && msg.request)));
     if (cancelled.has(id)) return;
     job = new wasm_bindgen.EngineJob(String(msg && msg.request));
     for (;;) {

@@ -2,9 +2,9 @@
 // first time a lab on the page comes near the screen (src/ui/lab_host.rs): within a
 // screen and a half of it, so that the module is there when the learner reaches the lab,
 // and a reader who clicks at the top of a section is not kept waiting by it (the
-// prerendering loads it at once). It hands the module the lesson's text:
-// the text static/boot.js fetched for the page when it is the same file, else a fetch
-// of it (from the browser's cache, usually). lab.js defines `wasm_bindgen` as a script's
+// prerendering loads it at once). It hands the module the parts of the lesson's text the
+// lab's language needs (`texts_missing`): the ones static/boot.js fetched for the page
+// (`lockstepTextPart`), else fetches of them. lab.js defines `wasm_bindgen` as a script's
 // global, which only a script can read: the page's module asks this one for it.
 'use strict';
 (() => {
@@ -38,16 +38,6 @@
     await script('lab.js');
     await wasm_bindgen({ module_or_path: 'lab_bg.wasm' });
     await later();
-    const file = wasm_bindgen.text_file();
-    let text;
-    if (window.lockstepTextFile === file && window.lockstepText) text = await window.lockstepText;
-    if (typeof text !== 'string') {
-      const response = await fetch(file);
-      if (!response.ok) throw new Error(`${file}: HTTP ${response.status}`);
-      text = await response.text();
-    }
-    wasm_bindgen.take_text(text);
-    await later();
     return wasm_bindgen;
   }
   // Resolves when `el` is near the screen (at once where that cannot be watched), or
@@ -63,12 +53,16 @@
       watch.observe(el);
     });
   }
+  const textPart = (file) => window.lockstepTextPart?.(file) ?? fetch(file, { credentials: 'same-origin' })
+    .then((r) => { if (!r.ok) throw new Error(`${file}: HTTP ${r.status}`); return r.text(); });
   // One load per page, once a lab is near; a failed one (the network, say) is tried again
-  // next time.
-  window.lockstepLabModule = async (el) => {
+  // next time. Then the text the lab's language (`lang`, its code) needs.
+  window.lockstepLabModule = async (el, lang) => {
     await near(el);
     if (el && !el.isConnected) throw new Error('the lab has left the page');
     loading ??= load().catch((e) => { loading = null; throw e; });
-    return loading;
+    const module = await loading;
+    for (const file of module.texts_missing(lang ?? 'en')) module.take_text(await textPart(file));
+    return module;
   };
 })();

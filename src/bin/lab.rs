@@ -2,21 +2,24 @@
 //! (`index.html`) and loaded by `static/lab-module.js` the first time the page shows a
 //! lab (`lockstep::ui::lab_host`): the page's own module carries no lab panel
 //! (ARCHITECTURE.md, "The lab panel, apart"). It exports what that loader and the page
-//! call: the lesson's text file and its hand-over, and [`LabMount`].
+//! call: the lesson's text files it lacks and their hand-over, and [`LabMount`].
 
 #[cfg(target_arch = "wasm32")]
 mod web {
     use lockstep::ui::lab::apart::Mounted;
     use wasm_bindgen::prelude::*;
 
-    /// The file of the lesson's text this module was built with (`lockstep::text`); the
-    /// page fetched the same file, and its loader hands that text over.
+    /// The files of the lesson's text (`lockstep::text`) this module lacks for a lab in
+    /// `lang` (a language's code): its loader (`static/lab-module.js`) hands it them.
     #[wasm_bindgen]
-    pub fn text_file() -> String {
-        lockstep::text::FILE.to_string()
+    pub fn texts_missing(lang: &str) -> Vec<String> {
+        lockstep::text::missing(lang)
+            .into_iter()
+            .map(str::to_string)
+            .collect()
     }
 
-    /// Takes the lesson's text; an error if it is not the one this module was built with.
+    /// Takes a part of the lesson's text; an error if it is none this module was built with.
     #[wasm_bindgen]
     pub fn take_text(text: String) -> Result<(), JsError> {
         lockstep::text::take(text).map_err(|e| JsError::new(&e))

@@ -167,3 +167,37 @@ pub fn builtin(lang: Lang) -> Result<Lesson, Vec<ContentError>> {
             .copied(),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::compiled::{QUESTIONS, SECTIONS, T};
+    use super::Lang;
+
+    fn part_of(lang: Lang) -> usize {
+        1 + Lang::ALL.iter().position(|&l| l == lang).unwrap_or(0)
+    }
+
+    /// A section's and a question's words are in their language's part of the lesson's
+    /// text (`crate::text`), so a reader downloads only their language's.
+    #[test]
+    fn each_language_s_words_are_in_its_own_part() {
+        for s in SECTIONS {
+            assert_eq!(s.title.part(), part_of(s.lang), "{:?} {}", s.lang, s.id);
+            assert_eq!(s.body.part(), part_of(s.lang), "{:?} {}", s.lang, s.id);
+        }
+        let texts = |t: &T| {
+            [t.prompt, t.explanation]
+                .into_iter()
+                .chain(t.options.iter().chain(t.explanations).chain(t.items).copied())
+                .chain(t.unit)
+                .collect::<Vec<_>>()
+        };
+        for q in QUESTIONS {
+            for (lang, t) in [(Lang::En, &q.en), (Lang::Nb, &q.nb)] {
+                for txt in texts(t) {
+                    assert_eq!(txt.part(), part_of(lang), "{:?} {}: {:?}", lang, q.id, txt.get());
+                }
+            }
+        }
+    }
+}

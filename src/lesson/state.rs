@@ -63,6 +63,9 @@ pub enum Notice {
     ImportFailed,
     /// Progress was reset on request.
     ProgressReset,
+    /// The words of the language the learner chose could not be fetched: the page stays
+    /// in its language.
+    LanguageUnavailable(Lang),
 }
 
 impl Notice {
@@ -107,6 +110,10 @@ pub enum Action {
     Next,
     Prev,
     SetLang(Lang),
+    /// The built-in lesson made again, once a language's words have come (`crate::text`
+    /// fetches them per language, and a lesson made before holds that language's texts
+    /// empty): it replaces the built-in lesson, never a pack's.
+    Builtin(Rc<Lessons>),
     Notify(Notice),
     Dismiss(usize),
     /// A question was checked.
@@ -247,6 +254,11 @@ impl ReaderState {
                 let id = next.lesson().id.clone();
                 next.progress.record_lab_run(&id, &lab, outcome, &today);
             }
+            Action::Builtin(lessons) => {
+                if self.lessons.pack_title.is_none() && lessons.pack_title.is_none() {
+                    next.lessons = lessons;
+                }
+            }
             Action::Import(p) => {
                 // Only what can be true of this lesson is taken (ids it has, counts
                 // within its questions).
@@ -322,6 +334,28 @@ mod tests {
 
     fn start(route: &str) -> ReaderState {
         ReaderState::new(lessons(), Lang::En, Route::parse(route), Progress::new())
+    }
+
+    #[test]
+    fn the_built_in_lesson_is_made_again_but_a_pack_is_kept() {
+        let s = start("#/l/2");
+        let mut again = (*lessons()).clone();
+        again.nb.sections[1].title = "Beta, på norsk".to_string();
+        let again = Rc::new(again);
+        let s = s
+            .reduce(Action::Builtin(again.clone()))
+            .reduce(Action::SetLang(Lang::Nb));
+        assert_eq!(
+            s.lesson().section(2).map(|x| x.title.as_str()),
+            Some("Beta, på norsk")
+        );
+        assert_eq!(s.current(), Some(2));
+        let pack = Rc::new(Lessons {
+            pack_title: Some(["A pack".to_string(), "En pakke".to_string()]),
+            ..(*lessons()).clone()
+        });
+        let p = ReaderState::new(pack.clone(), Lang::En, Route::parse("#/l/2"), Progress::new());
+        assert_eq!(p.reduce(Action::Builtin(again)).lessons, pack);
     }
 
     #[test]

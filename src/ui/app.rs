@@ -63,7 +63,7 @@ fn repair_address() {
 
 /// The language at start-up: `?lang=` wins (and is remembered), then the remembered
 /// choice, then the browser's.
-fn initial_lang() -> Lang {
+pub(crate) fn initial_lang() -> Lang {
     let asked = query_param(&browser::search(), "lang").and_then(|c| Lang::from_code(&c));
     if let Some(lang) = asked {
         let _ = browser::storage_set(LANG_KEY, lang.code());
@@ -342,9 +342,30 @@ fn handlers(dispatch: &UseReducerDispatcher<Reader>, cfg: &Rc<EmbedConfig>) -> H
     let on_lang = {
         let dispatch = dispatch.clone();
         Callback::from(move |lang: Lang| {
-            let _ = browser::storage_set(LANG_KEY, lang.code());
-            browser::replace_search(&with_query_param(&browser::search(), "lang", lang.code()));
-            dispatch.dispatch(Action::SetLang(lang));
+            let dispatch = dispatch.clone();
+            // The language's words first (`crate::text`: a part of the lesson's text per
+            // language); where they cannot come, the page stays in its language and says so.
+            wasm_bindgen_futures::spawn_local(async move {
+                match crate::ui::texts::load_texts(lang).await {
+                    Err(e) => {
+                        web_sys::console::warn_1(
+                            &format!("Lockstep: no text in {}: {e}", lang.code()).into(),
+                        );
+                        dispatch.dispatch(Action::Notify(Notice::LanguageUnavailable(lang)));
+                        return;
+                    }
+                    // The built-in lesson was made without these words: again, with them.
+                    Ok(true) => {
+                        if let Ok(lessons) = load_lessons() {
+                            dispatch.dispatch(Action::Builtin(Rc::new(lessons)));
+                        }
+                    }
+                    Ok(false) => {}
+                }
+                let _ = browser::storage_set(LANG_KEY, lang.code());
+                browser::replace_search(&with_query_param(&browser::search(), "lang", lang.code()));
+                dispatch.dispatch(Action::SetLang(lang));
+            });
         })
     };
     let on_answer = {

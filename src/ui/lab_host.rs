@@ -133,7 +133,7 @@ pub fn lab_host(props: &LabHostProps) -> Html {
                     let near = (!crate::ui::lab::in_url(&opening.id))
                         .then(|| host.get().and_then(|mount| mount.parent_node()))
                         .flatten();
-                    let result = match module(near).await {
+                    let result = match module(near, &opening.lang).await {
                         // Left before the module came: nothing to mount.
                         _ if !alive.get() => return,
                         Ok(module) => mount(&module, &host, &opening, store.as_ref(), &held),
@@ -246,9 +246,10 @@ fn mount(
     Ok(())
 }
 
-/// The lab panel's module, loaded and given the lesson's text (`static/lab-module.js`),
-/// once `near` (the lab's place) is near the screen.
-async fn module(near: Option<web_sys::Node>) -> Result<JsValue, String> {
+/// The lab panel's module, loaded and given the parts of the lesson's text that `lang`
+/// (a language's code) needs (`static/lab-module.js`), once `near` (the lab's place) is
+/// near the screen.
+async fn module(near: Option<web_sys::Node>, lang: &str) -> Result<JsValue, String> {
     let window = web_sys::window().ok_or("no window")?;
     let loader = || {
         Reflect::get(&window, &"lockstepLabModule".into())
@@ -274,7 +275,11 @@ async fn module(near: Option<web_sys::Node>) -> Result<JsValue, String> {
     }
     let load = loader().ok_or("lab-module.js did not start")?;
     let promise: Promise = load
-        .call1(&JsValue::NULL, &near.map_or(JsValue::NULL, JsValue::from))
+        .call2(
+            &JsValue::NULL,
+            &near.map_or(JsValue::NULL, JsValue::from),
+            &lang.into(),
+        )
         .map_err(describe)?
         .dyn_into()
         .map_err(describe)?;

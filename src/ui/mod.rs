@@ -11,6 +11,7 @@ pub mod lab_host;
 pub mod pack_loader;
 mod panic;
 pub mod scenario;
+pub mod texts;
 
 pub use app::App;
 
@@ -23,44 +24,19 @@ use wasm_bindgen::JsCast;
 
 /// Starts the app in the page: installs the panic panel, and mounts into `#app` (or
 /// `<body>` if the page has no `#app`) once the lesson's text is there: at once when it
-/// is part of the module, else when [`lesson_text`] has fetched it.
+/// is part of the module, else when [`texts::load_texts`] has fetched the parts the reader's
+/// language needs.
 pub fn start() {
     panic::install();
     #[cfg(feature = "inline-text")]
     show();
     #[cfg(not(feature = "inline-text"))]
     wasm_bindgen_futures::spawn_local(async {
-        match lesson_text().await.and_then(crate::text::take) {
-            Ok(()) => show(),
+        match texts::load_texts(app::initial_lang()).await {
+            Ok(_) => show(),
             Err(e) => text_missing(&e),
         }
     });
-}
-
-/// The lesson's text: the fetch `static/boot.js` started beside the wasm's when it names
-/// this module's file (`window.lockstepText`, `window.lockstepTextFile`), else a fetch
-/// of [`crate::text::FILE`] beside the page.
-#[cfg(not(feature = "inline-text"))]
-async fn lesson_text() -> Result<String, String> {
-    let window = web_sys::window().ok_or("no window")?;
-    let get = |name: &str| js_sys::Reflect::get(&window, &name.into()).ok();
-    if get("lockstepTextFile").and_then(|f| f.as_string()).as_deref() == Some(crate::text::FILE) {
-        if let Some(promise) = get("lockstepText").and_then(|p| p.dyn_into::<js_sys::Promise>().ok()) {
-            if let Some(text) = wasm_bindgen_futures::JsFuture::from(promise)
-                .await
-                .ok()
-                .and_then(|t| t.as_string())
-            {
-                return Ok(text);
-            }
-        }
-    }
-    pack_loader::fetch_text(crate::text::FILE, crate::text::LEN)
-        .await
-        .map_err(|e| match e {
-            pack_loader::FetchError::Failed(m) => m,
-            pack_loader::FetchError::TooBig { .. } => format!("{}: larger than expected", crate::text::FILE),
-        })
 }
 
 /// Without its text the app cannot draw: the page (the prerendered section, if any)

@@ -31,16 +31,29 @@ impl EngineJob {
     }
 }
 
-/// The file of the lesson's text this module was built with (`lockstep::text`): the
-/// app's module is built without it, and its worker fetches it (the page fetched the
-/// same file, so it usually comes from the browser's cache). Empty where the module
-/// carries the text (`inline-text`: the browser tests' engine).
+/// The files of the lesson's text (`lockstep::text`) this module lacks for `request`
+/// (an `EngineJob`'s, in the wire's form; empty: for none, only the part every request
+/// needs), which its worker fetches and hands to [`take_text`] before the job starts
+/// (the page fetched them too, so they usually come from the browser's cache). None
+/// where the module carries the text (`inline-text`: the browser tests' engine); every
+/// one for the authoring module, whose packs may name any.
 #[wasm_bindgen]
-pub fn text_file() -> String {
-    match cfg!(feature = "inline-text") {
-        true => String::new(),
-        false => lockstep::text::FILE.to_string(),
-    }
+pub fn texts_missing(request: &str) -> Vec<String> {
+    let files = match cfg!(feature = "authoring") {
+        true => lockstep::text::missing_all(),
+        false => {
+            let lang = lockstep::wire::from_text::<lockstep::calls::Request>(request)
+                .ok()
+                .and_then(|r| r.lang());
+            // Without a language, only the common part.
+            let code = lang.map_or("", |l| l.code());
+            lockstep::text::missing(code)
+                .into_iter()
+                .filter(|f| lang.is_some() || *f == lockstep::text::PARTS[0].1)
+                .collect()
+        }
+    };
+    files.into_iter().map(str::to_string).collect()
 }
 
 /// Takes the lesson's text, fetched beside the module; an error if it is not the one

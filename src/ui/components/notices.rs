@@ -20,6 +20,10 @@ pub fn notice_text(t: &Texts, n: &Notice) -> String {
         Notice::Imported => t.t("notice_imported"),
         Notice::ImportFailed => t.t("notice_import_failed"),
         Notice::ProgressReset => t.t("notice_progress_reset"),
+        Notice::LanguageUnavailable(lang) => t.fmt(
+            "notice_language_unavailable",
+            &[("lang", lang.native_name().into())],
+        ),
     }
 }
 
