@@ -329,6 +329,35 @@ try {
     await page.close();
   }
 
+  // The Norwegian part that does not come: the page stays in English and says so; chosen
+  // again once it can come, the switch works.
+  {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.on('pageerror', (e) => problems.push(`language not fetched: page error: ${e.message}`));
+    let block = true;
+    await page.route('**/lesson-text-nb-*.txt', (r) => (block ? r.abort() : r.continue()));
+    await page.goto(`${BASE}?lang=en#/distributed-locks/3`);
+    await page.waitForFunction(() => typeof window.lockstepBoot === 'function', null, { timeout: 30000 });
+    await page.evaluate(() => window.lockstepBoot());
+    await page.waitForFunction(() => document.documentElement.dataset.lockstep === 'ready', null, { timeout: 30000 });
+    const title = await page.locator('h1').first().innerText();
+    await page.locator('.lang-switch button[data-lang=nb]').first().click();
+    await page.waitForFunction(() => /Norsk bokmål/.test(document.querySelector('.notices')?.textContent ?? ''), null, { timeout: 30000 }).catch(() => {});
+    const [lang, notice, still] = await page.evaluate(() => [document.documentElement.lang,
+      document.querySelector('.notices')?.textContent.trim() ?? '', document.querySelector('h1')?.innerText ?? '']);
+    block = false;
+    await page.locator('.lang-switch button[data-lang=nb]').first().click();
+    await page.waitForFunction(() => document.documentElement.lang === 'nb', null, { timeout: 30000 }).catch(() => {});
+    const [after, norwegian, left] = await page.evaluate(() => [document.documentElement.lang, document.querySelector('h1')?.innerText ?? '',
+      document.querySelector('.notices')?.textContent.trim() ?? '']);
+    say(`Norwegian's part blocked: the page stayed "${lang}" ("${still}") and said: "${notice}"; unblocked, the switch gave "${after}" ("${norwegian}")`);
+    if (lang !== 'en' || still !== title || !/could not load its text in Norsk bokmål/.test(notice)) {
+      problems.push(`with Norwegian's part blocked: lang ${lang}, title "${still}", notice "${notice}"`);
+    }
+    if (after !== 'nb' || !norwegian.trim() || norwegian === title || left) problems.push(`after unblocking, the switch gave ${after} ("${norwegian}"), notices: "${left}"`);
+    await page.close();
+  }
+
   // The lesson's text that does not come (the page's module carries none): the
   // prerendered section stays readable, and the status line says what went wrong and
   // what to do.

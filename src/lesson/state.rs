@@ -220,6 +220,9 @@ impl ReaderState {
             }
             Action::SetLang(lang) => {
                 next.lang = self.lessons.offered(lang);
+                // A language that could not come earlier has come now.
+                next.notices
+                    .retain(|n| !matches!(n, Notice::LanguageUnavailable(_)));
                 // Sections share ids and orders across languages; fall back to the first.
                 if let Some(o) = self.current() {
                     if next.lesson().section(o).is_none() {
@@ -342,9 +345,12 @@ mod tests {
         let mut again = (*lessons()).clone();
         again.nb.sections[1].title = "Beta, på norsk".to_string();
         let again = Rc::new(again);
+        let s = s.reduce(Action::Notify(Notice::LanguageUnavailable(Lang::Nb)));
+        assert_eq!(s.notices, [Notice::LanguageUnavailable(Lang::Nb)]);
         let s = s
             .reduce(Action::Builtin(again.clone()))
             .reduce(Action::SetLang(Lang::Nb));
+        assert!(s.notices.is_empty(), "the language came: its notice goes");
         assert_eq!(
             s.lesson().section(2).map(|x| x.title.as_str()),
             Some("Beta, på norsk")
