@@ -8,6 +8,10 @@ cd "$(dirname "$0")/.."
 TRUNK_VERSION=0.21.14          # 0.22.x needs rustc >= 1.96.1
 log() { printf 'setup: %s\n' "$*"; }
 have() { command -v "$1" >/dev/null 2>&1; }
+# A tool's whole output, read to its end before anything looks at it: under pipefail,
+# `tool --version | head -1` can fail when the tool writes after head has closed the
+# pipe (geckodriver then panics on the broken pipe, and was reinstalled on every run).
+says() { "$@" 2>/dev/null || true; }
 export PATH="$HOME/.cargo/bin:$PATH"
 
 if ! have cargo || ! have rustup; then
@@ -16,7 +20,7 @@ if ! have cargo || ! have rustup; then
 fi
 
 # 1. The wasm target.
-if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+if ! grep -qx wasm32-unknown-unknown <<<"$(says rustup target list --installed)"; then
   log "adding rustup target wasm32-unknown-unknown"
   rustup target add wasm32-unknown-unknown
 fi
@@ -25,20 +29,20 @@ fi
 #    bindings must agree). `--locked` fails on this registry snapshot, so it is left off.
 WB_VERSION=$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/version = |"/, ""); print; exit}' Cargo.lock)
 if [ -z "$WB_VERSION" ]; then echo "setup: could not read the wasm-bindgen version from Cargo.lock" >&2; exit 1; fi
-if ! { have wasm-bindgen && wasm-bindgen --version | grep -q " $WB_VERSION\$"; }; then
+if ! grep -q " $WB_VERSION\$" <<<"$(says wasm-bindgen --version)"; then
   log "installing wasm-bindgen-cli $WB_VERSION (about 4 minutes)"
   cargo install wasm-bindgen-cli --version "$WB_VERSION" --force
 fi
 
 # 3. Trunk (0.21.14 only compiles with --locked).
-if ! { have trunk && trunk --version | grep -q " $TRUNK_VERSION\$"; }; then
+if ! grep -q " $TRUNK_VERSION\$" <<<"$(says trunk --version)"; then
   log "installing trunk $TRUNK_VERSION (about 8 minutes)"
   cargo install trunk --version "$TRUNK_VERSION" --locked --force
 fi
 
 # 4. geckodriver (crates.io) drives headless Firefox for the second browser run.
 GECKODRIVER_VERSION=0.37.1
-if ! { have geckodriver && geckodriver --version | head -1 | grep -q " $GECKODRIVER_VERSION"; }; then
+if [[ "$(says geckodriver --version)" != "geckodriver $GECKODRIVER_VERSION"* ]]; then
   log "installing geckodriver $GECKODRIVER_VERSION (about 2 minutes)"
   cargo install geckodriver --version "$GECKODRIVER_VERSION" --locked --force
 fi
