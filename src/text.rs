@@ -101,25 +101,31 @@ fn has(i: usize) -> bool {
 /// hash); a module built without `inline-text` then keeps it for [`Txt::get`].
 pub fn take(text: String) -> Result<(), String> {
     let hash = fnv1a(text.as_bytes());
-    let Some(i) = PARTS
+    let i = PARTS
         .iter()
         .position(|&(_, _, len, h)| len == text.len() && h == hash)
-    else {
-        return Err(format!(
-            "a text of {} bytes is none of this app's lesson texts ({})",
-            text.len(),
-            PARTS.map(|p| p.1).join(", ")
-        ));
-    };
-    #[cfg(not(feature = "inline-text"))]
-    {
-        if !has(i) {
-            let _ = FETCHED[i].set(Box::leak(text.into_boxed_str()));
-        }
-    }
-    let _ = i;
+        .ok_or_else(|| {
+            format!(
+                "a text of {} bytes is none of this app's lesson texts ({})",
+                text.len(),
+                PARTS.map(|p| p.1).join(", ")
+            )
+        })?;
+    keep(i, text);
     Ok(())
 }
+
+/// Keeps part `i` (the first copy of it) for [`Txt::get`].
+#[cfg(not(feature = "inline-text"))]
+fn keep(i: usize, text: String) {
+    if !has(i) {
+        let _ = FETCHED[i].set(Box::leak(text.into_boxed_str()));
+    }
+}
+
+/// Every part is in the module already.
+#[cfg(feature = "inline-text")]
+fn keep(_: usize, _: String) {}
 
 #[cfg(all(test, feature = "inline-text"))]
 mod tests {
