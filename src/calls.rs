@@ -145,6 +145,11 @@ impl Steps {
         }
     }
 
+    /// The request being answered.
+    pub fn request(&self) -> &Request {
+        &self.request
+    }
+
     /// The next answer, or `None` when the request is answered.
     pub fn next_answer(&mut self) -> Option<Answer> {
         if let Some(a) = self.ready.pop_front() {

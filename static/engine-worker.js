@@ -25,7 +25,8 @@ importScripts(`${base}${module}.js`);
 // The module carries no lesson text (src/text.rs): the built-in scenarios, questions and
 // texts are in files the page fetched too, usually in the browser's cache by now. It
 // fetches the common part at start, and a language's part before the first request that
-// needs it (`texts_missing`), once however many requests wait for it (again after a failure).
+// needs it (`job.textsMissing()`), once however many requests wait for it (again after a
+// failure).
 const parts = {};
 const texts = async (files) => {
   for (const file of files) {
@@ -37,7 +38,7 @@ const texts = async (files) => {
   }
 };
 const started = wasm_bindgen({ module_or_path: `${base}${module}_bg.wasm` })
-  .then(() => texts(wasm_bindgen.texts_missing('')));
+  .then(() => texts(wasm_bindgen.texts_missing()));
 
 const say = (msg) => postMessage(JSON.stringify(msg));
 const cancelled = new Set();
@@ -98,9 +99,8 @@ onmessage = async (event) => {
   let job = null;
   try {
     if (cancelled.has(id)) return;
-    await texts(wasm_bindgen.texts_missing(String(msg && msg.request)));
-    if (cancelled.has(id)) return;
     job = new wasm_bindgen.EngineJob(String(msg && msg.request));
+    await texts(job.textsMissing());
     for (;;) {
       if (cancelled.has(id)) return;
       const answer = job.next();

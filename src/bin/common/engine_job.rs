@@ -19,6 +19,20 @@ impl EngineJob {
         Ok(EngineJob(lockstep::calls::Steps::new(request)))
     }
 
+    /// The files of the lesson's text this job needs and the module lacks (its
+    /// language's part: only a question has one), which the worker fetches and hands to
+    /// [`take_text`] before it asks for the first answer.
+    #[wasm_bindgen(js_name = textsMissing)]
+    pub fn texts_missing(&self) -> Vec<String> {
+        match self.0.request().lang() {
+            Some(lang) if !cfg!(feature = "authoring") => lockstep::text::missing(lang.code())
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The next answer (`lockstep::calls::Answer`, in the wire's form), or
     /// `undefined` when the request is answered.
     #[wasm_bindgen(js_name = next)]
@@ -31,27 +45,20 @@ impl EngineJob {
     }
 }
 
-/// The files of the lesson's text (`lockstep::text`) this module lacks for `request`
-/// (an `EngineJob`'s, in the wire's form; empty: for none, only the part every request
-/// needs), which its worker fetches and hands to [`take_text`] before the job starts
-/// (the page fetched them too, so they usually come from the browser's cache). None
-/// where the module carries the text (`inline-text`: the browser tests' engine); every
-/// one for the authoring module, whose packs may name any.
+/// The files of the lesson's text (`lockstep::text`) this module lacks before any
+/// request: the part every request needs (every part, for the authoring module, whose
+/// packs may name any; none where the module carries the text, `inline-text`: the
+/// browser tests' engine). Its worker fetches them at start and hands them to
+/// [`take_text`] (the page fetched them too, so they usually come from the browser's
+/// cache).
 #[wasm_bindgen]
-pub fn texts_missing(request: &str) -> Vec<String> {
+pub fn texts_missing() -> Vec<String> {
     let files = match cfg!(feature = "authoring") {
         true => lockstep::text::missing_all(),
-        false => {
-            let lang = lockstep::wire::from_text::<lockstep::calls::Request>(request)
-                .ok()
-                .and_then(|r| r.lang());
-            // Without a language, only the common part.
-            let code = lang.map_or("", |l| l.code());
-            lockstep::text::missing(code)
-                .into_iter()
-                .filter(|f| lang.is_some() || *f == lockstep::text::PARTS[0].1)
-                .collect()
-        }
+        false => lockstep::text::missing("")
+            .into_iter()
+            .filter(|f| *f == lockstep::text::PARTS[0].1)
+            .collect(),
     };
     files.into_iter().map(str::to_string).collect()
 }
