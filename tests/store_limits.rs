@@ -482,3 +482,30 @@ fn tables_mixing_array_and_hash_keys_never_panic() {
         }
     }
 }
+
+/// `table.sort` over numbers with NaNs among them: NaN is neither smaller nor larger than
+/// anything, so no total order exists (Lua 5.1 leaves the order unspecified then). The
+/// sort must still end, keep every element, and the server answer the next command.
+#[test]
+fn table_sort_with_nans_keeps_every_element_and_the_server_answers() {
+    let mut store = Store::new(1);
+    for n in [5i64, 20, 40, 200] {
+        let script = format!(
+            "local t = {{}} for i = 1, {n} do if i % 3 == 0 then t[i] = 0/0 else t[i] = ({n} * 7 - i * 13) % 101 end end \
+             table.sort(t) local nans, sum = 0, 0 for i = 1, #t do if t[i] ~= t[i] then nans = nans + 1 else sum = sum + t[i] end end \
+             return {{#t, nans, sum}}"
+        );
+        let want_nans = n / 3;
+        let want_sum: i64 = (1..=n)
+            .filter(|i| i % 3 != 0)
+            .map(|i| (n * 7 - i * 13).rem_euclid(101))
+            .sum();
+        let reply = run(&mut store, &format!("EVAL \"{script}\" 0"));
+        assert_eq!(
+            reply,
+            Reply::Array(vec![Reply::Int(n), Reply::Int(want_nans), Reply::Int(want_sum)]),
+            "{n} items"
+        );
+    }
+    assert_eq!(run(&mut store, "PING"), Reply::Status("PONG".into()));
+}

@@ -85,7 +85,7 @@ pub(super) fn install_table<'gc>(ctx: Context<'gc>, g: Table<'gc>, host: &Shared
                     "attempt to compare values of different types",
                 ));
             }
-            items.sort_by(|a, b| match (a, b) {
+            crate::sorting::sort_by(&mut items, |a, b| match (a, b) {
                 (Value::String(x), Value::String(y)) => x.as_bytes().cmp(y.as_bytes()),
                 _ => to_number(*a)
                     .unwrap_or(0.0)
