@@ -349,7 +349,7 @@ mod tests {
                 }
             }
         }
-        files.sort_by_key(|(p, _)| (p != "pack.toml", p.clone()));
+        crate::sorting::sort_by_key(&mut files, |(p, _)| (p != "pack.toml", p.clone()));
         files
     }
 

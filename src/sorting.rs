@@ -5,7 +5,10 @@
 //! copies, about 70 KB of the module's code (BENCHMARKS.md, issue #16). Here the order
 //! is found once, by a merge sort of indices behind a `dyn` comparator ([`order`], not
 //! generic), and then applied by swaps: only that small step is compiled per type. Code
-//! the page runs sorts with these; the result is exactly `sort_by`'s (stable).
+//! the browser's modules run sorts with these; the result is exactly `sort_by`'s (stable).
+//!
+//! A comparator that is no total order (a Lua script's `table.sort` over NaNs) gives
+//! some order of the same elements, never a panic: std's sort may panic then.
 
 use std::cmp::Ordering;
 
@@ -24,6 +27,15 @@ pub fn sort_by_key<T, K: Ord>(v: &mut [T], mut f: impl FnMut(&T) -> K) {
 /// Sorts `v`, keeping equal elements in their order, as `slice::sort`.
 pub fn sort<T: Ord>(v: &mut [T]) {
     sort_by(v, T::cmp);
+}
+
+/// Collects `items` into a `BTreeMap` or `BTreeSet` (any `Default + Extend`) by
+/// inserting them one by one, with the last of equal keys kept, as `collect` does:
+/// `collect` into a B-tree sorts the items first, with a copy of std's sort per type.
+pub fn collect<C: Default + Extend<T>, T>(items: impl IntoIterator<Item = T>) -> C {
+    let mut c = C::default();
+    c.extend(items);
+    c
 }
 
 /// The order of `n` items that `cmp` (by index) sorts stably: position `i` of the result
@@ -118,5 +130,36 @@ mod tests {
         let mut v: Vec<String> = ["d", "b", "a", "c", "b"].iter().map(|s| s.to_string()).collect();
         sort(&mut v);
         assert_eq!(v, ["a", "b", "b", "c", "d"]);
+    }
+
+    /// A map collected by inserting is `collect`'s: the last value of an equal key kept.
+    #[test]
+    fn collect_is_std_collect() {
+        let items = [(3, "c"), (1, "a"), (3, "z"), (2, "b"), (1, "y")];
+        let ours: std::collections::BTreeMap<i32, &str> = collect(items);
+        let std_map: std::collections::BTreeMap<i32, &str> = items.into_iter().collect();
+        assert_eq!(ours, std_map);
+        assert_eq!(ours.get(&3), Some(&"z"));
+    }
+
+    /// An order that is no total order (NaN, as `partial_cmp` falls back to Equal) gives
+    /// a permutation of the same items; std's sort may panic on it.
+    #[test]
+    fn no_total_order_still_permutes() {
+        let mut v: Vec<f64> = (0..200)
+            .map(|i| {
+                if i % 3 == 0 {
+                    f64::NAN
+                } else {
+                    ((i * 37) % 101) as f64
+                }
+            })
+            .collect();
+        let mut want: Vec<u64> = v.iter().map(|x| x.to_bits()).collect();
+        sort_by(&mut v, |a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal));
+        let mut got: Vec<u64> = v.iter().map(|x| x.to_bits()).collect();
+        want.sort_unstable();
+        got.sort_unstable();
+        assert_eq!(got, want);
     }
 }

@@ -80,7 +80,7 @@ pub fn files_of(paths: &[String]) -> Result<Vec<PathBuf>, String> {
                             .is_some_and(|x| x == "js" || x == "mjs" || x == "cjs")
                 })
                 .collect();
-            inside.sort();
+            crate::sorting::sort(&mut inside);
             out.extend(inside);
         } else if path.is_file() {
             out.push(path.to_path_buf());

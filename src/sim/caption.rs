@@ -177,7 +177,7 @@ pub fn place(
                     .filter(|v| name.is_none_or(|n| v.clients.iter().any(|x| x == n)))
                     .map(|v| v.from_ms)
                     .collect();
-                starts.sort_by(f64::total_cmp);
+                crate::sorting::sort_by(&mut starts, f64::total_cmp);
                 let from_us = (*starts.get(nth)? * 1000.0).round() as u64;
                 let index = trace.iter().position(|e| e.t_us >= from_us)?;
                 return Some(Caption {
@@ -198,7 +198,7 @@ pub fn place(
                 })
         })
         .collect();
-    out.sort_by_key(|c| (c.index, c.spec));
+    crate::sorting::sort_by_key(&mut out, |c| (c.index, c.spec));
     out
 }
 

@@ -424,9 +424,9 @@ impl Checker<'_> {
         for pid in still {
             self.close(pid, end_us, HoldEnd::EndOfRun);
         }
-        self.holds.sort_by_key(|h| (h.2, h.0));
+        crate::sorting::sort_by_key(&mut self.holds, |h| (h.2, h.0));
         self.overlaps();
-        self.out.violations.sort_by(|a, b| {
+        crate::sorting::sort_by(&mut self.out.violations, |a, b| {
             a.from_ms
                 .total_cmp(&b.from_ms)
                 .then(a.kind.as_str().cmp(b.kind.as_str()))

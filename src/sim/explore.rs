@@ -99,7 +99,7 @@ pub fn broken(scenario: &Scenario, outcome: &Outcome) -> Vec<Property> {
         .filter_map(|v| v.property())
         .filter(|p| counts(scenario, *p))
         .collect();
-    ps.sort_unstable();
+    crate::sorting::sort(&mut ps);
     ps.dedup();
     ps
 }

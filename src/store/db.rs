@@ -226,7 +226,7 @@ impl Db {
             .iter()
             .filter(|(_, e)| !Self::expired(self.now_ms, e))
             .collect();
-        live.sort_by(|a, b| a.0.cmp(b.0));
+        crate::sorting::sort_by(&mut live, |a, b| a.0.cmp(b.0));
         live
     }
 

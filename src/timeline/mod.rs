@@ -95,7 +95,7 @@ mod tests {
             sizes.push((json.len(), b.name));
         }
         // What a message would weigh: the largest model, for the record (not a limit).
-        sizes.sort();
+        crate::sorting::sort(&mut sizes);
         let (largest, name) = sizes.last().copied().expect("built-ins");
         assert!(largest > 1000, "{name}: {largest} bytes");
     }
@@ -162,7 +162,7 @@ mod tests {
         // Lanes: clients before nodes before the resource.
         let kinds: Vec<LaneKind> = m.lanes.iter().map(|l| l.kind).collect();
         let mut sorted = kinds.clone();
-        sorted.sort();
+        crate::sorting::sort(&mut sorted);
         assert_eq!(kinds, sorted);
         assert!(kinds.contains(&LaneKind::Client) && kinds.contains(&LaneKind::Node));
         // A's key on the node expires at 10 000 ms (TTL 10 000 from 0).

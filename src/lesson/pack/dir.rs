@@ -72,7 +72,7 @@ pub fn load_dir(path: impl AsRef<std::path::Path>) -> Result<Pack, Vec<PackError
             .take(MAX_FILES)
             .filter_map(|e| e.file_name().to_str().map(str::to_string))
             .collect();
-        out.sort();
+        crate::sorting::sort(&mut out);
         out
     };
     for lang in names_in(&dir.join("sections")) {

@@ -324,7 +324,7 @@ pub(super) fn inline_questions(p: &PackFile<'_>, g: &mut Gathered) {
         .map(|t| t.span().start)
         .collect();
     starts.push(p.raw.title.span().start);
-    starts.sort_unstable();
+    crate::sorting::sort(&mut starts);
     for t in p.raw.question.iter().take(MAX_QUESTIONS) {
         let span = t.span();
         let end = starts

@@ -222,7 +222,7 @@ pub(super) fn load_gathered(
 
     if !g.errors.is_empty() {
         // By file, then line; g.errors of one line keep the order they were found in.
-        g.errors.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+        crate::sorting::sort_by(&mut g.errors, |a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
         return Err(std::mem::take(&mut g.errors));
     }
     let lessons = p
@@ -233,7 +233,7 @@ pub(super) fn load_gathered(
                 .get(&lang)
                 .map(|l| l.iter().map(|s| s.section.clone()).collect())
                 .unwrap_or_default();
-            list.sort_by_key(|s| s.order);
+            crate::sorting::sort_by_key(&mut list, |s| s.order);
             (
                 lang,
                 Lesson {

@@ -306,7 +306,7 @@ fn not_done(trace: &[TraceEvent], names: &[String], end_us: u64) -> Vec<Violatio
 /// Every violation of these verdicts, in time order.
 pub fn violations_of(verdicts: &[Verdict]) -> Vec<Violation> {
     let mut all: Vec<Violation> = verdicts.iter().flat_map(|v| v.violations.clone()).collect();
-    all.sort_by(|a, b| {
+    crate::sorting::sort_by(&mut all, |a, b| {
         a.from_ms
             .total_cmp(&b.from_ms)
             .then(a.kind.as_str().cmp(b.kind.as_str()))

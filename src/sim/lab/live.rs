@@ -540,7 +540,7 @@ impl<'a> Replay<'a> {
                 },
             });
         }
-        items.sort_by_key(|it| (it.t_us, it.order));
+        crate::sorting::sort_by_key(&mut items, |it| (it.t_us, it.order));
         Ok(items)
     }
 

@@ -172,11 +172,12 @@ fn plan_nodes(s: &Scenario, seed: u64, names: &mut Names) -> Result<Vec<NodePlan
             }
         }
         let _ = store.take_effects();
-        let disk = store
-            .live_keys()
-            .into_iter()
-            .map(|k| (k.key, (k.value, k.expire_at_ms)))
-            .collect();
+        let disk = crate::sorting::collect(
+            store
+                .live_keys()
+                .into_iter()
+                .map(|k| (k.key, (k.value, k.expire_at_ms))),
+        );
         nodes.push(NodePlan {
             name: n.name.clone(),
             clock,

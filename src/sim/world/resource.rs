@@ -27,11 +27,7 @@ impl Resource {
         Resource {
             fencing: spec.fencing,
             idempotency: spec.idempotency,
-            data: spec
-                .init
-                .iter()
-                .map(|(k, v)| (k.clone(), (v.clone(), 0)))
-                .collect(),
+            data: crate::sorting::collect(spec.init.iter().map(|(k, v)| (k.clone(), (v.clone(), 0)))),
             highest: None,
             idem_seen: BTreeSet::new(),
             claims: BTreeMap::new(),

@@ -278,7 +278,7 @@ fn encode<'gc>(
                             burn(ctx, exec, host, &mut spent, cost as u64)?;
                             let mut keys = Vec::with_capacity(items);
                             keys.extend(t.iter().map(|(k, _)| k).take(items));
-                            keys.sort_by(|a, b| super::order::compare(*a, *b));
+                            crate::sorting::sort_by(&mut keys, |a, b| super::order::compare(*a, *b));
                             out.keys = out.keys.saturating_add(bytes);
                             frames.push(Frame::Object {
                                 table: t,

@@ -130,7 +130,7 @@ fn snapshot<'gc>(
     let n = u64::try_from(keys.len()).unwrap_or(u64::MAX);
     let cost = n.saturating_mul(1 + u64::from(n.max(1).ilog2()) / 8);
     exec.fuel().consume(i32::try_from(cost).unwrap_or(i32::MAX));
-    keys.sort_by(|a, b| compare(*a, *b));
+    crate::sorting::sort_by(&mut keys, |a, b| compare(*a, *b));
     let sorted = Table::new(&ctx);
     for (i, k) in (1i64..).zip(keys) {
         let _ = sorted.set(ctx, i, k);
