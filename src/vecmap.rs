@@ -5,8 +5,9 @@
 //! all for some twenty types (BENCHMARKS.md, issue #16). [`VecMap`] and [`VecSet`] keep
 //! the same order and the same serde form (a map, a sequence) with a binary search and a
 //! vector's insert and remove: a few hundred bytes per type. They suit small collections
-//! (a run's lanes, a learner's sections and answers); an insert in the middle moves the
-//! items after it, so the simulator's own large, busy maps stay `BTreeMap`s.
+//! (a run's lanes, a learner's sections and answers, the checker's and the timeline's
+//! state per process, keyed mostly in the order it grows); an insert in the middle moves
+//! the items after it, so the simulated world's own large, busy maps stay `BTreeMap`s.
 //!
 //! Building from an iterator inserts item by item (a later key's value wins, as with
 //! `BTreeMap`'s `collect`): `slice::sort` would compile std's sort once more per type.

@@ -11,7 +11,7 @@
 use super::fact::{HoldEnd, Reason, ViolationKind};
 use super::trace::{TraceEvent, TraceKind};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use crate::vecmap::VecMap;
 
 /// The safety property a violation breaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -183,14 +183,14 @@ pub fn check_with(trace: &[TraceEvent], names: &[String], rules: &Rules) -> Outc
         names,
         rules,
         out: Outcome::default(),
-        open: BTreeMap::new(),
+        open: VecMap::new(),
         holds: Vec::new(),
-        started: BTreeMap::new(),
-        waited: BTreeMap::new(),
-        gave_up: BTreeMap::new(),
+        started: VecMap::new(),
+        waited: VecMap::new(),
+        gave_up: VecMap::new(),
         crashes: Vec::new(),
-        tokens: BTreeMap::new(),
-        effects: BTreeMap::new(),
+        tokens: VecMap::new(),
+        effects: VecMap::new(),
     };
     for e in trace {
         c.event(e);
@@ -209,17 +209,17 @@ struct Checker<'a> {
     names: &'a [String],
     rules: &'a Rules,
     out: Outcome,
-    open: BTreeMap<u32, Open>,
+    open: VecMap<u32, Open>,
     holds: Vec<HoldSpan>,
-    started: BTreeMap<u32, u64>,
-    waited: BTreeMap<u32, u64>,
-    gave_up: BTreeMap<u32, u64>,
+    started: VecMap<u32, u64>,
+    waited: VecMap<u32, u64>,
+    gave_up: VecMap<u32, u64>,
     /// Crashes of a holder: (pid, when, the lock it held).
     crashes: Vec<(u32, u64, String)>,
     /// Fencing tokens accepted so far: token → (first writer, when).
-    tokens: BTreeMap<i64, (u32, u64)>,
+    tokens: VecMap<i64, (u32, u64)>,
     /// Effect writes accepted so far: (key, value) → (first writer, when).
-    effects: BTreeMap<(String, String), (u32, u64)>,
+    effects: VecMap<(String, String), (u32, u64)>,
 }
 
 impl Checker<'_> {

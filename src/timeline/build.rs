@@ -9,10 +9,10 @@ use crate::sim::scenario::Scenario;
 use crate::sim::timeline::Timeline;
 use crate::sim::trace::{TraceEvent, TraceKind};
 use crate::sim::Outcome;
-use std::collections::BTreeMap;
+use crate::vecmap::VecMap;
 
 /// A sampled key on a node: (key, value, expiry in true µs).
-pub(super) type Sampled = BTreeMap<String, (String, Option<u64>)>;
+pub(super) type Sampled = VecMap<String, (String, Option<u64>)>;
 
 /// Runs `scenario` with `seed` and lays out what the timeline draws.
 pub fn build(scenario: &Scenario, seed: u64) -> Result<Model, String> {
@@ -65,11 +65,11 @@ pub(super) fn build_from(mut tl: Timeline, scenario: &Scenario, seed: u64) -> Re
     // Every process gets its lane from what the world says it is, not from what it did:
     // a node no command ever reached (cut off from the only client) is still a node.
     let roles: Vec<Option<Role>> = (0..names.len()).map(|p| tl.world().role(p)).collect();
-    let mut open: BTreeMap<usize, Sampled> = BTreeMap::new();
+    let mut open: VecMap<usize, Sampled> = VecMap::new();
     let mut key_bars = KeyBars::default();
     let mut pending: Vec<PendingStory> = Vec::new();
     // (node, key, value) → the client whose command set it.
-    let mut creators: BTreeMap<(usize, String, String), u32> = BTreeMap::new();
+    let mut creators: VecMap<(usize, String, String), u32> = VecMap::new();
     let mut seen = 0usize;
     let mut truncated = false;
     let mut key_states: Vec<KeyState> = Vec::new();
@@ -256,7 +256,7 @@ pub(super) fn captions_of(
 /// that hold ended.
 pub(super) fn tallies_of(model: &Model, scenario: &Scenario) -> Vec<tally::Tally> {
     // Clients of a quorum lock, and how many masters each asks.
-    let masters: BTreeMap<u32, usize> = crate::sorting::collect(
+    let masters: VecMap<u32, usize> = crate::sorting::collect(
         scenario
             .clients
             .iter()
@@ -273,7 +273,7 @@ pub(super) fn tallies_of(model: &Model, scenario: &Scenario) -> Vec<tally::Tally
     );
     let mut tallies = tally::tallies(&model.trace, &masters);
     // Each hold's end, by (client, start): a held attempt's bracket ends there.
-    let holds: BTreeMap<(u32, u64), u64> = crate::sorting::collect(
+    let holds: VecMap<(u32, u64), u64> = crate::sorting::collect(
         model
             .bars
             .iter()
@@ -310,8 +310,8 @@ pub(super) enum PendingStory {
 /// Whose key a value is: the client that held it as its token, else the client whose
 /// command set it.
 pub(super) fn owner_of(
-    creators: &BTreeMap<(usize, String, String), u32>,
-    holders: &BTreeMap<&str, u32>,
+    creators: &VecMap<(usize, String, String), u32>,
+    holders: &VecMap<&str, u32>,
     node: usize,
     key: &str,
     value: &str,
@@ -324,10 +324,10 @@ pub(super) fn owner_of(
 
 pub(super) fn stories(
     pending: Vec<PendingStory>,
-    creators: &BTreeMap<(usize, String, String), u32>,
+    creators: &VecMap<(usize, String, String), u32>,
     trace: &[TraceEvent],
 ) -> Vec<Story> {
-    let holders: BTreeMap<&str, u32> = crate::sorting::collect(trace.iter().filter_map(|e| match &e.kind {
+    let holders: VecMap<&str, u32> = crate::sorting::collect(trace.iter().filter_map(|e| match &e.kind {
         TraceKind::LockHeld { token, .. } => Some((token.as_str(), e.pid)),
         _ => None,
     }));
@@ -380,7 +380,7 @@ pub(super) fn key_bar(pid: usize, key: &str, value: &str, from_us: u64, to_us: u
 #[derive(Default)]
 pub(super) struct KeyBars {
     pub(super) bars: Vec<Bar>,
-    pub(super) open: BTreeMap<(usize, String), usize>,
+    pub(super) open: VecMap<(usize, String), usize>,
 }
 
 impl KeyBars {
@@ -414,7 +414,7 @@ pub(super) fn sample(
     pid: usize,
     now: u64,
     keys: Sampled,
-    open: &mut BTreeMap<usize, Sampled>,
+    open: &mut VecMap<usize, Sampled>,
     bars: &mut KeyBars,
 ) -> Change {
     let mut change = Change::default();
@@ -444,7 +444,7 @@ pub(super) fn sample(
 fn extensions(trace: &[TraceEvent]) -> Vec<Extension> {
     // Per client: the time its renewal timer fired and how many commands it sent then
     // that no node has run yet.
-    let mut renewing: BTreeMap<u32, (u64, usize)> = BTreeMap::new();
+    let mut renewing: VecMap<u32, (u64, usize)> = VecMap::new();
     let mut out = Vec::new();
     for (i, e) in trace.iter().enumerate() {
         match &e.kind {

@@ -7,7 +7,7 @@ use crate::lesson::content::Lang;
 use crate::sim::fact::{Message, Role, ViolationKind};
 use crate::sim::trace::{TraceEvent, TraceKind};
 use crate::sim::Outcome;
-use std::collections::BTreeMap;
+use crate::vecmap::VecMap;
 
 #[allow(clippy::too_many_arguments)]
 pub(super) fn layout(
@@ -32,10 +32,10 @@ pub(super) fn layout(
     let mut bars = fixed;
     let mut arrows = Vec::new();
     let mut marks = Vec::new();
-    let mut sends: BTreeMap<u64, (usize, u32, u32, u64, Message)> = BTreeMap::new();
-    let mut holding: BTreeMap<u32, Holding> = BTreeMap::new();
-    let mut paused: BTreeMap<u32, u64> = BTreeMap::new();
-    let mut down: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut sends: VecMap<u64, (usize, u32, u32, u64, Message)> = VecMap::new();
+    let mut holding: VecMap<u32, Holding> = VecMap::new();
+    let mut paused: VecMap<u32, u64> = VecMap::new();
+    let mut down: VecMap<u32, u64> = VecMap::new();
     let mut tokens: Vec<String> = Vec::new();
     let note_token = |t: &str, tokens: &mut Vec<String>| {
         if !tokens.iter().any(|x| x == t) {
@@ -190,10 +190,10 @@ pub(super) fn lanes_of(names: &[String], roles: &[Option<Role>], trace: &[TraceE
 /// messages still in flight.
 pub(super) fn close_at_end(
     end_us: u64,
-    holding: BTreeMap<u32, Holding>,
-    paused: BTreeMap<u32, u64>,
-    down: BTreeMap<u32, u64>,
-    sends: BTreeMap<u64, (usize, u32, u32, u64, Message)>,
+    holding: VecMap<u32, Holding>,
+    paused: VecMap<u32, u64>,
+    down: VecMap<u32, u64>,
+    sends: VecMap<u64, (usize, u32, u32, u64, Message)>,
     bars: &mut Vec<Bar>,
     arrows: &mut Vec<Arrow>,
 ) {
@@ -281,7 +281,7 @@ impl Holding {
     }
 }
 
-pub(super) fn close_hold(holding: &mut BTreeMap<u32, Holding>, bars: &mut Vec<Bar>, pid: u32, t: u64) {
+pub(super) fn close_hold(holding: &mut VecMap<u32, Holding>, bars: &mut Vec<Bar>, pid: u32, t: u64) {
     if let Some(h) = holding.remove(&pid) {
         bars.push(h.bar(pid, t));
     }

@@ -6,7 +6,7 @@
 //! `ClockJump`, `Drift`), never from words. Crashes and pauses are bars already.
 
 use crate::sim::trace::{TraceEvent, TraceKind};
-use std::collections::{BTreeMap, BTreeSet};
+use crate::vecmap::{VecMap, VecSet};
 
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum FaultState {
@@ -39,9 +39,9 @@ const CLOCK: Option<u32> = Some(u32::MAX);
 /// Every fault state of a run, ordered by start, ending at `end_us` if still on then.
 pub fn spans(trace: &[TraceEvent], end_us: u64) -> Vec<FaultSpan> {
     let mut out: Vec<FaultSpan> = Vec::new();
-    let mut open: BTreeMap<Slot, usize> = BTreeMap::new();
-    let mut cut: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
-    let mut clock: BTreeMap<u32, (i64, i64)> = BTreeMap::new();
+    let mut open: VecMap<Slot, usize> = VecMap::new();
+    let mut cut: VecMap<u32, VecSet<u32>> = VecMap::new();
+    let mut clock: VecMap<u32, (i64, i64)> = VecMap::new();
     // Ends the open span of `slot` at `t`, and opens `next` if there is one.
     let mut switch =
         |out: &mut Vec<FaultSpan>, slot: Slot, t: u64, index: usize, next: Option<FaultState>| {

@@ -7,7 +7,7 @@
 
 use crate::sim::fact::{Reason, TimerName};
 use crate::sim::trace::{TraceEvent, TraceKind};
-use std::collections::BTreeMap;
+use crate::vecmap::VecMap;
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Tally {
@@ -36,9 +36,9 @@ pub struct Tally {
 
 /// Every attempt's tally, in trace order, for the clients in `masters` (client pid →
 /// how many masters it asks).
-pub fn tallies(trace: &[TraceEvent], masters: &BTreeMap<u32, usize>) -> Vec<Tally> {
+pub fn tallies(trace: &[TraceEvent], masters: &VecMap<u32, usize>) -> Vec<Tally> {
     // Where each client's current attempt started: (trace index, true µs).
-    let mut start: BTreeMap<u32, (usize, u64)> = BTreeMap::new();
+    let mut start: VecMap<u32, (usize, u64)> = VecMap::new();
     let mut out = Vec::new();
     for (i, e) in trace.iter().enumerate() {
         let Some(&of) = masters.get(&e.pid) else {
