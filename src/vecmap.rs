@@ -59,6 +59,10 @@ impl<K, V> VecMap<K, V> {
     pub fn retain(&mut self, mut keep: impl FnMut(&K, &mut V) -> bool) {
         self.items.retain_mut(|(k, v)| keep(k, v));
     }
+
+    pub fn clear(&mut self) {
+        self.items.clear();
+    }
 }
 
 impl<K: Ord, V> VecMap<K, V> {

@@ -10,8 +10,8 @@
 
 use super::fact::{HoldEnd, Reason, ViolationKind};
 use super::trace::{TraceEvent, TraceKind};
-use serde::{Deserialize, Serialize};
 use crate::vecmap::VecMap;
+use serde::{Deserialize, Serialize};
 
 /// The safety property a violation breaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -271,7 +271,7 @@ impl World {
                     dests: c.cfg.dests,
                     lock: c.cfg.lock,
                     token: None,
-                    waiting: BTreeMap::new(),
+                    waiting: crate::vecmap::VecMap::new(),
                     sent: 0,
                     timers_fired: 0,
                     replies_seen: 0,

@@ -21,7 +21,7 @@ use super::scenario::definition::{Algorithm, ReleaseKind};
 use super::scripts::Scripts;
 use super::trace::TraceKind;
 use crate::store::Reply;
-use std::collections::BTreeMap;
+use crate::vecmap::VecMap;
 use std::sync::Arc;
 
 /// Where a command goes: one node, or whichever node is a group's master at send time.
@@ -293,8 +293,8 @@ pub struct Client {
     hold: Option<Hold>,
     pc: usize,
     step_gen: u64,
-    reads: BTreeMap<String, (Option<String>, u64)>,
-    pending: BTreeMap<u64, Purpose>,
+    reads: VecMap<String, (Option<String>, u64)>,
+    pending: VecMap<u64, Purpose>,
     release_outstanding: usize,
     release_token: String,
     lib: LibState,
@@ -322,8 +322,8 @@ impl Client {
             hold: None,
             pc: 0,
             step_gen: 0,
-            reads: BTreeMap::new(),
-            pending: BTreeMap::new(),
+            reads: VecMap::new(),
+            pending: VecMap::new(),
             release_outstanding: 0,
             release_token: String::new(),
             lib: LibState::default(),

@@ -4,8 +4,8 @@ use super::definition::{Check, Lab};
 use crate::sim::checker::{check_with, Outcome, Violation};
 use crate::sim::scenario::Fencing;
 use crate::sim::trace::{fmt_ms, TraceEvent, TraceKind};
+use crate::vecmap::VecMap;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 fn ms(us: u64) -> f64 {
     us as f64 / 1000.0
@@ -50,7 +50,7 @@ pub fn grade(lab: &Lab, trace: &[TraceEvent], names: &[String]) -> (Outcome, Vec
                 }
             }
             Check::UniqueTokens => {
-                let mut first: BTreeMap<&str, (u32, u64)> = BTreeMap::new();
+                let mut first: VecMap<&str, (u32, u64)> = VecMap::new();
                 for e in trace {
                     if let TraceKind::LockHeld { token, .. } = &e.kind {
                         match first.get(token.as_str()) {
@@ -140,7 +140,7 @@ fn unbacked_holds(trace: &[TraceEvent], name: &dyn Fn(u32) -> String) -> Vec<Vio
 /// that nothing newer came before is harmless there (its token is still the highest
 /// granted with any write), so, unlike the checker's rule, it is not reported.
 fn overtaking_writes(trace: &[TraceEvent], name: &dyn Fn(u32) -> String) -> Vec<Violation> {
-    let mut held_at: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut held_at: VecMap<u32, u64> = VecMap::new();
     // The last write accepted from a worker whose lock was live: (writer, at).
     let mut live: Option<(u32, u64)> = None;
     let mut out = Vec::new();
@@ -245,7 +245,7 @@ fn stuck_after_crash(trace: &[TraceEvent], name: &dyn Fn(u32) -> String, end_us:
 /// Workers whose last life neither finished nor died for good.
 fn not_done(trace: &[TraceEvent], names: &[String], end_us: u64) -> Vec<Violation> {
     // Per worker: (started at, finished, crashed since the last start, waiting since).
-    let mut state: BTreeMap<u32, (u64, bool, bool, Option<u64>)> = BTreeMap::new();
+    let mut state: VecMap<u32, (u64, bool, bool, Option<u64>)> = VecMap::new();
     for e in trace {
         match &e.kind {
             TraceKind::Start => {

@@ -8,9 +8,9 @@ use super::wire::{CodeError, FromHarness, ToHarness};
 use crate::sim::rng::sub_seed;
 use crate::sim::trace::TraceKind;
 use crate::sim::world::LabAttack;
+use crate::vecmap::{VecMap, VecSet};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use std::collections::{BTreeMap, BTreeSet};
 
 /// The seed of a lab's "Run" when none is given: the learner, their teacher and the
 /// command line see the same run.
@@ -172,7 +172,7 @@ impl LabReport {
 
 /// The names of a run's lab workers, by worker index.
 pub fn lab_names(t: &TrialResult) -> Vec<String> {
-    let pids: BTreeSet<u32> = t
+    let pids: VecSet<u32> = t
         .trace
         .iter()
         .filter(|e| matches!(e.kind, TraceKind::Start))
@@ -207,7 +207,7 @@ pub fn run_trials_with(
     mut one: impl FnMut(u64, Vec<LabAttack>) -> Result<TrialResult, String>,
 ) -> Result<LabReport, String> {
     let trials = trials.clamp(1, MAX_TRIALS);
-    let mut failed: BTreeMap<Check, u32> = BTreeMap::new();
+    let mut failed: VecMap<Check, u32> = VecMap::new();
     let mut counterexample = None;
     let mut code_error = None;
     let mut ran = 0;

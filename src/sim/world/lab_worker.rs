@@ -4,7 +4,7 @@
 use super::lab_io::{LabAction, LabEvent, LabInput};
 use super::parts::Pid;
 use crate::sim::client::Dest;
-use std::collections::BTreeMap;
+use crate::vecmap::VecMap;
 
 /// A lab worker as the scenario sets it up
 /// ([`World::lab_workers`](super::World::lab_workers)).
@@ -41,7 +41,7 @@ pub(super) struct LabProc {
     pub(super) token: Option<String>,
     /// Commands sent and not yet answered or timed out, with the learner's line that
     /// sent each (if the harness said).
-    pub(super) waiting: BTreeMap<u64, Option<u32>>,
+    pub(super) waiting: VecMap<u64, Option<u32>>,
     /// Commands this incarnation has sent (attacks strike before the k-th).
     pub(super) sent: u32,
     /// Timer callbacks and awaited replies that reached it (attacks strike as the k-th

@@ -92,7 +92,7 @@ pub(super) struct Node {
     pub(super) replica_of: Option<Pid>,
     pub(super) lag_us: u64,
     pub(super) offset: u64,
-    pub(super) acked: BTreeMap<Pid, u64>,
+    pub(super) acked: crate::vecmap::VecMap<Pid, u64>,
     pub(super) waits: Vec<WaitReq>,
     pub(super) next_wait: u64,
 }

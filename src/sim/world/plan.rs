@@ -25,7 +25,7 @@ use crate::sim::scenario::definition::{
     Algorithm, ClientSpec, DelaySpec, FaultOp, FaultSpec, LatencySpec, ReleaseKind, Scenario, MAX_TIME_MS,
 };
 use crate::store::{Reply, Store};
-use std::collections::BTreeMap;
+use crate::vecmap::VecMap;
 use std::sync::Arc;
 
 /// A node as the world will start it.
@@ -98,8 +98,8 @@ pub(super) fn plan(s: &Scenario, seed: u64) -> Result<Plan, FieldErr> {
 /// The names handed out so far: processes to their pids, groups to their numbers.
 #[derive(Default)]
 struct Names {
-    procs: BTreeMap<String, Pid>,
-    groups: BTreeMap<String, usize>,
+    procs: VecMap<String, Pid>,
+    groups: VecMap<String, usize>,
 }
 
 impl Names {
@@ -193,7 +193,7 @@ fn plan_nodes(s: &Scenario, seed: u64, names: &mut Names) -> Result<Vec<NodePlan
                 replica_of: None,
                 lag_us: 0,
                 offset: 0,
-                acked: BTreeMap::new(),
+                acked: VecMap::new(),
                 waits: Vec::new(),
                 next_wait: 0,
             },
@@ -739,7 +739,7 @@ fn parse_step(s: &str) -> Result<Step, String> {
 }
 
 /// The pids `peer` names as seen from `me`: one process, or `*` for every other one.
-fn resolve_peers(names: &BTreeMap<String, Pid>, peer: &str, me: Pid, n: usize) -> Result<Vec<Pid>, String> {
+fn resolve_peers(names: &VecMap<String, Pid>, peer: &str, me: Pid, n: usize) -> Result<Vec<Pid>, String> {
     if peer == "*" {
         return Ok((0..n).filter(|p| *p != me).collect());
     }

@@ -7,18 +7,18 @@ use crate::sim::client::{ResOp, ResReply};
 use crate::sim::fact::Reason;
 use crate::sim::scenario::definition::{Fencing, ResourceSpec};
 use crate::sim::trace::TraceKind;
-use std::collections::{BTreeMap, BTreeSet};
+use crate::vecmap::{VecMap, VecSet};
 
 #[derive(Clone, Debug)]
 pub struct Resource {
     fencing: Fencing,
     idempotency: bool,
     /// Each key's value and version (1 for the first write).
-    data: BTreeMap<String, (String, u64)>,
+    data: VecMap<String, (String, u64)>,
     highest: Option<i64>,
-    idem_seen: BTreeSet<String>,
+    idem_seen: VecSet<String>,
     /// Idempotency keys claimed as in progress: by whom, until when (true time, µs).
-    claims: BTreeMap<String, (u32, u64)>,
+    claims: VecMap<String, (u32, u64)>,
 }
 
 impl Resource {
@@ -29,8 +29,8 @@ impl Resource {
             idempotency: spec.idempotency,
             data: crate::sorting::collect(spec.init.iter().map(|(k, v)| (k.clone(), (v.clone(), 0)))),
             highest: None,
-            idem_seen: BTreeSet::new(),
-            claims: BTreeMap::new(),
+            idem_seen: VecSet::new(),
+            claims: VecMap::new(),
         }
     }
 
