@@ -63,6 +63,16 @@ impl<K, V> VecMap<K, V> {
     pub fn clear(&mut self) {
         self.items.clear();
     }
+
+    /// The pair with the smallest key.
+    pub fn first_key_value(&self) -> Option<(&K, &V)> {
+        self.items.first().map(|(k, v)| (k, v))
+    }
+
+    /// Takes the pair with the smallest key.
+    pub fn pop_first(&mut self) -> Option<(K, V)> {
+        (!self.items.is_empty()).then(|| self.items.remove(0))
+    }
 }
 
 impl<K: Ord, V> VecMap<K, V> {
@@ -408,6 +418,8 @@ mod tests {
         Remove(u8),
         GetOrDefault(u8),
         Retain(u8),
+        PopFirst,
+        Clear,
     }
 
     fn op() -> impl Strategy<Value = Op> {
@@ -416,6 +428,8 @@ mod tests {
             any::<u8>().prop_map(|k| Op::Remove(k % 40)),
             any::<u8>().prop_map(|k| Op::GetOrDefault(k % 40)),
             any::<u8>().prop_map(Op::Retain),
+            // Mostly the first pair taken; rarely everything (little is left to compare).
+            any::<u8>().prop_map(|k| if k < 8 { Op::Clear } else { Op::PopFirst }),
         ]
     }
 
@@ -447,6 +461,14 @@ mod tests {
                         bm.retain(|k, _| keep(k));
                         vs.retain(keep);
                         bs.retain(keep);
+                    }
+                    Op::PopFirst => {
+                        prop_assert_eq!(vm.first_key_value(), bm.first_key_value());
+                        prop_assert_eq!(vm.pop_first(), bm.pop_first());
+                    }
+                    Op::Clear => {
+                        vm.clear();
+                        bm.clear();
                     }
                 }
                 prop_assert_eq!(vm.len(), bm.len());

@@ -44,6 +44,7 @@ use super::rng::{sub_seed, SimRng};
 use super::scenario::definition::{Algorithm, Persistence, Scenario, MAX_TIME_MS};
 use super::trace::{SourceLine, TraceEvent, TraceKind, TraceLevel};
 use crate::store::{Effect, Reply, Store};
+use crate::vecmap::VecMap;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::sync::Arc;
@@ -208,13 +209,13 @@ pub struct World {
     /// order of injection). Each runs after every queued event at or before its time,
     /// so it sees the state after the last event of its moment, and before the end,
     /// so one injected at the end still runs.
-    late: BTreeMap<(u64, u64), Fault>,
+    late: VecMap<(u64, u64), Fault>,
     /// Inputs for lab workers, waiting for the runner to take them to the harness.
     lab_queue: VecDeque<LabInput>,
     /// Attacks that strike a lab worker just before it sends its k-th command.
     lab_attacks: Vec<LabAttack>,
     /// Which lab worker each held token belongs to (for foreign deletes).
-    lab_owners: BTreeMap<String, Pid>,
+    lab_owners: VecMap<String, Pid>,
     /// `console.log` lines recorded so far (capped at [`MAX_LAB_NOTES`]).
     lab_notes: u32,
     /// A replay: the harness's answers of an earlier run, in order, and how many are
@@ -309,11 +310,11 @@ impl World {
             events: 0,
             ended: false,
             seed,
-            late: BTreeMap::new(),
+            late: VecMap::new(),
             actions: Vec::new(),
             lab_queue: VecDeque::new(),
             lab_attacks: Vec::new(),
-            lab_owners: BTreeMap::new(),
+            lab_owners: VecMap::new(),
             lab_notes: 0,
             lab_tape: None,
         };
