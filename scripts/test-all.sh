@@ -5,7 +5,22 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 export CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver}
-step() { printf '\n==> %s\n' "$*"; }
+# Each step's time is printed when the next begins, and all of them at the end, so that
+# a slow step shows (the suite must stay well under 30 minutes).
+times=()
+step_name=''
+step_start=$SECONDS
+end_step() {
+  [ -n "$step_name" ] || return 0
+  times+=("$(printf '%5ds  %s' "$((SECONDS - step_start))" "${step_name:0:90}")")
+  printf '    (%ss)\n' "$((SECONDS - step_start))"
+}
+step() {
+  end_step
+  step_name=$*
+  step_start=$SECONDS
+  printf '\n==> %s\n' "$*"
+}
 start=$SECONDS
 
 step "format (cargo fmt --check)"
@@ -89,4 +104,7 @@ bash scripts/e2e.sh --explore
 step "the LMS packages (SCORM 1.2, SCORM 2004, cmi5) imported, launched and used in a test platform: scorm-again's runtime, an LRS (Chromium)"
 bash scripts/e2e.sh --lms
 
+end_step
+printf '\nEach step:\n'
+printf '%s\n' "${times[@]}"
 printf '\nAll checks passed in %ss.\n' "$((SECONDS - start))"
