@@ -16,8 +16,8 @@
 //! end-to-end checks hold that count at zero.
 
 use super::markdown::{self, Node};
+use crate::vecmap::VecMap;
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 
 mod compiled {
     use crate::text::Txt;
@@ -31,12 +31,13 @@ mod shown {
     include!(concat!(env!("OUT_DIR"), "/markdown_shown.rs"));
 }
 
-/// The most trees kept from the engine: past it the oldest are all dropped (a long
-/// session of generated questions cannot grow memory without bound).
+/// The most trees kept from the engine: past it all of them are dropped (a long
+/// session of generated questions cannot grow memory without bound, and an insert into
+/// the sorted vector moves at most this many pairs).
 const MAX_LEARNED: usize = 4096;
 
 thread_local! {
-    static LEARNED: RefCell<HashMap<String, String>> = RefCell::new(HashMap::new());
+    static LEARNED: RefCell<VecMap<String, String>> = const { RefCell::new(VecMap::new()) };
     static MISSES: Cell<usize> = const { Cell::new(0) };
 }
 
