@@ -95,15 +95,18 @@ pub(super) fn build_from(mut tl: Timeline, scenario: &Scenario, seed: u64) -> Re
                 });
             }
             let local_us = tl.world().local_us(pid);
-            let keys: Sampled = crate::sorting::collect(now_keys.into_iter().map(|(k, v, exp_ms)| {
-                // Expiry is judged by the node's clock; map it to true time as the
-                // clock runs now (a later jump or drift is caught by the next sample).
-                let exp_true = exp_ms.map(|ms| {
-                    let until = ms as i64 * 1000 - local_us;
-                    now.saturating_add_signed(until.max(0))
-                });
-                (k, (v, exp_true))
-            }));
+            let keys: Sampled = now_keys
+                .into_iter()
+                .map(|(k, v, exp_ms)| {
+                    // Expiry is judged by the node's clock; map it to true time as the
+                    // clock runs now (a later jump or drift is caught by the next sample).
+                    let exp_true = exp_ms.map(|ms| {
+                        let until = ms as i64 * 1000 - local_us;
+                        now.saturating_add_signed(until.max(0))
+                    });
+                    (k, (v, exp_true))
+                })
+                .collect();
             let by = cmds.iter().rev().find(|c| c.0 == pid);
             let change = sample(pid, now, keys, &mut open, &mut key_bars);
             for (k, v) in change.added {
@@ -256,30 +259,28 @@ pub(super) fn captions_of(
 /// that hold ended.
 pub(super) fn tallies_of(model: &Model, scenario: &Scenario) -> Vec<tally::Tally> {
     // Clients of a quorum lock, and how many masters each asks.
-    let masters: VecMap<u32, usize> = crate::sorting::collect(
-        scenario
-            .clients
-            .iter()
-            .filter(|c| {
-                use crate::sim::scenario::Algorithm as A;
-                matches!(c.algorithm, A::Redlock | A::RedlockUnchecked | A::Library)
-            })
-            .filter_map(|c| {
-                Some((
-                    model.names.iter().position(|n| *n == c.name)? as u32,
-                    c.nodes.len(),
-                ))
-            }),
-    );
+    let masters: VecMap<u32, usize> = scenario
+        .clients
+        .iter()
+        .filter(|c| {
+            use crate::sim::scenario::Algorithm as A;
+            matches!(c.algorithm, A::Redlock | A::RedlockUnchecked | A::Library)
+        })
+        .filter_map(|c| {
+            Some((
+                model.names.iter().position(|n| *n == c.name)? as u32,
+                c.nodes.len(),
+            ))
+        })
+        .collect();
     let mut tallies = tally::tallies(&model.trace, &masters);
     // Each hold's end, by (client, start): a held attempt's bracket ends there.
-    let holds: VecMap<(u32, u64), u64> = crate::sorting::collect(
-        model
-            .bars
-            .iter()
-            .filter(|b| b.kind == BarKind::Holding)
-            .map(|b| ((b.pid, b.from_us), b.to_us)),
-    );
+    let holds: VecMap<(u32, u64), u64> = model
+        .bars
+        .iter()
+        .filter(|b| b.kind == BarKind::Holding)
+        .map(|b| ((b.pid, b.from_us), b.to_us))
+        .collect();
     for t in &mut tallies {
         let name = model.names.get(t.pid as usize);
         t.ttl_ms = scenario
@@ -327,10 +328,13 @@ pub(super) fn stories(
     creators: &VecMap<(usize, String, String), u32>,
     trace: &[TraceEvent],
 ) -> Vec<Story> {
-    let holders: VecMap<&str, u32> = crate::sorting::collect(trace.iter().filter_map(|e| match &e.kind {
-        TraceKind::LockHeld { token, .. } => Some((token.as_str(), e.pid)),
-        _ => None,
-    }));
+    let holders: VecMap<&str, u32> = trace
+        .iter()
+        .filter_map(|e| match &e.kind {
+            TraceKind::LockHeld { token, .. } => Some((token.as_str(), e.pid)),
+            _ => None,
+        })
+        .collect();
     let mut out: Vec<Story> = pending
         .into_iter()
         .filter_map(|p| match p {

@@ -27,7 +27,11 @@ impl Resource {
         Resource {
             fencing: spec.fencing,
             idempotency: spec.idempotency,
-            data: crate::sorting::collect(spec.init.iter().map(|(k, v)| (k.clone(), (v.clone(), 0)))),
+            data: spec
+                .init
+                .iter()
+                .map(|(k, v)| (k.clone(), (v.clone(), 0)))
+                .collect(),
             highest: None,
             idem_seen: VecSet::new(),
             claims: VecMap::new(),
