@@ -65,6 +65,12 @@ pub fn missing(lang: &str) -> Vec<&'static str> {
         .collect()
 }
 
+/// The common part's file, when it is not here yet: what every reader needs, whatever
+/// their language (the engine's worker fetches it at start).
+pub fn missing_common() -> Option<&'static str> {
+    (!has(0)).then_some(PARTS[0].1)
+}
+
 /// The files of every part not here yet (the authoring module's: a pack may name any).
 pub fn missing_all() -> Vec<&'static str> {
     (0..PARTS.len())
@@ -177,5 +183,6 @@ mod tests {
         assert_eq!(parts_of("xx"), [0, 1]);
         assert_eq!(parts_of(""), [0, 1]);
         assert!(missing("nb").is_empty(), "all here with inline-text");
+        assert_eq!(missing_common(), None, "all here with inline-text");
     }
 }

@@ -55,10 +55,7 @@ impl EngineJob {
 pub fn texts_missing() -> Vec<String> {
     let files = match cfg!(feature = "authoring") {
         true => lockstep::text::missing_all(),
-        false => lockstep::text::missing("")
-            .into_iter()
-            .filter(|f| *f == lockstep::text::PARTS[0].1)
-            .collect(),
+        false => lockstep::text::missing_common().into_iter().collect(),
     };
     files.into_iter().map(str::to_string).collect()
 }
