@@ -306,19 +306,24 @@ fn every_wrong_file_fails_live_as_in_the_simulator() {
             }
         };
         let live = servers.arg(nodes(lab));
+        // One line per run tried: the simulator's verdict and the live one.
+        let row = |label: &str,
+                   (sim_code, sim): (i32, &serde_json::Value),
+                   (code, v): (i32, &serde_json::Value)| {
+            format!(
+                "{lab:<13} {:<50} {label:<26} simulated: {:<40} live: {}",
+                shown(file),
+                verdict(sim_code, sim),
+                verdict(code, v)
+            )
+        };
         // First the lab's fixed run, when the simulator breaks the named check there: its
         // author set it to show the failure with a wide margin (fencing's 700 ms stall
         // before the second command), so real time on a busy machine wins the same race.
         let (sim_code, sim) = run(lab, file, &[]);
         if caught(sim_code, &sim) {
             let (code, v) = run(lab, file, &["--redis", live.as_str()]);
-            rows.push(format!(
-                "{lab:<13} {:<50} {:<26} simulated: {:<40} live: {}",
-                shown(file),
-                "fixed run",
-                verdict(sim_code, &sim),
-                verdict(code, &v)
-            ));
+            rows.push(row("fixed run", (sim_code, &sim), (code, &v)));
             if caught(code, &v) {
                 return rows;
             }
@@ -350,14 +355,10 @@ fn every_wrong_file_fails_live_as_in_the_simulator() {
             }
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             let (code, v) = run(lab, file, &args);
-            rows.push(format!(
-                "{lab:<13} {:<50} {:<26} simulated: {:<40} live: {}",
-                shown(file),
-                t.as_ref()
-                    .map_or("fixed run".to_string(), |t| format!("trial {t}")),
-                verdict(sim_code, &sim),
-                verdict(code, &v)
-            ));
+            let label = t
+                .as_ref()
+                .map_or("fixed run".to_string(), |t| format!("trial {t}"));
+            rows.push(row(&label, (sim_code, &sim), (code, &v)));
             match (caught(code, &v), t) {
                 (true, _) => return rows,
                 (false, Some(t)) if tried < LIVE_TRIES => seed = t,
