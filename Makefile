@@ -45,7 +45,7 @@ builtins:
 lint:
 	cargo clippy --all-targets -- -D warnings
 	cargo clippy --lib --bins --test 'web_*' $(WASM) -- -D warnings
-	cargo clippy --no-default-features --features lab-apart --lib --bin app --bin lab $(WASM) -- -D warnings
+	cargo clippy --no-default-features --lib --bin app $(WASM) -- -D warnings
 	cargo clippy --no-default-features --features page-engine --lib --bin engine $(WASM) -- -D warnings
 
 test-native:

@@ -66,8 +66,8 @@ use std::fmt::Write as _;
 /// learner downloads the words of the language they read. Each part is a file,
 /// `lesson-text-<hash>.txt` or `lesson-text-<lang>-<hash>.txt`. The generated tables
 /// name each string by its part and place, `Txt(at, len)` with the part in `at`'s top
-/// two bits (`src/text.rs`): the tests include the text in their module; the page's,
-/// the engine's and the lab panel's modules are given the parts they need.
+/// two bits (`src/text.rs`): the tests include the text in their module; the page's and
+/// the engine's modules are given the parts they need.
 struct Blob {
     /// The common part, then one per language in `Lang::ALL`'s order.
     parts: Vec<String>,

@@ -138,9 +138,9 @@ try {
     }
   }
 
-  // §3's lab as the learner scrolls to it: its module, its panel and its code editor come
-  // in tasks of their own (static/lab-module.js, src/ui/lab_host.rs, editor/), measured from
-  // the scroll to the editor in place.
+  // §3's lab as the learner scrolls to it: its panel (drawn a task after the page) and its
+  // code editor come in tasks of their own (src/ui/lab/host.rs, static/boot.js, editor/),
+  // measured from the scroll to the editor in place.
   {
     const page = await appAt(3);
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 300))));
@@ -150,8 +150,8 @@ try {
     await page.locator('.lab-host .cm-editor').first().waitFor({ timeout: 30000 });
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 100))));
     const longs = await page.evaluate(() => window.__long);
-    say(`§3's lab came as it was scrolled to${before ? ' (its editor was there before the scroll)' : ''}: module, panel and editor; long tasks: ${JSON.stringify(longs.map(Math.round))}`);
-    if (!before) measure("§3: longest main-thread task as its lab came (module, panel, editor)", Math.max(0, ...longs));
+    say(`§3's lab came as it was scrolled to${before ? ' (its editor was there before the scroll)' : ''}: panel and editor; long tasks: ${JSON.stringify(longs.map(Math.round))}`);
+    if (!before) measure("§3: longest main-thread task as its lab came (panel, editor)", Math.max(0, ...longs));
     await page.close();
   }
 

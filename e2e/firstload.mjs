@@ -32,7 +32,7 @@ const HELLO = process.env.HELLO_URL;
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const TARGET = Number(process.env.BUNDLE_TARGET_BYTES ?? 358400);
 // scripts/bundle-size.sh says why; the browser's gzip here reads about 2.3 KB more than gzip -9 there.
-const MAX = Number(process.env.BUNDLE_MAX_BYTES ?? 424600);
+const MAX = Number(process.env.BUNDLE_MAX_BYTES ?? 482600);
 const RUNS = Number(process.env.FIRSTLOAD_RUNS ?? 5);
 
 const browser = await chromium.launch({ executablePath: CHROMIUM });
@@ -168,9 +168,9 @@ async function firstClick({ throttled = false } = {}) {
   await context.close();
   // The engine's module is the worker's (fetched by it once the app runs, reported by
   // scripts/bundle-size.sh with its own guard), not what the first click waits for; nor is
-  // the lab panel's module, which §3's lab, a screen below, starts loading once the app
-  // has drawn it (lab-module.js: within a screen and a half of the view).
-  const engine = (f) => /\/engine(-worker)?\.js$|\/engine_bg\.wasm$|\/lab(-module)?\.js$|\/lab_bg\.wasm$|\/editor\.js$/.test(new URL(f.url).pathname);
+  // the labs' code editor, which §3's lab, a screen below, starts loading once the app
+  // has drawn it (static/boot.js: within a screen and a half of the view).
+  const engine = (f) => /\/engine(-worker)?\.js$|\/engine_bg\.wasm$|\/editor\.js$/.test(new URL(f.url).pathname);
   // The engine's worker asks for the lesson's text the page asked for: the browser's
   // cache answers it, so each address counts once.
   const seen = new Set();

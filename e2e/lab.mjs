@@ -529,9 +529,9 @@ try {
     const alive = await page.evaluate(() => 1 + 1);
     if (alive !== 2) problems.push(`${name}: the page stopped answering`);
     if (name === 'desktop') {
-      // The panel is the lab module's, the learner's progress the page's (#16): after a
-      // reload the editor holds the code last typed, and the solution is offered at once
-      // (graded runs were counted).
+      // The learner's progress is kept in the browser (#16): after a reload the editor
+      // holds the code last typed, and the solution is offered at once (graded runs were
+      // counted).
       await page.reload();
       const back = page.locator('.lab-mount section.lab[data-lab="safe-release"]');
       await back.scrollIntoViewIfNeeded();

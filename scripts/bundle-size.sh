@@ -3,14 +3,13 @@
 # is over its guard (gzip bytes; each can be set in the environment):
 #   the first page (index.html, the stylesheet, static/boot.js and the larger language's
 #     home snapshot)                                   BUNDLE_TARGET_BYTES  358400 (350 KiB)
-#   the app, the page's module (JS + wasm)             BUNDLE_MAX_BYTES     422000
+#   the app, the page's module (JS + wasm), with the lab panel  BUNDLE_MAX_BYTES  480000
 #   the engine's module (the page's worker)            ENGINE_MAX_BYTES     430000
 #   the authoring module (only a pack's reader)        AUTHORING_MAX_BYTES  700000
-#   the lab panel's module (lab-module.js, lab.js, lab_bg.wasm)  LAB_MAX_BYTES  390000
 #   the labs' code editor (editor.js)                  EDITOR_MAX_BYTES     160000
 #   everything a learner downloads for the whole built-in lesson, every lab included
-#     (first page, app, the text in one language, engine, lab panel, editor)
-#                                                      WHOLE_MAX_BYTES      1540000
+#     (first page, app, the text in one language, engine, editor)
+#                                                      WHOLE_MAX_BYTES      1200000
 # The lesson's text is reported per part (src/text.rs). #37 asks for at most 409 600 B for
 # the app and 1 000 000 B for the whole lesson: both are printed against those goals.
 # A guard sits a little above the figure it guards, so that growth is a decision; each
@@ -18,13 +17,12 @@
 set -euo pipefail
 dist=${1:-dist}
 target=${BUNDLE_TARGET_BYTES:-358400}
-max=${BUNDLE_MAX_BYTES:-422000}
+max=${BUNDLE_MAX_BYTES:-480000}
 engine_max=${ENGINE_MAX_BYTES:-430000}
 authoring_max=${AUTHORING_MAX_BYTES:-700000}
-whole_max=${WHOLE_MAX_BYTES:-1540000}
+whole_max=${WHOLE_MAX_BYTES:-1200000}
 whole_goal=1000000
 app_goal=409600
-lab_max=${LAB_MAX_BYTES:-390000}
 editor_max=${EDITOR_MAX_BYTES:-160000}
 [ -f "$dist/index.html" ] || { echo "bundle-size: no $dist/index.html (run make build first)" >&2; exit 1; }
 grep -q data-lockstep-boot "$dist/index.html" || {
@@ -88,13 +86,10 @@ engine=$module_gz
 module "the authoring module, when a pack is opened" \
   "index.html builds the authoring module" authoring.js authoring_bg.wasm
 authoring=$module_gz
-module "the lab panel's module, when a lab comes near the screen" \
-  "index.html builds the lab panel's module" lab-module.js lab.js lab_bg.wasm
-lab=$module_gz
-module "the labs' code editor, with the lab panel's module" \
+module "the labs' code editor, when a lab panel is first drawn" \
   "Trunk's hook scripts/editor.sh writes it" editor.js
 editor=$module_gz
-whole=$((first + app + text_gz + engine + lab + editor))
+whole=$((first + app + text_gz + engine + editor))
 printf '%-48s %21d\n' "the whole built-in lesson, every lab included" "$whole"
 status=0
 # check WHAT BYTES MOST KIND: OK or FAIL (and a failing status) for one figure.
@@ -112,6 +107,5 @@ check "the engine's module" "$engine" "$engine_max" guard
 check "the authoring module" "$authoring" "$authoring_max" guard
 check "the whole lesson" "$whole" "$whole_max" guard
 echo "bundle-size: the whole lesson against #37's $whole_goal: $([ "$whole" -le "$whole_goal" ] && echo met || echo "not met")"
-check "the lab panel's module" "$lab" "$lab_max" guard
 check "the code editor" "$editor" "$editor_max" guard
 exit $status

@@ -20,9 +20,9 @@ for name in $names; do
   [ -n "$src" ] || { echo "lesson-text: $name is not under $target/wasm32-unknown-unknown/$profile/build/" >&2; exit 1; }
   cp "$src" "$stage/$name"
 done
-# The engine's, the authoring and the lab panel's modules (built without `inline-text`
-# too) must read the same parts.
-for other in engine authoring lab; do
+# The engine's and the authoring modules (built without `inline-text` too) must read the
+# same parts.
+for other in engine authoring; do
   [ -f "$stage/${other}_bg.wasm" ] || continue
   theirs=$(grep -aoE "$pattern" "$stage/${other}_bg.wasm" | sort -u | tr '\n' ' ' | sed 's/ $//' || true)
   [ -z "$theirs" ] || [ "$theirs" = "$names" ] || {

@@ -33,7 +33,7 @@ step "lint, wasm32 (clippy -D warnings)"
 cargo clippy --lib --bins --test 'web_*' --target wasm32-unknown-unknown -- -D warnings
 
 step "lint, the page and the lab panel as the app builds them: without the engine (clippy -D warnings)"
-cargo clippy --no-default-features --features lab-apart --lib --bin app --bin lab --target wasm32-unknown-unknown -- -D warnings
+cargo clippy --no-default-features --lib --bin app --target wasm32-unknown-unknown -- -D warnings
 
 step "lint, the engine's module as the app builds it: without packs or Markdown (clippy -D warnings)"
 cargo clippy --no-default-features --features page-engine --lib --bin engine --target wasm32-unknown-unknown -- -D warnings

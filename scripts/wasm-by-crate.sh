@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# What the three wasm modules are made of, by crate (and by top-level module of ours), and
+# What the page's and the engine's wasm modules are made of, by crate (and by top-level module of ours), and
 # how much of each module's code the page's module holds too: the measurement #37 asks for
 # before the modules are redrawn (BENCHMARKS.md, "What the modules are made of").
 #
-# Builds the three binaries as Trunk does (release, the same features) but with their
+# Builds the two binaries as Trunk does (release, the same features) but with their
 # function names kept (a target directory of its own, target/by-crate), reads them with
 # twiggy (installed with cargo on first use), and sums each function's own bytes by the
 # crate its name starts with (`<T as Trait>::f` counts as T's). The figures are raw bytes
@@ -13,10 +13,10 @@ cd "$(dirname "$0")/.."
 command -v twiggy >/dev/null || cargo install twiggy --locked --version 0.8.0
 export CARGO_TARGET_DIR=target/by-crate CARGO_PROFILE_RELEASE_STRIP=false
 wasm=(--release --target wasm32-unknown-unknown --no-default-features)
-cargo build -q "${wasm[@]}" --features lab-apart --bin app --bin lab
+cargo build -q "${wasm[@]}" --bin app
 cargo build -q "${wasm[@]}" --features page-engine --bin engine
 out=$CARGO_TARGET_DIR/wasm32-unknown-unknown/release
-for m in app lab engine; do
+for m in app engine; do
   twiggy top -n 1000000 --format csv "$out/$m.wasm" >"$out/$m.csv"
 done
 python3 - "$out" <<'EOF'
@@ -49,7 +49,7 @@ def read(module):
     return sizes
 
 page = read('app')
-for module in ('app', 'lab', 'engine'):
+for module in ('app', 'engine'):
     sizes = read(module)
     total = sum(sizes.values())
     by = collections.Counter()

@@ -5,12 +5,11 @@
 //! generated tables name each string by its part and place ([`Txt`]).
 //!
 //! With the `inline-text` feature (native code, the browser tests) every part is in the
-//! module. The page's, the engine's and the lab panel's modules are built without it,
-//! and get the parts their reader's language needs ([`missing`], [`take`]): the page
-//! fetches them beside itself before it draws (static `boot.js` asks for them beside the
-//! wasm) and before it changes language; the engine's worker fetches them before a
-//! request in a language it lacks; the page hands its own to the lab panel's module.
-//! So a module carries code, not prose, and a reader downloads one language's words.
+//! module. The page's and the engine's modules are built without it, and get the parts
+//! their reader's language needs ([`missing`], [`take`]): the page fetches them beside
+//! itself before it draws (static `boot.js` asks for them beside the wasm) and before it
+//! changes language; the engine's worker fetches them before a request in a language it
+//! lacks. So a module carries code, not prose, and a reader downloads one language's words.
 
 mod generated {
     include!(concat!(env!("OUT_DIR"), "/text_blob.rs"));

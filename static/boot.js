@@ -66,7 +66,7 @@ function identityOf(el) {
     el.getAttribute('aria-label'), text]);
 }
 // Where an element is: its path under #app and its identity, and whether it is in a
-// lab, which the app draws later (the lab panel's own module mounts it: lab-module.js).
+// lab, which the app draws a task after the page (src/ui/lab/host.rs).
 function placeOf(el) {
   if (el === app) return { path: [], identity: 'app' };
   const path = pathOf(el);
@@ -109,8 +109,8 @@ function boot() {
   // it: one round trip less (half a second on a slow line).
   const wasm = fetch(WASM, { credentials: 'same-origin' });
   // The lesson's text likewise, the parts for this page's language (the common one and
-  // its language's): the app, and the lab panel's module, take each part by its file
-  // from `lockstepTextPart`, which fetches a part once (again after a failure).
+  // its language's): the app takes each part by its file from `lockstepTextPart`, which
+  // fetches a part once (again after a failure).
   const parts = {};
   window.lockstepTextPart = (file) => {
     parts[file] ??= fetch(file, { credentials: 'same-origin' })
@@ -129,8 +129,8 @@ function boot() {
     : null;
   window.lockstepPanels = [...app.querySelectorAll('section.scenario')].map((s) => [s.dataset.scenario, s.outerHTML]);
   // Each lab's drawing as the learner left it (the text typed into its editor too), taken
-  // as the app replaces the page (src/ui/mod.rs calls this): shown, inert, until the lab
-  // panel's own module has drawn the panel (src/ui/lab_host.rs).
+  // as the app replaces the page (src/ui/mod.rs calls this): shown, inert, until the app
+  // has drawn the panel (src/ui/lab/host.rs).
   window.lockstepBeforeMount = () => {
     window.lockstepLabs = [...app.querySelectorAll('.lab-host')].map((h) => {
       for (const t of h.querySelectorAll('textarea')) t.textContent = t.value;
@@ -151,8 +151,8 @@ function boot() {
 }
 
 async function handOver(scrollY, tookOver) {
-  // What the learner did in a lab waits for the lab's panel, which its own module draws
-  // a moment after the app (it is on screen, so it loads at once): up to 15 s.
+  // What the learner did in a lab waits for the lab's panel, which the app draws a task
+  // after the page: up to 15 s.
   const places = [focusAt, pending?.at, ...[...typed.keys()].map((p) => JSON.parse(p))];
   for (let i = 0; i < 750 && places.some((p) => p?.lab && !find(p)); i++) {
     await new Promise((r) => setTimeout(r, 20));
@@ -297,6 +297,34 @@ async function start() {
   // A returning learner: their progress and choices are in storage, which only the app
   // reads, so it starts now; the snapshot is there to read meanwhile.
   if (first.bootNow) boot();
+}
+
+// The labs' code editor (editor.js, CodeMirror: scripts/editor.sh), loaded once, when a
+// lab panel's textarea `el` first comes near the screen: within a screen and a half of
+// it, so that the editor is there when the learner reaches the lab, and a reader who
+// never does downloads none of it (src/ui/lab/code_editor.rs puts it over the textarea;
+// where it cannot load, the textarea stays the editor). A module that evaluates in
+// several tasks; the import resolves once all of it has run. A failed load (the
+// network, say) is tried again the next time.
+let editor = null;
+window.lockstepEditorLoad = async (el) => {
+  await near(el);
+  editor ??= import('./editor.js').then(() => window.lockstepEditor)
+    .catch((e) => { editor = null; throw e; });
+  return editor;
+};
+// Resolves when `el` is near the screen (at once where that cannot be watched), or once
+// it has left the page (its section was left: then nothing waits for the editor).
+function near(el) {
+  if (!el || typeof IntersectionObserver !== 'function') return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => { watch.disconnect(); clearInterval(gone); resolve(); };
+    const watch = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) done();
+    }, { rootMargin: '150% 0px' });
+    const gone = setInterval(() => { if (!el.isConnected) done(); }, 2000);
+    watch.observe(el);
+  });
 }
 
 // For a host page or a test that wants the app now (e.g. before reading the quiz).

@@ -54,18 +54,6 @@ pub fn learn(pairs: impl IntoIterator<Item = (String, String)>) {
     });
 }
 
-/// The (text, encoded tree) pairs learned from the engine for those of `texts` that have
-/// one: what the lab panel's module is given with a pack's lab (`ui::lab::apart`).
-pub fn learned(texts: &[String]) -> Vec<(String, String)> {
-    LEARNED.with(|l| {
-        let l = l.borrow();
-        texts
-            .iter()
-            .filter_map(|t| l.get(t).map(|tree| (t.clone(), tree.clone())))
-            .collect()
-    })
-}
-
 /// Whether `text`'s tree is known without parsing it.
 pub fn known(text: &str) -> bool {
     compiled(text).is_some() || LEARNED.with(|l| l.borrow().contains_key(text))

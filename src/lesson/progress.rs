@@ -53,8 +53,7 @@ pub struct LabProgress {
     #[serde(default)]
     pub runs: u32,
     /// The last "Try to break it" session that held every check, unless the same code
-    /// broke since. (Never skipped when empty: the page hands saved labs to the lab
-    /// panel's module in the wire's form, which has no field names.)
+    /// broke since.
     /// As `<mark> <date>`: the [`code_mark`] of the code that held, and the learner's
     /// local date, `YYYY-MM-DD` (one string: the page's module is counted in bytes).
     #[serde(default)]
@@ -88,19 +87,13 @@ pub enum LabOutcome {
 }
 
 impl LabOutcome {
-    /// The word the lab panel's module sends the page.
+    /// The outcome's word, as the learning platform is told it (`ui::app`).
     pub fn word(self) -> &'static str {
         match self {
             LabOutcome::Passed => "passed",
             LabOutcome::Held => "held",
             LabOutcome::Broken => "broken",
         }
-    }
-
-    pub fn from_word(word: &str) -> Option<LabOutcome> {
-        [LabOutcome::Passed, LabOutcome::Held, LabOutcome::Broken]
-            .into_iter()
-            .find(|o| o.word() == word)
     }
 }
 

@@ -7,18 +7,12 @@ mod components;
 pub mod embed;
 mod engine_worker;
 pub mod lab;
-pub mod lab_host;
 pub mod pack_loader;
 mod panic;
 pub mod scenario;
 pub mod texts;
 
 pub use app::App;
-
-/// Shows the page's error panel on a panic (the lab panel's module installs it too).
-pub fn install_panic_panel() {
-    panic::install();
-}
 
 use wasm_bindgen::JsCast;
 

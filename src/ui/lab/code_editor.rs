@@ -1,5 +1,5 @@
 //! The lab's code editor: CodeMirror 6 (editor/index.js, bundled into the build's
-//! `editor.js`), put over the panel's textarea once `static/lab-module.js` has loaded it.
+//! `editor.js`), put over the panel's textarea once `static/boot.js` has loaded it.
 //! The textarea stays the panel's value: the editor writes each change into it and sends
 //! it `input`, so the panel reads the code as it always has. The panel hands the editor
 //! what it sets itself (Reset, a link's code), the running state, an error's line and the
@@ -34,9 +34,10 @@ extern "C" {
     #[wasm_bindgen(js_namespace = lockstepEditor, js_name = attach, catch)]
     fn attach(textarea: &web_sys::HtmlTextAreaElement, options: &JsValue) -> Result<Editor, JsValue>;
 
-    /// `window.lockstepEditorLoad()` (static/lab-module.js): the editor's script, loaded once.
+    /// `window.lockstepEditorLoad(textarea)` (static/boot.js): the editor's script, loaded
+    /// once, when `textarea` first comes near the screen.
     #[wasm_bindgen(js_name = lockstepEditorLoad, catch)]
-    fn load() -> Result<js_sys::Promise, JsValue>;
+    fn load(textarea: &web_sys::HtmlTextAreaElement) -> Result<js_sys::Promise, JsValue>;
 }
 
 /// An attached editor and the callback it calls for Ctrl+Enter.
@@ -113,13 +114,13 @@ pub(super) fn use_code_editor(
             if !crate::ui::browser::prerendering() {
                 let (alive, editor) = (alive.clone(), editor.clone());
                 wasm_bindgen_futures::spawn_local(async move {
-                    let Ok(promise) = load() else { return };
-                    if wasm_bindgen_futures::JsFuture::from(promise).await.is_err() || !alive.get() {
-                        return;
-                    }
                     let Some(el) = textarea.cast::<web_sys::HtmlTextAreaElement>() else {
                         return;
                     };
+                    let Ok(promise) = load(&el) else { return };
+                    if wasm_bindgen_futures::JsFuture::from(promise).await.is_err() || !alive.get() {
+                        return;
+                    }
                     let on_run = Closure::<dyn FnMut()>::new(move || run_now.borrow().emit(()));
                     let options = js_sys::Object::new();
                     let _ = js_sys::Reflect::set(&options, &"lang".into(), &lang.code().into());

@@ -8,11 +8,11 @@
 //! engine's module ([`engine`]); the page replays a failing one in its own engine
 //! worker to draw it.
 
-pub mod apart;
 mod code_editor;
 mod contexts;
 mod engine;
 mod files;
+mod host;
 mod link;
 mod model;
 mod result;
@@ -21,6 +21,7 @@ mod session;
 
 pub use contexts::{LabStore, PackLabs};
 pub use files::preload;
+pub use host::lab_view;
 pub use link::*;
 use result::*;
 use session::*;
