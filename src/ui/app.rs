@@ -257,7 +257,7 @@ fn reader(props: &ReaderProps) -> Html {
             }
             (View::Section(order), Show::Lab) => {
                 match crate::lesson::pack::embedded_lab(lesson, *order, embed_cfg.lab.as_deref()) {
-                    Some(id) => crate::ui::lab::lab_view(&id, s.lang),
+                    Some(id) => crate::ui::lab::host::lab_view(&id, s.lang),
                     None => main,
                 }
             }

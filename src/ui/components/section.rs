@@ -46,7 +46,7 @@ pub fn section_view(props: &SectionProps) -> Html {
 /// (labs/<id>/) to write and run here; the other panels are [`block_panel`]'s.
 fn section_panel(block: &str, code: &str, lang: Lang) -> Option<Html> {
     match block {
-        "lab" => Some(crate::ui::lab::lab_view(code.trim(), lang)),
+        "lab" => Some(crate::ui::lab::host::lab_view(code.trim(), lang)),
         _ => block_panel(block, code, lang),
     }
 }

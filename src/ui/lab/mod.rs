@@ -12,7 +12,7 @@ mod code_editor;
 mod contexts;
 mod engine;
 mod files;
-mod host;
+pub mod host;
 mod link;
 mod model;
 mod result;
@@ -21,7 +21,6 @@ mod session;
 
 pub use contexts::{LabStore, PackLabs};
 pub use files::preload;
-pub use host::lab_view;
 pub use link::*;
 use result::*;
 use session::*;
