@@ -139,7 +139,7 @@ try {
   }
 
   // §3's lab as the learner scrolls to it: its panel (drawn a task after the page) and its
-  // code editor come in tasks of their own (src/ui/lab/host.rs, static/boot.js, editor/),
+  // code editor come in tasks of their own (src/ui/lab/host.rs, static/editor-load.js, editor/),
   // measured from the scroll to the editor in place.
   {
     const page = await appAt(3);

@@ -169,7 +169,7 @@ async function firstClick({ throttled = false } = {}) {
   // The engine's module is the worker's (fetched by it once the app runs, reported by
   // scripts/bundle-size.sh with its own guard), not what the first click waits for; nor is
   // the labs' code editor, which §3's lab, a screen below, starts loading once the app
-  // has drawn it (static/boot.js: within a screen and a half of the view).
+  // has drawn it (static/editor-load.js: within a screen and a half of the view).
   const engine = (f) => /\/engine(-worker)?\.js$|\/engine_bg\.wasm$|\/editor\.js$/.test(new URL(f.url).pathname);
   // The engine's worker asks for the lesson's text the page asked for: the browser's
   // cache answers it, so each address counts once.

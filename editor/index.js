@@ -1,6 +1,6 @@
 // The labs' code editor: CodeMirror 6 over the lab panel's <textarea> (src/ui/lab/).
 // scripts/editor.sh bundles this file into the build's editor.js, a module that defines
-// `window.lockstepEditor`; static/boot.js loads it when the first lab panel asks for it,
+// `window.lockstepEditor`; static/editor-load.js loads it when a lab first comes near,
 // so the editor never comes with the first page. The panel calls `attach` through its
 // bindings (src/ui/lab/code_editor.rs); where the script is missing or fails, the panel
 // keeps its plain textarea.
@@ -13,7 +13,7 @@
 // The libraries are evaluated a few at a time, a task each: each `./pause/N.js` between
 // them ends a task (it awaits a timer), so the page answers the learner in between (#40:
 // no task over 50 ms with the CPU slowed 4×). So the bundle is a module, which
-// static/boot.js imports.
+// static/editor-load.js imports.
 import './pause/1.js';
 import { EditorState, Compartment, StateField, StateEffect, RangeSet } from '@codemirror/state';
 import './pause/2.js';

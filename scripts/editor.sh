@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Trunk's post_build hook (Trunk.toml): bundles the labs' code editor (editor/index.js,
 # CodeMirror 6 from editor/package-lock.json) into the build's editor.js, which
-# static/boot.js imports when the first lab panel asks for it: a module, since its
+# static/editor-load.js imports when a lab first comes near: a module, since its
 # libraries are evaluated a task at a time (editor/pause/). Nothing is fetched here:
 # scripts/setup.sh installed editor/'s packages (npm ci).
 set -euo pipefail

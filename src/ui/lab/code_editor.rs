@@ -1,5 +1,5 @@
 //! The lab's code editor: CodeMirror 6 (editor/index.js, bundled into the build's
-//! `editor.js`), put over the panel's textarea once `static/boot.js` has loaded it.
+//! `editor.js`), put over the panel's textarea once `static/editor-load.js` has loaded it.
 //! The textarea stays the panel's value: the editor writes each change into it and sends
 //! it `input`, so the panel reads the code as it always has. The panel hands the editor
 //! what it sets itself (Reset, a link's code), the running state, an error's line and the
@@ -34,7 +34,7 @@ extern "C" {
     #[wasm_bindgen(js_namespace = lockstepEditor, js_name = attach, catch)]
     fn attach(textarea: &web_sys::HtmlTextAreaElement, options: &JsValue) -> Result<Editor, JsValue>;
 
-    /// `window.lockstepEditorLoad(textarea)` (static/boot.js): the editor's script, loaded
+    /// `window.lockstepEditorLoad(textarea)` (static/editor-load.js): the editor's script, loaded
     /// once, when `textarea` first comes near the screen.
     #[wasm_bindgen(js_name = lockstepEditorLoad, catch)]
     fn load(textarea: &web_sys::HtmlTextAreaElement) -> Result<js_sys::Promise, JsValue>;
