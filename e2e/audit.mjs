@@ -157,8 +157,8 @@ async function rendered(page, { svg = false, prerendered = false } = {}) {
     null,
     { timeout: 60000 },
   );
-  // A lab is drawn by its own module once it comes near the screen: bring each into view
-  // and audit it mounted, not its "Opening the lab…" placeholder.
+  // A lab's panel is drawn a task after the page, and its code editor comes once it is near
+  // the screen: bring each into view and audit it with its editor, not its placeholder.
   const labs = await page.$$eval('.lab-host', (hs) => hs.length);
   for (let i = 0; i < labs; i++) {
     // By place, not by handle: the app may draw a lab's place afresh meanwhile.

@@ -50,7 +50,7 @@ async function snapshot(lang, hash) {
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(`${BASE}${hash}`);
   await page.waitForSelector('html[data-lockstep="ready"]', { timeout: 30000 });
-  // The scenario panels' runs come from the engine's worker, a lab from its own module.
+  // The scenario panels' runs come from the engine's worker, a lab's panel a task later.
   await page.waitForFunction(() => !document.querySelector('#app section.scenario[aria-busy], #app .scenario-snapshot, #app .lab-host[aria-busy]'),
     null, { timeout: 60000 });
   // Whatever the page computes after its first frame (a scenario's timeline, §4's

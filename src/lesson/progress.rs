@@ -440,7 +440,7 @@ mod tests {
     }
 
     #[test]
-    fn saved_labs_cross_the_wire_to_the_lab_module_with_and_without_a_pass() {
+    fn saved_labs_read_back_from_the_wire_and_from_storage_with_and_without_a_pass() {
         let mut p = Progress::new();
         p.save_lab_code("l", "a", "// passed");
         p.record_lab_run("l", "a", LabOutcome::Passed, "2026-12-06");
