@@ -86,7 +86,7 @@ engine=$module_gz
 module "the authoring module, when a pack is opened" \
   "index.html builds the authoring module" authoring.js authoring_bg.wasm
 authoring=$module_gz
-module "the labs' code editor, when a lab panel is first drawn" \
+module "the labs' code editor, when a lab first comes near the screen" \
   "Trunk's hook scripts/editor.sh writes it" editor.js
 editor=$module_gz
 whole=$((first + app + text_gz + engine + editor))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# What the page's and the engine's wasm modules are made of, by crate (and by top-level module of ours), and
-# how much of each module's code the page's module holds too: the measurement #37 asks for
-# before the modules are redrawn (BENCHMARKS.md, "What the modules are made of").
+# What the page's and the engine's wasm modules are made of, by crate (and by top-level
+# module of ours), and how much of the engine's code the page's module holds too: the
+# measurement #37 asks for before the modules are redrawn (BENCHMARKS.md, "What the modules are made of").
 #
 # Builds the two binaries as Trunk does (release, the same features) but with their
 # function names kept (a target directory of its own, target/by-crate), reads them with
