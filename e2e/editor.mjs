@@ -39,5 +39,16 @@ export function codeEditor(lab) {
  * prerendered textarea, the panel's textarea, or the code editor over it.
  */
 export async function clickInto(lab) {
-  await lab.locator('.cm-content, textarea:visible').first().click();
+  // Playwright keeps the element it first resolved while it waits for it to be
+  // visible. When the editor comes between that and the click, the textarea it
+  // resolved is hidden for good; a short try, then a fresh look, finds the editor.
+  const target = lab.locator('.cm-content, textarea:visible').first();
+  for (let tries = 1; ; tries += 1) {
+    try {
+      await target.click({ timeout: 3000 });
+      return;
+    } catch (error) {
+      if (tries === 10) throw error;
+    }
+  }
 }
