@@ -32,7 +32,9 @@ import './pause/5.js';
 import { closeBrackets, closeBracketsKeymap } from '@codemirror/autocomplete';
 import { searchKeymap, highlightSelectionMatches } from '@codemirror/search';
 import './pause/6.js';
-import { javascript } from '@codemirror/lang-javascript';
+// The language alone: javascript() adds completion sources, and the editor offers no
+// completion, so they would be bytes that never run.
+import { javascriptLanguage } from '@codemirror/lang-javascript';
 import './pause/7.js';
 
 // CodeMirror's own words (the search panel, the gutter) in Norwegian Bokmål.
@@ -202,7 +204,7 @@ function attach(textarea, options = {}) {
     highlightActiveLine(),
     highlightSelectionMatches(),
     keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...searchKeymap, ...historyKeymap, ...foldKeymap, indentWithTab]),
-    javascript(),
+    javascriptLanguage,
     marks,
     markDecorations,
     readOnly.of(EditorState.readOnly.of(textarea.readOnly)),
