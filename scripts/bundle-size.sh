@@ -8,8 +8,9 @@
 #   the authoring module (only a pack's reader)        AUTHORING_MAX_BYTES  700000
 #   the labs' code editor (editor.js)                  EDITOR_MAX_BYTES     160000
 #   everything a learner downloads for the whole built-in lesson, every lab included
-#     (first page, app, the text in one language, engine, editor)
-#                                                      WHOLE_MAX_BYTES      1190000
+#     (first page, app, the text in one language, engine and its worker's script,
+#     editor, the labs' sandbox and drivers)
+#                                                      WHOLE_MAX_BYTES      1210000
 # The lesson's text is reported per part (src/text.rs). #37 asks for at most 409 600 B for
 # the app and 1 000 000 B for the whole lesson: both are printed against those goals.
 # A guard sits a little above the figure it guards, so that growth is a decision; each
@@ -20,7 +21,7 @@ target=${BUNDLE_TARGET_BYTES:-358400}
 max=${BUNDLE_MAX_BYTES:-470000}
 engine_max=${ENGINE_MAX_BYTES:-430000}
 authoring_max=${AUTHORING_MAX_BYTES:-700000}
-whole_max=${WHOLE_MAX_BYTES:-1190000}
+whole_max=${WHOLE_MAX_BYTES:-1210000}
 whole_goal=1000000
 app_goal=409600
 editor_max=${EDITOR_MAX_BYTES:-160000}
@@ -81,7 +82,7 @@ module() {
   module_gz=$total_gz
 }
 module "the engine's module, in the page's worker and the labs' sandboxes" \
-  "index.html builds the engine's module" engine.js engine_bg.wasm
+  "index.html builds the engine's module" engine-worker.js engine.js engine_bg.wasm
 engine=$module_gz
 module "the authoring module, when a pack is opened" \
   "index.html builds the authoring module" authoring.js authoring_bg.wasm
@@ -89,7 +90,14 @@ authoring=$module_gz
 module "the labs' code editor, when a lab first comes near the screen" \
   "Trunk's hook scripts/editor.sh writes it" editor.js
 editor=$module_gz
-whole=$((first + app + text_gz + engine + editor))
+# What a lab fetches (src/ui/lab/files.rs): the sandbox's page and script, once, and each
+# built-in lab's driver; a solution only when asked for, so not counted.
+drivers=()
+for d in "$dist"/labs/*/driver.js; do drivers+=("${d#"$dist"/}"); done
+module "the labs' sandbox and drivers, when a lab is first run" \
+  "Trunk copies labs/ (index.html)" labs/sandbox.html labs/harness.js "${drivers[@]}"
+labs=$module_gz
+whole=$((first + app + text_gz + engine + editor + labs))
 printf '%-48s %21d\n' "the whole built-in lesson, every lab included" "$whole"
 status=0
 # check WHAT BYTES MOST KIND: OK or FAIL (and a failing status) for one figure.
