@@ -496,7 +496,7 @@ mod tests {
     }
 
     /// The serde forms are BTreeMap's and BTreeSet's: the same JSON (a learner's saved
-    /// progress keeps reading) and the same bincode (the page and the worker agree), and
+    /// progress keeps reading) and the same wire form (the page and the worker agree), and
     /// each reads the other's.
     #[test]
     fn the_serde_forms_are_the_btree_collections() {

@@ -6,7 +6,7 @@
 // first time one comes, whose messages it passes back unchanged (ARCHITECTURE.md, "The
 // engine, off the page"). What a request and its answers are is
 // declared once, in Rust (src/calls.rs: `Request`, `Answer`); here they are texts in the
-// wire's form (bincode in base64, which needs no escaping), carried with the request's id.
+// wire's form (postcard in base64, which needs no escaping), carried with the request's id.
 // This script knows no kind of request by name:
 //   {"id":N,"module":"engine","what":"run","request":"<Request, wire>"}
 //     ("what" is for people reading; "module" is `engine` or `authoring`)

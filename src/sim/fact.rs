@@ -104,7 +104,7 @@ impl Coded {
 /// were strings and the recorded determinism hashes hold. For people's formats (the JSON
 /// of `lockstep run --json`, which other tools read) serde writes it as those words and
 /// reads them back by `$read` (`None`: not one of its words, an error naming `$what`).
-/// Between the engine and the page (the wire: bincode, not human-readable) it travels
+/// Between the engine and the page (the wire: postcard, not human-readable) it travels
 /// as tagged data, its variant and fields (the derive's `remote = "Self"` form): no
 /// sentence is parsed back there, and a Redis reply that reads like another fact stays
 /// what it was.

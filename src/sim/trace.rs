@@ -3,7 +3,7 @@
 //! The timeline draws it, the checker reads it, determinism tests hash it. It is plain
 //! serde data, in one form for every format: each event's kind externally tagged
 //! (`"kind": {"send": {…}}`, `"kind": "start"` in JSON) and no field skipped, so the
-//! compact formats (bincode, the wire between the engine and the page) read it as JSON
+//! compact formats (postcard, the wire between the engine and the page) read it as JSON
 //! does. Processes are numbered (`pid`); [`crate::sim::World::process_names`] gives their
 //! names.
 

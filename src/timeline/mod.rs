@@ -54,7 +54,7 @@ mod tests {
         build(&s, 1).expect("runs")
     }
 
-    /// A run's trace crosses the wire (bincode, `crate::wire`) and JSON in the trace's one
+    /// A run's trace crosses the wire (postcard, `crate::wire`) and JSON in the trace's one
     /// serde form, unchanged, every kind of event of these scenarios among them.
     #[test]
     fn the_trace_crosses_the_wire_and_json_in_its_one_form_unchanged() {

@@ -257,7 +257,7 @@ pub fn answer_parts(answer: RunAnswer) -> Result<Vec<String>, String> {
 /// A run's piece as it crosses from the engine's worker to the page (in the worker's
 /// messages and in the runs made at build time, `pre/runs/`) is in the wire's form
 /// (`crate::wire`). JSON's readers for the run's types were 51 KB gzip of the page's
-/// module; bincode's are 20 KB (BENCHMARKS.md).
+/// module; the wire's are a fraction of that (BENCHMARKS.md).
 fn read_wire<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, String> {
     crate::wire::from_text(text).map_err(|e| format!("a run's piece: {e}"))
 }

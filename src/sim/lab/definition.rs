@@ -181,7 +181,7 @@ pub struct Lab {
     pub checks: Vec<Check>,
     pub trials: u32,
     /// Parameters for the driver (JSON object); on the wire as JSON text
-    /// ([`params_form`]: bincode cannot read a `Value`).
+    /// ([`params_form`]: postcard cannot read a `Value`).
     #[serde(with = "params_form")]
     pub params: Value,
     pub scenario: Scenario,
@@ -208,7 +208,7 @@ pub struct Lab {
 }
 
 /// A lab's parameters as they are for people (a JSON object, in JSON) and on the wire
-/// (`crate::wire`): JSON text, since bincode cannot read a value of any shape (written and
+/// (`crate::wire`): JSON text, since postcard cannot read a value of any shape (written and
 /// read by `crate::json`: in the browser, its own JSON).
 mod params_form {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};

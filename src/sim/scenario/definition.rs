@@ -93,7 +93,7 @@ impl Scenario {
 
 /// Serde for a number that is a fixed value or a `[lo, hi]` range. People write either
 /// bare (`latency_ms = 5` or `latency_ms = [2, 9]`: untagged, in TOML and JSON); on the
-/// wire (`crate::wire`, bincode, which cannot guess a variant) the variant is written out.
+/// wire (`crate::wire`, postcard, which cannot guess a variant) the variant is written out.
 /// The untagged reader keeps the type's own name, so its error names the type.
 macro_rules! fixed_or_range {
     ($t:ident, $forms:ident) => {
