@@ -86,7 +86,7 @@ trunk build --release
 bash scripts/prerender.sh dist
 node scripts/precompress.mjs dist
 
-step "the labs' sandbox as the build ships it, its harness without comments (node dist/labs/browsertest.mjs, Chromium)"
+step "the labs' sandbox as the build ships it, its harness and page without comments (node dist/labs/browsertest.mjs, Chromium)"
 node dist/labs/browsertest.mjs
 
 step "release bundle size"
