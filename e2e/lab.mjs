@@ -121,6 +121,16 @@ async function editorWalk() {
     await page.waitForFunction(() => document.documentElement.dataset.lockstep === 'ready', null, { timeout: 30000 });
     await page.waitForLoadState('networkidle');
     if (asked.some((p) => p.endsWith('/editor.js'))) problems.push(`editor ${lang}: the first page (§1, no lab) loaded the code editor`);
+    // §3 opened at its top (its lab more than a screen and a half below), then left for §4
+    // before the lab came near: the editor is not downloaded for a lab that is gone.
+    await page.evaluate(() => { window.scrollTo(0, 0); location.hash = '#/distributed-locks/3'; });
+    await page.locator('.lab-mount section.lab[data-lab="safe-release"] textarea').waitFor({ state: 'attached', timeout: 30000 });
+    const below = await page.locator('.lab-host[data-lab="safe-release"]').evaluate((el) => el.getBoundingClientRect().top > 2.5 * innerHeight);
+    await page.evaluate(() => { location.hash = '#/distributed-locks/4'; });
+    await page.waitForTimeout(2500); // the loader looks every 2 s for a lab that left
+    await page.waitForLoadState('networkidle');
+    if (below && asked.some((p) => p.endsWith('/editor.js'))) problems.push(`editor ${lang}: §3's lab, left before it came near, still loaded the code editor`);
+    if (!below) say(`editor ${lang}: §3's lab is within reach at this height, so its leaving is not checked`);
     await page.evaluate(() => { location.hash = '#/distributed-locks/3'; });
     const lab = page.locator('.lab-mount section.lab[data-lab="safe-release"]');
     const editor = codeEditor(lab);

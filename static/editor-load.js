@@ -12,12 +12,14 @@
   let editor = null;
   window.lockstepEditorLoad = async (el) => {
     await near(el);
+    // Left before it came near: nothing to put an editor over, so nothing to download.
+    if (el && !el.isConnected) throw new Error('the lab left the page before it came near');
     editor ??= import('./editor.js').then(() => window.lockstepEditor)
       .catch((e) => { editor = null; throw e; });
     return editor;
   };
   // Resolves when `el` is near the screen (at once where that cannot be watched), or once
-  // it has left the page (its section was left: then nothing waits for the editor).
+  // it has left the page (its section was left: then the editor is not loaded for it).
   function near(el) {
     if (!el || typeof IntersectionObserver !== 'function') return Promise.resolve();
     return new Promise((resolve) => {
