@@ -215,6 +215,19 @@ async function editorWalk() {
     await page.keyboard.press('End');
     await page.keyboard.type(' 1;');
     if (await lab.locator('.cm-lab-error-line, .cm-lab-message').count() !== 0) problems.push(`editor ${lang}: the error's marks stayed after an edit`);
+    // A brace left open: the SyntaxError falls past the learner's code and names no line
+    // of theirs, so the editor marks the line whose brace nothing closes.
+    const OPEN = NAIVE.replace(/\}\n$/, '');
+    await editor.fill(OPEN);
+    await page.keyboard.press('ControlOrMeta+Enter');
+    // The marks the run leaves (an edit took the last run's), or none after 30 s.
+    await lab.locator('.cm-lab-error-line').first().waitFor({ timeout: 30000 }).catch(() => {});
+    const unclosed = await lab.locator('.cm-lab-error-line').allInnerTexts();
+    const unclosedSaid = await lab.locator('.cm-lab-message').allInnerTexts();
+    say(`editor ${lang}: a brace left open marks ${JSON.stringify(unclosed)} with ${JSON.stringify(unclosedSaid)}`);
+    if (unclosed.length !== 1 || !unclosed[0].startsWith('export async function release(') || unclosedSaid.length !== 1 || !unclosedSaid[0].includes('SyntaxError')) {
+      problems.push(`editor ${lang}: a brace left open marked ${JSON.stringify(unclosed)} with ${JSON.stringify(unclosedSaid)}, not release's line`);
+    }
     // A broken run marks the line that sent the command it broke on (the DEL).
     await editor.fill(NAIVE);
     await lab.locator('.lab-verdict').evaluate((el) => { el.__seen = true; });
