@@ -85,7 +85,8 @@ impl CodeEditor {
 #[derive(Clone, PartialEq, Default)]
 pub(super) struct Marks {
     pub run: usize,
-    /// The line (from 1) and the message; line 0: where the code stops parsing.
+    /// The line (from 1) and the message; line 0: the line of the first bracket that pairs
+    /// with nothing (`editor/index.js`).
     pub error: Option<(u32, String)>,
     pub sent: Option<(u32, String)>,
 }

@@ -445,8 +445,8 @@ fn marks_of(phase: &Phase, lang: Lang) -> code_editor::Marks {
     let Phase::Shown(shown) = phase else {
         return code_editor::Marks::default();
     };
-    // Line 0: the editor looks for where the code stops parsing (a browser's SyntaxError
-    // names no line).
+    // Line 0: the editor marks the first bracket that pairs with nothing (a SyntaxError
+    // names no line of the learner's when a brace is missing or one too many).
     let error = shown.code_error.as_ref().and_then(|e| {
         let who = e.worker.clone().map(|w| format!("{w}: ")).unwrap_or_default();
         let line = e.line.or(e.message.starts_with("SyntaxError").then_some(0))?;
