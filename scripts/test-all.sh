@@ -78,9 +78,6 @@ if [ -x scripts/oracle.sh ]; then
   bash scripts/oracle.sh
 fi
 
-step "fuzz smoke run (20 s per cargo-fuzz target)"
-bash scripts/fuzz.sh 20
-
 step "release build (trunk build --release), prerendered (scripts/prerender.sh), precompressed (scripts/precompress.mjs)"
 trunk build --release
 bash scripts/prerender.sh dist
@@ -95,6 +92,16 @@ bash scripts/bundle-size.sh dist
 step "the first page and its first use (Chromium)"
 bash scripts/firstload.sh
 
+# The fuzz smoke run (20 s per cargo-fuzz target, after its build) goes on beside the
+# browser walks below, which mostly wait on pages: it overlaps them instead of adding
+# four or five minutes (a fresh clone builds the targets from nothing). Its output is
+# printed, and its status checked, after them.
+fuzz_log=$(mktemp "${TMPDIR:-/tmp}/lockstep-fuzz-log.XXXXXX")
+bash scripts/fuzz.sh 20 >"$fuzz_log" 2>&1 &
+fuzz_pid=$!
+# A failed step below ends the suite: the fuzz run ends with it.
+trap 'if kill -0 "$fuzz_pid" 2>/dev/null; then pkill -TERM -P "$fuzz_pid"; kill "$fuzz_pid"; fi 2>/dev/null; rm -f "$fuzz_log"' EXIT
+
 step "end-to-end accessibility audit (axe-core + keyboard walk, Chromium)"
 bash scripts/e2e.sh --no-screenshot
 
@@ -106,6 +113,12 @@ bash scripts/e2e.sh --explore
 
 step "the LMS packages (SCORM 1.2, SCORM 2004, cmi5) imported, launched and used in a test platform: scorm-again's runtime, an LRS (Chromium)"
 bash scripts/e2e.sh --lms
+
+step "fuzz smoke run (20 s per cargo-fuzz target), run beside the browser walks above: its output"
+fuzz_status=0
+wait "$fuzz_pid" || fuzz_status=$?
+cat "$fuzz_log"
+[ "$fuzz_status" -eq 0 ] || { echo "fuzz smoke run failed (exit status $fuzz_status)" >&2; exit "$fuzz_status"; }
 
 end_step
 printf '\nEach step:\n'
