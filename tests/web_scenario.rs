@@ -38,9 +38,19 @@ async fn open(hash: &str) -> (Element, Mounted) {
     let root = fresh(hash);
     let app = Mounted::new(&root);
     let r = root.clone();
-    wait_until("the scenario panel", move || {
-        query(&r, "section.scenario svg.timeline").is_some()
-    })
+    // The panel the tests take (`panel`): its run drawn and its controls there, no run on
+    // its way. (An SVG anywhere was not enough: a fresh-clone run in Firefox once found
+    // the panel without its "Go to end" button.)
+    wait_until(
+        "the scenario panel, drawn, with its controls, not busy",
+        move || {
+            query(&r, "section.scenario[data-scenario]").is_some_and(|p| {
+                !p.has_attribute("aria-busy")
+                    && query(&p, "svg.timeline").is_some()
+                    && query(&p, ".controls button").is_some()
+            })
+        },
+    )
     .await;
     (root, app)
 }
