@@ -38,14 +38,21 @@ async fn open(hash: &str) -> (Element, Mounted) {
     let root = fresh(hash);
     let app = Mounted::new(&root);
     let r = root.clone();
-    // The panel the tests take (`panel`): its run drawn and its controls there, no run on
-    // its way. (An SVG anywhere was not enough: a fresh-clone run in Firefox once found
-    // the panel without its "Go to end" button.)
+    // The scenario the link names, if it names one.
+    let named = hash
+        .split_once("scenario=")
+        .map(|(_, rest)| rest.split('&').next().unwrap_or_default().to_string());
+    // The panel the tests take (`panel`): the link's scenario, its run drawn and its
+    // controls there, no run on its way. (An SVG anywhere was not enough: a fresh-clone
+    // run in Firefox once found the panel without its "Go to end" button.)
     wait_until(
         "the scenario panel, drawn, with its controls, not busy",
         move || {
             query(&r, "section.scenario[data-scenario]").is_some_and(|p| {
                 !p.has_attribute("aria-busy")
+                    && named
+                        .as_deref()
+                        .is_none_or(|n| p.get_attribute("data-scenario").as_deref() == Some(n))
                     && query(&p, "svg.timeline").is_some()
                     && query(&p, ".controls button").is_some()
             })
