@@ -225,9 +225,12 @@ try {
       // however fast the worker is. (Looking once the app was ready raced the worker: a
       // fresh-clone run with the other core busy found the run already made.)
       window.__snapshotSeen = false;
-      new MutationObserver(() => {
-        if (document.querySelector('.scenario-snapshot section.scenario')) window.__snapshotSeen = true;
-      }).observe(document, { childList: true, subtree: true });
+      const watch = new MutationObserver(() => {
+        if (!document.querySelector('.scenario-snapshot section.scenario')) return;
+        window.__snapshotSeen = true;
+        watch.disconnect();
+      });
+      watch.observe(document, { childList: true, subtree: true });
     });
     await page.goto(`${BASE}?lang=en#/distributed-locks/4`);
     await page.waitForFunction(() => typeof window.lockstepBoot === 'function', null, { timeout: 30000 });

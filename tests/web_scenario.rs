@@ -38,10 +38,10 @@ async fn open(hash: &str) -> (Element, Mounted) {
     let root = fresh(hash);
     let app = Mounted::new(&root);
     let r = root.clone();
-    // The scenario the link names, if it names one.
+    // The scenario the link names, if it names one, read as the app reads it.
     let named = hash
-        .split_once("scenario=")
-        .map(|(_, rest)| rest.split('&').next().unwrap_or_default().to_string());
+        .split_once('?')
+        .and_then(|(_, query)| lockstep::lesson::route::query_param(query, "scenario"));
     // The panel the tests take (`panel`): the link's scenario, its run drawn and its
     // controls there, no run on its way. (An SVG anywhere was not enough: a fresh-clone
     // run in Firefox once found the panel without its "Go to end" button.)
