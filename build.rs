@@ -435,9 +435,11 @@ fn write_builtin_wire(blob: &mut Blob, path: &Path) {
     fs::write(dest, code).expect("write builtin_wire.rs");
 }
 
-/// `ui_texts.rs`: `KEYS`, ui.toml's keys sorted, and `UI`, one `(language, [text])` per
-/// table, each text at its key's place in `KEYS`: one key list for every language, so the
-/// modules carry each key once. A table whose keys are not `[en]`'s fails the build.
+/// `ui_texts.rs`: `KEYS`, ui.toml's keys sorted, and `UI`, one `(language, block)` per
+/// table: the block is the language's texts in `KEYS`' order, each ended by a NUL but the
+/// last, as one string of its part, so the modules carry each key once and no table of
+/// places (`lesson::i18n` finds the texts' starts on first use). A table whose keys are
+/// not `[en]`'s, or a text with a NUL in it, fails the build.
 fn write_ui_texts(blob: &mut Blob, path: &Path) {
     println!("cargo:rerun-if-changed={}", path.display());
     let text = fs::read_to_string(path).expect("content/ui.toml is readable");
@@ -453,7 +455,7 @@ fn write_ui_texts(blob: &mut Blob, path: &Path) {
     for key in &keys {
         let _ = writeln!(out, "    {key:?},");
     }
-    out.push_str("];\npub static UI: &[(&str, &[Txt])] = &[\n");
+    let _ = writeln!(out, "];\npub const UI: [(&str, Txt); {}] = [", table.len());
     for (lang, texts) in &table {
         let own: Vec<&String> = texts.keys().collect();
         if own != keys {
@@ -461,13 +463,12 @@ fn write_ui_texts(blob: &mut Blob, path: &Path) {
             let extra = own.iter().find(|k| !keys.contains(k));
             panic!("content/ui.toml: [{lang}]'s keys are not [en]'s (lacks {lacks:?}, has {extra:?} beyond)");
         }
-        let _ = writeln!(out, "    ({lang:?}, &[");
-        blob.in_lang(lang::Lang::from_code(lang), |blob| {
-            for text in texts.values() {
-                let _ = writeln!(out, "        {},", blob.txt(text));
-            }
-        });
-        out.push_str("    ]),\n");
+        if let Some((key, _)) = texts.iter().find(|(_, t)| t.contains('\0')) {
+            panic!("content/ui.toml: [{lang}] {key} has a NUL in it");
+        }
+        let block = texts.values().map(String::as_str).collect::<Vec<_>>().join("\0");
+        let txt = blob.in_lang(lang::Lang::from_code(lang), |blob| blob.txt(&block));
+        let _ = writeln!(out, "    ({lang:?}, {txt}),");
     }
     out.push_str("];\n");
     let dest = Path::new(&env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("ui_texts.rs");

@@ -8,11 +8,26 @@ mod compiled {
     include!(concat!(env!("OUT_DIR"), "/ui_texts.rs"));
 }
 
-/// The text of `key` in `lang`'s table, if it has one.
+/// Where each text of a language's block starts (`build.rs`'s `write_ui_texts`), found
+/// on first use once the block's part is here.
+static STARTS: [std::sync::OnceLock<Vec<u32>>; compiled::UI.len()] =
+    [const { std::sync::OnceLock::new() }; compiled::UI.len()];
+
+/// The text of `key` in `lang`'s table, if it has one (empty while its part is missing).
 fn lookup(lang: Lang, key: &str) -> Option<&'static str> {
     let i = compiled::KEYS.binary_search(&key).ok()?;
-    let (_, texts) = compiled::UI.iter().find(|(code, _)| *code == lang.code())?;
-    texts.get(i).map(|t| t.get())
+    let table = compiled::UI.iter().position(|(code, _)| *code == lang.code())?;
+    let block = compiled::UI[table].1.get();
+    if block.is_empty() {
+        return Some("");
+    }
+    let starts = STARTS[table].get_or_init(|| {
+        let ends = block.match_indices('\0').map(|(at, _)| at as u32 + 1);
+        std::iter::once(0).chain(ends).collect()
+    });
+    let from = *starts.get(i)? as usize;
+    let to = starts.get(i + 1).map_or(block.len(), |&next| next as usize - 1);
+    block.get(from..to)
 }
 
 /// The texts of one language.
@@ -60,11 +75,13 @@ mod tests {
         let parsed: Table = toml::from_str(UI_TOML).expect("content/ui.toml is valid TOML");
         let compiled: Table = compiled::UI
             .iter()
-            .map(|(lang, texts)| {
-                assert_eq!(texts.len(), compiled::KEYS.len(), "[{lang}] has a text per key");
-                let texts = compiled::KEYS.iter().zip(texts.iter());
-                let texts = texts.map(|(k, v)| (k.to_string(), v.get().to_string()));
-                (lang.to_string(), texts.collect())
+            .map(|(code, _)| {
+                let lang = Lang::from_code(code).expect("a language of the lesson");
+                let texts = compiled::KEYS.iter().map(|k| {
+                    let text = lookup(lang, k).expect("a text per key");
+                    (k.to_string(), text.to_string())
+                });
+                (code.to_string(), texts.collect())
             })
             .collect();
         assert_eq!(compiled, parsed);
