@@ -221,3 +221,41 @@ fn ui_texts_name_no_file_of_the_repository() {
         found.join("\n")
     );
 }
+
+/// Every text of content/ui.toml is shown somewhere: its key is named in the code
+/// (`k::NAME`, checked by the compiler), or it is in a family whose names the app makes
+/// as it runs (`lab_msg_<code>`: `Key::named` finds it). A key nothing names is a text
+/// no learner sees, kept up in two languages (two were, for a lab's progress rows).
+#[test]
+fn every_ui_text_is_named_by_the_app() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("content/ui.toml")).unwrap_or_else(|e| panic!("{e}"));
+    let table: toml::Table = toml::from_str(&text).expect("content/ui.toml parses");
+    let mut code = String::new();
+    let mut dirs = vec![root.join("src")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("src/ reads") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                code.push_str(&std::fs::read_to_string(&path).expect("a source file reads"));
+            }
+        }
+    }
+    let en = table["en"].as_table().expect("an [en] table");
+    let unnamed: Vec<&String> = en
+        .keys()
+        .filter(|key| {
+            let constant = format!("k::{}", key.to_uppercase());
+            let at = code.match_indices(&constant).any(|(i, _)| {
+                !code[i + constant.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+            });
+            !at && lockstep::lesson::i18n::Key::named(key).is_none()
+        })
+        .collect();
+    assert!(
+        unnamed.is_empty(),
+        "ui.toml's texts that the app never shows: {unnamed:?}"
+    );
+}

@@ -310,7 +310,7 @@ fn complaints(file: &str, body: &str, lang: Lang, runs: &mut Runs) -> Vec<String
     let heading = change_heading(lang);
     for knob in Knob::ALL {
         let name = knob_name(knob, lang);
-        let on_panel = offered.contains(knob.label_key());
+        let on_panel = offered.contains(&knob.label_key());
         match (on_panel, names(&change, &name)) {
             (true, false) => out.push(format!(
                 "{file}: «{heading}» does not name the knob «{name}», which the panel offers for {shown}"

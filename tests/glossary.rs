@@ -446,7 +446,7 @@ fn only_the_norwegian_tables_of_a_toml_file_are_searched() {
 
 use lockstep::labs::{self, NodeHost};
 use lockstep::lesson::content::Lang;
-use lockstep::lesson::i18n::Texts;
+use lockstep::lesson::i18n::{k, Texts};
 use lockstep::sim::fact::ViolationKind;
 use lockstep::sim::lab::{self as simlab, Check, Lab, LabAttack, LabAttackOp, StallPoint, TrialResult};
 use lockstep::sim::{TraceKind, Violation};
@@ -620,7 +620,7 @@ fn run_in_norwegian(lab: &Lab, what: &str, t: &TrialResult) -> Vec<Shown> {
     let tx = Texts::new(Lang::Nb);
     if let Some(e) = t.code_error.as_ref().filter(|e| e.coded.is_some()) {
         let text = tx.fmt(
-            "lab_code_failed",
+            k::LAB_CODE_FAILED,
             &[("message", lab_words::code_error(e, Lang::Nb))],
         );
         out.push(shown(format!("{} {what}: the verdict", lab.id), text));
@@ -671,7 +671,7 @@ fn run_in_norwegian(lab: &Lab, what: &str, t: &TrialResult) -> Vec<Shown> {
     out.push(shown(
         format!("{} {what}: the timeline's label", lab.id),
         tx.fmt(
-            "sc_timeline_label",
+            k::SC_TIMELINE_LABEL,
             &[("scenario", m.title(Lang::Nb).to_string())],
         ),
     ));
@@ -740,7 +740,7 @@ fn a_norwegian_learner_reads_every_lab_in_norwegian() {
             .fold(text.clone(), |t, p| t.replace(&format!("{{{p}}}"), "X1"));
         texts.push(shown(
             format!("lab_msg_{code}"),
-            tx.fmt("lab_code_failed", &[("message", filled)]),
+            tx.fmt(k::LAB_CODE_FAILED, &[("message", filled)]),
         ));
     }
     // The checks, the attacks and the violations, each kind.
@@ -811,7 +811,7 @@ fn a_norwegian_learner_reads_every_lab_in_norwegian() {
                 Err(e) if e.coded.is_some() => texts.push(shown(
                     format!("{} {what}: init", lab.id),
                     tx.fmt(
-                        "lab_code_failed",
+                        k::LAB_CODE_FAILED,
                         &[("message", lab_words::code_error(&e, Lang::Nb))],
                     ),
                 )),

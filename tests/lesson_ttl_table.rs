@@ -5,7 +5,7 @@
 //! `LOCKSTEP_BLESS=1 cargo test --test lesson_ttl_table` rewrites the tables instead.
 
 use lockstep::lesson::content::Lang;
-use lockstep::lesson::i18n::Texts;
+use lockstep::lesson::i18n::{k, Texts};
 use lockstep::sim::scenario::builtin;
 use lockstep::sim::sweep::{ttl_tradeoff, TtlPoint};
 
@@ -65,8 +65,8 @@ fn grouped(n: u64) -> String {
 fn cells(p: &TtlPoint, lang: Lang) -> [String; COLUMNS] {
     let tx = Texts::new(lang);
     let stuck = match p.stuck_ms {
-        None => tx.t("tt_no_crash"),
-        Some(ms) if p.stuck_to_end => tx.fmt("tt_until_end", &[("ms", grouped(ms.round() as u64))]),
+        None => tx.t(k::TT_NO_CRASH),
+        Some(ms) if p.stuck_to_end => tx.fmt(k::TT_UNTIL_END, &[("ms", grouped(ms.round() as u64))]),
         Some(ms) => format!("{} ms", grouped(ms.round() as u64)),
     };
     [

@@ -7,6 +7,7 @@
 
 use super::content::Lang;
 use super::quiz::{check, read_response, Answer, Form, Generator, Kind, NotAnswered, Question, Response};
+use crate::lesson::i18n::k;
 use crate::store::Store;
 use crate::vecmap::VecSet;
 use rand::seq::SliceRandom;
@@ -243,9 +244,9 @@ pub fn instance_in(
             let explanations = (0..options.len())
                 .map(|i| {
                     if Some(i) == correct {
-                        texts.t("predict_right")
+                        texts.t(k::PREDICT_RIGHT)
                     } else {
-                        texts.t("predict_wrong")
+                        texts.t(k::PREDICT_WRONG)
                     }
                 })
                 .collect();
@@ -383,9 +384,9 @@ pub fn predict_in(
 ) -> (Vec<String>, Option<usize>) {
     let texts = super::i18n::Texts::new(lang);
     let options = vec![
-        texts.t("predict_overlap"),
-        texts.t("predict_rejected"),
-        texts.t("predict_safe"),
+        texts.t(k::PREDICT_OVERLAP),
+        texts.t(k::PREDICT_REJECTED),
+        texts.t(k::PREDICT_SAFE),
     ];
     let found = scenarios.iter().find(|s| s.name == scenario).cloned();
     let run = found
@@ -595,9 +596,9 @@ fn choice_body(out: &mut Instance, options: Vec<String>, reply: &str, lang: Lang
         .iter()
         .map(|o| {
             if o == reply {
-                texts.t("gen_option_right")
+                texts.t(k::GEN_OPTION_RIGHT)
             } else {
-                texts.fmt("gen_option_wrong", &[("reply", reply.to_string())])
+                texts.fmt(k::GEN_OPTION_WRONG, &[("reply", reply.to_string())])
             }
         })
         .collect();

@@ -139,7 +139,7 @@ pub fn hint_check(b: &Broken) -> Option<Check> {
 /// Rung `n` (1..=[`HINTS`]) of `check`'s ladder in the reader's language; the first
 /// starts from `fact`, what the counterexample showed (its first violation, in words).
 pub fn hint(t: &Texts, check: Check, n: u8, fact: &str) -> String {
-    let rung = t.t(&format!("lab_hint_{}_{n}", check.name()));
+    let rung = t.t_named(&format!("lab_hint_{}_{n}", check.name()));
     match n {
         1 => format!("{fact} {rung}"),
         _ => rung,

@@ -3,6 +3,7 @@
 //! Applied to a copy of the scenario before a run, so the run itself stays a pure
 //! function of (scenario, seed, faults).
 
+use crate::lesson::i18n::{k, Key};
 use crate::sim::scenario::{Algorithm, DelaySpec, LatencySpec, Persistence, Scenario};
 use crate::store::{Reply, Store};
 
@@ -177,20 +178,20 @@ impl Knob {
     ];
 
     /// The key of its label in content/ui.toml (also the name a range error gives it).
-    pub fn label_key(self) -> &'static str {
+    pub fn label_key(self) -> Key {
         match self {
-            Knob::Ttl => "knob_ttl",
-            Knob::DriftFactor => "knob_drift",
-            Knob::Timeout => "knob_timeout",
-            Knob::RetryDelay => "knob_retry",
-            Knob::Latency => "knob_latency",
-            Knob::Nodes => "knob_n",
-            Knob::WorkMedian => "knob_median",
-            Knob::WorkP99 => "knob_p99",
-            Knob::Retries => "knob_retries",
-            Knob::RetryJitter => "knob_jitter",
-            Knob::ExtensionThreshold => "knob_threshold",
-            Knob::Persistence => "knob_aof",
+            Knob::Ttl => k::KNOB_TTL,
+            Knob::DriftFactor => k::KNOB_DRIFT,
+            Knob::Timeout => k::KNOB_TIMEOUT,
+            Knob::RetryDelay => k::KNOB_RETRY,
+            Knob::Latency => k::KNOB_LATENCY,
+            Knob::Nodes => k::KNOB_N,
+            Knob::WorkMedian => k::KNOB_MEDIAN,
+            Knob::WorkP99 => k::KNOB_P99,
+            Knob::Retries => k::KNOB_RETRIES,
+            Knob::RetryJitter => k::KNOB_JITTER,
+            Knob::ExtensionThreshold => k::KNOB_THRESHOLD,
+            Knob::Persistence => k::KNOB_AOF,
         }
     }
 

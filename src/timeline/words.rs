@@ -7,7 +7,7 @@
 //! become words, in each language.
 
 use crate::lesson::content::Lang;
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Key, Texts};
 use crate::sim::fact::{Comeback, Message, TimerName, ViolationKind};
 use crate::sim::scenario::Persistence;
 use crate::sim::trace::{TraceEvent, TraceKind, Weight};
@@ -28,7 +28,7 @@ fn name(names: &[String], pid: u32) -> String {
 pub fn process_name(name: &str, lang: Lang) -> String {
     // `sim::scenario`'s default for `[resource] name`.
     if name == "storage" {
-        Texts::new(lang).t("name_storage")
+        Texts::new(lang).t(k::NAME_STORAGE)
     } else {
         name.to_string()
     }
@@ -59,13 +59,13 @@ pub fn describe(m: &Model, e: &TraceEvent, lang: Lang) -> String {
 fn mechanics(m: &Model, kind: &TraceKind, lang: Lang) -> Option<String> {
     let tx = Texts::new(lang);
     let n = |pid: u32| process_name(&name(&m.names, pid), lang);
-    let f = |key: &str, args: &[(&str, String)]| tx.fmt(key, args);
+    let f = |key: Key, args: &[(&str, String)]| tx.fmt(key, args);
     Some(match kind {
-        TraceKind::Start => tx.t("ev_start"),
-        TraceKind::Send { to, what, .. } => f("ev_send", &[("what", payload(what, lang)), ("to", n(*to))]),
-        TraceKind::Deliver { from, .. } => f("ev_deliver", &[("from", n(*from))]),
+        TraceKind::Start => tx.t(k::EV_START),
+        TraceKind::Send { to, what, .. } => f(k::EV_SEND, &[("what", payload(what, lang)), ("to", n(*to))]),
+        TraceKind::Deliver { from, .. } => f(k::EV_DELIVER, &[("from", n(*from))]),
         TraceKind::Drop { from, to, reason, .. } => f(
-            "ev_drop",
+            k::EV_DROP,
             &[
                 ("from", n(*from)),
                 ("to", n(*to)),
@@ -77,7 +77,7 @@ fn mechanics(m: &Model, kind: &TraceKind, lang: Lang) -> Option<String> {
         } => {
             let cmd: Vec<String> = args.iter().map(|a| clip(a, 40)).collect();
             f(
-                "ev_command",
+                k::EV_COMMAND,
                 &[
                     ("cmd", cmd.join(" ")),
                     ("from", n(*from)),
@@ -86,37 +86,37 @@ fn mechanics(m: &Model, kind: &TraceKind, lang: Lang) -> Option<String> {
             )
         }
         TraceKind::Replicate { from, effects, .. } => {
-            f("ev_replicate", &[("n", effects.to_string()), ("from", n(*from))])
+            f(k::EV_REPLICATE, &[("n", effects.to_string()), ("from", n(*from))])
         }
-        TraceKind::Timer { name, .. } => f("ev_timer", &[("name", timer(*name, lang))]),
-        TraceKind::Pause => tx.t("ev_pause"),
-        TraceKind::Resume => tx.t("ev_resume"),
-        TraceKind::Crash => tx.t("ev_crash"),
+        TraceKind::Timer { name, .. } => f(k::EV_TIMER, &[("name", timer(*name, lang))]),
+        TraceKind::Pause => tx.t(k::EV_PAUSE),
+        TraceKind::Resume => tx.t(k::EV_RESUME),
+        TraceKind::Crash => tx.t(k::EV_CRASH),
         TraceKind::Restart { persistence, keys } => f(
-            "ev_restart",
+            k::EV_RESTART,
             &[
                 ("persistence", comeback(*persistence, lang)),
                 ("n", keys.to_string()),
             ],
         ),
-        TraceKind::ClockJump { delta_us } => f("ev_clock_jump", &[("ms", ms_signed(*delta_us))]),
+        TraceKind::ClockJump { delta_us } => f(k::EV_CLOCK_JUMP, &[("ms", ms_signed(*delta_us))]),
         TraceKind::Drift { rate_ppm } => f(
-            "ev_drift",
+            k::EV_DRIFT,
             &[("pct", format!("{:+.2}", *rate_ppm as f64 / 10_000.0))],
         ),
         TraceKind::Partition { to, oneway } => f(
             if *oneway {
-                "ev_partition_oneway"
+                k::EV_PARTITION_ONEWAY
             } else {
-                "ev_partition"
+                k::EV_PARTITION
             },
             &[("to", n(*to))],
         ),
-        TraceKind::Repair { to } => f("ev_repair", &[("to", n(*to))]),
+        TraceKind::Repair { to } => f(k::EV_REPAIR, &[("to", n(*to))]),
         TraceKind::Latency { to, latency } => {
-            f("ev_latency", &[("to", n(*to)), ("latency", latency.clone())])
+            f(k::EV_LATENCY, &[("to", n(*to)), ("latency", latency.clone())])
         }
-        TraceKind::Failover { group } => f("ev_failover", &[("group", group.clone())]),
+        TraceKind::Failover { group } => f(k::EV_FAILOVER, &[("group", group.clone())]),
         _ => return None,
     })
 }
@@ -125,37 +125,37 @@ fn mechanics(m: &Model, kind: &TraceKind, lang: Lang) -> Option<String> {
 fn story_event(m: &Model, kind: &TraceKind, lang: Lang) -> String {
     let tx = Texts::new(lang);
     let n = |pid: u32| process_name(&name(&m.names, pid), lang);
-    let f = |key: &str, args: &[(&str, String)]| tx.fmt(key, args);
+    let f = |key: Key, args: &[(&str, String)]| tx.fmt(key, args);
     match kind {
         TraceKind::LockHeld {
             lock, token, fence, ..
         } => match fence {
             Some(fence) => f(
-                "ev_held_fence",
+                k::EV_HELD_FENCE,
                 &[
                     ("lock", lock.clone()),
                     ("token", token.clone()),
                     ("fence", fence.to_string()),
                 ],
             ),
-            None => f("ev_held", &[("lock", lock.clone()), ("token", token.clone())]),
+            None => f(k::EV_HELD, &[("lock", lock.clone()), ("token", token.clone())]),
         },
         TraceKind::LockLost { lock, reason } => f(
-            "ev_lost",
+            k::EV_LOST,
             &[("lock", lock.clone()), ("reason", self::reason(reason, lang))],
         ),
-        TraceKind::LockReleased { lock } => f("ev_released", &[("lock", lock.clone())]),
+        TraceKind::LockReleased { lock } => f(k::EV_RELEASED, &[("lock", lock.clone())]),
         TraceKind::AcquireFailed { lock, reason } => f(
-            "ev_acquire_failed",
+            k::EV_ACQUIRE_FAILED,
             &[("lock", lock.clone()), ("reason", self::reason(reason, lang))],
         ),
-        TraceKind::GaveUp { lock } => f("ev_gave_up", &[("lock", lock.clone())]),
+        TraceKind::GaveUp { lock } => f(k::EV_GAVE_UP, &[("lock", lock.clone())]),
         TraceKind::Stalled {
             lock,
             votes_for,
             votes_against,
         } => f(
-            "ev_stalled",
+            k::EV_STALLED,
             &[
                 ("lock", lock.clone()),
                 ("yes", votes_for.to_string()),
@@ -163,20 +163,20 @@ fn story_event(m: &Model, kind: &TraceKind, lang: Lang) -> String {
             ],
         ),
         TraceKind::Read { key, value, .. } => f(
-            "ev_read",
+            k::EV_READ,
             &[
                 ("key", key.clone()),
-                ("value", value.clone().unwrap_or_else(|| tx.t("ev_nothing"))),
+                ("value", value.clone().unwrap_or_else(|| tx.t(k::EV_NOTHING))),
             ],
         ),
-        TraceKind::WorkSkipped { reason } => f("ev_work_skipped", &[("reason", self::reason(reason, lang))]),
-        TraceKind::WorkDone => tx.t("ev_work_done"),
+        TraceKind::WorkSkipped { reason } => f(k::EV_WORK_SKIPPED, &[("reason", self::reason(reason, lang))]),
+        TraceKind::WorkDone => tx.t(k::EV_WORK_DONE),
         TraceKind::Note { text, coded } => {
             let text = coded
                 .as_ref()
                 .and_then(|c| reason::coded(c, lang))
                 .unwrap_or_else(|| text.clone());
-            f("ev_note", &[("text", clip(&text, 120))])
+            f(k::EV_NOTE, &[("text", clip(&text, 120))])
         }
         TraceKind::CodeError {
             message, line, coded, ..
@@ -187,24 +187,25 @@ fn story_event(m: &Model, kind: &TraceKind, lang: Lang) -> String {
                 .unwrap_or_else(|| message.clone());
             match line {
                 Some(l) => f(
-                    "ev_code_error_at",
+                    k::EV_CODE_ERROR_AT,
                     &[("message", clip(&message, 160)), ("line", l.to_string())],
                 ),
-                None => f("ev_code_error", &[("message", clip(&message, 160))]),
+                None => f(k::EV_CODE_ERROR, &[("message", clip(&message, 160))]),
             }
         }
-        TraceKind::LockKept { lock, .. } => f("ev_lock_kept", &[("lock", lock.clone())]),
+        TraceKind::LockKept { lock, .. } => f(k::EV_LOCK_KEPT, &[("lock", lock.clone())]),
         TraceKind::HeldUnbacked { lock, on, of, .. } => f(
-            "ev_held_unbacked",
+            k::EV_HELD_UNBACKED,
             &[
                 ("lock", lock.clone()),
                 ("on", on.to_string()),
                 ("of", of.to_string()),
             ],
         ),
-        TraceKind::ForeignDelete { key, owner, .. } => {
-            f("ev_foreign_delete", &[("key", key.clone()), ("owner", n(*owner))])
-        }
+        TraceKind::ForeignDelete { key, owner, .. } => f(
+            k::EV_FOREIGN_DELETE,
+            &[("key", key.clone()), ("owner", n(*owner))],
+        ),
         TraceKind::WriteAccepted {
             from,
             key,
@@ -214,28 +215,28 @@ fn story_event(m: &Model, kind: &TraceKind, lang: Lang) -> String {
             ..
         } => {
             let mut s = f(
-                "ev_write_accepted",
+                k::EV_WRITE_ACCEPTED,
                 &[("key", key.clone()), ("value", value.clone()), ("from", n(*from))],
             );
             if let Some(t) = token {
-                s.push_str(&f("ev_with_token", &[("token", t.to_string())]));
+                s.push_str(&f(k::EV_WITH_TOKEN, &[("token", t.to_string())]));
             }
             if *lock_lapsed {
-                s.push_str(&tx.t("ev_although_lapsed"));
+                s.push_str(&tx.t(k::EV_ALTHOUGH_LAPSED));
             }
             s
         }
         TraceKind::WriteRejected {
             from, key, reason, ..
         } => f(
-            "ev_write_rejected",
+            k::EV_WRITE_REJECTED,
             &[
                 ("key", key.clone()),
                 ("from", n(*from)),
                 ("reason", self::reason(reason, lang)),
             ],
         ),
-        TraceKind::End => tx.t("ev_end"),
+        TraceKind::End => tx.t(k::EV_END),
         _ => String::new(),
     }
 }
@@ -259,7 +260,7 @@ pub fn story_text(m: &Model, s: &Story, lang: Lang) -> String {
             owner: Some(owner),
             ..
         } => tx.fmt(
-            "story_expired",
+            k::STORY_EXPIRED,
             &[("owner", n(*owner)), ("key", key.clone()), ("node", n(*node))],
         ),
         StoryKind::Expired {
@@ -268,7 +269,7 @@ pub fn story_text(m: &Model, s: &Story, lang: Lang) -> String {
             value,
             owner: None,
         } => tx.fmt(
-            "story_expired_anon",
+            k::STORY_EXPIRED_ANON,
             &[
                 ("key", key.clone()),
                 ("value", clip(value, 12)),
@@ -282,7 +283,7 @@ pub fn story_text(m: &Model, s: &Story, lang: Lang) -> String {
             by,
             cmd,
         } => tx.fmt(
-            "story_removed",
+            k::STORY_REMOVED,
             &[
                 ("by", n(*by)),
                 ("cmd", cmd.clone()),
@@ -337,38 +338,38 @@ pub fn story(m: &Model, cursor: usize, max: usize, lang: Lang) -> Vec<String> {
 pub fn mark_label(names: &[String], e: &TraceEvent, lang: Lang) -> Option<String> {
     let tx = Texts::new(lang);
     let n = |pid: u32| name(names, pid);
-    let f = |key: &str, args: &[(&str, String)]| tx.fmt(key, args);
+    let f = |key: Key, args: &[(&str, String)]| tx.fmt(key, args);
     Some(match &e.kind {
         TraceKind::LockLost { reason, .. } | TraceKind::AcquireFailed { reason, .. } => {
             self::reason(reason, lang)
         }
-        TraceKind::LockReleased { lock } => f("mk_released", &[("lock", lock.clone())]),
-        TraceKind::Crash => tx.t("mk_crash"),
+        TraceKind::LockReleased { lock } => f(k::MK_RELEASED, &[("lock", lock.clone())]),
+        TraceKind::Crash => tx.t(k::MK_CRASH),
         TraceKind::Restart { persistence, keys } => f(
-            "mk_restart",
+            k::MK_RESTART,
             &[
                 ("persistence", comeback(*persistence, lang)),
                 ("n", keys.to_string()),
             ],
         ),
-        TraceKind::ClockJump { delta_us } => f("mk_clock_jump", &[("ms", ms_signed(*delta_us))]),
+        TraceKind::ClockJump { delta_us } => f(k::MK_CLOCK_JUMP, &[("ms", ms_signed(*delta_us))]),
         TraceKind::Drift { rate_ppm } => f(
-            "mk_drift",
+            k::MK_DRIFT,
             &[("pct", format!("{:+.1}", *rate_ppm as f64 / 10_000.0))],
         ),
         TraceKind::Partition { to, oneway } => f(
-            "mk_partition",
+            k::MK_PARTITION,
             &[
                 ("arrow", if *oneway { "→" } else { "↔" }.to_string()),
                 ("to", n(*to)),
             ],
         ),
-        TraceKind::Repair { to } => f("mk_repair", &[("to", n(*to))]),
-        TraceKind::Failover { group } => f("mk_failover", &[("group", group.clone())]),
+        TraceKind::Repair { to } => f(k::MK_REPAIR, &[("to", n(*to))]),
+        TraceKind::Failover { group } => f(k::MK_FAILOVER, &[("group", group.clone())]),
         TraceKind::WriteAccepted { from, key, token, .. } => {
-            let mut s = f("mk_write_accepted", &[("key", key.clone()), ("from", n(*from))]);
+            let mut s = f(k::MK_WRITE_ACCEPTED, &[("key", key.clone()), ("from", n(*from))]);
             if let Some(t) = token {
-                s.push_str(&f("ev_with_token", &[("token", t.to_string())]));
+                s.push_str(&f(k::EV_WITH_TOKEN, &[("token", t.to_string())]));
             }
             s
         }
@@ -379,10 +380,10 @@ pub fn mark_label(names: &[String], e: &TraceEvent, lang: Lang) -> Option<String
             highest_seen,
             ..
         } => {
-            let mut s = f("mk_write_rejected", &[("key", key.clone()), ("from", n(*from))]);
+            let mut s = f(k::MK_WRITE_REJECTED, &[("key", key.clone()), ("from", n(*from))]);
             match (token, highest_seen) {
                 (Some(t), Some(h)) => s.push_str(&format!(": {t} ≤ {h}")),
-                (Some(t), None) => s.push_str(&f("ev_with_token", &[("token", t.to_string())])),
+                (Some(t), None) => s.push_str(&f(k::EV_WITH_TOKEN, &[("token", t.to_string())])),
                 _ => {}
             }
             s
@@ -405,8 +406,8 @@ pub fn mark_text(m: &Model, k: &super::Mark, lang: Lang) -> String {
 /// A bar's label in `lang`: tokens and values as they are, "paused" and "down" in words.
 pub fn bar_label(b: &Bar, lang: Lang) -> String {
     match b.kind {
-        BarKind::Paused => Texts::new(lang).t("mk_paused"),
-        BarKind::Down => Texts::new(lang).t("mk_down"),
+        BarKind::Paused => Texts::new(lang).t(k::MK_PAUSED),
+        BarKind::Down => Texts::new(lang).t(k::MK_DOWN),
         BarKind::Holding | BarKind::Key => b.label.clone(),
     }
 }
@@ -418,33 +419,33 @@ pub fn payload(what: &Message, lang: Lang) -> String {
     match what {
         Message::Redis(s) => s.clone(),
         Message::Replicate { offset, writes } => tx.fmt(
-            "msg_replicate",
+            k::MSG_REPLICATE,
             &[("offset", offset.to_string()), ("n", writes.to_string())],
         ),
-        Message::Ack { offset } => tx.fmt("msg_ack", &[("offset", offset.to_string())]),
-        Message::Read { key } => tx.fmt("msg_read", &[("key", key.clone())]),
+        Message::Ack { offset } => tx.fmt(k::MSG_ACK, &[("offset", offset.to_string())]),
+        Message::Read { key } => tx.fmt(k::MSG_READ, &[("key", key.clone())]),
         Message::Write { .. } | Message::Claim { .. } => {
-            tx.fmt("msg_write", &[("what", what.write_data().unwrap_or_default())])
+            tx.fmt(k::MSG_WRITE, &[("what", what.write_data().unwrap_or_default())])
         }
         Message::ReadReply { value, version } => {
             format!("{} (v{version})", value.as_deref().unwrap_or("(nil)"))
         }
-        Message::Accepted => tx.t("msg_accepted"),
-        Message::Rejected(r) => tx.fmt("msg_rejected", &[("reason", reason(r, lang))]),
+        Message::Accepted => tx.t(k::MSG_ACCEPTED),
+        Message::Rejected(r) => tx.fmt(k::MSG_REJECTED, &[("reason", reason(r, lang))]),
     }
 }
 
 /// A client timer's name ("retry", "validity ends"), in `lang`.
 pub fn timer(name: TimerName, lang: Lang) -> String {
     Texts::new(lang).t(match name {
-        TimerName::Start => "timer_start",
-        TimerName::Retry => "timer_retry",
-        TimerName::RequestTimeout => "timer_request_timeout",
-        TimerName::ValidityEnds => "timer_validity_ends",
-        TimerName::Renew => "timer_renew",
-        TimerName::WorkStepDone => "timer_work_step_done",
-        TimerName::LibraryRetry => "timer_library_retry",
-        TimerName::LibraryExtension => "timer_library_extension",
+        TimerName::Start => k::TIMER_START,
+        TimerName::Retry => k::TIMER_RETRY,
+        TimerName::RequestTimeout => k::TIMER_REQUEST_TIMEOUT,
+        TimerName::ValidityEnds => k::TIMER_VALIDITY_ENDS,
+        TimerName::Renew => k::TIMER_RENEW,
+        TimerName::WorkStepDone => k::TIMER_WORK_STEP_DONE,
+        TimerName::LibraryRetry => k::TIMER_LIBRARY_RETRY,
+        TimerName::LibraryExtension => k::TIMER_LIBRARY_EXTENSION,
     })
 }
 
@@ -453,10 +454,10 @@ pub fn timer(name: TimerName, lang: Lang) -> String {
 pub fn comeback(c: Comeback, lang: Lang) -> String {
     let tx = Texts::new(lang);
     match c {
-        Comeback::Disk(Persistence::None) => tx.t("why_no_persistence"),
+        Comeback::Disk(Persistence::None) => tx.t(k::WHY_NO_PERSISTENCE),
         Comeback::Disk(p @ (Persistence::Everysec | Persistence::Always)) => p.label().to_string(),
-        Comeback::Resync => tx.t("restart_resync"),
-        Comeback::FreshProgram => tx.t("restart_fresh"),
+        Comeback::Resync => tx.t(k::RESTART_RESYNC),
+        Comeback::FreshProgram => tx.t(k::RESTART_FRESH),
         Comeback::AsItWas => String::new(),
     }
 }
@@ -471,7 +472,7 @@ pub fn fault_unit(names: &[String], ops: &[(u64, Fault)], lang: Lang) -> Option<
     let ms = |us: u64| crate::sim::trace::fmt_ms(us);
     Some(match ops {
         [(at, Fault::Pause(c)), (end, Fault::Resume(_))] => tx.fmt(
-            "fu_pause",
+            k::FU_PAUSE,
             &[
                 ("who", n(*c)),
                 ("at", ms(*at)),
@@ -479,7 +480,7 @@ pub fn fault_unit(names: &[String], ops: &[(u64, Fault)], lang: Lang) -> Option<
             ],
         ),
         [(at, Fault::ClockJump(p, d))] => tx.fmt(
-            "fu_jump",
+            k::FU_JUMP,
             &[
                 ("who", n(*p)),
                 ("at", ms(*at)),
@@ -487,7 +488,7 @@ pub fn fault_unit(names: &[String], ops: &[(u64, Fault)], lang: Lang) -> Option<
             ],
         ),
         [(at, Fault::Drift(p, ppm))] => tx.fmt(
-            "fu_drift",
+            k::FU_DRIFT,
             &[
                 ("who", n(*p)),
                 ("at", ms(*at)),
@@ -495,14 +496,14 @@ pub fn fault_unit(names: &[String], ops: &[(u64, Fault)], lang: Lang) -> Option<
             ],
         ),
         [(at, Fault::Crash(p)), (end, Fault::Restart(_))] => tx.fmt(
-            "fu_crash_restart",
+            k::FU_CRASH_RESTART,
             &[
                 ("who", n(*p)),
                 ("at", ms(*at)),
                 ("ms", ms(end.saturating_sub(*at))),
             ],
         ),
-        [(at, Fault::Crash(p))] => tx.fmt("fu_crash", &[("who", n(*p)), ("at", ms(*at))]),
+        [(at, Fault::Crash(p))] => tx.fmt(k::FU_CRASH, &[("who", n(*p)), ("at", ms(*at))]),
         [(
             at,
             Fault::Latency {
@@ -511,7 +512,7 @@ pub fn fault_unit(names: &[String], ops: &[(u64, Fault)], lang: Lang) -> Option<
                 latency: Latency::Fixed(lat),
             },
         ), (end, Fault::Latency { .. })] => tx.fmt(
-            "fu_latency",
+            k::FU_LATENCY,
             &[
                 ("a", n(*a)),
                 ("b", b.iter().map(|p| n(*p)).collect::<Vec<_>>().join(", ")),
@@ -530,9 +531,9 @@ pub fn fault_unit(names: &[String], ops: &[(u64, Fault)], lang: Lang) -> Option<
 pub fn band_sentence(b: &Band, lang: Lang) -> String {
     let tx = Texts::new(lang);
     let who = match b.clients.as_slice() {
-        [] => tx.t("band_clients"),
+        [] => tx.t(k::BAND_CLIENTS),
         [one] => one.clone(),
-        [init @ .., last] => tx.fmt("band_and", &[("a", init.join(", ")), ("b", last.clone())]),
+        [init @ .., last] => tx.fmt(k::BAND_AND, &[("a", init.join(", ")), ("b", last.clone())]),
     };
     let span = format!(
         "{:.0}–{:.0} ms",
@@ -540,32 +541,32 @@ pub fn band_sentence(b: &Band, lang: Lang) -> String {
         b.to_us as f64 / 1000.0
     );
     let lock = match &b.lock {
-        Some(lock) => tx.fmt("band_lock_named", &[("lock", lock.clone())]),
-        None => tx.t("band_the_lock"),
+        Some(lock) => tx.fmt(k::BAND_LOCK_NAMED, &[("lock", lock.clone())]),
+        None => tx.t(k::BAND_THE_LOCK),
     };
     let args = [("who", who), ("span", span), ("lock", lock)];
     match b.kind {
         ViolationKind::Overlap => {
             let key = if b.clients.len() > 2 {
-                "band_overlap_all"
+                k::BAND_OVERLAP_ALL
             } else {
-                "band_overlap"
+                k::BAND_OVERLAP
             };
             let mut s = tx.fmt(key, &args);
             if let Some(rejected) = &b.fenced_off {
                 s.push(' ');
-                s.push_str(&tx.fmt("band_fenced", &[("who", rejected.clone())]));
+                s.push_str(&tx.fmt(k::BAND_FENCED, &[("who", rejected.clone())]));
             }
             s
         }
-        ViolationKind::StaleWrite => tx.fmt("band_stale_write", &args),
-        ViolationKind::LostUpdate => tx.fmt("band_lost_update", &args),
-        ViolationKind::DuplicateToken => tx.fmt("band_duplicate_token", &args),
+        ViolationKind::StaleWrite => tx.fmt(k::BAND_STALE_WRITE, &args),
+        ViolationKind::LostUpdate => tx.fmt(k::BAND_LOST_UPDATE, &args),
+        ViolationKind::DuplicateToken => tx.fmt(k::BAND_DUPLICATE_TOKEN, &args),
         ViolationKind::DoubleEffect => match &b.effect {
             Some(e) => {
                 let [who, span, _] = args;
                 tx.fmt(
-                    "band_double_effect",
+                    k::BAND_DOUBLE_EFFECT,
                     &[who, span, ("key", e.key.clone()), ("value", e.value.clone())],
                 )
             }
@@ -614,7 +615,7 @@ pub fn tally(t: &super::tally::Tally, lang: Lang) -> (String, String) {
     let ms = |v: f64| format!("{v:.0}");
     let long = match (t.held, t.ok, t.validity_ms) {
         (true, _, _) => tx.fmt(
-            "tally_held",
+            k::TALLY_HELD,
             &[
                 ("ok", ok.clone()),
                 ("of", of.clone()),
@@ -626,13 +627,13 @@ pub fn tally(t: &super::tally::Tally, lang: Lang) -> (String, String) {
             ],
         ),
         (false, _, Some(v)) => tx.fmt(
-            "tally_late",
+            k::TALLY_LATE,
             &[
                 ("elapsed", t.elapsed_ms.map_or_else(|| "?".into(), ms)),
                 ("validity", v.to_string()),
             ],
         ),
-        (false, _, None) => tx.fmt("tally_nodes", &[("ok", ok.clone()), ("of", of.clone())]),
+        (false, _, None) => tx.fmt(k::TALLY_NODES, &[("ok", ok.clone()), ("of", of.clone())]),
     };
     (long, tally_short(t, lang))
 }
@@ -643,9 +644,9 @@ pub fn tally_short(t: &super::tally::Tally, lang: Lang) -> String {
     let ok = t.ok.map_or_else(|| "?".to_string(), |n| n.to_string());
     let of = t.of.to_string();
     match (t.held, t.ok) {
-        (true, _) => tx.fmt("tally_short_held", &[("ok", ok), ("of", of)]),
-        (false, Some(_)) => tx.fmt("tally_short_failed", &[("ok", ok), ("of", of)]),
-        (false, None) => tx.t("tally_short_late"),
+        (true, _) => tx.fmt(k::TALLY_SHORT_HELD, &[("ok", ok), ("of", of)]),
+        (false, Some(_)) => tx.fmt(k::TALLY_SHORT_FAILED, &[("ok", ok), ("of", of)]),
+        (false, None) => tx.t(k::TALLY_SHORT_LATE),
     }
 }
 
@@ -657,23 +658,23 @@ pub fn fault_state(m: &Model, s: &super::states::FaultState, lang: Lang) -> Stri
     let n = |pid: u32| process_name(&name(&m.names, pid), lang);
     match s {
         FaultState::CutOff { from } => tx.fmt(
-            "state_cut_off",
+            k::STATE_CUT_OFF,
             &[("peers", from.iter().map(|p| n(*p)).collect::<Vec<_>>().join(", "))],
         ),
         FaultState::Slowed { to, latency } => {
-            tx.fmt("state_slowed", &[("to", n(*to)), ("latency", latency.clone())])
+            tx.fmt(k::STATE_SLOWED, &[("to", n(*to)), ("latency", latency.clone())])
         }
         FaultState::Clock { offset_us, rate_ppm } => {
             let mut parts = Vec::new();
             if *offset_us != 0 {
                 parts.push(tx.fmt(
-                    "state_clock_offset",
+                    k::STATE_CLOCK_OFFSET,
                     &[("offset", format!("{:+}", *offset_us as f64 / 1000.0))],
                 ));
             }
             if *rate_ppm != 0 {
                 parts.push(tx.fmt(
-                    "state_clock_rate",
+                    k::STATE_CLOCK_RATE,
                     &[("rate", format!("{:+}", *rate_ppm as f64 / 10_000.0))],
                 ));
             }
@@ -689,10 +690,10 @@ pub fn story_tag(m: &Model, s: &StoryKind, lang: Lang) -> String {
     match s {
         StoryKind::Expired {
             owner: Some(owner), ..
-        } => tx.fmt("tag_expired", &[("owner", n(*owner))]),
-        StoryKind::Expired { owner: None, .. } => tx.t("tag_expired_anon"),
+        } => tx.fmt(k::TAG_EXPIRED, &[("owner", n(*owner))]),
+        StoryKind::Expired { owner: None, .. } => tx.t(k::TAG_EXPIRED_ANON),
         StoryKind::Removed { owner, by, cmd, .. } => tx.fmt(
-            "tag_removed",
+            k::TAG_REMOVED,
             &[("by", n(*by)), ("cmd", cmd.clone()), ("owner", n(*owner))],
         ),
     }
@@ -706,23 +707,23 @@ pub fn write_tag(m: &Model, e: &TraceEvent, lang: Lang) -> Option<String> {
     Some(match &e.kind {
         TraceKind::WriteAccepted {
             from, token: Some(t), ..
-        } => tx.fmt("tag_write_ok", &[("who", n(*from)), ("token", t.to_string())]),
+        } => tx.fmt(k::TAG_WRITE_OK, &[("who", n(*from)), ("token", t.to_string())]),
         TraceKind::WriteAccepted {
             from, token: None, ..
-        } => tx.fmt("tag_write_ok_plain", &[("who", n(*from))]),
+        } => tx.fmt(k::TAG_WRITE_OK_PLAIN, &[("who", n(*from))]),
         TraceKind::WriteRejected {
             from,
             token,
             highest_seen,
             ..
         } => tx.fmt(
-            "tag_write_refused",
+            k::TAG_WRITE_REFUSED,
             &[
                 ("who", n(*from)),
-                ("token", token.map_or_else(|| tx.t("sc_none"), |t| t.to_string())),
+                ("token", token.map_or_else(|| tx.t(k::SC_NONE), |t| t.to_string())),
                 (
                     "highest",
-                    highest_seen.map_or_else(|| tx.t("sc_none"), |h| h.to_string()),
+                    highest_seen.map_or_else(|| tx.t(k::SC_NONE), |h| h.to_string()),
                 ),
             ],
         ),
@@ -734,12 +735,16 @@ pub fn write_tag(m: &Model, e: &TraceEvent, lang: Lang) -> Option<String> {
 pub fn extension_tag(m: &Model, x: &super::Extension, lang: Lang) -> (String, String) {
     let tx = Texts::new(lang);
     let node = process_name(&name(&m.names, x.node), lang);
-    let key = if x.ok { "tag_extended" } else { "tag_not_extended" };
+    let key = if x.ok {
+        k::TAG_EXTENDED
+    } else {
+        k::TAG_NOT_EXTENDED
+    };
     let short = x.reply.strip_prefix("(integer) ").unwrap_or(&x.reply).to_string();
     (
         tx.fmt(key, &[("node", node.clone()), ("reply", short)]),
         tx.fmt(
-            "ext_title",
+            k::EXT_TITLE,
             &[
                 ("who", process_name(&name(&m.names, x.client), lang)),
                 ("node", node),
@@ -760,10 +765,10 @@ pub fn validity_bracket(t: &super::tally::Tally, lang: Lang) -> Option<(String, 
     }
     let drift = (ttl - elapsed - validity as f64).max(0.0);
     Some((
-        tx.fmt("bracket_validity", &[("v", validity.to_string())]),
-        tx.fmt("bracket_drift", &[("d", format!("{drift:.0}"))]),
+        tx.fmt(k::BRACKET_VALIDITY, &[("v", validity.to_string())]),
+        tx.fmt(k::BRACKET_DRIFT, &[("d", format!("{drift:.0}"))]),
         tx.fmt(
-            "bracket_title",
+            k::BRACKET_TITLE,
             &[
                 ("ttl", format!("{ttl:.0}")),
                 ("e", format!("{elapsed:.0}")),

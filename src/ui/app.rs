@@ -4,7 +4,7 @@
 use crate::lesson::boot_rules::{NEXT_KEYS, PREV_KEYS};
 use crate::lesson::content::Lang;
 use crate::lesson::embed::{EmbedConfig, Show};
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Texts};
 use crate::lesson::progress::{LabOutcome, Score};
 use crate::lesson::progress::{Progress, LANG_KEY, LEGACY_PROGRESS_KEYS, PROGRESS_KEY};
 use crate::lesson::route::{
@@ -241,9 +241,9 @@ fn reader(props: &ReaderProps) -> Html {
         },
         View::NotFound(hash) => html! {
             <article class="section not-found">
-                <h1 id="section-title" tabindex="-1">{ t.t("not_found_title") }</h1>
-                <p>{ t.t("not_found_body") }{" "}<code>{ hash.clone() }</code></p>
-                <p><a href={Route::section_hash(&lesson.id, lesson.first_order())}>{ t.t("not_found_link") }</a></p>
+                <h1 id="section-title" tabindex="-1">{ t.t(k::NOT_FOUND_TITLE) }</h1>
+                <p>{ t.t(k::NOT_FOUND_BODY) }{" "}<code>{ hash.clone() }</code></p>
+                <p><a href={Route::section_hash(&lesson.id, lesson.first_order())}>{ t.t(k::NOT_FOUND_LINK) }</a></p>
             </article>
         },
     };
@@ -298,14 +298,14 @@ fn reader(props: &ReaderProps) -> Html {
                 if let Some(el) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("main")).and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
                     let _ = el.focus();
                 }
-            })}>{ t.t("skip_to_content") }</a>
+            })}>{ t.t(k::SKIP_TO_CONTENT) }</a>
             <header class="topbar">
                 <button class="menu-button" type="button" aria-expanded={menu_open.to_string()} aria-controls="toc" onclick={toggle_menu}>
-                    { t.t("menu") }
+                    { t.t(k::MENU) }
                 </button>
                 <div class="brand">
-                    <span class="brand-name">{ t.t("app_name") }</span>
-                    <span class="brand-tagline">{ s.lessons.pack_title(s.lang).map_or_else(|| t.t("tagline"), str::to_string) }</span>
+                    <span class="brand-name">{ t.t(k::APP_NAME) }</span>
+                    <span class="brand-tagline">{ s.lessons.pack_title(s.lang).map_or_else(|| t.t(k::TAGLINE), str::to_string) }</span>
                 </div>
                 <ShareDialog lang={s.lang} labs={s.current().map(|o| crate::lesson::pack::section_labs(s.lesson(), o)).unwrap_or_default()} />
                 if s.lessons.languages().len() > 1 {
@@ -316,7 +316,7 @@ fn reader(props: &ReaderProps) -> Html {
             <main id="main" tabindex="-1">
                 { notices_view(&NoticesProps { notices: s.notices.clone(), lang: s.lang, on_dismiss: on_dismiss.clone() }) }
                 { main }
-                <p class="shortcuts">{ t.t("shortcuts") }</p>
+                <p class="shortcuts">{ t.t(k::SHORTCUTS) }</p>
             </main>
         </div>
         </ContextProvider<crate::ui::lab::LabStore>>
@@ -630,8 +630,8 @@ fn use_document_effects(s: &ReaderState, t: &Texts, dispatch: UseReducerDispatch
         let lang = s.lang;
         // A pack's page names the pack, not the built-in lesson.
         let name = match s.lessons.pack_title(s.lang) {
-            Some(pack) => format!("{pack} · {}", t.t("app_name")),
-            None => t.t("app_name"),
+            Some(pack) => format!("{pack} · {}", t.t(k::APP_NAME)),
+            None => t.t(k::APP_NAME),
         };
         let title = match s.current().and_then(|o| s.lesson().section(o)) {
             Some(sec) => format!("{} · {name}", sec.title),

@@ -17,6 +17,7 @@
 //! (`timeline::panel::NO_ENGINE`, shown in the reader's language by [`in_words`]).
 
 use crate::calls::{Answer, Request};
+use crate::lesson::i18n::k;
 use crate::vecmap::VecMap;
 use gloo::events::EventListener;
 use std::cell::{Cell, RefCell};
@@ -204,7 +205,7 @@ extern "C" {
 /// `(error) ` before it) is the text table's `no_engine`; the rest is the engine's own
 /// (a scenario's mistake, a script's error).
 pub fn in_words(tx: crate::lesson::i18n::Texts, why: &str) -> String {
-    why.replace(crate::timeline::panel::NO_ENGINE, &tx.t("no_engine"))
+    why.replace(crate::timeline::panel::NO_ENGINE, &tx.t(k::NO_ENGINE))
 }
 
 /// Hands `request` to the worker. Each of its messages (an answer, then `done`; or an

@@ -1,7 +1,7 @@
 //! A panic shows a readable panel instead of a frozen page.
 
 use crate::lesson::content::Lang;
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Texts};
 
 pub fn install() {
     std::panic::set_hook(Box::new(|info| {
@@ -30,11 +30,11 @@ fn show_panel(details: &str) {
     let pre = document.create_element("pre").ok();
     let reload = document.create_element("a").ok();
     if let Some(h) = &heading {
-        h.set_text_content(Some(&t.t("error_title")));
+        h.set_text_content(Some(&t.t(k::ERROR_TITLE)));
         let _ = panel.append_child(h);
     }
     if let Some(p) = &body {
-        p.set_text_content(Some(&t.t("error_body")));
+        p.set_text_content(Some(&t.t(k::ERROR_BODY)));
         let _ = panel.append_child(p);
     }
     if let Some(pre) = &pre {
@@ -48,7 +48,7 @@ fn show_panel(details: &str) {
             .unwrap_or_default();
         let _ = a.set_attribute("href", &href);
         a.set_class_name("button");
-        a.set_text_content(Some(&t.t("reload")));
+        a.set_text_content(Some(&t.t(k::RELOAD)));
         let _ = panel.append_child(a);
     }
     if let Some(body) = document.body() {

@@ -4,7 +4,7 @@
 
 use super::reason::coded;
 use crate::lesson::content::Lang;
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Key, Texts};
 use crate::sim::checker::Violation;
 use crate::sim::lab::{CodeError, LabAttack, LabAttackOp, StallPoint};
 
@@ -37,7 +37,7 @@ pub fn ordinal(n: u32, lang: Lang) -> String {
 /// What a check says: its rule when it held ("no release deleted another worker's
 /// lock"), what happened when it broke ("a release deleted another worker's lock").
 pub fn check(name: &str, held: bool, lang: Lang) -> String {
-    Texts::new(lang).t(&format!("lab_{}_{name}", if held { "check" } else { "broke" }))
+    Texts::new(lang).t_named(&format!("lab_{}_{name}", if held { "check" } else { "broke" }))
 }
 
 fn ms_text(us: u64) -> String {
@@ -50,18 +50,18 @@ pub fn attack(a: &LabAttack, names: &[String], lang: Lang) -> String {
     let who = names.get(a.worker as usize).cloned().unwrap_or_default();
     let nth = ordinal(a.command, lang);
     let at_key = match a.at {
-        StallPoint::Command => "lab_at_command",
-        StallPoint::Timer => "lab_at_timer",
-        StallPoint::Reply => "lab_at_reply",
+        StallPoint::Command => k::LAB_AT_COMMAND,
+        StallPoint::Timer => k::LAB_AT_TIMER,
+        StallPoint::Reply => k::LAB_AT_REPLY,
     };
     let at = t.fmt(at_key, &[("nth", nth)]);
     match &a.op {
         LabAttackOp::Pause { for_us } => t.fmt(
-            "lab_attack_pause",
+            k::LAB_ATTACK_PAUSE,
             &[("who", who), ("at", at), ("ms", ms_text(*for_us))],
         ),
         LabAttackOp::Crash { restart_after_us } => t.fmt(
-            "lab_attack_crash",
+            k::LAB_ATTACK_CRASH,
             &[
                 ("who", who),
                 ("at", at),
@@ -69,7 +69,7 @@ pub fn attack(a: &LabAttack, names: &[String], lang: Lang) -> String {
             ],
         ),
         LabAttackOp::NodeDown { node, at_us } => t.fmt(
-            "lab_attack_node_down",
+            k::LAB_ATTACK_NODE_DOWN,
             &[("node", (node + 1).to_string()), ("ms", ms_text(*at_us))],
         ),
     }
@@ -82,17 +82,12 @@ pub fn violation(v: &Violation, lang: Lang) -> String {
     let t = Texts::new(lang);
     let a = v.clients.first().cloned().unwrap_or_default();
     let b = v.clients.get(1).cloned().unwrap_or_default();
-    let one = format!("lab_v_{}_one", v.kind);
-    let key = if v.clients.len() == 1 && t.has(&one) {
-        one
-    } else {
-        format!("lab_v_{}", v.kind)
-    };
-    if !t.has(&key) {
+    let one = Key::named(&format!("lab_v_{}_one", v.kind)).filter(|_| v.clients.len() == 1);
+    let Some(key) = one.or_else(|| Key::named(&format!("lab_v_{}", v.kind))) else {
         return v.detail.clone();
-    }
+    };
     t.fmt(
-        &key,
+        key,
         &[
             ("a", a),
             ("b", b),

@@ -4,7 +4,7 @@
 //! may carry a reason, and a reason may be a coded message), so they live together.
 
 use crate::lesson::content::Lang;
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Key, Texts};
 use crate::sim::fact::{Coded, Reason};
 
 /// The words of `coded` in `lang` (`lab_msg_<code>` with its data), or `None` when we
@@ -12,11 +12,8 @@ use crate::sim::fact::{Coded, Reason};
 /// driver may send codes of its own): then its English text is shown.
 pub fn coded(c: &Coded, lang: Lang) -> Option<String> {
     let tx = Texts::new(lang);
-    let key = format!("lab_msg_{}", c.code);
-    if !tx.has(&key) {
-        return None;
-    }
-    let template = tx.t(&key);
+    let key = Key::named(&format!("lab_msg_{}", c.code))?;
+    let template = tx.t(key);
     let mut rest = template.as_str();
     while let Some(open) = rest.find('{') {
         let after = rest.get(open + 1..).unwrap_or("");
@@ -41,27 +38,27 @@ pub fn coded(c: &Coded, lang: Lang) -> Option<String> {
             (k.as_str(), v)
         })
         .collect();
-    Some(tx.fmt(&key, &args))
+    Some(tx.fmt(key, &args))
 }
 
 /// A reason the simulator gave (a [`Reason`]), in `lang`. Words someone else wrote (a
 /// lab driver's) stay as they are, unless it gave them as a code we have words for.
 pub fn reason(r: &Reason, lang: Lang) -> String {
     let tx = Texts::new(lang);
-    let f = |key: &str, args: &[(&str, String)]| tx.fmt(key, args);
+    let f = |key: Key, args: &[(&str, String)]| tx.fmt(key, args);
     match r {
-        Reason::Partitioned => tx.t("why_partitioned"),
-        Reason::Lost => tx.t("why_lost"),
-        Reason::ReceiverDown => tx.t("why_receiver_down"),
-        Reason::Crashed => tx.t("why_crashed"),
-        Reason::ValidityEnded => tx.t("why_validity_ended"),
-        Reason::RenewalReturned0 => tx.t("why_renewal_0"),
-        Reason::ExtensionFailed => tx.t("why_abort"),
-        Reason::LockTaken => tx.t("why_taken"),
-        Reason::ValidityAlreadyOver => tx.t("why_validity_over"),
-        Reason::NoQuorumInRetryWindow => tx.t("why_no_quorum"),
+        Reason::Partitioned => tx.t(k::WHY_PARTITIONED),
+        Reason::Lost => tx.t(k::WHY_LOST),
+        Reason::ReceiverDown => tx.t(k::WHY_RECEIVER_DOWN),
+        Reason::Crashed => tx.t(k::WHY_CRASHED),
+        Reason::ValidityEnded => tx.t(k::WHY_VALIDITY_ENDED),
+        Reason::RenewalReturned0 => tx.t(k::WHY_RENEWAL_0),
+        Reason::ExtensionFailed => tx.t(k::WHY_ABORT),
+        Reason::LockTaken => tx.t(k::WHY_TAKEN),
+        Reason::ValidityAlreadyOver => tx.t(k::WHY_VALIDITY_OVER),
+        Reason::NoQuorumInRetryWindow => tx.t(k::WHY_NO_QUORUM),
         Reason::WaitAcked { acked, want } => f(
-            "why_wait",
+            k::WHY_WAIT,
             &[("k", acked.to_string()), ("want", want.to_string())],
         ),
         // Redis's reply, as redis-cli prints it.
@@ -70,37 +67,37 @@ pub fn reason(r: &Reason, lang: Lang) -> String {
             validity_ms,
             elapsed_ms,
         } => f(
-            "why_validity",
+            k::WHY_VALIDITY,
             &[
                 ("v", validity_ms.to_string()),
                 ("elapsed", elapsed_ms.to_string()),
             ],
         ),
-        Reason::Nodes { ok, all } => f("why_nodes", &[("ok", ok.to_string()), ("all", all.to_string())]),
+        Reason::Nodes { ok, all } => f(k::WHY_NODES, &[("ok", ok.to_string()), ("all", all.to_string())]),
         Reason::StaleToken {
             token,
             highest,
             equal_allowed,
         } => f(
-            "why_token",
+            k::WHY_TOKEN,
             &[
                 ("t", token.to_string()),
                 ("op", if *equal_allowed { "<" } else { "≤" }.to_string()),
                 ("h", highest.to_string()),
             ],
         ),
-        Reason::NoFencingToken => tx.t("why_no_token"),
-        Reason::IdempotencyUsed { key } => f("why_idempotency", &[("k", key.clone())]),
+        Reason::NoFencingToken => tx.t(k::WHY_NO_TOKEN),
+        Reason::IdempotencyUsed { key } => f(k::WHY_IDEMPOTENCY, &[("k", key.clone())]),
         Reason::IdempotencyInProgress { key, until_ms } => f(
-            "why_idem_in_progress",
+            k::WHY_IDEM_IN_PROGRESS,
             &[("k", key.clone()), ("until", until_ms.to_string())],
         ),
-        Reason::NotAResource => tx.t("why_not_resource"),
+        Reason::NotAResource => tx.t(k::WHY_NOT_RESOURCE),
         Reason::Expected { key, seen, want } => f(
-            "why_expected",
+            k::WHY_EXPECTED,
             &[
                 ("key", key.clone()),
-                ("seen", seen.clone().unwrap_or_else(|| tx.t("ev_nothing"))),
+                ("seen", seen.clone().unwrap_or_else(|| tx.t(k::EV_NOTHING))),
                 ("want", want.clone()),
             ],
         ),

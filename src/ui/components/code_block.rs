@@ -1,6 +1,6 @@
 use crate::lesson::content::Lang;
 use crate::lesson::highlight::highlight;
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Texts};
 use crate::ui::browser;
 use yew::prelude::*;
 
@@ -32,8 +32,8 @@ pub fn code_block(props: &CodeBlockProps) -> Html {
                 if let Some(label) = label {
                     <span class="code-lang">{ label }</span>
                 }
-                <button type="button" class="copy" aria-label={t.t("copy_code")} onclick={on_copy}>
-                    { match *copied { Some(true) => t.t("copied"), Some(false) => t.t("copy_blocked_short"), None => t.t("copy") } }
+                <button type="button" class="copy" aria-label={t.t(k::COPY_CODE)} onclick={on_copy}>
+                    { match *copied { Some(true) => t.t(k::COPIED), Some(false) => t.t(k::COPY_BLOCKED_SHORT), None => t.t(k::COPY) } }
                 </button>
             </div>
             <pre tabindex="0"><code class={props.lang.as_ref().map(|l| format!("language-{l}"))}>

@@ -1,5 +1,5 @@
 use crate::lesson::content::Lang;
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Texts};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -13,7 +13,7 @@ pub fn content_errors(props: &ContentErrorsProps) -> Html {
     let t = Texts::new(Lang::En);
     html! {
         <main class="content-errors" role="alert">
-            <h1>{ t.t("content_error_title") }</h1>
+            <h1>{ t.t(k::CONTENT_ERROR_TITLE) }</h1>
             <ul>{ for props.errors.iter().map(|e| html! { <li><code>{ e.clone() }</code></li> }) }</ul>
         </main>
     }

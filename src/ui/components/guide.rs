@@ -5,7 +5,7 @@
 
 use crate::lesson::content::Lang;
 use crate::lesson::guide::{self, Guide, Then};
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Texts};
 use crate::ui::browser;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -126,7 +126,7 @@ pub fn guide_view(props: &GuideProps) -> Html {
         })
     };
     html! {
-        <div class="guide" role="group" aria-label={tx.t("guide_label")}>
+        <div class="guide" role="group" aria-label={tx.t(k::GUIDE_LABEL)}>
             { for shown.iter().map(|(at, q, chosen)| {
                 let Some(question) = g.questions.get(*q) else { return html! {} };
                 let note = chosen.and_then(|a| match question.answers.get(a).map(|x| &x.then) {
@@ -137,7 +137,7 @@ pub fn guide_view(props: &GuideProps) -> Html {
                 html! {
                     <div class="guide-step" role="group" aria-labelledby={id.clone()}>
                         <p class="guide-question" id={id}>
-                            <span class="guide-count">{ tx.fmt("guide_question", &[("n", (q + 1).to_string()), ("total", total.to_string())]) }</span>
+                            <span class="guide-count">{ tx.fmt(k::GUIDE_QUESTION, &[("n", (q + 1).to_string()), ("total", total.to_string())]) }</span>
                             { " " }{ text(&question.text) }
                         </p>
                         <div class="guide-answers">
@@ -151,11 +151,11 @@ pub fn guide_view(props: &GuideProps) -> Html {
             }) }
             <div role="status" class="guide-status">
                 if let Some(o) = &outcome {
-                    <p class="guide-result"><strong>{ format!("{} ", tx.t("guide_result")) }</strong>{ text(o) }</p>
+                    <p class="guide-result"><strong>{ format!("{} ", tx.t(k::GUIDE_RESULT)) }</strong>{ text(o) }</p>
                 }
             </div>
             if !picks.is_empty() {
-                <button type="button" class="guide-again" onclick={on_again}>{ tx.t("guide_again") }</button>
+                <button type="button" class="guide-again" onclick={on_again}>{ tx.t(k::GUIDE_AGAIN) }</button>
             }
         </div>
     }

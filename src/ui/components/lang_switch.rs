@@ -1,5 +1,5 @@
 use crate::lesson::content::Lang;
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Texts};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -14,7 +14,7 @@ pub struct LangSwitchProps {
 pub fn lang_switch(props: &LangSwitchProps) -> Html {
     let t = Texts::new(props.lang);
     html! {
-        <div class="lang-switch" role="group" aria-label={t.t("language")}>
+        <div class="lang-switch" role="group" aria-label={t.t(k::LANGUAGE)}>
             { for Lang::ALL.iter().map(|&l| {
                 let on_change = props.on_change.clone();
                 html! {

@@ -1,5 +1,5 @@
 use crate::lesson::content::Lang;
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Texts};
 use crate::lesson::progress::Discarded;
 use crate::lesson::state::Notice;
 use yew::prelude::*;
@@ -14,14 +14,14 @@ pub struct NoticesProps {
 /// What a notice says, in the reader's language.
 pub fn notice_text(t: &Texts, n: &Notice) -> String {
     match n {
-        Notice::ProgressDiscarded(Discarded::Corrupt) => t.t("notice_progress_corrupt"),
-        Notice::ProgressDiscarded(Discarded::NewerVersion(_)) => t.t("notice_progress_newer"),
-        Notice::StorageUnavailable => t.t("notice_storage_unavailable"),
-        Notice::Imported => t.t("notice_imported"),
-        Notice::ImportFailed => t.t("notice_import_failed"),
-        Notice::ProgressReset => t.t("notice_progress_reset"),
+        Notice::ProgressDiscarded(Discarded::Corrupt) => t.t(k::NOTICE_PROGRESS_CORRUPT),
+        Notice::ProgressDiscarded(Discarded::NewerVersion(_)) => t.t(k::NOTICE_PROGRESS_NEWER),
+        Notice::StorageUnavailable => t.t(k::NOTICE_STORAGE_UNAVAILABLE),
+        Notice::Imported => t.t(k::NOTICE_IMPORTED),
+        Notice::ImportFailed => t.t(k::NOTICE_IMPORT_FAILED),
+        Notice::ProgressReset => t.t(k::NOTICE_PROGRESS_RESET),
         Notice::LanguageUnavailable(lang) => t.fmt(
-            "notice_language_unavailable",
+            k::NOTICE_LANGUAGE_UNAVAILABLE,
             &[("lang", lang.native_name().into())],
         ),
     }
@@ -38,7 +38,7 @@ pub fn notices(props: &NoticesProps) -> Html {
                 html! {
                     <div class="notice">
                         <p>{ text }</p>
-                        <button type="button" onclick={Callback::from(move |_| on_dismiss.emit(i))}>{ t.t("dismiss") }</button>
+                        <button type="button" onclick={Callback::from(move |_| on_dismiss.emit(i))}>{ t.t(k::DISMISS) }</button>
                     </div>
                 }
             }) }

@@ -3,7 +3,7 @@
 //! way to the built-in lesson, so the learner is never left at a dead end.
 
 use crate::lesson::content::Lang;
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Texts};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -23,15 +23,15 @@ pub fn pack_failed(props: &PackFailedProps) -> Html {
         <>
             <header class="topbar">
                 <div class="brand">
-                    <span class="brand-name">{ t.t("app_name") }</span>
-                    <span class="brand-tagline">{ t.t("tagline") }</span>
+                    <span class="brand-name">{ t.t(k::APP_NAME) }</span>
+                    <span class="brand-tagline">{ t.t(k::TAGLINE) }</span>
                 </div>
             </header>
             <main id="main" class="content-errors pack-failed" role="alert" tabindex="-1">
-                <h1>{ t.t("pack_failed_title") }</h1>
-                <p>{ t.fmt("pack_failed_body", &[("source", props.source.clone())]) }</p>
+                <h1>{ t.t(k::PACK_FAILED_TITLE) }</h1>
+                <p>{ t.fmt(k::PACK_FAILED_BODY, &[("source", props.source.clone())]) }</p>
                 <ul>{ for props.errors.iter().map(|e| html! { <li><code>{ e.clone() }</code></li> }) }</ul>
-                <p><a class="pack-failed-builtin" href={props.builtin.clone()}>{ t.t("pack_failed_builtin") }</a></p>
+                <p><a class="pack-failed-builtin" href={props.builtin.clone()}>{ t.t(k::PACK_FAILED_BUILTIN) }</a></p>
             </main>
         </>
     }

@@ -1,5 +1,5 @@
 use crate::lesson::content::Lang;
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Texts};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -20,16 +20,16 @@ pub fn pager(props: &PagerProps) -> Html {
     let prev = props.on_prev.clone();
     let next = props.on_next.clone();
     html! {
-        <nav class="pager" aria-label={format!("{} / {}", t.t("previous"), t.t("next"))}>
+        <nav class="pager" aria-label={format!("{} / {}", t.t(k::PREVIOUS), t.t(k::NEXT))}>
             if let Some(title) = &props.prev {
                 <button type="button" class="pager-prev" onclick={Callback::from(move |_| prev.emit(()))}>
-                    <span class="pager-dir"><span aria-hidden="true">{"← "}</span>{ t.t("previous_section") }</span>
+                    <span class="pager-dir"><span aria-hidden="true">{"← "}</span>{ t.t(k::PREVIOUS_SECTION) }</span>
                     <span class="pager-title">{ title.clone() }</span>
                 </button>
             }
             if let Some(title) = &props.next {
                 <button type="button" class="pager-next" onclick={Callback::from(move |_| next.emit(()))}>
-                    <span class="pager-dir">{ t.t("next_section") }<span aria-hidden="true">{" →"}</span></span>
+                    <span class="pager-dir">{ t.t(k::NEXT_SECTION) }<span aria-hidden="true">{" →"}</span></span>
                     <span class="pager-title">{ title.clone() }</span>
                 </button>
             }

@@ -2,7 +2,7 @@
 
 use super::notices::notice_text;
 use crate::lesson::content::Lang;
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Texts};
 use crate::lesson::progress::{LabStatus, Progress};
 use crate::lesson::route::{hash_with_state, Route};
 use crate::lesson::state::{Lessons, Notice};
@@ -25,12 +25,12 @@ fn labs_table(lessons: &Lessons, lang: Lang, p: &Progress) -> Html {
         })
         .map(|(s, id, several)| {
             let status = match p.lab(&lesson.id, &id).map(|l| l.status()) {
-                Some(LabStatus::Passed { on }) => t.fmt("progress_lab_passed", &[("date", on.to_string())]),
+                Some(LabStatus::Passed { on }) => t.fmt(k::PROGRESS_LAB_PASSED, &[("date", on.to_string())]),
                 Some(LabStatus::Tried {
                     passed_before: Some(on),
-                }) => t.fmt("progress_lab_tried_before", &[("date", on.to_string())]),
-                Some(LabStatus::Tried { passed_before: None }) => t.t("progress_lab_tried"),
-                _ => t.t("progress_lab_not_started"),
+                }) => t.fmt(k::PROGRESS_LAB_TRIED_BEFORE, &[("date", on.to_string())]),
+                Some(LabStatus::Tried { passed_before: None }) => t.t(k::PROGRESS_LAB_TRIED),
+                _ => t.t(k::PROGRESS_LAB_NOT_STARTED),
             };
             let href = hash_with_state(&Route::section_hash(&lesson.id, s.order), &format!("lab={id}"));
             let name = match several {
@@ -45,7 +45,7 @@ fn labs_table(lessons: &Lessons, lang: Lang, p: &Progress) -> Html {
     }
     html! {
         <>
-            <h2>{ t.t("progress_labs") }</h2>
+            <h2>{ t.t(k::PROGRESS_LABS) }</h2>
             <ul class="progress-labs">{ for rows }</ul>
         </>
     }
@@ -105,18 +105,18 @@ pub fn progress_page(props: &ProgressPageProps) -> Html {
 
     html! {
         <article class="section progress-page">
-            <h1 id="section-title" tabindex="-1">{ t.t("progress_title") }</h1>
-            <p>{ t.fmt("progress", &[("read", read.to_string()), ("total", lesson.sections.len().to_string())]) }</p>
+            <h1 id="section-title" tabindex="-1">{ t.t(k::PROGRESS_TITLE) }</h1>
+            <p>{ t.fmt(k::PROGRESS, &[("read", read.to_string()), ("total", lesson.sections.len().to_string())]) }</p>
             <p class="quick-check-result">{ match quick {
-                Some(s) => t.fmt("progress_quick_check", &[("correct", s.correct.to_string()), ("total", s.total.to_string())]),
-                None => t.t("progress_quick_check_none"),
+                Some(s) => t.fmt(k::PROGRESS_QUICK_CHECK, &[("correct", s.correct.to_string()), ("total", s.total.to_string())]),
+                None => t.t(k::PROGRESS_QUICK_CHECK_NONE),
             } }</p>
             <div class="table-wrap" tabindex="0">
                 <table>
                     <thead><tr>
-                        <th scope="col">{ t.t("progress_col_section") }</th>
-                        <th scope="col">{ t.t("progress_col_read") }</th>
-                        <th scope="col">{ t.t("progress_col_questions") }</th>
+                        <th scope="col">{ t.t(k::PROGRESS_COL_SECTION) }</th>
+                        <th scope="col">{ t.t(k::PROGRESS_COL_READ) }</th>
+                        <th scope="col">{ t.t(k::PROGRESS_COL_QUESTIONS) }</th>
                     </tr></thead>
                     <tbody>
                         { for lesson.sections.iter().map(|s| {
@@ -126,9 +126,9 @@ pub fn progress_page(props: &ProgressPageProps) -> Html {
                             html! {
                                 <tr>
                                     <td><a href={Route::section_hash(&lesson.id, s.order)}>{ format!("{}. {}", s.order, s.title) }</a></td>
-                                    <td>{ if p.is_visited(&lesson.id, &s.id) { format!("✓ {}", t.t("yes")) } else { t.t("no") } }</td>
+                                    <td>{ if p.is_visited(&lesson.id, &s.id) { format!("✓ {}", t.t(k::YES)) } else { t.t(k::NO) } }</td>
                                     <td>{ if qs.is_empty() { "–".to_string() } else {
-                                        t.fmt("progress_solved", &[("solved", solved.to_string()), ("tried", tried.to_string()), ("total", qs.len().to_string())])
+                                        t.fmt(k::PROGRESS_SOLVED, &[("solved", solved.to_string()), ("tried", tried.to_string()), ("total", qs.len().to_string())])
                                     } }</td>
                                 </tr>
                             }
@@ -137,32 +137,32 @@ pub fn progress_page(props: &ProgressPageProps) -> Html {
                 </table>
             </div>
             { labs_table(&props.lessons, props.lang, p) }
-            <h2>{ t.t("pack_title") }</h2>
-            <p>{ t.t("pack_body") }</p>
+            <h2>{ t.t(k::PACK_TITLE) }</h2>
+            <p>{ t.t(k::PACK_BODY) }</p>
             <div class="progress-actions">
                 <input type="file" id="pack-file" class="visually-hidden" accept=".toml" onchange={Callback::from(|e: Event| {
                     crate::ui::pack_loader::open_chosen(&e.target_unchecked_into());
                 })} />
-                <label class="button-like" for="pack-file">{ t.t("pack_open_file") }</label>
+                <label class="button-like" for="pack-file">{ t.t(k::PACK_OPEN_FILE) }</label>
                 <input type="file" id="pack-folder" class="visually-hidden" webkitdirectory=true multiple=true onchange={Callback::from(|e: Event| {
                     crate::ui::pack_loader::open_chosen(&e.target_unchecked_into());
                 })} />
-                <label class="button-like" for="pack-folder">{ t.t("pack_open_folder") }</label>
+                <label class="button-like" for="pack-folder">{ t.t(k::PACK_OPEN_FOLDER) }</label>
             </div>
-            <h2>{ t.t("progress_keep_title") }</h2>
-            <p>{ t.t("progress_keep_body") }</p>
+            <h2>{ t.t(k::PROGRESS_KEEP_TITLE) }</h2>
+            <p>{ t.t(k::PROGRESS_KEEP_BODY) }</p>
             <div class="progress-actions">
-                <button type="button" class="export" onclick={on_export}>{ t.t("progress_export") }</button>
+                <button type="button" class="export" onclick={on_export}>{ t.t(k::PROGRESS_EXPORT) }</button>
                 <input type="file" id="import-file" class="visually-hidden" accept="application/json,.json" onchange={on_file} />
-                <label class="import button-like" for="import-file">{ t.t("progress_import") }</label>
+                <label class="import button-like" for="import-file">{ t.t(k::PROGRESS_IMPORT) }</label>
                 if *confirming {
-                    <span class="confirm" role="group" aria-label={t.t("progress_reset_confirm")}>
-                        <span>{ t.t("progress_reset_confirm") }</span>
-                        <button type="button" class="reset-yes danger" onclick={reset}>{ t.t("progress_reset_yes") }</button>
-                        <button type="button" class="reset-no" onclick={cancel}>{ t.t("cancel") }</button>
+                    <span class="confirm" role="group" aria-label={t.t(k::PROGRESS_RESET_CONFIRM)}>
+                        <span>{ t.t(k::PROGRESS_RESET_CONFIRM) }</span>
+                        <button type="button" class="reset-yes danger" onclick={reset}>{ t.t(k::PROGRESS_RESET_YES) }</button>
+                        <button type="button" class="reset-no" onclick={cancel}>{ t.t(k::CANCEL) }</button>
                     </span>
                 } else {
-                    <button type="button" class="reset" onclick={ask}>{ t.t("progress_reset") }</button>
+                    <button type="button" class="reset" onclick={ask}>{ t.t(k::PROGRESS_RESET) }</button>
                 }
             </div>
             // Always in the page, so that what is put in it is announced (politely); each

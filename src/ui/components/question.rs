@@ -4,7 +4,7 @@
 use super::{render_inline, CodeBlock};
 use crate::lesson::content::Lang;
 use crate::lesson::generate::{self, Body, Instance};
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Texts};
 use crate::lesson::quiz::{
     without_verdict, Attempts, Form, Kind, NotAnswered, NumberProblem, Question, Response,
 };
@@ -60,12 +60,12 @@ fn fresh_seed(q: &Question) -> u64 {
 fn not_answered(t: &Texts, why: NotAnswered, typed: &str) -> String {
     let typed = || vec![("input", typed.trim().to_string())];
     match why {
-        NotAnswered::NothingChosen => t.t("quiz_nothing_chosen"),
-        NotAnswered::NoLine => t.t("quiz_no_line"),
-        NotAnswered::Number(NumberProblem::Empty) => t.t("quiz_no_number"),
-        NotAnswered::Number(NumberProblem::NotANumber) => t.fmt("quiz_not_a_number", &typed()),
-        NotAnswered::Number(NumberProblem::OddGrouping) => t.fmt("quiz_odd_grouping", &typed()),
-        NotAnswered::Number(NumberProblem::AmbiguousComma) => t.fmt("quiz_ambiguous_comma", &typed()),
+        NotAnswered::NothingChosen => t.t(k::QUIZ_NOTHING_CHOSEN),
+        NotAnswered::NoLine => t.t(k::QUIZ_NO_LINE),
+        NotAnswered::Number(NumberProblem::Empty) => t.t(k::QUIZ_NO_NUMBER),
+        NotAnswered::Number(NumberProblem::NotANumber) => t.fmt(k::QUIZ_NOT_A_NUMBER, &typed()),
+        NotAnswered::Number(NumberProblem::OddGrouping) => t.fmt(k::QUIZ_ODD_GROUPING, &typed()),
+        NotAnswered::Number(NumberProblem::AmbiguousComma) => t.fmt(k::QUIZ_AMBIGUOUS_COMMA, &typed()),
     }
 }
 
@@ -114,7 +114,7 @@ impl AnswerArea<'_> {
                             <label for={input_id}>{ render_inline(opt, self.lang) }</label>
                             if self.answered {
                                 <p class="q-why">
-                                    <strong>{ if right { format!("✓ {}", self.t.t("quiz_right_option")) } else { format!("✗ {}", self.t.t("quiz_wrong_option")) } }</strong>
+                                    <strong>{ if right { format!("✓ {}", self.t.t(k::QUIZ_RIGHT_OPTION)) } else { format!("✗ {}", self.t.t(k::QUIZ_WRONG_OPTION)) } }</strong>
                                     {" "}{ render_inline(&without_verdict(explanations.get(i).map(String::as_str).unwrap_or_default()), self.lang) }
                                 </p>
                             }
@@ -141,12 +141,12 @@ impl AnswerArea<'_> {
         html! {
             <>
             <p class="q-numeric">
-                <label for={input_id.clone()}>{ self.t.t("quiz_your_answer") }</label>
+                <label for={input_id.clone()}>{ self.t.t(k::QUIZ_YOUR_ANSWER) }</label>
                 <input type="text" inputmode="decimal" id={input_id} value={self.current.number.clone()} {oninput} autocomplete="off"
                        aria-describedby={hint_id.clone()} aria-invalid={unreadable.then_some("true")} />
                 if let Some(u) = unit { <span class="q-unit">{ u.to_string() }</span> }
             </p>
-            <p class="hint q-number-hint" id={hint_id}>{ self.t.t(if whole { "quiz_number_hint" } else { "quiz_number_hint_decimal" }) }</p>
+            <p class="hint q-number-hint" id={hint_id}>{ self.t.t(if whole { k::QUIZ_NUMBER_HINT } else { k::QUIZ_NUMBER_HINT_DECIMAL }) }</p>
             </>
         }
     }
@@ -185,8 +185,8 @@ impl AnswerArea<'_> {
                         <li key={item}>
                             <span class="q-order-text">{ render_inline(&text, self.lang) }</span>
                             <span class="q-order-buttons">
-                                <button type="button" id={up_id.clone()} disabled={pos == 0} aria-label={self.t.fmt("quiz_move_up", &[("item", text.clone())])} onclick={mv(-1)}>{"↑"}</button>
-                                <button type="button" id={down_id.clone()} disabled={pos + 1 == n} aria-label={self.t.fmt("quiz_move_down", &[("item", text.clone())])} onclick={mv(1)}>{"↓"}</button>
+                                <button type="button" id={up_id.clone()} disabled={pos == 0} aria-label={self.t.fmt(k::QUIZ_MOVE_UP, &[("item", text.clone())])} onclick={mv(-1)}>{"↑"}</button>
+                                <button type="button" id={down_id.clone()} disabled={pos + 1 == n} aria-label={self.t.fmt(k::QUIZ_MOVE_DOWN, &[("item", text.clone())])} onclick={mv(1)}>{"↓"}</button>
                             </span>
                         </li>
                     }
@@ -210,7 +210,7 @@ impl AnswerArea<'_> {
                     <li class={classes!(self.answered.then_some(if n == bug_line { "is-right" } else { "" }))}>
                         <input type="radio" id={input_id.clone()} name={dom_id.to_string()} {checked} {onchange} />
                         <label for={input_id}>
-                            <span class="visually-hidden">{ self.t.fmt("quiz_line", &[("n", n.to_string())]) }{": "}</span>
+                            <span class="visually-hidden">{ self.t.fmt(k::QUIZ_LINE, &[("n", n.to_string())]) }{": "}</span>
                             <span class="q-line-no" aria-hidden="true">{ n }</span>
                             <code>{ if line.is_empty() { " ".to_string() } else { line.clone() } }</code>
                         </label>
@@ -232,9 +232,9 @@ fn feedback(t: &Texts, lang: Lang, result: &Attempts, current: &Response, inst: 
         },
         Some(Ok(ok)) => html! {
             <p class={classes!("q-verdict", if ok { "right" } else { "wrong" })}>
-                <strong>{ if ok { format!("✓ {}", t.t("quiz_correct")) } else { format!("✗ {}", t.t("quiz_incorrect")) } }</strong>
-                if result.right_after_reveal() { {" "}{ t.t("quiz_not_counted_after_reveal") } }
-                else if !ok && !answered { {" "}{ t.t("quiz_try_again") } }
+                <strong>{ if ok { format!("✓ {}", t.t(k::QUIZ_CORRECT)) } else { format!("✗ {}", t.t(k::QUIZ_INCORRECT)) } }</strong>
+                if result.right_after_reveal() { {" "}{ t.t(k::QUIZ_NOT_COUNTED_AFTER_REVEAL) } }
+                else if !ok && !answered { {" "}{ t.t(k::QUIZ_TRY_AGAIN) } }
             </p>
         },
     };
@@ -242,7 +242,7 @@ fn feedback(t: &Texts, lang: Lang, result: &Attempts, current: &Response, inst: 
         <>
             { verdict }
             if answered {
-                <p class="q-solution">{ t.fmt("quiz_solution", &[("answer", inst.solution())]) }</p>
+                <p class="q-solution">{ t.fmt(k::QUIZ_SOLUTION, &[("answer", inst.solution())]) }</p>
                 if !inst.explanation.is_empty() { <p class="q-explanation">{ render_inline(&inst.explanation, lang) }</p> }
             }
         </>
@@ -367,9 +367,9 @@ pub fn question_view(props: &QuestionProps) -> Html {
                 aria-busy={(!made.failed).then_some("true")}>
                 <fieldset>
                     if made.failed {
-                        <p class="error" role="alert">{ t.t("quiz_no_engine") }</p>
+                        <p class="error" role="alert">{ t.t(k::QUIZ_NO_ENGINE) }</p>
                     } else {
-                        <p class="loading" role="status">{ t.t("quiz_preparing") }</p>
+                        <p class="loading" role="status">{ t.t(k::QUIZ_PREPARING) }</p>
                     }
                 </fieldset>
             </form>
@@ -520,7 +520,7 @@ fn question_body(props: &BodyProps) -> Html {
                     }
                 }
                 if let Some((scenario, pause_ms)) = &inst.scenario {
-                    if !answered { <p class="hint">{ t.t("predict_paused") }</p> }
+                    if !answered { <p class="hint">{ t.t(k::PREDICT_PAUSED) }</p> }
                     <super::Deferred>
                         <crate::ui::scenario::ScenarioPanel names={vec![scenario.clone()]} lang={props.lang}
                             hold_at_ms={(!answered).then_some(*pause_ms)} url_state={false} />
@@ -528,14 +528,14 @@ fn question_body(props: &BodyProps) -> Html {
                 }
                 { body }
                 <div class="q-actions">
-                    <button type="submit" class="q-check">{ t.t("quiz_check") }</button>
+                    <button type="submit" class="q-check">{ t.t(k::QUIZ_CHECK) }</button>
                     if is_generated {
-                        <button type="button" class="q-another" onclick={on_another}>{ t.t("quiz_another") }</button>
-                        <span class="q-variant">{ t.fmt("quiz_variant", &[("seed", format!("{:x}", seed))]) }</span>
+                        <button type="button" class="q-another" onclick={on_another}>{ t.t(k::QUIZ_ANOTHER) }</button>
+                        <span class="q-variant">{ t.fmt(k::QUIZ_VARIANT, &[("seed", format!("{:x}", seed))]) }</span>
                     }
                     if !answered {
                         <button type="button" class="q-reveal" onclick={on_reveal}>
-                            { t.t(if matches!(inst.body, Body::Choice { .. }) { "quiz_reveal_explanations" } else { "quiz_reveal_answer" }) }
+                            { t.t(if matches!(inst.body, Body::Choice { .. }) { k::QUIZ_REVEAL_EXPLANATIONS } else { k::QUIZ_REVEAL_ANSWER }) }
                         </button>
                     }
                     if props.attempts > 0 {
@@ -551,9 +551,9 @@ fn question_body(props: &BodyProps) -> Html {
 /// "Checked once", "Checked 3 times": the counted tries, this one included.
 fn attempts_text(t: &Texts, n: u32) -> String {
     if n == 1 {
-        t.t("quiz_attempts_one")
+        t.t(k::QUIZ_ATTEMPTS_ONE)
     } else {
-        t.fmt("quiz_attempts", &[("n", n.to_string())])
+        t.fmt(k::QUIZ_ATTEMPTS, &[("n", n.to_string())])
     }
 }
 

@@ -2,7 +2,7 @@
 
 use super::question::QuestionView;
 use crate::lesson::content::Lang;
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Texts};
 use crate::lesson::progress::{Progress, Score};
 use crate::lesson::state::Lessons;
 use crate::vecmap::VecMap;
@@ -81,10 +81,10 @@ pub fn quiz(props: &QuizProps) -> Html {
     let correct = results.values().filter(|&&v| v).count();
     html! {
         <section class="quiz" aria-labelledby="quiz-title">
-            <h2 id="quiz-title">{ if quick { t.t("quick_check_title") } else { t.t("quiz_title") } }</h2>
+            <h2 id="quiz-title">{ if quick { t.t(k::QUICK_CHECK_TITLE) } else { t.t(k::QUIZ_TITLE) } }</h2>
             if quick {
                 <p class="quiz-score" role="status">
-                    { t.fmt("quick_check_score", &[("correct", correct.to_string()), ("answered", results.len().to_string()), ("total", total.to_string())]) }
+                    { t.fmt(k::QUICK_CHECK_SCORE, &[("correct", correct.to_string()), ("answered", results.len().to_string()), ("total", total.to_string())]) }
                 </p>
             }
             { for questions.iter().map(|q| {

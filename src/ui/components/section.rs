@@ -2,7 +2,7 @@ use super::markdown::doc;
 use super::markdown::render;
 use super::panels::block_panel;
 use crate::lesson::content::Lang;
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Texts};
 use crate::lesson::state::Lessons;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -35,7 +35,7 @@ pub fn section_view(props: &SectionProps) -> Html {
     );
     html! {
         <article class="section" data-section-id={section.id.clone()}>
-            <p class="section-kicker">{ t.fmt("section_of", &[("n", section.order.to_string()), ("total", lesson.sections.len().to_string())]) }</p>
+            <p class="section-kicker">{ t.fmt(k::SECTION_OF, &[("n", section.order.to_string()), ("total", lesson.sections.len().to_string())]) }</p>
             <h1 id="section-title" tabindex="-1">{ section.title.clone() }</h1>
             { render(&body, props.lang, section_panel) }
         </article>

@@ -2,7 +2,7 @@
 
 use crate::lesson::content::Lang;
 use crate::lesson::embed::{EmbedChoice, Show, Theme, CONTROLS};
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Key, Texts};
 use crate::ui::browser;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -83,7 +83,7 @@ pub fn share_dialog(props: &ShareDialogProps) -> Html {
         // clipboard-write: the embedded page's Copy buttons work inside the host's page.
         "<iframe src=\"{}\" title=\"{}\" width=\"100%\" height=\"640\" style=\"border:0\" loading=\"lazy\" allow=\"clipboard-write\"></iframe>",
         chosen.url(&href).replace('"', "&quot;"),
-        t.t("embed_title")
+        t.t(k::EMBED_TITLE)
     );
     let toggle = {
         let (open, copied) = (open.clone(), copied.clone());
@@ -150,11 +150,11 @@ pub fn share_dialog(props: &ShareDialogProps) -> Html {
         })
     };
     let said = |what: &str| match *copied {
-        Some((w, true)) if w == what => t.t("copied"),
-        Some((w, false)) if w == what => t.t("copy_blocked_short"),
-        _ => t.t("copy"),
+        Some((w, true)) if w == what => t.t(k::COPIED),
+        Some((w, false)) if w == what => t.t(k::COPY_BLOCKED_SHORT),
+        _ => t.t(k::COPY),
     };
-    let label = t.t("share");
+    let label = t.t(k::SHARE);
     let (first, more) = label.split_at(label.find(" / ").unwrap_or(label.len()));
     let (first, more) = (first.to_string(), more.to_string());
     html! {
@@ -166,23 +166,23 @@ pub fn share_dialog(props: &ShareDialogProps) -> Html {
             if *open {
                 <div class="dialog-backdrop" onclick={{ let c = close.clone(); Callback::from(move |_| c.emit(())) }}></div>
                 <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="share-title" onkeydown={on_key} ref={dialog}>
-                    <h2 id="share-title" tabindex="-1">{ t.t("share") }</h2>
-                    <label for="share-link">{ t.t("share_link") }</label>
+                    <h2 id="share-title" tabindex="-1">{ t.t(k::SHARE) }</h2>
+                    <label for="share-link">{ t.t(k::SHARE_LINK) }</label>
                     <div class="copy-row">
                         <input id="share-link" type="text" readonly=true value={href.clone()} />
                         <button type="button" onclick={copy("link", "share-link", href.clone())}>{ said("link") }</button>
                     </div>
                     { embed_options(&t, &choice, &copied, !props.labs.is_empty()) }
-                    <label for="share-embed">{ t.t("share_embed") }</label>
+                    <label for="share-embed">{ t.t(k::SHARE_EMBED) }</label>
                     <div class="copy-row">
                         <textarea id="share-embed" readonly=true rows="3" value={snippet.clone()} />
                         <button type="button" onclick={copy("embed", "share-embed", snippet.clone())}>{ said("embed") }</button>
                     </div>
                     <p class="copy-blocked" role="status">
-                        { if matches!(*copied, Some((_, false))) { t.t("copy_blocked") } else { String::new() } }
+                        { if matches!(*copied, Some((_, false))) { t.t(k::COPY_BLOCKED) } else { String::new() } }
                     </p>
-                    <p class="hint">{ t.t("share_hint") }</p>
-                    <button type="button" class="dialog-close" onclick={{ let c = close.clone(); Callback::from(move |_| c.emit(())) }}>{ t.t("close") }</button>
+                    <p class="hint">{ t.t(k::SHARE_HINT) }</p>
+                    <button type="button" class="dialog-close" onclick={{ let c = close.clone(); Callback::from(move |_| c.emit(())) }}>{ t.t(k::CLOSE) }</button>
                 </div>
             }
         </>
@@ -248,7 +248,7 @@ fn embed_options(
     let c = &choice.0;
     let show_radio = |show: Show,
                       value: &'static str,
-                      key: &str,
+                      key: Key,
                       f: fn(&web_sys::HtmlInputElement) -> Change| {
         html! {
             <label class="share-choice">
@@ -270,31 +270,31 @@ fn embed_options(
             <label class="share-choice">
                 <input type="checkbox" name="share-control" value={control}
                        checked={c.controls.contains(control)} onchange={on_change} />
-                { t.t(&format!("control_{control}")) }
+                { t.t_named(&format!("control_{control}")) }
             </label>
         }
     };
     let themes = [
-        (Theme::Auto, "auto", "share_theme_auto"),
-        (Theme::Light, "light", "share_theme_light"),
-        (Theme::Dark, "dark", "share_theme_dark"),
+        (Theme::Auto, "auto", k::SHARE_THEME_AUTO),
+        (Theme::Light, "light", k::SHARE_THEME_LIGHT),
+        (Theme::Dark, "dark", k::SHARE_THEME_DARK),
     ];
     html! {
         <div class="share-options">
             <fieldset>
-                <legend>{ t.t("share_show") }</legend>
-                { show_radio(Show::Section, "section", "share_show_section", |_| Change::Show(Show::Section)) }
-                { show_radio(Show::Scenario, "scenario", "share_show_scenario", |_| Change::Show(Show::Scenario)) }
-                { show_radio(Show::Quiz, "quiz", "share_show_quiz", |_| Change::Show(Show::Quiz)) }
+                <legend>{ t.t(k::SHARE_SHOW) }</legend>
+                { show_radio(Show::Section, "section", k::SHARE_SHOW_SECTION, |_| Change::Show(Show::Section)) }
+                { show_radio(Show::Scenario, "scenario", k::SHARE_SHOW_SCENARIO, |_| Change::Show(Show::Scenario)) }
+                { show_radio(Show::Quiz, "quiz", k::SHARE_SHOW_QUIZ, |_| Change::Show(Show::Quiz)) }
                 if has_lab {
-                    { show_radio(Show::Lab, "lab", "share_show_lab", |_| Change::Show(Show::Lab)) }
+                    { show_radio(Show::Lab, "lab", k::SHARE_SHOW_LAB, |_| Change::Show(Show::Lab)) }
                 }
             </fieldset>
             <fieldset>
-                <legend>{ t.t("share_controls") }</legend>
+                <legend>{ t.t(k::SHARE_CONTROLS) }</legend>
                 { for CONTROLS.into_iter().map(control_box) }
             </fieldset>
-            <label for="share-theme">{ t.t("share_theme") }</label>
+            <label for="share-theme">{ t.t(k::SHARE_THEME) }</label>
             <select id="share-theme" onchange={on_theme}>
                 { for themes.into_iter().map(|(theme, value, key)| html! {
                     <option {value} selected={c.theme == theme}>{ t.t(key) }</option>

@@ -1,5 +1,5 @@
 use crate::lesson::content::Lang;
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Texts};
 use crate::lesson::progress::{LabStatus, Progress};
 use crate::lesson::route::Route;
 use crate::lesson::state::Lessons;
@@ -35,11 +35,11 @@ fn lab_mark(progress: &Progress, lesson: &str, section: &crate::lesson::section:
         })
         .collect();
     let (mark, words, class) = if statuses.iter().all(|s| matches!(s, LabStatus::Passed { .. })) {
-        ("lab ✓", "toc_lab_passed", "toc-lab passed")
+        ("lab ✓", k::TOC_LAB_PASSED, "toc-lab passed")
     } else if statuses.iter().any(|s| *s != LabStatus::NotStarted) {
-        ("lab …", "toc_lab_tried", "toc-lab tried")
+        ("lab …", k::TOC_LAB_TRIED, "toc-lab tried")
     } else {
-        ("lab", "toc_lab", "toc-lab")
+        ("lab", k::TOC_LAB, "toc-lab")
     };
     html! {
         <span class={class}><span aria-hidden="true">{ mark }</span><span class="visually-hidden">{ format!(" ({})", t.t(words)) }</span></span>
@@ -54,9 +54,9 @@ pub fn toc(props: &TocProps) -> Html {
     let read = props.progress.visited_count(&lesson.id);
     let total = lesson.sections.len();
     html! {
-        <nav id="toc" class="toc" aria-label={t.t("contents_label")}>
-            <h2 class="toc-title">{ t.t("contents") }</h2>
-            <p class="toc-progress">{ t.fmt("progress", &[("read", read.to_string()), ("total", total.to_string())]) }</p>
+        <nav id="toc" class="toc" aria-label={t.t(k::CONTENTS_LABEL)}>
+            <h2 class="toc-title">{ t.t(k::CONTENTS) }</h2>
+            <p class="toc-progress">{ t.fmt(k::PROGRESS, &[("read", read.to_string()), ("total", total.to_string())]) }</p>
             <ol>
                 { for lesson.sections.iter().map(|s| {
                     let current = props.current == Some(s.order);
@@ -70,7 +70,7 @@ pub fn toc(props: &TocProps) -> Html {
                                 <span class="toc-num" aria-hidden="true">{ s.order }</span>
                                 <span class="toc-text">{ s.title.clone() }</span>
                                 if visited {
-                                    <span class="toc-read"><span aria-hidden="true">{"✓"}</span><span class="visually-hidden">{ format!(" ({})", t.t("visited")) }</span></span>
+                                    <span class="toc-read"><span aria-hidden="true">{"✓"}</span><span class="visually-hidden">{ format!(" ({})", t.t(k::VISITED)) }</span></span>
                                 }
                                 { lab_mark(&props.progress, &lesson.id, s, &t) }
                             </a>
@@ -81,7 +81,7 @@ pub fn toc(props: &TocProps) -> Html {
             <p class="toc-progress-link">
                 <a href={Route::progress_hash(&lesson.id)} aria-current={props.on_progress_page.then_some("page")}
                    onclick={{ let n = props.on_navigate.clone(); Callback::from(move |_| n.emit(())) }}>
-                    { t.t("progress_link") }
+                    { t.t(k::PROGRESS_LINK) }
                 </a>
             </p>
         </nav>

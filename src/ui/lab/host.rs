@@ -5,7 +5,7 @@
 
 use super::LabPanel;
 use crate::lesson::content::Lang;
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Texts};
 use yew::prelude::*;
 
 /// A lab, where a section (or an embed of one lab) shows it.
@@ -59,7 +59,7 @@ fn lab_host(props: &LabHostProps) -> Html {
                 if let Some(s) = &*snapshot {
                     <div class="lab-snapshot" inert="">{ Html::from_html_unchecked(s.clone()) }</div>
                 } else {
-                    <p class="hint" role="status">{ t.t("lab_opening") }</p>
+                    <p class="hint" role="status">{ t.t(k::LAB_OPENING) }</p>
                 }
             }
         </div>

@@ -27,7 +27,7 @@ use session::*;
 pub use session::{warm, SANDBOXES};
 
 use crate::lesson::content::Lang;
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Texts};
 use crate::sim::lab::seq::{self, Draw};
 use crate::sim::lab::Lab;
 use crate::timeline;
@@ -213,22 +213,22 @@ fn status_view(phase: &Phase, lang: Lang, goto_line: &impl Fn(u32) -> Callback<M
     let t = Texts::new(lang);
     match phase {
         Phase::Idle => html! {},
-        Phase::Loading => html! { <p class="lab-status" role="status">{ t.t("lab_running") }</p> },
+        Phase::Loading => html! { <p class="lab-status" role="status">{ t.t(k::LAB_RUNNING) }</p> },
         // One run: it has no trials to count.
         Phase::Running { total: 1, .. } => {
-            html! { <p class="lab-status" role="status">{ t.t("lab_running_code") }</p> }
+            html! { <p class="lab-status" role="status">{ t.t(k::LAB_RUNNING_CODE) }</p> }
         }
         Phase::Running { done, total } => html! {
             <p class="lab-status" role="status">
                 <progress max={total.to_string()} value={done.to_string()}></progress>
-                { " " }{ t.fmt("lab_progress", &[("done", done.to_string()), ("total", total.to_string())]) }
+                { " " }{ t.fmt(k::LAB_PROGRESS, &[("done", done.to_string()), ("total", total.to_string())]) }
             </p>
         },
         Phase::Failed(e) => {
             // The simulator that did not start, in the reader's words; other whys are the
             // browser's or the sandbox's own.
             let why = crate::ui::engine_worker::in_words(t, e);
-            html! { <p class="lab-error" role="alert">{ t.fmt("lab_load_failed", &[("why", why)]) }</p> }
+            html! { <p class="lab-error" role="alert">{ t.fmt(k::LAB_LOAD_FAILED, &[("why", why)]) }</p> }
         }
         Phase::Shown(s) => result_view(s, lang, &goto_line),
     }
@@ -316,7 +316,7 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
     let Some(Ok(lab)) = (*lab).clone() else {
         let why = match &*lab {
             Some(Err(e)) => e.clone(),
-            _ => t.fmt("lab_unknown", &[("id", props.id.clone())]),
+            _ => t.fmt(k::LAB_UNKNOWN, &[("id", props.id.clone())]),
         };
         return html! { <p class="lab-error" role="alert">{ why }</p> };
     };
@@ -363,7 +363,7 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
         &code,
         save.clone(),
         lab.starter_in(props.lang.code()).to_string(),
-        t.t("lab_reset_confirm"),
+        t.t(k::LAB_RESET_CONFIRM),
     );
     let code_editor = code_editor::use_code_editor(
         &editor,
@@ -387,35 +387,35 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
         <section class="lab" aria-labelledby={format!("lab-title-{}", props.id)} data-lab={props.id.clone()} ref={section_ref}>
             <h2 id={format!("lab-title-{}", props.id)} tabindex="-1">{ title }</h2>
             { render(&doc(&goal), lang, block_panel) }
-            <h3>{ t.t("lab_signature") }</h3>
+            <h3>{ t.t(k::LAB_SIGNATURE) }</h3>
             <CodeBlock lang={Some("js".to_string())} code={lab.signature_in(lang.code()).trim().to_string()} ui_lang={lang} />
             if from_link {
-                <p class="lab-note" role="note">{ t.t("lab_link_code") }</p>
+                <p class="lab-note" role="note">{ t.t(k::LAB_LINK_CODE) }</p>
             }
             if let Some(seed) = s.replay {
-                <p class="lab-note" role="note">{ t.fmt("lab_shared", &[("seed", seed.to_string())]) }</p>
+                <p class="lab-note" role="note">{ t.fmt(k::LAB_SHARED, &[("seed", seed.to_string())]) }</p>
             }
-            <label for={editor_id.clone()} id={format!("{editor_id}-label")} class="lab-editor-label">{ t.t("lab_editor") }</label>
+            <label for={editor_id.clone()} id={format!("{editor_id}-label")} class="lab-editor-label">{ t.t(k::LAB_EDITOR) }</label>
             <textarea id={editor_id} class="lab-editor" ref={editor} spellcheck="false" autocapitalize="off"
                       rows={code.lines().count().clamp(12, 40).to_string()} value={(*code).clone()}
                       {oninput} {onchange} {onkeydown} onfocus={Callback::from(|_: FocusEvent| warm())} readonly={running} aria-describedby={format!("lab-keys-{}", props.id)} />
-            <p class="lab-keys" id={format!("lab-keys-{}", props.id)}>{ t.t("lab_keys") }</p>
+            <p class="lab-keys" id={format!("lab-keys-{}", props.id)}>{ t.t(k::LAB_KEYS) }</p>
             <div class="lab-actions">
                 <button type="button" class="primary" onclick={on_run} disabled={running}>
-                    { match s.replay { Some(seed) => t.fmt("lab_replay", &[("seed", seed.to_string())]), None => t.t("lab_run") } }
+                    { match s.replay { Some(seed) => t.fmt(k::LAB_REPLAY, &[("seed", seed.to_string())]), None => t.t(k::LAB_RUN) } }
                 </button>
-                <button type="button" onclick={on_break} disabled={running}>{ t.fmt("lab_break", &[("trials", lab.trials.to_string())]) }</button>
+                <button type="button" onclick={on_break} disabled={running}>{ t.fmt(k::LAB_BREAK, &[("trials", lab.trials.to_string())]) }</button>
                 if running {
-                    <button type="button" onclick={on_cancel}>{ t.t("lab_cancel") }</button>
+                    <button type="button" onclick={on_cancel}>{ t.t(k::LAB_CANCEL) }</button>
                 }
                 if attempted {
                     <button type="button" onclick={on_solution} aria-expanded={s.solution.is_some().to_string()}>
-                        { if s.solution.is_some() { t.t("lab_solution_hide") } else { t.t("lab_solution_show") } }
+                        { if s.solution.is_some() { t.t(k::LAB_SOLUTION_HIDE) } else { t.t(k::LAB_SOLUTION_SHOW) } }
                     </button>
                 }
-                <button type="button" class="quiet" onclick={on_reset} disabled={running}>{ t.t("lab_reset") }</button>
+                <button type="button" class="quiet" onclick={on_reset} disabled={running}>{ t.t(k::LAB_RESET) }</button>
                 <button type="button" class="quiet" onclick={on_copy_link}>
-                    { if s.copied(LinkKind::Code) { t.t("lab_link_copied") } else { t.t("lab_copy_link") } }
+                    { if s.copied(LinkKind::Code) { t.t(k::LAB_LINK_COPIED) } else { t.t(k::LAB_COPY_LINK) } }
                 </button>
             </div>
             { copy_blocked_view(s, &props.id, &t) }
@@ -460,7 +460,7 @@ fn marks_of(phase: &Phase, lang: Lang) -> code_editor::Marks {
         .broken
         .as_ref()
         .and_then(Broken::sent_from_line)
-        .map(|line| (line, Texts::new(lang).t("lab_sent_here")));
+        .map(|line| (line, Texts::new(lang).t(k::LAB_SENT_HERE)));
     code_editor::Marks {
         run: Rc::as_ptr(shown) as usize,
         error,
@@ -475,7 +475,7 @@ fn copy_blocked_view(s: &LabState, id: &str, t: &Texts) -> Html {
     };
     html! {
         <div class="lab-note" role="status">
-            <label for={format!("lab-link-{id}")}>{ t.t("lab_copy_blocked") }</label>
+            <label for={format!("lab-link-{id}")}>{ t.t(k::LAB_COPY_BLOCKED) }</label>
             <input id={format!("lab-link-{id}")} class="lab-link" type="text" readonly=true value={link.clone()}
                    onfocus={Callback::from(|e: FocusEvent| e.target_unchecked_into::<web_sys::HtmlInputElement>().select())} />
         </div>
@@ -505,11 +505,11 @@ fn after_the_verdict(s: &LabState, id: &str, lang: Lang, dispatch: &Callback<Lab
             match &s.solution {
                 Some(Ok(solution)) => html! {
                     <div class="lab-solution">
-                        <h3>{ t.t("lab_solution") }</h3>
+                        <h3>{ t.t(k::LAB_SOLUTION) }</h3>
                         <CodeBlock lang={Some("js".to_string())} code={solution.clone()} ui_lang={lang} />
                     </div>
                 },
-                Some(Err(e)) => html! { <p class="lab-error" role="alert">{ t.fmt("lab_load_failed", &[("why", e.clone())]) }</p> },
+                Some(Err(e)) => html! { <p class="lab-error" role="alert">{ t.fmt(k::LAB_LOAD_FAILED, &[("why", e.clone())]) }</p> },
                 None => html! {},
             }
         }

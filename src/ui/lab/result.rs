@@ -3,7 +3,7 @@
 
 use super::link::copy_link;
 use crate::lesson::content::Lang;
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Texts};
 use crate::lesson::progress::{LabProgress, LabStatus};
 use crate::timeline;
 use crate::timeline::lab_panel::{Broken, LabAction, LinkKind, Shown};
@@ -16,10 +16,10 @@ use yew::prelude::*;
 pub(super) fn standing_view(saved: Option<&LabProgress>, lang: Lang) -> Html {
     let t = Texts::new(lang);
     let (key, on, class) = match saved.map(LabProgress::status) {
-        Some(LabStatus::Passed { on }) => ("lab_standing_passed", on, "lab-standing lab-passed"),
+        Some(LabStatus::Passed { on }) => (k::LAB_STANDING_PASSED, on, "lab-standing lab-passed"),
         Some(LabStatus::Tried {
             passed_before: Some(on),
-        }) => ("lab_standing_before", on, "lab-standing"),
+        }) => (k::LAB_STANDING_BEFORE, on, "lab-standing"),
         _ => return html! {},
     };
     html! { <p class={class}>{ t.fmt(key, &[("date", browser::local_date(on, lang))]) }</p> }
@@ -40,12 +40,12 @@ pub(super) fn hints_view(b: &Broken, shown: u8, lang: Lang, dispatch: &Callback<
         .unwrap_or_default();
     html! {
         <div class="lab-hints">
-            <ol aria-label={t.t("lab_hints")} aria-live="polite">
+            <ol aria-label={t.t(k::LAB_HINTS)} aria-live="polite">
                 { for (1..=shown).map(|n| html! { <li>{ hint(&t, check, n, &fact) }</li> }) }
             </ol>
             if shown < HINTS {
                 <button type="button" onclick={dispatch.reform(|_: MouseEvent| LabAction::Hint)}>
-                    { t.fmt("lab_hint_button", &[("n", (shown + 1).to_string()), ("of", HINTS.to_string())]) }
+                    { t.fmt(k::LAB_HINT_BUTTON, &[("n", (shown + 1).to_string()), ("of", HINTS.to_string())]) }
                 </button>
             }
         </div>
@@ -60,36 +60,36 @@ pub(super) fn result_view(s: &Shown, lang: Lang, goto_line: &impl Fn(u32) -> Cal
         let message = crate::timeline::words::lab::code_error(e, lang);
         let msg = match (e.line, e.col) {
             (Some(l), Some(c)) => t.fmt(
-                "lab_code_failed_at",
+                k::LAB_CODE_FAILED_AT,
                 &[
                     ("line", l.to_string()),
                     ("col", c.to_string()),
                     ("message", message),
                 ],
             ),
-            _ => t.fmt("lab_code_failed", &[("message", message)]),
+            _ => t.fmt(k::LAB_CODE_FAILED, &[("message", message)]),
         };
         let who = e.worker.clone().map(|w| format!("{w}: ")).unwrap_or_default();
         // An infinite loop: the function it never left, where the sandbox could tell.
         let within = e
             .within
             .as_ref()
-            .map(|f| format!(" {}", t.fmt("lab_code_within", &[("fn", f.clone())])))
+            .map(|f| format!(" {}", t.fmt(k::LAB_CODE_WITHIN, &[("fn", f.clone())])))
             .unwrap_or_default();
         html! {
             <div class="lab-verdict lab-failed" role="alert">
                 <p>{ who }{ msg }{ within }</p>
                 if let Some(l) = e.line {
-                    <button type="button" onclick={goto_line(l)}>{ t.fmt("lab_goto_line", &[("line", l.to_string())]) }</button>
+                    <button type="button" onclick={goto_line(l)}>{ t.fmt(k::LAB_GOTO_LINE, &[("line", l.to_string())]) }</button>
                 }
             </div>
         }
     } else if s.cancelled {
-        html! { <p class="lab-verdict">{ t.fmt("lab_cancelled", &[("done", s.trials.to_string())]) }</p> }
+        html! { <p class="lab-verdict">{ t.fmt(k::LAB_CANCELLED, &[("done", s.trials.to_string())]) }</p> }
     } else if let Some(b) = &s.broken {
         let text = if s.break_it {
             t.fmt(
-                "lab_broken_trial",
+                k::LAB_BROKEN_TRIAL,
                 &[
                     ("trial", b.trial.to_string()),
                     ("total", s.total.to_string()),
@@ -97,23 +97,23 @@ pub(super) fn result_view(s: &Shown, lang: Lang, goto_line: &impl Fn(u32) -> Cal
                 ],
             )
         } else {
-            t.fmt("lab_broken_run", &[("seed", b.seed.to_string())])
+            t.fmt(k::LAB_BROKEN_RUN, &[("seed", b.seed.to_string())])
         };
         html! { <p class="lab-verdict lab-failed" role="alert">{ text }</p> }
     } else if s.break_it {
-        html! { <p class="lab-verdict lab-passed">{ t.fmt("lab_passed_break", &[("trials", s.trials.to_string()), ("seed", s.seed.to_string())]) }</p> }
+        html! { <p class="lab-verdict lab-passed">{ t.fmt(k::LAB_PASSED_BREAK, &[("trials", s.trials.to_string()), ("seed", s.seed.to_string())]) }</p> }
     } else {
-        html! { <p class="lab-verdict lab-passed">{ t.fmt("lab_passed_run", &[("seed", s.seed.to_string())]) }</p> }
+        html! { <p class="lab-verdict lab-passed">{ t.fmt(k::LAB_PASSED_RUN, &[("seed", s.seed.to_string())]) }</p> }
     };
     let checks = (s.code_error.is_none() && !s.cancelled).then(|| {
         html! {
             // Where the trials ran and the failing one was replayed (e2e/lab.mjs reads it):
             // the engine's workers, always; the page has no engine.
-            <ul class="lab-checks" aria-label={t.t("lab_checks")} data-ran-in="worker" data-drawn-in={s.broken.is_some().then_some("worker")}>
+            <ul class="lab-checks" aria-label={t.t(k::LAB_CHECKS)} data-ran-in="worker" data-drawn-in={s.broken.is_some().then_some("worker")}>
                 { for s.checks.iter().map(|(name, ok)| html! {
                     <li class={if *ok { "held" } else { "broken" }} data-check={name.clone()}>
                         <span aria-hidden="true">{ if *ok { "✓ " } else { "✗ " } }</span>
-                        <strong>{ if *ok { t.t("lab_check_held") } else { t.t("lab_check_broken") } }</strong>
+                        <strong>{ if *ok { t.t(k::LAB_CHECK_HELD) } else { t.t(k::LAB_CHECK_BROKEN) } }</strong>
                         { ": " }{ check(name, *ok, lang) }
                     </li>
                 }) }
@@ -191,26 +191,26 @@ pub(super) fn broken_view(
             <ul class="lab-violations">
                 { for b.violations.iter().take(SHOWN_VIOLATIONS).map(|v| html! { <li>{ violation_text(v, lang) }</li> }) }
                 if b.violations.len() > SHOWN_VIOLATIONS {
-                    <li class="lab-more">{ t.fmt("lab_more", &[("n", (b.violations.len() - SHOWN_VIOLATIONS).to_string())]) }</li>
+                    <li class="lab-more">{ t.fmt(k::LAB_MORE, &[("n", (b.violations.len() - SHOWN_VIOLATIONS).to_string())]) }</li>
                 }
             </ul>
             if let Some(line) = b.sent_from_line() {
-                <p class="lab-sent">{ t.fmt("lab_sent_from", &[("line", line.to_string())]) }</p>
+                <p class="lab-sent">{ t.fmt(k::LAB_SENT_FROM, &[("line", line.to_string())]) }</p>
             }
-            <h3>{ t.t("lab_timeline") }</h3>
+            <h3>{ t.t(k::LAB_TIMELINE) }</h3>
             <div class="timeline-wrap">
                 <crate::ui::scenario::TimelineSvg model={crate::ui::scenario::Shared(m.clone())} {t_us} cursor={at} {view} {on_seek} {lang} slices=true />
             </div>
             <div class="lab-actions">
-                <button type="button" onclick={step(-1)} disabled={at == 0}>{ t.t("lab_prev") }</button>
-                <button type="button" onclick={step(1)} disabled={at >= last}>{ t.t("lab_next") }</button>
-                <button type="button" onclick={on_jump}>{ t.t("lab_jump") }</button>
+                <button type="button" onclick={step(-1)} disabled={at == 0}>{ t.t(k::LAB_PREV) }</button>
+                <button type="button" onclick={step(1)} disabled={at >= last}>{ t.t(k::LAB_NEXT) }</button>
+                <button type="button" onclick={on_jump}>{ t.t(k::LAB_JUMP) }</button>
                 <span class="zoom-buttons">
-                    <button type="button" aria-label={t.t("sc_zoom_in")} title={t.t("sc_zoom_in")} onclick={zoom(0.5)}
+                    <button type="button" aria-label={t.t(k::SC_ZOOM_IN)} title={t.t(k::SC_ZOOM_IN)} onclick={zoom(0.5)}
                             disabled={view.1 - view.0 <= timeline::view::MIN_SPAN_US}>{"+"}</button>
-                    <button type="button" aria-label={t.t("sc_zoom_out")} title={t.t("sc_zoom_out")} onclick={zoom(2.0)} disabled={whole}>{"−"}</button>
+                    <button type="button" aria-label={t.t(k::SC_ZOOM_OUT)} title={t.t(k::SC_ZOOM_OUT)} onclick={zoom(2.0)} disabled={whole}>{"−"}</button>
                 </span>
-                <button type="button" class="quiet" onclick={on_share}>{ if copied { t.t("lab_link_copied") } else { t.t("lab_share") } }</button>
+                <button type="button" class="quiet" onclick={on_share}>{ if copied { t.t(k::LAB_LINK_COPIED) } else { t.t(k::LAB_SHARE) } }</button>
             </div>
             <p class="lab-now" aria-live="polite">{ now }</p>
         </div>

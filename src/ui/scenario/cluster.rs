@@ -3,7 +3,7 @@
 
 use super::model::Handle;
 use crate::lesson::content::Lang;
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Texts};
 use crate::timeline::{snapshot, words};
 use yew::prelude::*;
 
@@ -34,16 +34,16 @@ pub fn cluster(props: &ClusterProps) -> Html {
     html! {
         // A `<div>` may not carry a name (aria-label); the group takes its heading's.
         <div class="cluster" role="group" aria-labelledby={cluster_id.clone()}>
-            <h3 id={cluster_id}>{ tx.t("sc_at_cursor") }</h3>
+            <h3 id={cluster_id}>{ tx.t(k::SC_AT_CURSOR) }</h3>
             <ul class="cluster-clients">
                 { for snap.clients.iter().map(|c| html! {
                     <li data-status={c.status}>
-                        <strong>{ c.name.clone() }</strong>{": "}{ tx.t(&format!("sc_status_{}", c.status)) }
+                        <strong>{ c.name.clone() }</strong>{": "}{ tx.t_named(&format!("sc_status_{}", c.status)) }
                         <span class="fault-state">{ states(&c.name) }</span>
                         if let Some(t) = &c.token { { format!(", token {t}") } }
-                        if let Some(v) = c.validity_left_ms { { tx.fmt("sc_validity", &[("v", v.to_string())]) } }
+                        if let Some(v) = c.validity_left_ms { { tx.fmt(k::SC_VALIDITY, &[("v", v.to_string())]) } }
                         if let Some(t) = m.tally_at(&c.name, s.cur()) {
-                            <span class="tally-text">{ tx.fmt("sc_last_attempt", &[("tally", crate::timeline::words::tally(t, props.lang).0)]) }</span>
+                            <span class="tally-text">{ tx.fmt(k::SC_LAST_ATTEMPT, &[("tally", crate::timeline::words::tally(t, props.lang).0)]) }</span>
                         }
                     </li>
                 }) }
@@ -51,10 +51,10 @@ pub fn cluster(props: &ClusterProps) -> Html {
             <ul class="cluster-nodes">
                 { for snap.nodes.iter().map(|n| html! {
                     <li>
-                        <strong>{ n.name.clone() }</strong>{": "}{ tx.t(if n.up { "sc_up" } else { "sc_down" }) }
-                        if n.clock_offset_ms != 0 { { tx.fmt("sc_clock", &[("offset", format!("{:+}", n.clock_offset_ms))]) } }
+                        <strong>{ n.name.clone() }</strong>{": "}{ tx.t(if n.up { k::SC_UP } else { k::SC_DOWN }) }
+                        if n.clock_offset_ms != 0 { { tx.fmt(k::SC_CLOCK, &[("offset", format!("{:+}", n.clock_offset_ms))]) } }
                         <span class="fault-state">{ states(&n.name) }</span>
-                        if n.keys.is_empty() { { tx.t("sc_no_keys") } }
+                        if n.keys.is_empty() { { tx.t(k::SC_NO_KEYS) } }
                         { for n.keys.iter().map(|(k, v, left)| html! {
                             <span class="key">{ format!(" · {k} = {v}{}", left.map(|l| format!(" (PTTL ≈ {l})")).unwrap_or_default()) }</span>
                         }) }
@@ -63,7 +63,7 @@ pub fn cluster(props: &ClusterProps) -> Html {
             </ul>
             if let Some(r) = &snap.resource {
                 <p class="cluster-resource"><strong>{ r.name.clone() }</strong>
-                    { tx.fmt("sc_highest_token", &[("h", r.highest_token.map_or_else(|| tx.t("sc_none"), |h| h.to_string()))]) }
+                    { tx.fmt(k::SC_HIGHEST_TOKEN, &[("h", r.highest_token.map_or_else(|| tx.t(k::SC_NONE), |h| h.to_string()))]) }
                     { for r.last_writes.iter().map(|w| html! { <span>{ match &w.rejected {
                         None => format!(" · ✓ {}: {}", w.client, w.text),
                         Some(why) => format!(" · ✗ {}: {}: {}", w.client, w.text, words::reason(why, props.lang)),

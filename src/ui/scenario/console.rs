@@ -1,5 +1,6 @@
 //! Redis consoles: the input line with its history, and §2's standalone exercise.
 
+use crate::lesson::i18n::k;
 use crate::store::parse_line;
 use yew::prelude::*;
 
@@ -87,11 +88,11 @@ pub fn console_input(props: &ConsoleInputProps) -> Html {
                 }) }
             </pre>
             <form class="console-form" onsubmit={on_submit}>
-                <label>{ format!("{} ", tx.t("console_command")) }
+                <label>{ format!("{} ", tx.t(k::CONSOLE_COMMAND)) }
                     <input type="text" class="console-input" value={(*value).clone()} oninput={on_input} onkeydown={on_key}
                            autocomplete="off" autocapitalize="off" spellcheck="false" placeholder="SET lock:x t1 NX PX 10000" />
                 </label>
-                <button type="submit">{ tx.t("console_run") }</button>
+                <button type="submit">{ tx.t(k::CONSOLE_RUN) }</button>
             </form>
         </div>
     }
@@ -134,8 +135,8 @@ pub fn console_exercise(props: &ConsoleExerciseProps) -> Html {
     };
     let history = history.borrow().clone();
     html! {
-        <section class="scenario console-exercise" aria-label={tx.t("console_exercise")}>
-            <p class="hint">{ tx.t("console_try") }</p>
+        <section class="scenario console-exercise" aria-label={tx.t(k::CONSOLE_EXERCISE)}>
+            <p class="hint">{ tx.t(k::CONSOLE_TRY) }</p>
             <ConsoleInput {on_line} {history} lang={props.lang} />
         </section>
     }

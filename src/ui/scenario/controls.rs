@@ -3,7 +3,7 @@
 
 use super::model::Handle;
 use crate::lesson::content::Lang;
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Texts};
 use crate::timeline::panel::PanelAction;
 use yew::prelude::*;
 
@@ -50,7 +50,7 @@ pub fn controls(props: &ControlsProps) -> Html {
     };
     // Several events can share a time: the slider says which one it is on, as the text does.
     let cursor_text = tx.fmt(
-        "sc_cursor",
+        k::SC_CURSOR,
         &[
             ("ms", format!("{:.1}", s.t_us() as f64 / 1000.0)),
             ("n", (cur + 1).to_string()),
@@ -61,41 +61,41 @@ pub fn controls(props: &ControlsProps) -> Html {
         <>
             // A named group, not a toolbar: each control is its own Tab stop, where a
             // toolbar would promise one stop with the arrow keys moving inside it.
-            <div class="controls" role="group" aria-label={tx.t("sc_playback")}>
+            <div class="controls" role="group" aria-label={tx.t(k::SC_PLAYBACK)}>
                 if props.step {
-                    <button type="button" aria-label={tx.t("sc_go_start")} onclick={send(PanelAction::Seek(0))}>{"⇤"}</button>
-                    <button type="button" aria-label={tx.t("sc_step_back")} onclick={send(PanelAction::Seek(cur.saturating_sub(1)))}>{"◀"}</button>
+                    <button type="button" aria-label={tx.t(k::SC_GO_START)} onclick={send(PanelAction::Seek(0))}>{"⇤"}</button>
+                    <button type="button" aria-label={tx.t(k::SC_STEP_BACK)} onclick={send(PanelAction::Seek(cur.saturating_sub(1)))}>{"◀"}</button>
                 }
                 if !props.play {
                 } else if s.playing {
-                    <button type="button" class="play" aria-label={tx.t("sc_pause")} onclick={send(PanelAction::Pause)}>{"❚❚"}</button>
+                    <button type="button" class="play" aria-label={tx.t(k::SC_PAUSE)} onclick={send(PanelAction::Pause)}>{"❚❚"}</button>
                 } else {
-                    <button type="button" class="play" aria-label={tx.t("sc_play")} onclick={send(PanelAction::Play)}>{"▶"}</button>
+                    <button type="button" class="play" aria-label={tx.t(k::SC_PLAY)} onclick={send(PanelAction::Play)}>{"▶"}</button>
                 }
                 if props.step {
-                    <button type="button" aria-label={tx.t("sc_step_forward")} onclick={send(PanelAction::Seek((cur + 1).min(last)))}>{"▶|"}</button>
-                    <button type="button" aria-label={tx.t("sc_go_end")} onclick={send(PanelAction::Seek(last))}>{"⇥"}</button>
+                    <button type="button" aria-label={tx.t(k::SC_STEP_FORWARD)} onclick={send(PanelAction::Seek((cur + 1).min(last)))}>{"▶|"}</button>
+                    <button type="button" aria-label={tx.t(k::SC_GO_END)} onclick={send(PanelAction::Seek(last))}>{"⇥"}</button>
                 }
-                <button type="button" aria-label={tx.t("sc_reset")} onclick={send(PanelAction::Reset)}>{"↺"}</button>
+                <button type="button" aria-label={tx.t(k::SC_RESET)} onclick={send(PanelAction::Reset)}>{"↺"}</button>
                 if props.speed {
-                    <label class="speed">{ format!("{} ", tx.t("sc_speed")) }
-                        <select onchange={on_speed} aria-label={tx.t("sc_speed")}>
+                    <label class="speed">{ format!("{} ", tx.t(k::SC_SPEED)) }
+                        <select onchange={on_speed} aria-label={tx.t(k::SC_SPEED)}>
                             { for SPEEDS.iter().map(|x| html! { <option value={x.to_string()} selected={(*x - s.speed).abs() < 1e-9}>{ format!("{x}×") }</option> }) }
                         </select>
                     </label>
                 }
                 if props.zoom {
                 <span class="zoom-buttons">
-                    <button type="button" aria-label={tx.t("sc_zoom_in")} onclick={send(PanelAction::ZoomAtCursor(0.5))}>{"+"}</button>
-                    <button type="button" aria-label={tx.t("sc_zoom_out")} onclick={send(PanelAction::ZoomAtCursor(2.0))}>{"−"}</button>
-                    <button type="button" aria-label={tx.t("sc_pan_left")} onclick={send(PanelAction::Pan(-0.25))} disabled={s.view.is_none()}>{"←"}</button>
-                    <button type="button" aria-label={tx.t("sc_pan_right")} onclick={send(PanelAction::Pan(0.25))} disabled={s.view.is_none()}>{"→"}</button>
+                    <button type="button" aria-label={tx.t(k::SC_ZOOM_IN)} onclick={send(PanelAction::ZoomAtCursor(0.5))}>{"+"}</button>
+                    <button type="button" aria-label={tx.t(k::SC_ZOOM_OUT)} onclick={send(PanelAction::ZoomAtCursor(2.0))}>{"−"}</button>
+                    <button type="button" aria-label={tx.t(k::SC_PAN_LEFT)} onclick={send(PanelAction::Pan(-0.25))} disabled={s.view.is_none()}>{"←"}</button>
+                    <button type="button" aria-label={tx.t(k::SC_PAN_RIGHT)} onclick={send(PanelAction::Pan(0.25))} disabled={s.view.is_none()}>{"→"}</button>
                 </span>
                 }
             </div>
             if props.scrub {
                 <input class="scrub" type="range" min="0" max={last.to_string()} value={cur.to_string()}
-                       aria-label={tx.t("sc_time")} aria-valuetext={cursor_text.clone()} oninput={on_scrub} />
+                       aria-label={tx.t(k::SC_TIME)} aria-valuetext={cursor_text.clone()} oninput={on_scrub} />
             }
             <p class="cursor-time">{ cursor_text }</p>
         </>

@@ -3,7 +3,7 @@
 //! it, is refused with its error at its line, and the run keeps the previous script.
 
 use crate::lesson::content::Lang;
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Key, Texts};
 use crate::sim::scenario::{Algorithm, DelaySpec, LatencySpec, Persistence, Scenario};
 use crate::timeline::variant::{self as bounds, first_work, redlock_nodes, Bounds, Knob};
 use crate::timeline::{ScriptError, Variant};
@@ -80,7 +80,7 @@ fn parse_knobs(k: &KnobText, v: &Variant, tx: Texts) -> Result<Variant, String> 
         Lang::Nb => x.to_string().replace('.', ","),
         _ => x.to_string(),
     };
-    let opt = |s: &str, b: Bounds, what: &str| -> Result<Option<f64>, String> {
+    let opt = |s: &str, b: Bounds, what: Key| -> Result<Option<f64>, String> {
         if s.trim().is_empty() {
             return Ok(None);
         }
@@ -89,7 +89,7 @@ fn parse_knobs(k: &KnobText, v: &Variant, tx: Texts) -> Result<Variant, String> 
             .map(Some)
             .ok_or_else(|| {
                 tx.fmt(
-                    "knob_range",
+                    k::KNOB_RANGE,
                     &[("what", tx.t(what)), ("lo", shown(b.lo)), ("hi", shown(b.hi))],
                 )
             })
@@ -111,7 +111,7 @@ fn parse_knobs(k: &KnobText, v: &Variant, tx: Texts) -> Result<Variant, String> 
     )?;
     let work_ms = match (median, p99) {
         (Some(m), Some(p)) if p >= m => Some((m, p)),
-        (Some(_), Some(_)) => return Err(tx.t("knob_p99_median")),
+        (Some(_), Some(_)) => return Err(tx.t(k::KNOB_P99_MEDIAN)),
         _ => None,
     };
     Ok(Variant {
@@ -279,10 +279,10 @@ fn unused_note(base: &Scenario, which: Which, tx: Texts) -> Option<String> {
                 .is_some_and(|s| uses_release_script(&s))
         }) {
             Some(other) => tx.fmt(
-                "script_unused",
+                k::SCRIPT_UNUSED,
                 &[("other", super::catalog::title_of(other, None, tx.lang))],
             ),
-            None => tx.t("script_unused_alone"),
+            None => tx.t(k::SCRIPT_UNUSED_ALONE),
         }
     })
 }
@@ -316,7 +316,7 @@ pub fn variant_editor(props: &VariantEditorProps) -> Html {
 
     let on_knobs = knobs_handler(&knobs, &knob_error, props, tx);
     // One text input per knob, bound to its field of `knobs`.
-    let knob = |label: &'static str,
+    let knob = |label: Key,
                 class: &'static str,
                 mode: &'static str,
                 get: fn(&KnobText) -> &String,
@@ -370,7 +370,7 @@ pub fn variant_editor(props: &VariantEditorProps) -> Html {
 
     html! {
         <details class="variant-editor">
-            <summary>{tx.t("knobs_summary")}</summary>
+            <summary>{tx.t(k::KNOBS_SUMMARY)}</summary>
             <form class="knobs" onsubmit={on_knobs}>
                 { for offered.iter().map(|&k| match k {
                     Knob::Ttl => knob(k.label_key(), "knob-ttl", "numeric", |k| &k.ttl, |k, v| k.ttl = v),
@@ -388,20 +388,20 @@ pub fn variant_editor(props: &VariantEditorProps) -> Html {
                         <label>{ format!("{} ", tx.t(k.label_key())) }
                             <select class="knob-aof" onchange={on_aof.clone()}>
                                 { for Persistence::ALL.iter().map(|p| html! {
-                                    <option value={p.code()} selected={knobs.aof == p.code()}>{ tx.t(&format!("knob_aof_{}", p.code())) }</option>
+                                    <option value={p.code()} selected={knobs.aof == p.code()}>{ tx.t_named(&format!("knob_aof_{}", p.code())) }</option>
                                 }) }
                             </select>
                         </label>
                     },
                 }) }
-                <button type="submit">{ tx.t("knob_rerun") }</button>
+                <button type="submit">{ tx.t(k::KNOB_RERUN) }</button>
                 if let Some(e) = &*knob_error { <span class="hint" role="alert">{ e.clone() }</span> }
             </form>
             <form class="script-editor" onsubmit={on_apply}>
-                <label>{ tx.t("script_label") }
+                <label>{ tx.t(k::SCRIPT_LABEL) }
                     <select onchange={on_pick}>
-                        <option value="release" selected={*which == Which::Release}>{ tx.t("script_release") }</option>
-                        <option value="extend" selected={*which == Which::Extend}>{ tx.t("script_extend") }</option>
+                        <option value="release" selected={*which == Which::Release}>{ tx.t(k::SCRIPT_RELEASE) }</option>
+                        <option value="extend" selected={*which == Which::Extend}>{ tx.t(k::SCRIPT_EXTEND) }</option>
                     </select>
                 </label>
                 if let Some(note) = unused { <p class="hint script-unused">{ note }</p> }
@@ -409,15 +409,15 @@ pub fn variant_editor(props: &VariantEditorProps) -> Html {
                     <ol class="gutter" aria-hidden="true">
                         { for (1..=lines).map(|n| html! { <li class={classes!((err_line == Some(n)).then_some("err"))}>{ n }</li> }) }
                     </ol>
-                    <textarea class="lua" aria-label={tx.t("script_aria")} spellcheck="false" rows={lines.max(4).to_string()}
+                    <textarea class="lua" aria-label={tx.t(k::SCRIPT_ARIA)} spellcheck="false" rows={lines.max(4).to_string()}
                         value={(*draft).clone()} oninput={on_edit} />
                 </div>
-                <button type="submit" class="apply-script">{ tx.t("script_apply") }</button>
-                <button type="button" onclick={on_reset}>{ tx.t("script_restore") }</button>
+                <button type="submit" class="apply-script">{ tx.t(k::SCRIPT_APPLY) }</button>
+                <button type="button" onclick={on_reset}>{ tx.t(k::SCRIPT_RESTORE) }</button>
                 if let Some(e) = &*error {
                     <p class="script-error" role="alert">
-                        { match e.line { Some(l) => tx.fmt("script_line", &[("n", l.to_string())]), None => String::new() } }{ crate::ui::engine_worker::in_words(tx, &e.message) }
-                        { tx.t("script_keeps") }
+                        { match e.line { Some(l) => tx.fmt(k::SCRIPT_LINE, &[("n", l.to_string())]), None => String::new() } }{ crate::ui::engine_worker::in_words(tx, &e.message) }
+                        { tx.t(k::SCRIPT_KEEPS) }
                     </p>
                 }
             </form>

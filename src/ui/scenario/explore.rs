@@ -3,6 +3,7 @@
 //! cancel button. The smallest counterexample found can be loaded into the timeline.
 
 use crate::calls::{Answer, Request};
+use crate::lesson::i18n::k;
 use crate::sim::explore::{wilson, BatchSummary, Smallest, BATCH_TRIALS};
 use crate::sim::scenario::Scenario;
 use crate::sim::Fault;
@@ -125,18 +126,18 @@ pub fn explore_panel(props: &ExploreProps) -> Html {
     };
     html! {
         <div class="explore" data-ran-in={(!p.ran_in.is_empty()).then_some(p.ran_in)}>
-            <h3>{ tx.t("explore_title") }</h3>
-            <p class="hint">{ tx.fmt("explore_hint", &[("trials", TRIALS.to_string())]) }</p>
+            <h3>{ tx.t(k::EXPLORE_TITLE) }</h3>
+            <p class="hint">{ tx.fmt(k::EXPLORE_HINT, &[("trials", TRIALS.to_string())]) }</p>
             if p.running {
-                <progress max={TRIALS.to_string()} value={p.done.to_string()} aria-label={tx.t("explore_trials_run")}></progress>
-                <button type="button" class="explore-cancel" onclick={on_cancel}>{ tx.t("explore_cancel") }</button>
+                <progress max={TRIALS.to_string()} value={p.done.to_string()} aria-label={tx.t(k::EXPLORE_TRIALS_RUN)}></progress>
+                <button type="button" class="explore-cancel" onclick={on_cancel}>{ tx.t(k::EXPLORE_CANCEL) }</button>
             } else {
                 <button type="button" class="explore-start" onclick={on_start}
-                    onpointerenter={warm.reform(|_: PointerEvent| ())} onfocus={warm.reform(|_: FocusEvent| ())}>{ tx.t(if p.done == 0 { "explore_title" } else { "explore_again" }) }</button>
+                    onpointerenter={warm.reform(|_: PointerEvent| ())} onfocus={warm.reform(|_: FocusEvent| ())}>{ tx.t(if p.done == 0 { k::EXPLORE_TITLE } else { k::EXPLORE_AGAIN }) }</button>
             }
             if p.done > 0 {
                 <p class="explore-result" role="status">
-                    { tx.fmt("explore_result", &[
+                    { tx.fmt(k::EXPLORE_RESULT, &[
                         ("broke", p.violating.to_string()),
                         ("done", p.done.to_string()),
                         ("pct", format!("{:.1}", 100.0 * p.violating as f64 / p.done as f64)),
@@ -144,22 +145,22 @@ pub fn explore_panel(props: &ExploreProps) -> Html {
                         ("hi", format!("{:.1}", 100.0 * hi)),
                     ]) }
                     if let Some(c) = &p.smallest {
-                        { format!(" {}", tx.fmt("explore_smallest", &[("seed", c.seed.to_string()), ("faults", if c.faults.is_empty() { tx.t("explore_no_fault") } else { fault_list(c, props.lang) })])) }
-                        { format!(" {}", tx.fmt("explore_it_breaks", &[("what", c.broken.iter().map(|p| tx.t(&format!("prop_{}", p.kind()))).collect::<Vec<_>>().join(", "))])) }
+                        { format!(" {}", tx.fmt(k::EXPLORE_SMALLEST, &[("seed", c.seed.to_string()), ("faults", if c.faults.is_empty() { tx.t(k::EXPLORE_NO_FAULT) } else { fault_list(c, props.lang) })])) }
+                        { format!(" {}", tx.fmt(k::EXPLORE_IT_BREAKS, &[("what", c.broken.iter().map(|p| tx.t_named(&format!("prop_{}", p.kind()))).collect::<Vec<_>>().join(", "))])) }
                     }
                 </p>
                 if !p.by_property.is_empty() || p.absorbed > 0 {
                     <ul class="explore-properties">
                         { for p.by_property.iter().map(|(prop, n)| html! {
-                            <li data-property={prop.kind().as_str()}>{ tx.fmt("explore_property", &[("n", n.to_string()), ("what", tx.t(&format!("prop_{}", prop.kind())))]) }</li>
+                            <li data-property={prop.kind().as_str()}>{ tx.fmt(k::EXPLORE_PROPERTY, &[("n", n.to_string()), ("what", tx.t_named(&format!("prop_{}", prop.kind())))]) }</li>
                         }) }
                         if p.absorbed > 0 {
-                            <li data-property="absorbed">{ tx.fmt("explore_absorbed", &[("n", p.absorbed.to_string())]) }</li>
+                            <li data-property="absorbed">{ tx.fmt(k::EXPLORE_ABSORBED, &[("n", p.absorbed.to_string())]) }</li>
                         }
                     </ul>
                 }
                 if p.smallest.is_some() && !p.running {
-                    <button type="button" class="explore-load" onclick={on_load}>{ tx.t("explore_load") }</button>
+                    <button type="button" class="explore-load" onclick={on_load}>{ tx.t(k::EXPLORE_LOAD) }</button>
                 }
             }
             if let Some(e) = &p.error { <p class="hint" role="alert">{ crate::ui::engine_worker::in_words(tx, e) }</p> }

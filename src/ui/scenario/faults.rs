@@ -1,6 +1,7 @@
 //! "Change the run here": inject a fault at the cursor. The run forks: the past stays,
 //! the future is recomputed by the simulator; the panel's Undo fork goes back.
 
+use crate::lesson::i18n::{k, Key};
 use crate::sim::world::Latency;
 use crate::sim::Fault;
 use crate::timeline::{Lane, LaneKind};
@@ -30,16 +31,16 @@ enum Kind {
 }
 
 /// (kind, value, key of its label in content/ui.toml)
-const KINDS: [(Kind, &str, &str); 9] = [
-    (Kind::Crash, "crash", "fault_crash"),
-    (Kind::CrashFor, "crash-restart", "fault_crash_for"),
-    (Kind::Restart, "restart", "fault_restart"),
-    (Kind::Pause, "pause", "fault_pause"),
-    (Kind::Partition, "partition", "fault_partition"),
-    (Kind::Repair, "repair", "fault_repair"),
-    (Kind::Jump, "jump", "fault_jump"),
-    (Kind::Drift, "drift", "fault_drift"),
-    (Kind::Latency, "latency", "fault_latency"),
+const KINDS: [(Kind, &str, Key); 9] = [
+    (Kind::Crash, "crash", k::FAULT_CRASH),
+    (Kind::CrashFor, "crash-restart", k::FAULT_CRASH_FOR),
+    (Kind::Restart, "restart", k::FAULT_RESTART),
+    (Kind::Pause, "pause", k::FAULT_PAUSE),
+    (Kind::Partition, "partition", k::FAULT_PARTITION),
+    (Kind::Repair, "repair", k::FAULT_REPAIR),
+    (Kind::Jump, "jump", k::FAULT_JUMP),
+    (Kind::Drift, "drift", k::FAULT_DRIFT),
+    (Kind::Latency, "latency", k::FAULT_LATENCY),
 ];
 
 #[function_component(FaultForm)]
@@ -111,7 +112,7 @@ pub fn fault_form(props: &FaultFormProps) -> Html {
             // run without nodes too (§1's run without a lock).
             let (n, c) = (node_pid.map(|p| p as usize), client_pid.map(|p| p as usize));
             if (needs_node && n.is_none()) || (needs_client && c.is_none()) {
-                error.set(Some(tx.t("fault_no_process")));
+                error.set(Some(tx.t(k::FAULT_NO_PROCESS)));
                 return;
             }
             let (n, c) = (n.unwrap_or_default(), c.unwrap_or_default());
@@ -146,7 +147,7 @@ pub fn fault_form(props: &FaultFormProps) -> Html {
                     vec![(t, Fault::ClockJump(n, ms * 1000))]
                 }
                 _ => {
-                    error.set(Some(tx.t("fault_bad_amount")));
+                    error.set(Some(tx.t(k::FAULT_BAD_AMOUNT)));
                     return;
                 }
             };
@@ -157,22 +158,22 @@ pub fn fault_form(props: &FaultFormProps) -> Html {
 
     html! {
         <form class="fault-form" onsubmit={on_submit}>
-            <h3>{ tx.t("fault_title") }</h3>
-            <label>{ format!("{} ", tx.t("fault_label")) }
+            <h3>{ tx.t(k::FAULT_TITLE) }</h3>
+            <label>{ format!("{} ", tx.t(k::FAULT_LABEL)) }
                 <select onchange={on_kind} class="fault-kind">
                     { for KINDS.iter().filter(|(k, _, _)| !clients.is_empty() || !matches!(k, Kind::Pause | Kind::Partition | Kind::Repair | Kind::Latency))
-                        .map(|(k, id, label)| html! { <option value={*id} selected={*k == *kind}>{ tx.t(label) }</option> }) }
+                        .map(|(k, id, label)| html! { <option value={*id} selected={*k == *kind}>{ tx.t(*label) }</option> }) }
                 </select>
             </label>
             if needs_node {
-                <label>{ format!("{} ", tx.t("sc_node")) }
+                <label>{ format!("{} ", tx.t(k::SC_NODE)) }
                     <select onchange={pick(node.clone())} class="fault-node">
                         { for nodes.iter().map(|l| html! { <option value={l.pid.to_string()} selected={node_pid == Some(l.pid)}>{ l.name.clone() }</option> }) }
                     </select>
                 </label>
             }
             if needs_client {
-                <label>{ format!("{} ", tx.t("fault_client")) }
+                <label>{ format!("{} ", tx.t(k::FAULT_CLIENT)) }
                     <select onchange={pick(client.clone())} class="fault-client">
                         { for clients.iter().map(|l| html! { <option value={l.pid.to_string()} selected={client_pid == Some(l.pid)}>{ l.name.clone() }</option> }) }
                     </select>
@@ -184,7 +185,7 @@ pub fn fault_form(props: &FaultFormProps) -> Html {
             if needs_pct {
                 <label>{"% "}<input type="text" inputmode="decimal" size="5" class="fault-pct" value={(*pct).clone()} oninput={typed(pct.clone())} /></label>
             }
-            <button type="submit" class="fault-apply">{ tx.t("fault_apply") }</button>
+            <button type="submit" class="fault-apply">{ tx.t(k::FAULT_APPLY) }</button>
             if let Some(e) = &*error { <p class="hint" role="alert">{ e.clone() }</p> }
         </form>
     }

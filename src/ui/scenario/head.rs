@@ -3,7 +3,7 @@
 use super::catalog::{find, title_of, PackScenarios};
 use super::model::Handle;
 use crate::lesson::content::Lang;
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Texts};
 use crate::timeline::panel::PanelAction;
 use crate::ui::browser;
 use yew::prelude::*;
@@ -59,22 +59,22 @@ pub fn head(props: &HeadProps) -> Html {
     html! {
         <div class="scenario-head">
             if props.names.len() > 1 {
-                <label>{ format!("{} ", tx.t("sc_scenario")) }
-                    <select onchange={on_scenario} aria-label={tx.t("sc_scenario")}>
+                <label>{ format!("{} ", tx.t(k::SC_SCENARIO)) }
+                    <select onchange={on_scenario} aria-label={tx.t(k::SC_SCENARIO)}>
                         { for props.names.iter().map(|n| html! { <option value={n.clone()} selected={*n == s.name}>{ title_of(n, pack.as_ref(), props.lang) }</option> }) }
                     </select>
                 </label>
             } else {
                 <strong class="scenario-name">{ title_of(&s.name, pack.as_ref(), props.lang) }</strong>
             }
-            <span class="seed">{ tx.fmt("sc_seed", &[("seed", s.seed.to_string())]) }</span>
+            <span class="seed">{ tx.fmt(k::SC_SEED, &[("seed", s.seed.to_string())]) }</span>
             if props.seeds {
-                <button type="button" onclick={on_new_seed}>{ tx.t("sc_new_seed") }</button>
+                <button type="button" onclick={on_new_seed}>{ tx.t(k::SC_NEW_SEED) }</button>
                 <form class="seed-form" onsubmit={on_seed_submit}>
-                    <label>{ format!("{} ", tx.t("sc_seed_label")) }<input type="text" inputmode="numeric" size="10" aria-label={tx.t("sc_type_seed")} value={s.seed_input.clone()} oninput={on_seed_input} /></label>
-                    <button type="submit">{ tx.t("sc_use_seed") }</button>
+                    <label>{ format!("{} ", tx.t(k::SC_SEED_LABEL)) }<input type="text" inputmode="numeric" size="10" aria-label={tx.t(k::SC_TYPE_SEED)} value={s.seed_input.clone()} oninput={on_seed_input} /></label>
+                    <button type="submit">{ tx.t(k::SC_USE_SEED) }</button>
                 </form>
-                if let Some(bad) = &s.seed_error { <span class="hint seed-error" role="alert">{ tx.fmt("sc_bad_seed", &[("seed", bad.clone())]) }</span> }
+                if let Some(bad) = &s.seed_error { <span class="hint seed-error" role="alert">{ tx.fmt(k::SC_BAD_SEED, &[("seed", bad.clone())]) }</span> }
             }
             if !s.injections.is_empty() {
                 <button type="button" class="undo-fork" onclick={on_undo}>{ undo_label(&tx, s.injections.len()) }</button>
@@ -86,8 +86,8 @@ pub fn head(props: &HeadProps) -> Html {
 /// "Undo fork (1 change)", "Undo fork (3 changes)".
 pub(super) fn undo_label(tx: &Texts, changes: usize) -> String {
     if changes == 1 {
-        tx.t("sc_undo_fork_one")
+        tx.t(k::SC_UNDO_FORK_ONE)
     } else {
-        tx.fmt("sc_undo_fork", &[("n", changes.to_string())])
+        tx.fmt(k::SC_UNDO_FORK, &[("n", changes.to_string())])
     }
 }

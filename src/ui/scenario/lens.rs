@@ -6,7 +6,7 @@
 
 use super::svg::Shared;
 use crate::lesson::content::Lang;
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Texts};
 use crate::timeline::lens::{around, Hop, LensItem, LensRow};
 use crate::timeline::{words, Model, StoryKind};
 use yew::prelude::*;
@@ -65,7 +65,7 @@ fn row_view(m: &Model, r: &LensRow, current: bool, lang: Lang) -> Html {
         let x = format!("{}%", column(m, l.pid));
         html! { <line class="lifeline" x1={x.clone()} x2={x} y1="0" y2="20" /> }
     });
-    let lost = tx.t("sc_arrow_lost");
+    let lost = tx.t(k::SC_ARROW_LOST);
     match &r.item {
         LensItem::Exchange { request, reply } => {
             let mut class = String::from("lens-row");
@@ -134,15 +134,15 @@ pub fn lens(props: &LensProps) -> Html {
         html! {
             <li class="lens-row lens-pad" aria-hidden={(!empty).to_string()}>
                 <p class={if empty { "lens-text lens-empty" } else { "lens-text" }}>
-                    { if empty { tx.t("lens_empty") } else { "\u{a0}".to_string() } }
+                    { if empty { tx.t(k::LENS_EMPTY) } else { "\u{a0}".to_string() } }
                 </p>
                 <svg class="lens-arrows" aria-hidden="true"></svg>
             </li>
         }
     };
     html! {
-        <section class="lens" aria-label={tx.t("lens_label")}>
-            <h4>{ tx.t("lens_title") }</h4>
+        <section class="lens" aria-label={tx.t(k::LENS_LABEL)}>
+            <h4>{ tx.t(k::LENS_TITLE) }</h4>
             <svg class="lens-defs" width="0" height="0" aria-hidden="true">
                 <defs>
                     <marker id="lens-head" viewBox="0 0 8 8" refX="8" refY="4" markerWidth="8" markerHeight="8" orient="auto-start-reverse">

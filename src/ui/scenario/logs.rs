@@ -3,7 +3,7 @@
 
 use super::model::Handle;
 use crate::lesson::content::Lang;
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Texts};
 use crate::timeline::{describe, words};
 use yew::prelude::*;
 
@@ -40,11 +40,11 @@ pub fn logs(props: &LogsProps) -> Html {
     html! {
         <>
             <div class="story-log">
-                <h3>{ tx.t("sc_story") }</h3>
+                <h3>{ tx.t(k::SC_STORY) }</h3>
                 <ol class="story">{ for story }</ol>
             </div>
             <div class="event-log">
-                <h3 id={log_id.clone()}>{ tx.t("sc_events") }</h3>
+                <h3 id={log_id.clone()}>{ tx.t(k::SC_EVENTS) }</h3>
                 // The live region wraps the list: `role="log"` on the `<ol>` itself
                 // would take away its list semantics.
                 // While playing, the log changes every frame: a screen reader would

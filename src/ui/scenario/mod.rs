@@ -36,7 +36,7 @@ pub use ScenarioPanel as Panel;
 
 use crate::lesson::content::Lang;
 use crate::lesson::embed::EmbedConfig;
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Texts};
 use crate::timeline::panel::{PanelAction, PanelState, RunsIn};
 use crate::timeline::Variant;
 use crate::ui::browser;
@@ -145,14 +145,14 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
             }
             return html! {
                 <section class="scenario scenario-opening" aria-busy="true" data-scenario={s.name.clone()}
-                    aria-label={format!("{} {}", Texts::new(props.lang).t("sc_scenario"), s.base.as_ref().as_ref().ok().map_or(s.name.as_str(), |b| b.title_in(props.lang.code())))}>
-                    <p class="hint" role="status">{ Texts::new(props.lang).t("sc_running") }</p>
+                    aria-label={format!("{} {}", Texts::new(props.lang).t(k::SC_SCENARIO), s.base.as_ref().as_ref().ok().map_or(s.name.as_str(), |b| b.title_in(props.lang.code())))}>
+                    <p class="hint" role="status">{ Texts::new(props.lang).t(k::SC_RUNNING) }</p>
                 </section>
             };
         }
         Err(e) => {
             let why = crate::ui::engine_worker::in_words(Texts::new(props.lang), e);
-            let said = Texts::new(props.lang).fmt("sc_cannot_run", &[("why", why)]);
+            let said = Texts::new(props.lang).fmt(k::SC_CANNOT_RUN, &[("why", why)]);
             return html! { <div class="scenario error" role="alert">{ said }</div> };
         }
     };
@@ -176,7 +176,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
         .ok()
         .map_or_else(|| s.name.clone(), |b| b.title_in(lang.code()).to_string());
     html! {
-        <section class="scenario" aria-label={format!("{} {}", tx.t("sc_scenario"), title)} onkeydown={on_key} data-scenario={s.name.clone()}
+        <section class="scenario" aria-label={format!("{} {}", tx.t(k::SC_SCENARIO), title)} onkeydown={on_key} data-scenario={s.name.clone()}
             aria-busy={s.running().then_some("true")} data-made-in={match s.made_in { RunsIn::Here => "page", RunsIn::Elsewhere if panel.ahead && s.runs == 1 => "build", RunsIn::Elsewhere => "worker" }}>
             <head::Head panel={panel.clone()} names={props.names.clone()} seeds={shows("seed")} {lang} />
             if let Some(d) = s.base.as_ref().as_ref().ok().map(|b| b.description_in(lang.code()).to_string()).filter(|d| !d.is_empty()) {

@@ -5,7 +5,7 @@ use super::catalog::{pair_of, title_of};
 use super::model::Handle;
 use super::{hooks, svg};
 use crate::lesson::content::Lang;
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Texts};
 use crate::sim::scenario::builtin;
 use crate::timeline::panel::{PanelAction, RunAnswer, RunJob, RunsIn};
 use crate::timeline::{band_sentence, view, Model};
@@ -111,7 +111,7 @@ pub fn plot(props: &PlotProps) -> Html {
             if let Some(other_name) = pair_of(&s.name) {
                 <label class="compare-toggle">
                     <input type="checkbox" checked={s.compare} onchange={on_compare} />
-                    { format!(" {}", tx.fmt("sc_side_by_side", &[("other", title_of(other_name, None, props.lang))])) }
+                    { format!(" {}", tx.fmt(k::SC_SIDE_BY_SIDE, &[("other", title_of(other_name, None, props.lang))])) }
                 </label>
             }
             if other.is_some() {
@@ -228,7 +228,7 @@ fn outcome(m: &crate::timeline::Model, lang: Lang, held_until: Option<u64>) -> H
     } else if held_until.is_some() {
         Html::default()
     } else if !m.truncated {
-        html! { <ul class="violations" data-run={m.scenario.clone()}><li class="safe-text">{ tx.t("sc_no_violation") }</li></ul> }
+        html! { <ul class="violations" data-run={m.scenario.clone()}><li class="safe-text">{ tx.t(k::SC_NO_VIOLATION) }</li></ul> }
     } else {
         Html::default()
     }

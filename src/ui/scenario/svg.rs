@@ -2,7 +2,7 @@
 //! Only what intersects the visible window is drawn, so long traces stay cheap.
 
 use crate::lesson::content::Lang;
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Texts};
 use crate::timeline::fold::{self, Fold};
 use crate::timeline::{words, BarKind, LaneKind, Mark, MarkKind, Model};
 use std::rc::Rc;
@@ -202,7 +202,7 @@ pub fn timeline_svg(props: &TimelineSvgProps) -> Html {
                 </div>
             }
             <svg class="timeline" width={w.to_string()} height={height.to_string()} viewBox={format!("0 0 {w} {height}")} role="group"
-                 aria-label={Texts::new(props.lang).fmt("sc_timeline_label", &[("scenario", m.title(props.lang).to_string()), ("lanes", m.lanes.len().to_string()), ("ms", format!("{span_ms:.0}"))])}
+                 aria-label={Texts::new(props.lang).fmt(k::SC_TIMELINE_LABEL, &[("scenario", m.title(props.lang).to_string()), ("lanes", m.lanes.len().to_string()), ("ms", format!("{span_ms:.0}"))])}
                  preserveAspectRatio="xMinYMin meet" onclick={on_click}>
                 if at > 0 {
                     <Layers model={props.model.clone()} view={props.view} {w} on_seek={props.on_seek.clone()} lang={props.lang} {folds} {open} {detail} />
@@ -360,7 +360,7 @@ fn layers(props: &LayersProps) -> Html {
     let unfolded: Unfolded = use_state(|| (None::<Shared>, Vec::<usize>::new()));
     let refocus = use_refocus(&layer);
     let m = &props.model.0;
-    let lost = Texts::new(props.lang).t("sc_arrow_lost");
+    let lost = Texts::new(props.lang).t(k::SC_ARROW_LOST);
     let w = props.w;
     let frame = Frame::new(m, props.view, w);
     let (v0, v1) = (frame.v0, frame.v1);
@@ -534,13 +534,13 @@ fn bars_svg(m: &Model, view: (u64, u64), w: f64, lang: Lang) -> Vec<Html> {
                 };
                 let tx = Texts::new(lang);
                 let what = tx.t(match kind {
-                    BarKind::Holding => "sc_dense_holding",
-                    BarKind::Key => "sc_dense_key",
-                    BarKind::Paused => "sc_dense_paused",
-                    BarKind::Down => "sc_dense_down",
+                    BarKind::Holding => k::SC_DENSE_HOLDING,
+                    BarKind::Key => k::SC_DENSE_KEY,
+                    BarKind::Paused => k::SC_DENSE_PAUSED,
+                    BarKind::Down => k::SC_DENSE_DOWN,
                 });
                 let title = tx.fmt(
-                    "sc_dense_bars",
+                    k::SC_DENSE_BARS,
                     &[
                         ("name", words::process_name(m.name(pid), lang)),
                         ("count", count.to_string()),

@@ -4,7 +4,7 @@
 use super::console;
 use super::model::Handle;
 use crate::lesson::content::Lang;
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Texts};
 use crate::timeline::fork::NOT_RUN;
 use crate::timeline::panel::PanelAction;
 use yew::prelude::*;
@@ -44,7 +44,7 @@ pub fn take_over(props: &TakeOverProps) -> Html {
         .iter()
         .map(|(line, reply)| {
             let reply = if reply == NOT_RUN {
-                tx.t("sc_node_no_reply")
+                tx.t(k::SC_NODE_NO_REPLY)
             } else {
                 reply.clone()
             };
@@ -53,9 +53,9 @@ pub fn take_over(props: &TakeOverProps) -> Html {
         .collect();
     html! {
         <div class="scenario-console">
-            <h3>{ tx.t("sc_take_over") }</h3>
+            <h3>{ tx.t(k::SC_TAKE_OVER) }</h3>
             if nodes.len() > 1 {
-                <label>{ format!("{} ", tx.t("sc_node")) }
+                <label>{ format!("{} ", tx.t(k::SC_NODE)) }
                     <select onchange={on_node}>
                         { for nodes.iter().map(|(pid, n)| html! { <option value={pid.to_string()} selected={selected == Some(*pid)}>{ n.clone() }</option> }) }
                     </select>
@@ -67,7 +67,7 @@ pub fn take_over(props: &TakeOverProps) -> Html {
             if !s.injections.is_empty() {
                 <button type="button" class="undo-fork" onclick={on_undo}>{ super::head::undo_label(&tx, s.injections.len()) }</button>
             }
-            <p class="hint">{ tx.t("sc_take_over_hint") }</p>
+            <p class="hint">{ tx.t(k::SC_TAKE_OVER_HINT) }</p>
         </div>
     }
 }

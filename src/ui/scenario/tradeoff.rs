@@ -9,7 +9,7 @@
 
 use crate::calls::{Answer, Request};
 use crate::lesson::content::Lang;
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Texts};
 use crate::sim::scenario::Scenario;
 use crate::sim::sweep::TtlPoint;
 use crate::ui::engine_worker::{self, Job};
@@ -62,7 +62,7 @@ pub fn tradeoff_table(props: &TradeoffProps) -> Html {
     };
     let slider_text = format!("TTL {} ms", fmt(props.ttl_ms));
     let tx = Texts::new(props.lang);
-    let caption = tx.fmt("tt_caption", &[("seed", props.seed.to_string())]);
+    let caption = tx.fmt(k::TT_CAPTION, &[("seed", props.seed.to_string())]);
     let ran_in = rows.as_ref().map(|(_, at)| *at);
     html! {
         <div class="tradeoff" data-ran-in={ran_in}>
@@ -71,8 +71,8 @@ pub fn tradeoff_table(props: &TradeoffProps) -> Html {
                     value={at.to_string()} aria-valuetext={slider_text.clone()} oninput={on_slide} />
             </label>
             { match rows.as_ref().map(|(r, _)| r) {
-                None => html! { <p class="hint" role="status">{ tx.t("tt_comparing") }</p> },
-                Some(Err(e)) => html! { <p class="hint" role="alert">{ tx.fmt("tt_failed", &[("error", crate::ui::engine_worker::in_words(tx, e))]) }</p> },
+                None => html! { <p class="hint" role="status">{ tx.t(k::TT_COMPARING) }</p> },
+                Some(Err(e)) => html! { <p class="hint" role="alert">{ tx.fmt(k::TT_FAILED, &[("error", crate::ui::engine_worker::in_words(tx, e))]) }</p> },
                 Some(Ok(rows)) => html! {
                     // Wider than a phone: it scrolls on its own (and can be scrolled with
                     // the keyboard), so the page never scrolls sideways (WCAG 1.4.10).
@@ -80,12 +80,12 @@ pub fn tradeoff_table(props: &TradeoffProps) -> Html {
                     <table class="tradeoff-table">
                         <caption>{ caption.clone() }</caption>
                         <thead><tr>
-                            <th scope="col">{ tx.t("knob_ttl") }</th>
-                            <th scope="col">{ tx.t("tt_overlaps") }</th>
-                            <th scope="col">{ tx.t("tt_stale_writes") }</th>
-                            <th scope="col">{ tx.t("tt_jobs") }</th>
-                            <th scope="col">{ tx.t("tt_stuck") }</th>
-                            <th scope="col"><span class="visually-hidden">{ tx.t("tt_show") }</span></th>
+                            <th scope="col">{ tx.t(k::KNOB_TTL) }</th>
+                            <th scope="col">{ tx.t(k::TT_OVERLAPS) }</th>
+                            <th scope="col">{ tx.t(k::TT_STALE_WRITES) }</th>
+                            <th scope="col">{ tx.t(k::TT_JOBS) }</th>
+                            <th scope="col">{ tx.t(k::TT_STUCK) }</th>
+                            <th scope="col"><span class="visually-hidden">{ tx.t(k::TT_SHOW) }</span></th>
                         </tr></thead>
                         <tbody>
                             { for rows.iter().map(|r| {
@@ -99,7 +99,7 @@ pub fn tradeoff_table(props: &TradeoffProps) -> Html {
                                         <td>{ r.jobs }</td>
                                         <td>{ stuck(r, tx) }</td>
                                         <td><button type="button" onclick={pick} disabled={current}
-                                            aria-label={tx.fmt("tt_show_ttl", &[("ttl", fmt(r.ttl_ms))])}>{ tx.t("tt_show") }</button></td>
+                                            aria-label={tx.fmt(k::TT_SHOW_TTL, &[("ttl", fmt(r.ttl_ms))])}>{ tx.t(k::TT_SHOW) }</button></td>
                                     </tr>
                                 }
                             }) }
@@ -210,8 +210,8 @@ fn fmt(ms: f64) -> String {
 
 fn stuck(r: &TtlPoint, tx: Texts) -> String {
     match r.stuck_ms {
-        None => tx.t("tt_no_crash"),
-        Some(ms) if r.stuck_to_end => tx.fmt("tt_until_end", &[("ms", format!("{ms:.0}"))]),
+        None => tx.t(k::TT_NO_CRASH),
+        Some(ms) if r.stuck_to_end => tx.fmt(k::TT_UNTIL_END, &[("ms", format!("{ms:.0}"))]),
         Some(ms) => format!("{ms:.0} ms"),
     }
 }

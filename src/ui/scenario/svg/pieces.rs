@@ -4,7 +4,7 @@
 
 use super::layout::{Frame, LANE_H, TOP};
 use crate::lesson::content::Lang;
-use crate::lesson::i18n::Texts;
+use crate::lesson::i18n::{k, Texts};
 use crate::timeline::fold::Fold;
 use crate::timeline::{words, MarkKind, Model};
 use yew::prelude::*;
@@ -129,12 +129,16 @@ pub(super) fn fold_tag(f: &Fold, m: &Model, frame: &Frame, tx: &Texts, stop: Sto
     );
     let one = f.hidden == 1;
     let text = if one {
-        tx.t("sc_fold_one")
+        tx.t(k::SC_FOLD_ONE)
     } else {
-        tx.fmt("sc_fold", &[("n", n.clone())])
+        tx.fmt(k::SC_FOLD, &[("n", n.clone())])
     };
     let label = tx.fmt(
-        if one { "sc_fold_label_one" } else { "sc_fold_label" },
+        if one {
+            k::SC_FOLD_LABEL_ONE
+        } else {
+            k::SC_FOLD_LABEL
+        },
         &[("n", n), ("name", name), ("from", from), ("to", to)],
     );
     let (x0, x1) = (frame.x_in(f.from_us), frame.x_in(f.to_us));
