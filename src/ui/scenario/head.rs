@@ -8,9 +8,12 @@ use crate::timeline::panel::PanelAction;
 use crate::ui::browser;
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq)]
+/// What the head is drawn from. (A function of the panel's, not a component: a component
+/// of its own costs the page's module more code than the head's drawing is.)
 pub struct HeadProps {
     pub panel: Handle,
+    /// The loaded pack's scenarios, looked up before the built-ins.
+    pub pack: Option<PackScenarios>,
     /// The scenarios the panel offers.
     pub names: Vec<String>,
     /// Whether the seed controls show (an embedding page may hide them).
@@ -18,9 +21,8 @@ pub struct HeadProps {
     pub lang: Lang,
 }
 
-#[function_component(Head)]
 pub fn head(props: &HeadProps) -> Html {
-    let pack = use_context::<PackScenarios>();
+    let pack = props.pack.clone();
     let (panel, tx) = (&props.panel, Texts::new(props.lang));
     let s = &panel.state;
     let on_scenario = {

@@ -107,7 +107,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     hooks::use_embed(&panel, autoplay);
     hooks::use_hold(&panel, props.hold_at_ms);
     hooks::use_url_sync(&panel, props.url_state);
-    use_follow_links(&panel, props.names.clone(), props.url_state, pack);
+    use_follow_links(&panel, props.names.clone(), props.url_state, pack.clone());
     let s = &panel.state;
     // §4's trade-off table reruns the scenario with the learner's knobs but each row's
     // TTL: built once per change, not on every frame of playback.
@@ -178,7 +178,7 @@ pub fn scenario_panel(props: &ScenarioPanelProps) -> Html {
     html! {
         <section class="scenario" aria-label={format!("{} {}", tx.t(k::SC_SCENARIO), title)} onkeydown={on_key} data-scenario={s.name.clone()}
             aria-busy={s.running().then_some("true")} data-made-in={match s.made_in { RunsIn::Here => "page", RunsIn::Elsewhere if panel.ahead && s.runs == 1 => "build", RunsIn::Elsewhere => "worker" }}>
-            <head::Head panel={panel.clone()} names={props.names.clone()} seeds={shows("seed")} {lang} />
+            { head::head(&head::HeadProps { panel: panel.clone(), pack: pack.clone(), names: props.names.clone(), seeds: shows("seed"), lang }) }
             if let Some(d) = s.base.as_ref().as_ref().ok().map(|b| b.description_in(lang.code()).to_string()).filter(|d| !d.is_empty()) {
                 <p class="scenario-desc">{ d }</p>
             }
