@@ -30,7 +30,7 @@ step "lint, native (clippy -D warnings)"
 cargo clippy --all-targets -- -D warnings
 
 step "lint, wasm32 (clippy -D warnings)"
-cargo clippy --lib --bins --test 'web_*' --target wasm32-unknown-unknown -- -D warnings
+cargo clippy --lib --bins --test 'web_*' --test bench_ui --target wasm32-unknown-unknown -- -D warnings
 
 step "lint, the page and the lab panel as the app builds them: without the engine (clippy -D warnings)"
 cargo clippy --no-default-features --lib --bin app --target wasm32-unknown-unknown -- -D warnings

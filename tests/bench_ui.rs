@@ -6,7 +6,7 @@
 use gloo::timers::future::TimeoutFuture;
 use lockstep::sim::scenario::parse;
 use lockstep::timeline::{build, Model};
-use lockstep::ui::scenario::{Lens, Shared, TimelineSvg};
+use lockstep::ui::scenario::{lens, LensProps, Shared, TimelineSvg};
 use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::rc::Rc;
@@ -21,8 +21,11 @@ fn now() -> f64 {
         .map_or(0.0, |p| p.now())
 }
 
+/// The true time shown and the window of the run in view (µs).
+type Frame = (u64, (u64, u64));
+
 thread_local! {
-    static SETTER: RefCell<Option<Callback<(u64, (u64, u64))>>> = const { RefCell::new(None) };
+    static SETTER: RefCell<Option<Callback<Frame>>> = const { RefCell::new(None) };
 }
 
 #[derive(Properties, PartialEq)]
@@ -42,8 +45,8 @@ fn bench(props: &BenchProps) -> Html {
     let lang = lockstep::lesson::content::Lang::En;
     html! {
         <>
-            <Lens model={props.model.clone()} {cursor} {lang} />
-            <TimelineSvg model={props.model.clone()} t_us={state.0} view={state.1} on_seek={Callback::noop()} {lang} />
+            { lens(&LensProps { model: props.model.clone(), cursor, lang }) }
+            <TimelineSvg model={props.model.clone()} t_us={state.0} {cursor} view={state.1} on_seek={Callback::noop()} {lang} />
         </>
     }
 }

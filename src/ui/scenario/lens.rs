@@ -14,7 +14,9 @@ use yew::prelude::*;
 /// Rows in the lens: enough for a round of five masters' requests to read as one.
 pub const ROWS: usize = 5;
 
-#[derive(Properties, PartialEq)]
+/// What the lens is drawn from. (A function of the plot's, not a component: the plot
+/// draws it again on every step anyway, and a component of its own costs the page's
+/// module more code than the lens's drawing is.)
 pub struct LensProps {
     pub model: Shared,
     /// The trace event at the cursor.
@@ -120,7 +122,6 @@ fn row_view(m: &Model, r: &LensRow, current: bool, lang: Lang) -> Html {
     }
 }
 
-#[function_component(Lens)]
 pub fn lens(props: &LensProps) -> Html {
     let m = &props.model.0;
     let tx = Texts::new(props.lang);

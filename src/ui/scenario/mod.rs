@@ -29,7 +29,7 @@ mod url;
 
 pub use catalog::{pair_of, PackScenarios};
 pub use console::ConsoleExercise;
-pub use lens::Lens;
+pub use lens::{lens, LensProps};
 pub use model::{Handle, PanelModel};
 pub use svg::{Shared, TimelineSvg};
 pub use ScenarioPanel as Panel;

@@ -118,7 +118,7 @@ pub fn plot(props: &PlotProps) -> Html {
                 <h3 class="run-name">{ m.title(props.lang).to_string() }</h3>
             }
             // The moment at the cursor, close up: each message readable, above the run.
-            <super::lens::Lens model={svg::Shared(m.clone())} {cursor} lang={props.lang} />
+            { super::lens::lens(&super::lens::LensProps { model: svg::Shared(m.clone()), cursor, lang: props.lang }) }
             <div class="timeline-wrap" ref={wrap_ref} onwheel={on_wheel} onpointerdown={on_touch.clone()} onpointermove={on_touch.clone()} onpointerup={on_touch.clone()} onpointercancel={on_touch}>
                 <svg::TimelineSvg model={svg::Shared(m.clone())} {t_us} {cursor} {view} {on_seek} lang={props.lang} slices=true whole_first=true />
             </div>
