@@ -1,0 +1,68 @@
+// Trunk's post_build hook (Trunk.toml): the scripts and the stylesheet a learner downloads,
+// without their comments and spaces (esbuild, as labs-min.mjs does for the labs' files).
+// wasm-bindgen writes its glue readable, and our own scripts explain themselves at length:
+// 8 KB gzip of what the whole lesson downloads was comments and indentation (#37).
+//   - the page's glue (`app-<hash>.js`, an ES module): fully minified, names too; what it
+//     exports keeps its name;
+//   - the engine's and the authoring module's glue (no-modules scripts whose global,
+//     `wasm_bindgen`, the workers and the labs' sandbox name), static/boot.js and
+//     static/engine-worker.js: whitespace and syntax only, every name kept;
+//   - the stylesheet, and static/editor-load.js where index.html holds it.
+// Each `integrity` in index.html that names one of them is written again for its new text.
+// Release builds only: `make test` drives the result (prerender, firstload, audit, the lab
+// and explore walks, the LMS packages).
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+const stage = process.env.TRUNK_STAGING_DIR;
+if (!stage) throw new Error('assets-min.mjs is run by trunk build (Trunk.toml hooks)');
+if ((process.env.TRUNK_PROFILE ?? 'release') !== 'release') process.exit(0);
+let esbuild;
+try {
+  esbuild = createRequire(new URL('../editor/', import.meta.url))('esbuild');
+} catch {
+  throw new Error('assets-min: editor/node_modules/esbuild is missing: run scripts/setup.sh');
+}
+const files = readdirSync(stage);
+const one = (pattern, what) => {
+  const found = files.filter((f) => pattern.test(f));
+  if (found.length !== 1) throw new Error(`assets-min: ${found.length} files for ${what} in ${stage}, not one`);
+  return found[0];
+};
+let index = readFileSync(`${stage}/index.html`, 'utf8');
+// Rewrites `file` with esbuild, and the `integrity` of each tag of index.html that names
+// it (the stylesheet's link, the page's glue's modulepreload) for its new text.
+const rewrite = (file, options) => {
+  const path = `${stage}/${file}`;
+  const code = esbuild.transformSync(readFileSync(path, 'utf8'), {
+    legalComments: 'none', logLevel: 'warning', ...options,
+  }).code;
+  writeFileSync(path, code);
+  const sri = `sha384-${createHash('sha384').update(code).digest('base64')}`;
+  const tag = new RegExp(`(<[^>]*(?:href|src)="/${file.replace(/[.]/g, '\\.')}"[^>]*integrity=")sha384-[^"]+(")`, 'g');
+  index = index.replace(tag, (_, a, b) => `${a}${sri}${b}`);
+};
+
+rewrite(one(/^app-[0-9a-f]+\.js$/, "the page's glue"), { loader: 'js', format: 'esm', minify: true });
+for (const file of ['engine.js', 'authoring.js', 'boot.js', 'engine-worker.js']) {
+  rewrite(one(new RegExp(`^${file.replace('.', '\\.')}$`), file), {
+    loader: 'js', minifyWhitespace: true, minifySyntax: true,
+  });
+}
+rewrite(one(/^style-[0-9a-f]+\.css$/, 'the stylesheet'), { loader: 'css', minify: true });
+// static/editor-load.js, which Trunk inlined into index.html as it is.
+const loader = readFileSync('static/editor-load.js', 'utf8');
+if (!index.includes(loader)) throw new Error('assets-min: index.html does not hold static/editor-load.js as written');
+const leanLoader = esbuild.transformSync(loader, {
+  loader: 'js', minifyWhitespace: true, minifySyntax: true, legalComments: 'none', logLevel: 'warning',
+}).code;
+index = index.replace(loader, () => leanLoader);
+// Every tag of index.html with an `integrity` must name its file's text as it is now.
+for (const [tag] of index.matchAll(/<[^>]*integrity="[^"]+"[^>]*>/g)) {
+  const file = /(?:href|src)="\/([^"]+)"/.exec(tag)?.[1];
+  const want = /integrity="([^"]+)"/.exec(tag)[1];
+  const have = file && `sha384-${createHash('sha384').update(readFileSync(`${stage}/${file}`)).digest('base64')}`;
+  if (have !== want) throw new Error(`assets-min: index.html's integrity for ${file} is not its text's`);
+}
+writeFileSync(`${stage}/index.html`, index);
