@@ -1,7 +1,7 @@
 // Trunk's post_build hook (Trunk.toml): the scripts and the stylesheet a learner downloads,
 // without their comments and spaces (esbuild, as labs-min.mjs does for the labs' files).
 // wasm-bindgen writes its glue readable, and our own scripts explain themselves at length:
-// 8 KB gzip of what the whole lesson downloads was comments and indentation (#37).
+// 12 KB gzip of what the whole lesson downloads was comments and indentation (#37).
 //   - the page's glue (`app-<hash>.js`, an ES module): fully minified, names too; what it
 //     exports keeps its name;
 //   - the engine's and the authoring module's glue (no-modules scripts whose global,
