@@ -1,16 +1,21 @@
-// Trunk's post_build hook (Trunk.toml): the scripts and the stylesheet a learner downloads,
-// without their comments and spaces (esbuild, as labs-min.mjs does for the labs' files).
-// wasm-bindgen writes its glue readable, and our own scripts explain themselves at length:
-// 12 KB gzip of what the whole lesson downloads was comments and indentation (#37).
+// Trunk's post_build hook (Trunk.toml): what the learner downloads, without comments and
+// spaces (esbuild, as the editor is bundled). wasm-bindgen writes its glue readable, and our
+// own scripts explain themselves at length: 12 KB gzip of what the whole lesson downloads
+// was comments and indentation (#37), and 11 KB of the labs' harness and sandbox.
 //   - the page's glue (`app-<hash>.js`, an ES module): fully minified, names too; what it
 //     exports keeps its name;
 //   - the engine's and the authoring module's glue (no-modules scripts whose global,
 //     `wasm_bindgen`, the workers and the labs' sandbox name), static/boot.js and
 //     static/engine-worker.js: whitespace and syntax only, every name kept;
+//   - the labs' files a browser fetches when a lab first runs, labs/harness.js and
+//     labs/sandbox.html's script: whitespace and syntax only, so a learner's
+//     `console.log(redis.set)` and the errors read as in Node, where labs/node-host.mjs
+//     runs the harness as written. The sandbox counts the harness's lines when it builds
+//     its worker, so the learner's line numbers do not depend on them;
 //   - the stylesheet, and static/editor-load.js where index.html holds it.
 // Each `integrity` in index.html that names one of them is written again for its new text.
 // Release builds only: `make test` drives the result (prerender, firstload, audit, the lab
-// and explore walks, the LMS packages).
+// and explore walks, the LMS packages, node dist/labs/browsertest.mjs).
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -24,6 +29,17 @@ try {
 } catch {
   throw new Error('assets-min: editor/node_modules/esbuild is missing: run scripts/setup.sh');
 }
+const lean = (code) => esbuild.transformSync(code, {
+  loader: 'js', minifyWhitespace: true, minifySyntax: true, legalComments: 'none', logLevel: 'warning',
+}).code;
+
+writeFileSync(`${stage}/labs/harness.js`, lean(readFileSync('labs/harness.js', 'utf8')));
+const sandbox = readFileSync('labs/sandbox.html', 'utf8');
+const scripts = [...sandbox.matchAll(/<script>([\s\S]*?)<\/script>/g)];
+if (scripts.length !== 1) throw new Error(`assets-min: labs/sandbox.html has ${scripts.length} scripts, not one`);
+const [whole, script] = scripts[0];
+writeFileSync(`${stage}/labs/sandbox.html`, sandbox.replace(whole, () => `<script>${lean(script)}</script>`));
+
 const files = readdirSync(stage);
 const one = (pattern, what) => {
   const found = files.filter((f) => pattern.test(f));
@@ -54,10 +70,7 @@ rewrite(one(/^style-[0-9a-f]+\.css$/, 'the stylesheet'), { loader: 'css', minify
 // static/editor-load.js, which Trunk inlined into index.html as it is.
 const loader = readFileSync('static/editor-load.js', 'utf8');
 if (!index.includes(loader)) throw new Error('assets-min: index.html does not hold static/editor-load.js as written');
-const leanLoader = esbuild.transformSync(loader, {
-  loader: 'js', minifyWhitespace: true, minifySyntax: true, legalComments: 'none', logLevel: 'warning',
-}).code;
-index = index.replace(loader, () => leanLoader);
+index = index.replace(loader, () => lean(loader));
 // Every tag of index.html with an `integrity` must name its file's text as it is now.
 for (const [tag] of index.matchAll(/<[^>]*integrity="[^"]+"[^>]*>/g)) {
   const file = /(?:href|src)="\/([^"]+)"/.exec(tag)?.[1];
