@@ -11,7 +11,7 @@
 import { chromium } from 'playwright-core';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createRequire } from 'node:module';
+import { lean } from '../scripts/lean-js.mjs';
 import { LESSON, ROOT, sections } from './lesson.mjs';
 
 const BASE = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
@@ -122,10 +122,7 @@ if (problems.length) {
 // Runs before anything else in <head> (static/boot-head.js): picks the page to show and
 // fetches its snapshot while the rest of the page loads.
 // Without its comments and spaces, as scripts/assets-min.mjs leaves the other scripts.
-const esbuild = createRequire(join(ROOT, 'editor/'))('esbuild');
-const headScript = esbuild.transformSync(readFileSync(join(ROOT, 'static/boot-head.js'), 'utf8'), {
-  loader: 'js', minifyWhitespace: true, minifySyntax: true, legalComments: 'none', logLevel: 'warning',
-}).code;
+const headScript = lean(readFileSync(join(ROOT, 'static/boot-head.js'), 'utf8'));
 const head = `<script data-lesson="${LESSON}" data-sections="${sections.length}">\n${headScript}</script>`;
 const boot = `<script type="module" src="/boot.js" data-lockstep-boot data-js="${escapeAttr(js)}" data-wasm="${escapeAttr(wasm)}" data-lesson="${LESSON}" data-runs="${[...runFiles.keys()].join(' ')}"></script>`;
 let out = index

@@ -18,20 +18,11 @@
 // and explore walks, the LMS packages, node dist/labs/browsertest.mjs).
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { esbuild, lean } from './lean-js.mjs';
 
 const stage = process.env.TRUNK_STAGING_DIR;
 if (!stage) throw new Error('assets-min.mjs is run by trunk build (Trunk.toml hooks)');
 if ((process.env.TRUNK_PROFILE ?? 'release') !== 'release') process.exit(0);
-let esbuild;
-try {
-  esbuild = createRequire(new URL('../editor/', import.meta.url))('esbuild');
-} catch {
-  throw new Error('assets-min: editor/node_modules/esbuild is missing: run scripts/setup.sh');
-}
-const lean = (code) => esbuild.transformSync(code, {
-  loader: 'js', minifyWhitespace: true, minifySyntax: true, legalComments: 'none', logLevel: 'warning',
-}).code;
 
 writeFileSync(`${stage}/labs/harness.js`, lean(readFileSync('labs/harness.js', 'utf8')));
 const sandbox = readFileSync('labs/sandbox.html', 'utf8');
@@ -47,26 +38,26 @@ const one = (pattern, what) => {
   return found[0];
 };
 let index = readFileSync(`${stage}/index.html`, 'utf8');
-// Rewrites `file` with esbuild, and the `integrity` of each tag of index.html that names
-// it (the stylesheet's link, the page's glue's modulepreload) for its new text.
-const rewrite = (file, options) => {
+// Rewrites `file` with `minify` (its text to the text that ships), and the `integrity` of
+// each tag of index.html that names it (the stylesheet's link, the page's glue's
+// modulepreload) for its new text.
+const rewrite = (file, minify) => {
   const path = `${stage}/${file}`;
-  const code = esbuild.transformSync(readFileSync(path, 'utf8'), {
-    legalComments: 'none', logLevel: 'warning', ...options,
-  }).code;
+  const code = minify(readFileSync(path, 'utf8'));
   writeFileSync(path, code);
   const sri = `sha384-${createHash('sha384').update(code).digest('base64')}`;
   const tag = new RegExp(`(<[^>]*(?:href|src)="/${file.replace(/[.]/g, '\\.')}"[^>]*integrity=")sha384-[^"]+(")`, 'g');
   index = index.replace(tag, (_, a, b) => `${a}${sri}${b}`);
 };
 
-rewrite(one(/^app-[0-9a-f]+\.js$/, "the page's glue"), { loader: 'js', format: 'esm', minify: true });
+const minified = (loader, format) => (code) => esbuild.transformSync(code, {
+  loader, format, minify: true, legalComments: 'none', logLevel: 'warning',
+}).code;
+rewrite(one(/^app-[0-9a-f]+\.js$/, "the page's glue"), minified('js', 'esm'));
 for (const file of ['engine.js', 'authoring.js', 'boot.js', 'engine-worker.js']) {
-  rewrite(one(new RegExp(`^${file.replace('.', '\\.')}$`), file), {
-    loader: 'js', minifyWhitespace: true, minifySyntax: true,
-  });
+  rewrite(one(new RegExp(`^${file.replace('.', '\\.')}$`), file), lean);
 }
-rewrite(one(/^style-[0-9a-f]+\.css$/, 'the stylesheet'), { loader: 'css', minify: true });
+rewrite(one(/^style-[0-9a-f]+\.css$/, 'the stylesheet'), minified('css'));
 // static/editor-load.js, which Trunk inlined into index.html as it is.
 const loader = readFileSync('static/editor-load.js', 'utf8');
 if (!index.includes(loader)) throw new Error('assets-min: index.html does not hold static/editor-load.js as written');
