@@ -1,8 +1,9 @@
-//! Level of detail for bars: zoomed far out on a long run, one lane can hold thousands
+//! Level of detail. Bars: zoomed far out on a long run, one lane can hold thousands
 //! of bars narrower than a pixel. Past a budget, bars of the same lane and kind that
 //! nearly touch are drawn as one "dense" span that says how many it stands for; zooming
 //! in brings each back. Nothing is dropped: every visible bar's time is inside exactly
-//! one shown item.
+//! one shown item. Marks: the minor ones (a failed try, a release) are drawn only where
+//! there is room for them ([`marks_room`]).
 
 use super::{Bar, BarKind};
 
@@ -34,6 +35,23 @@ pub fn thin_bars(bars: &[Bar], v0: u64, v1: u64, budget: usize, gap_us: u64) -> 
             return out;
         }
         gap = gap.saturating_mul(2);
+    }
+}
+
+/// The room a mark needs on average, in pixels of the plot. More crowded, the glyphs
+/// overlap into a smear; and a window that jumps draws every one from scratch, which
+/// costs a frame's whole budget at a few hundred marks (BENCHMARKS.md, zoom/pan).
+pub const MARK_ROOM_PX: f64 = 6.0;
+
+/// How many marks a window may hold and still draw its minor ones, on a plot `plot_px`
+/// wide: one per [`MARK_ROOM_PX`], and never more than `most`. Past it, only the marks
+/// that matter most (writes, crashes, losses…) are drawn; zooming in brings the rest.
+pub fn marks_room(plot_px: f64, most: usize) -> usize {
+    let fit = (plot_px / MARK_ROOM_PX).floor();
+    if fit.is_finite() && fit > 0.0 {
+        most.min(fit as usize)
+    } else {
+        0
     }
 }
 
@@ -92,6 +110,17 @@ mod tests {
             token: Some(format!("t{from_us}")),
             label: String::new(),
         }
+    }
+
+    /// A desktop's plot (about 900 px) has room for 150 marks, a phone's (536 px, as
+    /// it scrolls) for 89; a wide screen stops at the cap, and a plot with no width at 0.
+    #[test]
+    fn marks_need_room_on_the_plot() {
+        assert_eq!(marks_room(900.0, 200), 150);
+        assert_eq!(marks_room(536.0, 200), 89);
+        assert_eq!(marks_room(2_400.0, 200), 200);
+        assert_eq!(marks_room(0.0, 200), 0);
+        assert_eq!(marks_room(f64::NAN, 200), 0);
     }
 
     #[test]

@@ -23,7 +23,8 @@ const CHAR_W: f64 = 7.0;
 /// Okabe–Ito: distinguishable with the common colour-vision deficiencies.
 /// Most messages drawn at once (see the level-of-detail note in `layers`).
 const MAX_ARROWS: usize = 400;
-/// Most marks drawn at once; beyond it only the ones that matter most (writes, crashes…).
+/// Most marks drawn at once; beyond it (or beyond the room the plot has for them,
+/// `timeline::lod::marks_room`) only the ones that matter most (writes, crashes…).
 const MAX_MARKS: usize = 200;
 /// Most bars drawn one by one; beyond it, bars closer than two pixels merge (see
 /// `timeline::lod`).
@@ -391,6 +392,7 @@ fn layers(props: &LayersProps) -> Html {
         .map(|a| arrow_view(a, m, &frame, (props.lang, &lost), props.on_seek.clone()));
     let in_view = |k: &&Mark| visible(k.t_us, k.t_us) && !hider.hides_mark(k);
     let marks_in_view = m.marks.iter().filter(in_view).count();
+    let room = crate::timeline::lod::marks_room(plot_w(w), MAX_MARKS);
     let minor = |k: &MarkKind| matches!(k, MarkKind::AcquireFailed | MarkKind::Released);
     // The marks are buttons that seek, in time order: one tab stop for all of them (a
     // roving tabindex), the arrow keys go from one to the next, so Tab gets past a long
@@ -398,7 +400,7 @@ fn layers(props: &LayersProps) -> Html {
     let mut shown: Vec<Stop> = m
         .marks
         .iter()
-        .filter(|k| in_view(k) && (marks_in_view <= MAX_MARKS || !minor(&k.kind)))
+        .filter(|k| in_view(k) && (marks_in_view <= room || !minor(&k.kind)))
         .map(Stop::Mark)
         .chain(
             props
