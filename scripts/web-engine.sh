@@ -7,16 +7,19 @@
 # /target/web-engine/engine-worker.js (tests/web_common: `fresh`), and the labs' sandboxes
 # take the engine from there too: the tests run the path learners get.
 # Built with the tests' features (the lesson's text inside; `authoring` in both, so the two
-# share the tests' build of the library), in the tests' debug profile.
+# share the tests' build of the library), in the tests' debug profile; with `--release`,
+# in the release profile, for tests/bench_ui.rs (BENCHMARKS.md), as the app ships it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
-cargo build --target wasm32-unknown-unknown --bin engine --bin authoring
+profile=debug release=()
+[ "${1:-}" = --release ] && profile=release release=(--release)
+cargo build "${release[@]}" --target wasm32-unknown-unknown --bin engine --bin authoring
 target_dir=$(cargo metadata --format-version 1 --no-deps | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).target_directory))')
 out=target/web-engine
 mkdir -p "$out"
 for module in engine authoring; do
   wasm-bindgen --target no-modules --no-typescript --out-dir "$out" --out-name "$module" \
-    "$target_dir/wasm32-unknown-unknown/debug/$module.wasm"
+    "$target_dir/wasm32-unknown-unknown/$profile/$module.wasm"
 done
 cp static/engine-worker.js "$out/engine-worker.js"

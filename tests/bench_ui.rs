@@ -1,5 +1,6 @@
 //! UI timings in headless Chromium (a measurement, not a test: it asserts only that it
 //! ran; the figures go to BENCHMARKS.md). Run with:
+//!   bash scripts/web-engine.sh --release   # the engine's worker, as the app ships it
 //!   CHROMEDRIVER=/usr/bin/chromedriver cargo test --release --target wasm32-unknown-unknown --test bench_ui -- --nocapture
 #![cfg(target_arch = "wasm32")]
 
@@ -12,6 +13,8 @@ use std::fmt::Write as _;
 use std::rc::Rc;
 use wasm_bindgen_test::*;
 use yew::prelude::*;
+
+mod web_common;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -141,6 +144,9 @@ fn hello() -> Html {
 
 #[wasm_bindgen_test]
 async fn first_render_of_a_section_against_hello_world() {
+    // The engine's worker that the app's page names, as the browser tests start it (built
+    // by scripts/web-engine.sh): a section's panel waits for its run from there.
+    web_common::name_the_engine();
     let doc = web_sys::window().unwrap().document().unwrap();
     let wait_for = |id: &'static str| {
         let doc = doc.clone();
