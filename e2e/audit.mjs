@@ -91,10 +91,10 @@ async function markAnError(page) {
   const editor = codeEditor(lab);
   await editor.fill('export async function acquire(redis, key, ttlMs) {\n  let gone = ;\n}\n');
   await page.keyboard.press('ControlOrMeta+Enter');
-  await lab.locator('.cm-lab-message').waitFor({ timeout: 30000 });
+  await lab.locator('.lab-editor-message:not([hidden])').waitFor({ timeout: 30000 });
   await editor.content.click();
   await page.keyboard.press('ControlOrMeta+f');
-  await lab.locator('.cm-search').waitFor();
+  await lab.locator('.prism-search').waitFor();
 }
 /// Submits every question of the page unanswered-or-not, so every feedback state shows.
 async function answerAll(page) {
@@ -166,7 +166,7 @@ async function rendered(page, { svg = false, prerendered = false } = {}) {
     await page.waitForFunction((n) => {
       const h = document.querySelectorAll('.lab-host')[n];
       // With its code editor over the textarea (editor.js), which the audit covers too.
-      return !h || (!h.hasAttribute('aria-busy') && h.querySelector('.lab-mount section.lab .cm-editor, .lab-mount [role=alert]'));
+      return !h || (!h.hasAttribute('aria-busy') && h.querySelector('.lab-mount section.lab .lab-pce, .lab-mount [role=alert]'));
     }, i, { timeout: 30000 }).catch(async (e) => {
       console.log('  a lab did not open:', page.url(), await page.evaluate(() => [...document.querySelectorAll('.lab-host')].map((h) => [h.className, h.getAttribute('aria-busy'), h.querySelector('.lab-mount')?.childElementCount, !!h.querySelector('.lab-snapshot'), h.innerText.slice(0, 80)])));
       throw e;
@@ -220,9 +220,9 @@ const focusInfo = (page) =>
     const cls = typeof el.className === 'string' && el.className ? `.${el.className.trim().split(/\s+/).join('.')}` : '';
     return {
       desc: `${el.tagName.toLowerCase()}${id}${cls}${el.type ? `[type=${el.type}]` : ''} "${label}"`,
-      // In the code editor (CodeMirror), the ring is the editor's, around the code.
-      visible: (tiny ? shows(el.nextElementSibling) || shows(el.labels?.[0]) : shows(el.closest('.cm-editor') ?? el)) && (onScreen || tiny),
-      inEditor: !!el.closest('.cm-editor'),
+      // In the code editor (prism-code-editor), the ring is the editor's, around the code.
+      visible: (tiny ? shows(el.nextElementSibling) || shows(el.labels?.[0]) : shows(el.closest('.lab-pce') ?? el)) && (onScreen || tiny),
+      inEditor: !!el.closest('.lab-pce'),
       onScreen,
       tag: el.tagName,
       type: el.type ?? null,

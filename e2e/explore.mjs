@@ -94,7 +94,7 @@ try {
       // arrival is measured below).
       if (await page.locator('.lab-host').count()) {
         await page.locator('.lab-host').first().scrollIntoViewIfNeeded();
-        await page.locator('.lab-host .cm-editor').first().waitFor({ timeout: 30000 });
+        await page.locator('.lab-host .lab-pce').first().waitFor({ timeout: 30000 });
         await panel.scrollIntoViewIfNeeded();
         await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 100))));
       }
@@ -144,10 +144,10 @@ try {
   {
     const page = await appAt(3);
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 300))));
-    const before = await page.locator('.lab-host .cm-editor').count();
+    const before = await page.locator('.lab-host .lab-pce').count();
     await page.evaluate(() => { window.__long = []; });
     await page.locator('.lab-host').first().scrollIntoViewIfNeeded();
-    await page.locator('.lab-host .cm-editor').first().waitFor({ timeout: 30000 });
+    await page.locator('.lab-host .lab-pce').first().waitFor({ timeout: 30000 });
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 100))));
     const longs = await page.evaluate(() => window.__long);
     say(`§3's lab came as it was scrolled to${before ? ' (its editor was there before the scroll)' : ''}: panel and editor; long tasks: ${JSON.stringify(longs.map(Math.round))}`);

@@ -363,7 +363,7 @@ for (const search of ['', '?lang=nb']) {
 {
   const { page, context, release } = await heldVisit(`${BASE}#/${LESSON}/3`);
   const lab = page.locator('.lab-mount section.lab[data-lab="safe-release"]');
-  await lab.locator('textarea').fill(`export async function acquire(redis, key, ttlMs) {
+  await lab.locator('textarea.lab-editor').fill(`export async function acquire(redis, key, ttlMs) {
   const token = crypto.randomUUID();
   return (await redis.set(key, token, { NX: true, PX: ttlMs })) === 'OK' ? token : null;
 }
@@ -380,8 +380,8 @@ export async function release(redis, key, token) {
     fail(`a lab Run pressed as the app started did not run the typed DEL release: broken ${JSON.stringify(broken)}`);
   } else console.log('  a lab\'s code typed while the app loaded is what its first Run ran: OK');
   // The code editor, which comes after the panel, shows what was typed before it came.
-  const shown = await lab.locator('.cm-content').waitFor({ timeout: 30000 })
-    .then(() => lab.locator('.cm-content').innerText(), () => null);
+  const shown = await lab.locator('.lab-pce textarea').waitFor({ timeout: 30000 })
+    .then(() => lab.locator('.lab-pce textarea').inputValue(), () => null);
   if (shown === null) fail('the lab\'s code editor never came over its textarea');
   else if (!shown.includes('await redis.del(key);') || !shown.includes('crypto.randomUUID()')) {
     fail(`the code editor shows ${JSON.stringify(shown.slice(0, 80))}, not the code typed before it loaded`);

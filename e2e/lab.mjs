@@ -70,7 +70,7 @@ async function packLabs() {
     }
   });
   const url = `${BASE}?lang=en&pack=test-pack/pack.toml#/team-locks/1`;
-  const bothOpen = () => page.waitForFunction(() => document.querySelectorAll('.lab-host:not([aria-busy]) .lab-mount section.lab textarea').length === 2, null, { timeout: 30000 });
+  const bothOpen = () => page.waitForFunction(() => document.querySelectorAll('.lab-host:not([aria-busy]) .lab-mount section.lab textarea.lab-editor').length === 2, null, { timeout: 30000 });
   await page.goto(url);
   await bothOpen();
   const lab = page.locator('.lab-mount section.lab[data-lab="team-lock"]');
@@ -91,7 +91,7 @@ async function packLabs() {
     const box = await editor.content.boundingBox();
     await page.mouse.click(box.x + box.width / 2, box.y + Math.min(box.height / 2, 300));
     await page.keyboard.type('// typed after a ' + how);
-    const focused = await page.evaluate(() => (document.activeElement?.closest('.cm-editor')
+    const focused = await page.evaluate(() => (document.activeElement?.closest('.lab-pce')
       ? document.activeElement.closest('section.lab')?.dataset.lab : document.activeElement?.id) ?? '');
     const value = await editor.value();
     if (focused !== 'team-lock' || !value.includes('// typed after a ' + how)) {
@@ -103,10 +103,10 @@ async function packLabs() {
 }
 
 /**
- * The lab's code editor (#40): CodeMirror, loaded with a lab and never with the first
+ * The lab's code editor (#40): prism-code-editor, loaded with a lab and never with the first
  * page, over the panel's textarea. Highlighting, line numbers, closed brackets and
  * indentation, Tab indents and Escape then Tab leaves, Ctrl+Enter runs, an error marks its
- * line with the message under it, "Show line N" selects it, Reset is undone by Ctrl+Z, and
+ * line with the message under the editor, "Show line N" selects it, Reset is undone by Ctrl+Z, and
  * the search panel speaks the page's language.
  */
 async function editorWalk() {
@@ -124,7 +124,7 @@ async function editorWalk() {
     // §3 opened at its top (its lab more than a screen and a half below), then left for §4
     // before the lab came near: the editor is not downloaded for a lab that is gone.
     await page.evaluate(() => { window.scrollTo(0, 0); location.hash = '#/distributed-locks/3'; });
-    await page.locator('.lab-mount section.lab[data-lab="safe-release"] textarea').waitFor({ state: 'attached', timeout: 30000 });
+    await page.locator('.lab-mount section.lab[data-lab="safe-release"] textarea.lab-editor').waitFor({ state: 'attached', timeout: 30000 });
     const below = await page.locator('.lab-host[data-lab="safe-release"]').evaluate((el) => el.getBoundingClientRect().top > 2.5 * innerHeight);
     await page.evaluate(() => { location.hash = '#/distributed-locks/4'; });
     await page.waitForTimeout(2500); // the loader looks every 2 s for a lab that left
@@ -146,11 +146,11 @@ async function editorWalk() {
       area.value = 'let a = 1;';
       document.body.append(area);
       const handle = window.lockstepEditor.attach(area, { lang: 'en' });
-      const come = () => area.nextElementSibling?.classList.contains('cm-editor') ?? false;
+      const come = () => area.nextElementSibling?.classList.contains('lab-pce') ?? false;
       const atOnce = come();
       area.value = 'let a = 2;';
       for (let i = 0; i < 100 && !come(); i++) await new Promise((r) => setTimeout(r, 20));
-      const shown = come() ? area.nextElementSibling.querySelector('.cm-content').textContent : null;
+      const shown = come() ? area.nextElementSibling.querySelector('textarea').value : null;
       handle.destroy();
       area.remove();
       return { atOnce, shown };
@@ -160,11 +160,15 @@ async function editorWalk() {
     const label = await lab.locator('.lab-editor-label').innerText();
     if (await lab.getByRole('textbox', { name: label, exact: true }).count() !== 1) problems.push(`editor ${lang}: no text box named "${label}"`);
     await editor.fill(NAIVE);
-    // Line numbers for every line, and keywords in the lesson's keyword colour.
-    const numbers = await lab.locator('.cm-lineNumbers .cm-gutterElement:not([style*="hidden"])').allInnerTexts();
+    // Line numbers for every line (the CSS counter of each drawn line), and keywords in the
+    // lesson's keyword colour.
+    const numbers = await lab.locator('.lab-pce').evaluate((el) => [
+      el.classList.contains('show-line-numbers'),
+      [...el.querySelectorAll('.pce-line')].map((l) => getComputedStyle(l, '::before').content),
+    ]);
     const lines = NAIVE.split('\n').length;
-    if (!numbers.includes(String(lines))) problems.push(`editor ${lang}: the gutter numbers ${numbers.slice(0, 3)}… not the ${lines} lines`);
-    const colours = await lab.locator('.cm-content').evaluate((el) => {
+    if (!numbers[0] || numbers[1].length !== lines || numbers[1].some((c) => c === 'none' || c === '')) problems.push(`editor ${lang}: line numbers ${JSON.stringify(numbers).slice(0, 80)}… not for the ${lines} lines`);
+    const colours = await lab.locator('.lab-pce .pce-wrapper').evaluate((el) => {
       const probe = document.createElement('span');
       probe.style.color = 'var(--kw)';
       el.append(probe);
@@ -191,7 +195,7 @@ async function editorWalk() {
     // Escape, then Tab: the focus leaves for the next control; no keyboard trap.
     await page.keyboard.press('Escape');
     await page.keyboard.press('Tab');
-    const next = await page.evaluate(() => [!!document.activeElement?.closest('.cm-editor'), document.activeElement?.textContent ?? '']);
+    const next = await page.evaluate(() => [!!document.activeElement?.closest('.lab-pce'), document.activeElement?.textContent ?? '']);
     if (next[0] || next[1] !== (en ? 'Run' : 'Kjør')) problems.push(`editor ${lang}: Escape then Tab left the focus on ${JSON.stringify(next)}, not on Run`);
     // Ctrl+Enter runs; the error's line is marked, its message under it.
     const BROKEN = NAIVE.replace('  await redis.del(key);', '  let gone = ;');
@@ -200,30 +204,33 @@ async function editorWalk() {
     await page.keyboard.press('ControlOrMeta+Enter');
     await lab.locator('.lab-verdict.lab-failed').waitFor({ timeout: 30000 });
     const verdict = await lab.locator('.lab-verdict').innerText();
-    const marked = await lab.locator('.cm-lab-error-line').allInnerTexts();
-    const message = await lab.locator('.cm-lab-message').allInnerTexts();
-    const markers = await lab.locator('.cm-lab-gutter .cm-lab-marker-error').count();
+    const marked = await lab.locator('.lab-pce .lab-error-line').allInnerTexts();
+    const message = await lab.locator('.lab-editor-message:not([hidden])').allInnerTexts();
+    const markers = await lab.locator('.lab-pce .pce-line[data-mark="!"]').count();
     say(`editor ${lang}: Ctrl+Enter ran it: "${verdict.split('\n')[0]}"; marked ${JSON.stringify(marked)} with ${JSON.stringify(message)}`);
     if (!verdict.includes(String(errorLine))) problems.push(`editor ${lang}: the verdict "${verdict}" names no line ${errorLine}`);
     if (marked.length !== 1 || !marked[0].includes('let gone = ;') || markers !== 1) problems.push(`editor ${lang}: the error's line ${errorLine} is not marked (lines ${JSON.stringify(marked)}, ${markers} gutter marks)`);
-    if (message.length !== 1 || !message[0].includes('SyntaxError')) problems.push(`editor ${lang}: the error's message is not under its line: ${JSON.stringify(message)}`);
+    if (message.length !== 1 || !message[0].includes('SyntaxError')) problems.push(`editor ${lang}: the error's message is not under the editor: ${JSON.stringify(message)}`);
     // "Show line N" selects that line in the editor.
     await lab.locator('.lab-verdict button').click();
-    const selected = await page.evaluate(() => [!!document.activeElement?.closest('.cm-editor'), String(window.getSelection())]);
+    const selected = await page.evaluate(() => {
+      const el = document.activeElement;
+      return [!!el?.closest('.lab-pce'), el?.value?.slice(el.selectionStart, el.selectionEnd) ?? ''];
+    });
     if (!selected[0] || selected[1].trim() !== 'let gone = ;') problems.push(`editor ${lang}: "Show line" left ${JSON.stringify(selected)}`);
     // An edit takes the marks of the code that ran away.
     await page.keyboard.press('End');
     await page.keyboard.type(' 1;');
-    if (await lab.locator('.cm-lab-error-line, .cm-lab-message').count() !== 0) problems.push(`editor ${lang}: the error's marks stayed after an edit`);
+    if (await lab.locator('.lab-pce .lab-error-line, .lab-editor-message:not([hidden])').count() !== 0) problems.push(`editor ${lang}: the error's marks stayed after an edit`);
     // A brace left open: the SyntaxError falls past the learner's code and names no line
     // of theirs, so the editor marks the line whose brace nothing closes.
     const OPEN = NAIVE.replace(/\}\n$/, '');
     await editor.fill(OPEN);
     await page.keyboard.press('ControlOrMeta+Enter');
     // The marks the run leaves (an edit took the last run's), or none after 30 s.
-    await lab.locator('.cm-lab-error-line').first().waitFor({ timeout: 30000 }).catch(() => {});
-    const unclosed = await lab.locator('.cm-lab-error-line').allInnerTexts();
-    const unclosedSaid = await lab.locator('.cm-lab-message').allInnerTexts();
+    await lab.locator('.lab-pce .lab-error-line').first().waitFor({ timeout: 30000 }).catch(() => {});
+    const unclosed = await lab.locator('.lab-pce .lab-error-line').allInnerTexts();
+    const unclosedSaid = await lab.locator('.lab-editor-message:not([hidden])').allInnerTexts();
     say(`editor ${lang}: a brace left open marks ${JSON.stringify(unclosed)} with ${JSON.stringify(unclosedSaid)}`);
     if (unclosed.length !== 1 || !unclosed[0].startsWith('export async function release(') || unclosedSaid.length !== 1 || !unclosedSaid[0].includes('SyntaxError')) {
       problems.push(`editor ${lang}: a brace left open marked ${JSON.stringify(unclosed)} with ${JSON.stringify(unclosedSaid)}, not release's line`);
@@ -237,7 +244,7 @@ async function editorWalk() {
       return v && !v.__seen;
     }, null, { timeout: 30000 });
     const delLine = NAIVE.split('\n').findIndex((l) => l.includes('await redis.del(key);')) + 1;
-    const sentLines = await lab.locator('.cm-lab-sent-line').allInnerTexts();
+    const sentLines = await lab.locator('.lab-pce .lab-sent-line').allInnerTexts();
     const sentSaid = await lab.locator('.lab-sent').innerText().catch(() => '');
     if (sentLines.length !== 1 || !sentLines[0].includes('await redis.del(key);') || !sentSaid.includes(`${delLine}`)) {
       problems.push(`editor ${lang}: the broken run's DEL (line ${delLine}) is not marked: lines ${JSON.stringify(sentLines)}, said "${sentSaid}"`);
@@ -250,7 +257,7 @@ async function editorWalk() {
     let confirmed = false;
     page.once('dialog', (d) => { confirmed = true; d.accept(); });
     await lab.getByRole('button', { name: en ? 'Start again from the starter code' : 'Begynn på nytt med startkoden' }).click();
-    const reset = await page.waitForFunction((b) => document.querySelector('.lab-mount section.lab[data-lab="safe-release"] textarea')?.value !== b, before, { timeout: 10000 })
+    const reset = await page.waitForFunction((b) => document.querySelector('.lab-mount section.lab[data-lab="safe-release"] textarea.lab-editor')?.value !== b, before, { timeout: 10000 })
       .then(() => true, () => false);
     if (!confirmed || !reset || !page.url().includes('#/distributed-locks/3')) {
       problems.push(`editor ${lang}: "Start again" ${confirmed ? 'asked' : 'did not ask'}, ${reset ? 'reset' : 'did not reset'} the code, and left the page at ${page.url()}`);
@@ -262,7 +269,7 @@ async function editorWalk() {
     if (await editor.value() !== before) problems.push(`editor ${lang}: Ctrl+Z after "Start again" did not bring the code back`);
     // Search, in the page's language.
     await page.keyboard.press('ControlOrMeta+f');
-    const find = await lab.locator('.cm-search input[name="search"]').getAttribute('placeholder').catch(() => null);
+    const find = await lab.locator('.prism-search .pce-find input').getAttribute('placeholder').catch(() => null);
     if (find !== (en ? 'Find' : 'Finn')) problems.push(`editor ${lang}: the search field reads ${JSON.stringify(find)}`);
     await page.keyboard.press('Escape');
     await lab.screenshot({ path: `${SHOTS}/lab-editor-${lang}.png` });
@@ -353,7 +360,7 @@ async function progressAndLinks() {
     const other = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const p = await other.newPage();
     await p.goto(link ?? 'about:blank');
-    const there = p.locator('.lab-mount section.lab[data-lab="safe-release"] textarea');
+    const there = p.locator('.lab-mount section.lab[data-lab="safe-release"] textarea.lab-editor');
     // Attached, not visible: the code editor hides the textarea it stands over.
     const opened = await there.waitFor({ state: 'attached', timeout: 30000 }).then(() => true, () => false);
     await p.waitForTimeout(1500); // the sections above fill in (quiz, panels): the lab must stay in view
@@ -521,8 +528,8 @@ try {
       // broke on is marked, and the verdict names it. Which command that is depends on the
       // trial (the session's seed is fresh): the foreign DEL, or the SET that took a lock
       // the DEL had wrongly freed.
-      await lab.locator('.cm-lab-sent-line').first().waitFor({ timeout: 5000 }).catch(() => {});
-      const sentInTrial = await lab.locator('.cm-lab-sent-line').allInnerTexts();
+      await lab.locator('.lab-pce .lab-sent-line').first().waitFor({ timeout: 5000 }).catch(() => {});
+      const sentInTrial = (await lab.locator('.lab-pce .lab-sent-line').allInnerTexts()).map((l) => l.replace(/\n$/, ''));
       const sentSaidInTrial = await lab.locator('.lab-sent').innerText().catch(() => '');
       const sentNumber = NAIVE.split('\n').findIndex((l) => sentInTrial.length === 1 && l === sentInTrial[0]) + 1;
       if (sentInTrial.length !== 1 || !/await redis\.(del|set)\(/.test(sentInTrial[0]) || !sentSaidInTrial.includes(`line ${sentNumber} `)) {
@@ -560,7 +567,7 @@ try {
       await back.scrollIntoViewIfNeeded();
       await clickInto(back);
       await page.waitForFunction(() => document.documentElement.dataset.lockstep === 'ready' && !!document.querySelector('.lab-host:not([aria-busy]) .lab-mount section.lab textarea:not([readonly])'));
-      const kept = await back.locator('textarea').inputValue();
+      const kept = await back.locator('textarea.lab-editor').inputValue();
       if (kept !== LOOP) problems.push(`${name}: after a reload the editor holds ${JSON.stringify(kept.slice(0, 60))}, not the code last typed`);
       if (await back.getByRole('button', { name: 'Show a solution' }).count() !== 1) problems.push(`${name}: after a reload the graded runs were forgotten (no solution offered)`);
       say(name, 'after a reload: the code and the graded runs were kept');

@@ -1,175 +1,122 @@
-// The labs' code editor: CodeMirror 6 over the lab panel's <textarea> (src/ui/lab/).
+// The labs' code editor: prism-code-editor over the lab panel's <textarea> (src/ui/lab/).
 // scripts/editor.sh bundles this file into the build's editor.js, a module that defines
 // `window.lockstepEditor`; static/editor-load.js loads it when a lab first comes near,
 // so the editor never comes with the first page. The panel calls `attach` through its
 // bindings (src/ui/lab/code_editor.rs); where the script is missing or fails, the panel
 // keeps its plain textarea.
 //
-// The textarea stays the panel's value: the editor writes every change into it and sends
-// it an `input` event (and `change` when the editor loses the focus), so the panel reads
-// what the learner typed as it always has. What the panel sets (Reset, a link's code) it
-// hands to `set`, which replaces only what differs, as one step that Undo takes back.
+// The editor is a textarea of its own under Prism's highlighted lines: what a learner
+// types, selects and reads aloud is a real textarea's. The panel's textarea stays the
+// panel's value: the editor writes every change into it and sends it an `input` event
+// (and `change` when the editor loses the focus), so the panel reads what the learner
+// typed as it always has. What the panel sets (Reset, a link's code) it hands to `set`,
+// which replaces only what differs, as one step that Undo takes back.
 
 // The libraries are evaluated a few at a time, a task each: each `./pause/N.js` between
 // them ends a task (it awaits a timer), so the page answers the learner in between (#40:
 // no task over 50 ms with the CPU slowed 4×). So the bundle is a module, which
 // static/editor-load.js imports.
 import './pause/1.js';
-import { EditorState, Compartment, StateField, StateEffect, RangeSet } from '@codemirror/state';
+import { createEditor } from 'prism-code-editor';
+import 'prism-code-editor/prism/languages/javascript';
+// JavaScript's comments and its indenting inside brackets, for the commands.
+import 'prism-code-editor/languages/clike';
 import './pause/2.js';
-import {
-  EditorView, keymap, lineNumbers, highlightActiveLineGutter, highlightSpecialChars, drawSelection,
-  highlightActiveLine, Decoration, WidgetType, GutterMarker, gutter,
-} from '@codemirror/view';
+import { matchBrackets } from 'prism-code-editor/match-brackets';
+import { highlightBracketPairs } from 'prism-code-editor/highlight-brackets';
+import { editorCommands, defaultKeymap, editHistory, setIgnoreTab } from 'prism-code-editor/commands';
+import { searchWidget, highlightSelectionMatches } from 'prism-code-editor/search';
+import { insertText, setSelection } from 'prism-code-editor/utils';
+import layoutCss from 'prism-code-editor/layout.css';
+import searchCss from 'prism-code-editor/search.css';
 import './pause/3.js';
-import {
-  indentOnInput, bracketMatching, syntaxHighlighting, HighlightStyle, StreamLanguage, ensureSyntaxTree, syntaxTree,
-} from '@codemirror/language';
-import { tags } from '@lezer/highlight';
-import './pause/4.js';
-import { defaultKeymap, history, historyKeymap, indentWithTab, isolateHistory } from '@codemirror/commands';
-import './pause/5.js';
-import { closeBrackets, closeBracketsKeymap } from '@codemirror/autocomplete';
-import { searchKeymap, highlightSelectionMatches } from '@codemirror/search';
-import './pause/6.js';
-// JavaScript as a stream of tokens (CodeMirror 5's mode), not Lezer's grammar: the
-// grammar (with TypeScript's and JSX's) and its parser weighed 40 KB gzip of the editor's
-// 149, these tokens 7, and highlighting, indenting and bracket matching need only tokens.
-import { javascript } from '@codemirror/legacy-modes/mode/javascript';
-import './pause/7.js';
 
-// CodeMirror's own words (the search panel, the gutter) in Norwegian Bokmål.
+// The search widget's own words, in Norwegian Bokmål: its placeholders, labels and
+// buttons' titles, by the English they replace.
 const PHRASES = {
   nb: {
     'Find': 'Finn',
     'Replace': 'Erstatt',
-    'next': 'neste',
-    'previous': 'forrige',
-    'all': 'alle',
-    'match case': 'skill mellom store og små bokstaver',
-    'by word': 'hele ord',
-    'regexp': 'regulært uttrykk',
-    'replace': 'erstatt',
-    'replace all': 'erstatt alle',
-    'close': 'lukk',
-    'current match': 'gjeldende treff',
-    'replaced $ matches': 'erstattet $ treff',
-    'replaced match on line $': 'erstattet treff på linje $',
-    'on line': 'på linje',
-    'Go to line': 'Gå til linje',
-    'go': 'gå',
-    'Control character': 'Kontrolltegn',
+    'Previous Match (Shift+Enter)': 'Forrige treff (Shift+Enter)',
+    'Next Match (Enter)': 'Neste treff (Enter)',
+    'Match Case': 'Skill mellom store og små bokstaver',
+    'Match Whole Word': 'Hele ord',
+    'Use Regular Expression': 'Regulært uttrykk',
+    'Search Only in Selection': 'Søk bare i det valgte',
+    'Replace (Enter)': 'Erstatt (Enter)',
+    'Replace All (Ctrl+Alt+Enter)': 'Erstatt alle (Ctrl+Alt+Enter)',
+    'Replace All (Cmd+Alt+Enter)': 'Erstatt alle (Cmd+Alt+Enter)',
+    'Close (Escape)': 'Lukk (Escape)',
+    'Toggle Replace': 'Vis eller skjul Erstatt',
+    'No results': 'Ingen treff',
   },
 };
 
-// The colours of the lesson's own code blocks (static/style.css), which keep AA contrast
-// in the light and the dark scheme.
-const colours = HighlightStyle.define([
-  { tag: [tags.keyword, tags.controlKeyword, tags.moduleKeyword, tags.operatorKeyword, tags.definitionKeyword, tags.modifier], color: 'var(--kw)' },
-  { tag: [tags.string, tags.special(tags.string), tags.regexp], color: 'var(--str)' },
-  { tag: [tags.comment, tags.lineComment, tags.blockComment], color: 'var(--com)', fontStyle: 'italic' },
-  { tag: [tags.number, tags.bool, tags.null, tags.atom], color: 'var(--num)' },
-  { tag: tags.invalid, color: 'var(--err)' },
-]);
-
-// Marks: an error on a line (the gutter's "!" and the message under the line), and the
-// line that sent a broken run's command (the gutter's "▸").
-const setMarks = StateEffect.define();
-
-class ErrorWidget extends WidgetType {
-  constructor(message) { super(); this.message = message; }
-  eq(other) { return other.message === this.message; }
-  toDOM() {
-    const div = document.createElement('div');
-    div.className = 'cm-lab-message';
-    div.textContent = this.message;
-    return div;
-  }
-  ignoreEvent() { return false; }
-}
-
-class Marker extends GutterMarker {
-  constructor(kind, title) { super(); this.kind = kind; this.title = title; }
-  eq(other) { return other.kind === this.kind && other.title === this.title; }
-  toDOM() {
-    const span = document.createElement('span');
-    span.className = `cm-lab-marker cm-lab-marker-${this.kind}`;
-    span.textContent = this.kind === 'error' ? '!' : '▸';
-    span.title = this.title;
-    return span;
+// The widget's words put in `lang`'s, where it has them (its titles, placeholders, labels
+// and the text of its count).
+function translate(root, lang) {
+  const words = PHRASES[lang];
+  if (!words || !root) return;
+  for (const el of root.querySelectorAll('[title], [placeholder], [aria-label]')) {
+    for (const attr of ['title', 'placeholder', 'aria-label']) {
+      const v = el.getAttribute(attr);
+      if (v && words[v]) el.setAttribute(attr, words[v]);
+    }
   }
 }
 
-// { error: {line, message} | null, sent: {line, title} | null }, lines counted from 1 and
-// held to the document's lines (a mark past the end goes on the last line).
-const marks = StateField.define({
-  create: () => ({ error: null, sent: null }),
-  update(value, tr) {
-    for (const e of tr.effects) if (e.is(setMarks)) value = { ...value, ...e.value };
-    // An edit takes the marks away: they were about the code that ran.
-    if (tr.docChanged && (value.error || value.sent)) value = { error: null, sent: null };
-    return value;
-  },
-});
-
-function lineAt(doc, n) {
-  return doc.line(Math.min(Math.max(1, n | 0), doc.lines));
+// Its layout and the search widget's, once per page.
+function addStyles() {
+  if (document.getElementById('lab-editor-styles')) return;
+  const style = document.createElement('style');
+  style.id = 'lab-editor-styles';
+  style.textContent = layoutCss + searchCss;
+  document.head.append(style);
 }
 
-const markDecorations = EditorView.decorations.compute([marks, 'doc'], (state) => {
-  const { error, sent } = state.field(marks);
-  const ranges = [];
-  if (sent) ranges.push(Decoration.line({ class: 'cm-lab-sent-line' }).range(lineAt(state.doc, sent.line).from));
-  if (error) {
-    const line = lineAt(state.doc, error.line);
-    ranges.push(Decoration.line({ class: 'cm-lab-error-line' }).range(line.from));
-    ranges.push(Decoration.widget({ widget: new ErrorWidget(error.message), block: true, side: 1 }).range(line.to));
-  }
-  ranges.sort((a, b) => a.from - b.from || a.value.startSide - b.value.startSide);
-  return Decoration.set(ranges);
-});
+// Tokens whose brackets are text, not code: strings, template strings (their `${`…`}`
+// holds code, but a bracket in it pairs inside it) regular expressions and comments.
+const TEXT_TOKEN = /(^|\s)(string|template-string|regex|comment)(\s|$)/;
 
-const markGutter = gutter({
-  class: 'cm-lab-gutter',
-  markers(view) {
-    const { error, sent } = view.state.field(marks);
-    const ranges = [];
-    if (error) ranges.push(new Marker('error', error.message).range(lineAt(view.state.doc, error.line).from));
-    if (sent) ranges.push(new Marker('sent', sent.title).range(lineAt(view.state.doc, sent.line).from));
-    ranges.sort((a, b) => a.from - b.from);
-    return RangeSet.of(ranges, true);
-  },
-  initialSpacer: () => new Marker('spacer', ''),
-});
+// The token stream's text spans, [from, to) in the code: where a bracket is not code.
+function textSpans(tokens) {
+  const out = [];
+  let at = 0;
+  const walk = (list) => {
+    for (const t of list) {
+      if (typeof t === 'string') { at += t.length; continue; }
+      const from = at;
+      const type = `${t.type} ${t.alias ?? ''}`;
+      if (Array.isArray(t.content)) walk(t.content);
+      else at += t.length ?? String(t.content).length;
+      if (TEXT_TOKEN.test(type)) out.push([from, at]);
+    }
+  };
+  walk(tokens);
+  return out;
+}
 
-const javascriptLanguage = StreamLanguage.define(javascript);
-
-// Tokens whose brackets are text, not code: strings (a template's `${` and its `}` are in
-// its string tokens), regular expressions (string.special) and comments.
-const TEXT_TOKEN = /^(string|comment)/;
-
-// The line of the first bracket that pairs with nothing, or 0. A SyntaxError names no
-// line of the learner's when a brace is missing or one too many: the error then falls in
-// the lab's code around theirs. A closer that closes nothing (or the wrong kind) is the
-// answer; else the last opener left open at the end, the one a missing closer belongs to.
-function firstUnpairedBracket(state) {
-  const tree = ensureSyntaxTree(state, state.doc.length, 200) || syntaxTree(state);
-  const text = [];
-  tree.iterate({ enter: (node) => { if (TEXT_TOKEN.test(node.name)) text.push([node.from, node.to]); } });
-  const doc = state.doc.toString();
+// The line (from 1) of the first bracket that pairs with nothing, or 0. A SyntaxError
+// names no line of the learner's when a brace is missing or one too many: the error then
+// falls in the lab's code around theirs. A closer that closes nothing (or the wrong
+// kind) is the answer; else the last opener left open at the end, the one a missing
+// closer belongs to.
+function firstUnpairedBracket(code, tokens) {
+  const text = textSpans(tokens);
+  const lineOf = (i) => code.slice(0, i).split('\n').length;
   const open = [];
   let t = 0;
-  for (let i = 0; i < doc.length; i++) {
+  for (let i = 0; i < code.length; i++) {
     while (t < text.length && text[t][1] <= i) t++;
     if (t < text.length && text[t][0] <= i) { i = text[t][1] - 1; continue; }
-    const c = doc[i];
+    const c = code[i];
     if (c === '(' || c === '[' || c === '{') open.push(i);
     else if (c === ')' || c === ']' || c === '}') {
       const o = open.pop();
-      if (o === undefined || '([{'.indexOf(doc[o]) !== ')]}'.indexOf(c)) return state.doc.lineAt(i).number;
+      if (o === undefined || '([{'.indexOf(code[o]) !== ')]}'.indexOf(c)) return lineOf(i);
     }
   }
-  return open.length ? state.doc.lineAt(open[open.length - 1]).number : 0;
+  return open.length ? lineOf(open[open.length - 1]) : 0;
 }
 
 // The smallest change that turns `from` into `to`: what is the same at both ends stays,
@@ -183,99 +130,129 @@ function difference(from, to) {
   return { from: start, to: from.length - end, insert: to.slice(start, to.length - end) };
 }
 
+// Where line `n` (from 1, held to the code's lines) starts and ends in `code`.
+function lineSpan(code, n) {
+  const lines = code.split('\n');
+  const at = Math.min(Math.max(1, n | 0), lines.length);
+  let from = 0;
+  for (let i = 1; i < at; i++) from += lines[i - 1].length + 1;
+  return { line: at, from, to: from + lines[at - 1].length };
+}
+
 /**
  * Puts an editor in place of `textarea` (which stays, hidden, as the value).
  * options: { lang: 'en' | 'nb', onRun: () => void }. Returns the panel's handle.
  */
 function attach(textarea, options = {}) {
-  const readOnly = new Compartment();
   let external = false;
   let changedSinceFocus = false;
-  const labelledBy = textarea.labels && textarea.labels[0] ? textarea.labels[0].id || (textarea.labels[0].id = `${textarea.id}-label`) : null;
-  const contentAttributes = { 'aria-multiline': 'true' };
-  if (labelledBy) contentAttributes['aria-labelledby'] = labelledBy;
+  // The marks of the last run: { error: {line, message} | null, sent: {line, title} | null }.
+  let marks = { error: null, sent: null };
+  const label = textarea.labels && textarea.labels[0];
+  const labelledBy = label ? label.id || (label.id = `${textarea.id}-label`) : null;
   const describedBy = textarea.getAttribute('aria-describedby');
-  if (describedBy) contentAttributes['aria-describedby'] = describedBy;
-  const run = () => { if (typeof options.onRun === 'function') options.onRun(); return true; };
+  // Under the editor: the message of the error the last run ended with.
+  const message = document.createElement('div');
+  message.className = 'lab-editor-message';
+  message.hidden = true;
 
-  const extensions = [
-    keymap.of([{ key: 'Mod-Enter', run, preventDefault: true }]),
-    lineNumbers(),
-    markGutter,
-    highlightActiveLineGutter(),
-    highlightSpecialChars(),
-    history(),
-    drawSelection(),
-    indentOnInput(),
-    syntaxHighlighting(colours),
-    bracketMatching(),
-    closeBrackets(),
-    highlightActiveLine(),
-    highlightSelectionMatches(),
-    keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...searchKeymap, ...historyKeymap, indentWithTab]),
-    javascriptLanguage,
-    marks,
-    markDecorations,
-    readOnly.of(EditorState.readOnly.of(textarea.readOnly)),
-    EditorState.tabSize.of(2),
-    // Long lines wrap: on a phone nothing of the code hides beyond the right edge.
-    EditorView.lineWrapping,
-    EditorState.phrases.of(PHRASES[options.lang] || {}),
-    EditorView.contentAttributes.of(contentAttributes),
-    EditorView.editorAttributes.of({ class: 'lab-cm' }),
-    EditorView.updateListener.of((u) => {
-      if (!u.docChanged || external) return;
-      changedSinceFocus = true;
-      textarea.value = u.state.doc.toString();
-      textarea.dispatchEvent(new InputEvent('input', { bubbles: true }));
-    }),
-    EditorView.domEventHandlers({
-      focus: () => { changedSinceFocus = false; },
-      blur: () => {
-        if (changedSinceFocus) textarea.dispatchEvent(new Event('change', { bubbles: true }));
-        changedSinceFocus = false;
-      },
-    }),
-  ];
-
-  // The editor is made in steps, a task each (the state, then the view, then its place in
-  // the page), so the page answers the learner between them (#40: no task over 50 ms with
-  // the CPU slowed 4×). Until it is in place, the textarea is the editor, and what the
-  // panel asks of the editor waits, in its order.
-  let view = null;
-  let made = null;
+  let editor = null;
+  let placed = false;
   let gone = false;
   const waiting = [];
-  const whenIn = (f) => { if (view) f(); else waiting.push(f); };
+  const whenIn = (f) => { if (placed) f(); else waiting.push(f); };
   const later = (f) => setTimeout(() => { if (!gone) f(); }, 0);
-  const label = textarea.labels && textarea.labels[0];
-  const toEditor = (e) => { e?.preventDefault?.(); view.focus(); };
+  const toEditor = (e) => { e?.preventDefault?.(); editor.textarea.focus(); };
+
+  // The marks drawn on the lines that hold them, and the error's message under the
+  // editor; an edit takes them away, for they were about the code that ran.
+  const drawMarks = () => {
+    if (!editor) return;
+    for (const el of editor.wrapper.querySelectorAll('.lab-error-line, .lab-sent-line')) {
+      el.classList.remove('lab-error-line', 'lab-sent-line');
+      el.removeAttribute('data-mark');
+    }
+    const lines = editor.lines;
+    const n = lines.length - 1;
+    const mark = (line, cls, sign) => {
+      const el = lines[Math.min(Math.max(1, line | 0), n)];
+      if (!el) return;
+      el.classList.add(cls);
+      el.setAttribute('data-mark', el.getAttribute('data-mark') === '!' ? '!' : sign);
+    };
+    if (marks.sent) mark(marks.sent.line, 'lab-sent-line', '▸');
+    if (marks.error) mark(marks.error.line, 'lab-error-line', '!');
+    message.hidden = !marks.error;
+    message.textContent = marks.error ? marks.error.message : '';
+  };
+
+  const run = () => { if (typeof options.onRun === 'function') options.onRun(); return true; };
+  // Ctrl/Cmd+Enter runs the code (not the keymap's "insert a blank line"); Escape lets the
+  // next Tab leave the editor (the keyboard's way out of a box where Tab indents).
+  const keymap = { ...defaultKeymap, 'Mod+Enter': run };
+  const onKey = (e) => {
+    if (e.key === 'Escape') setIgnoreTab(true);
+    else if (e.key !== 'Tab' && e.key !== 'Shift') setIgnoreTab(false);
+  };
+
+  // The editor is made in steps, a task each (the editor, then its place in the page),
+  // so the page answers the learner between them (#40: no task over 50 ms with the CPU
+  // slowed 4×). Until it is in place, the textarea is the editor, and what the panel asks
+  // of the editor waits, in its order.
   later(() => {
-    const state = EditorState.create({ doc: textarea.value, extensions });
+    addStyles();
+    editor = createEditor(null, {
+      language: 'javascript',
+      value: textarea.value,
+      tabSize: 2,
+      lineNumbers: true,
+      // Long lines wrap: on a phone nothing of the code hides beyond the right edge.
+      wordWrap: true,
+      readOnly: textarea.readOnly,
+      class: 'lab-pce',
+      onUpdate(value) {
+        if (external || !placed) return;
+        changedSinceFocus = true;
+        if (marks.error || marks.sent) {
+          marks = { error: null, sent: null };
+          drawMarks();
+        }
+        textarea.value = value;
+        textarea.dispatchEvent(new InputEvent('input', { bubbles: true }));
+      },
+    }, editHistory(), editorCommands(keymap), matchBrackets(), highlightBracketPairs(), searchWidget(), highlightSelectionMatches());
+    editor.on('update', () => later(drawMarks));
+    const area = editor.textarea;
+    area.setAttribute('aria-multiline', 'true');
+    if (labelledBy) area.setAttribute('aria-labelledby', labelledBy);
+    if (describedBy) area.setAttribute('aria-describedby', describedBy);
+    area.addEventListener('keydown', onKey, true);
+    area.addEventListener('focus', () => { changedSinceFocus = false; });
+    area.addEventListener('blur', () => {
+      if (changedSinceFocus) textarea.dispatchEvent(new Event('change', { bubbles: true }));
+      changedSinceFocus = false;
+    });
+    translate(editor.extensions.searchWidget?.element, options.lang);
     later(() => {
-      made = new EditorView({ state });
-      later(() => {
-        view = made;
-        // What was typed in the textarea meanwhile, and where.
-        const typing = document.activeElement === textarea;
-        const at = textarea.selectionStart;
-        const now = view.state.doc.toString();
-        if (textarea.value !== now) {
-          external = true;
-          try { view.dispatch({ changes: difference(now, textarea.value) }); } finally { external = false; }
-        }
-        textarea.after(view.dom);
-        textarea.classList.add('lab-editor-replaced');
-        // The label's click, and the page's loader giving the textarea back its focus at
-        // the hand-over (static/boot.js), land in the editor.
-        label?.addEventListener('click', toEditor);
-        textarea.focus = () => view.focus();
-        for (const f of waiting.splice(0)) f();
-        if (typing) {
-          view.dispatch({ selection: { anchor: Math.min(at, view.state.doc.length) } });
-          view.focus();
-        }
-      });
+      // What was typed in the textarea meanwhile, and where.
+      const typing = document.activeElement === textarea;
+      const at = textarea.selectionStart;
+      if (textarea.value !== editor.value) {
+        external = true;
+        try { editor.setOptions({ value: textarea.value }); } finally { external = false; }
+      }
+      textarea.after(editor.container, message);
+      textarea.classList.add('lab-editor-replaced');
+      placed = true;
+      // The label's click, and the page's loader giving the textarea back its focus at
+      // the hand-over (static/boot.js), land in the editor.
+      label?.addEventListener('click', toEditor);
+      textarea.focus = () => area.focus();
+      for (const f of waiting.splice(0)) f();
+      if (typing) {
+        area.focus();
+        setSelection(editor, Math.min(at, editor.value.length));
+      }
     });
   });
 
@@ -283,48 +260,53 @@ function attach(textarea, options = {}) {
     /** The panel's code, when it differs from what the editor holds (Reset, a link). */
     set(code) {
       whenIn(() => {
-        const now = view.state.doc.toString();
+        const now = editor.value;
         if (typeof code !== 'string' || code === now) return;
+        const d = difference(now, code);
         external = true;
         // A step of its own in the history, whatever was typed just before it.
-        try {
-          view.dispatch({ changes: difference(now, code), annotations: isolateHistory.of('full') });
-        } finally { external = false; }
+        try { insertText(editor, d.insert, d.from, d.to); } finally { external = false; }
+        textarea.value = editor.value;
       });
     },
     readOnly(on) {
-      whenIn(() => view.dispatch({ effects: readOnly.reconfigure(EditorState.readOnly.of(!!on)) }));
+      whenIn(() => editor.setOptions({ readOnly: !!on }));
     },
     /**
-     * An error on `line` (from 1), its message shown under it. Line 0 with a message: the
-     * line of the first bracket that pairs with nothing, if one does (a SyntaxError that
-     * named no line); without a message, no mark.
+     * An error on `line` (from 1), its message shown under the editor. Line 0 with a
+     * message: the line of the first bracket that pairs with nothing, if one does (a
+     * SyntaxError that named no line); without a message, no mark.
      */
-    markError(line, message) {
+    markError(line, text) {
       whenIn(() => {
-        const at = line > 0 ? line : message ? firstUnpairedBracket(view.state) : 0;
-        view.dispatch({ effects: setMarks.of({ error: at > 0 ? { line: at, message: String(message) } : null }) });
+        const at = line > 0 ? line : text ? firstUnpairedBracket(editor.value, editor.tokens) : 0;
+        marks = { ...marks, error: at > 0 ? { line: at, message: String(text) } : null };
+        drawMarks();
       });
     },
     /** The line that sent the command of a broken run; 0 clears it. */
     markSent(line, title) {
-      whenIn(() => view.dispatch({ effects: setMarks.of({ sent: line > 0 ? { line, title: String(title) } : null }) }));
+      whenIn(() => {
+        marks = { ...marks, sent: line > 0 ? { line, title: String(title) } : null };
+        drawMarks();
+      });
     },
     /** Selects `line` and gives the editor the focus. */
     goto(line) {
       whenIn(() => {
-        const l = lineAt(view.state.doc, line);
-        view.dispatch({ selection: { anchor: l.from, head: l.to }, scrollIntoView: true });
-        view.focus();
+        const span = lineSpan(editor.value, line);
+        editor.textarea.focus();
+        setSelection(editor, span.from, span.to);
       });
     },
     destroy() {
       gone = true;
-      if (!view) { made?.destroy(); return; }
+      if (!placed) { editor?.remove(); return; }
       label?.removeEventListener('click', toEditor);
       delete textarea.focus;
       textarea.classList.remove('lab-editor-replaced');
-      view.destroy();
+      editor.remove();
+      message.remove();
     },
   };
 }

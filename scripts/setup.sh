@@ -79,7 +79,7 @@ fi
 # shellcheck source=scripts/lib.sh
 source scripts/lib.sh
 npm_ci live
-# The labs' code editor (CodeMirror 6 and esbuild, pinned in editor/package-lock.json),
+# The labs' code editor (prism-code-editor and esbuild, pinned in editor/package-lock.json),
 # bundled into the build by Trunk's hook (scripts/editor.sh).
 npm_ci editor
 

@@ -1,7 +1,7 @@
 // Inlined into index.html by Trunk (`rel="inline"`), so that the development server's
 // page has it too, not only the prerendered build's (static/boot.js).
 'use strict';
-// The labs' code editor (editor.js, CodeMirror: scripts/editor.sh), loaded once, when a
+// The labs' code editor (editor.js, prism-code-editor: scripts/editor.sh), loaded once, when a
 // lab panel's textarea `el` first comes near the screen: within a screen and a half of
 // it, so that the editor is there when the learner reaches the lab, and a reader who
 // never does downloads none of it (src/ui/lab/code_editor.rs puts it over the textarea;

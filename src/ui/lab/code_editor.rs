@@ -1,4 +1,4 @@
-//! The lab's code editor: CodeMirror 6 (editor/index.js, bundled into the build's
+//! The lab's code editor: prism-code-editor (editor/index.js, bundled into the build's
 //! `editor.js`), put over the panel's textarea once `static/editor-load.js` has loaded it.
 //! The textarea stays the panel's value: the editor writes each change into it and sends
 //! it `input`, so the panel reads the code as it always has. The panel hands the editor
