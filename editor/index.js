@@ -227,7 +227,8 @@ function attach(textarea, options = {}) {
     if (labelledBy) area.setAttribute('aria-labelledby', labelledBy);
     if (describedBy) area.setAttribute('aria-describedby', describedBy);
     area.addEventListener('keydown', onKey, true);
-    area.addEventListener('focus', () => { changedSinceFocus = false; });
+    // Tab indents again each time the editor gets the focus back (Escape let one Tab out).
+    area.addEventListener('focus', () => { changedSinceFocus = false; setIgnoreTab(false); });
     area.addEventListener('blur', () => {
       if (changedSinceFocus) textarea.dispatchEvent(new Event('change', { bubbles: true }));
       changedSinceFocus = false;
