@@ -23,9 +23,7 @@ pub fn builtins_file() -> Result<String, String> {
     }
     for id in crate::labs::IDS {
         let mut lab = crate::labs::shown_checked(id).ok_or_else(|| format!("no built-in lab `{id}`"))??;
-        // Its files' texts are in the lesson's text already (`labs::shown` puts them back).
-        lab.texts.lab_toml.clear();
-        lab.texts.scenario_toml.clear();
+        // Its starters are in the lesson's text already (`labs::shown` puts them back).
         lab.starter.clear();
         lab.starters = Default::default();
         out.push_str(&format!("lab {id} {}\n", crate::wire::to_text(&lab)?));

@@ -2,15 +2,15 @@
 //! (`lockstep lab run`, the native tests). The browser runs the same harness in a
 //! sandboxed worker (`ui::lab`); the simulator side of both is [`crate::sim::lab`].
 //!
-//! The page carries each lab's `lab.toml`, scenario and starter (they are what the
-//! section shows); the harness, the driver and the reference solution are fetched from
+//! The page carries each lab compiled (`src/builtins.wire`) and its starters, in the
+//! lesson's text; the harness, the driver and the reference solution are fetched from
 //! `labs/` when the learner first runs something or asks for the solution.
 //!
 //! The Node host is the one place a lab touches the clock of the machine: a watchdog
 //! that stops an answer working longer than [`ANSWER_LIMIT`] of CPU time (an infinite
 //! loop). It never feeds a simulated figure.
 
-use crate::sim::lab::{Lab, LabSources};
+use crate::sim::lab::Lab;
 
 /// The built-in labs' ids, in lesson order.
 pub const IDS: [&str; 6] = [
@@ -22,17 +22,17 @@ pub const IDS: [&str; 6] = [
     "idempotency",
 ];
 
-/// What a section shows of each lab: (id, lab.toml, scenario.toml, starter.js,
-/// starter.nb.js or ""), in the lesson's text (`build.rs`, `crate::text`).
+/// What a section shows of each lab: (id, starter.js, starter.nb.js or ""), in the
+/// lesson's text (`build.rs`, `crate::text`).
 mod files {
     use crate::text::Txt;
     include!(concat!(env!("OUT_DIR"), "/lab_files.rs"));
 }
 
-/// The shown files of lab `id`: lab.toml, scenario.toml, starter.js, starter.nb.js ("").
-fn shown_files(id: &str) -> Option<(&'static str, &'static str, &'static str, &'static str)> {
-    let (_, lab, scenario, starter, starter_nb) = files::SHOWN.iter().find(|s| s.0 == id)?;
-    Some((lab.get(), scenario.get(), starter.get(), starter_nb.get()))
+/// The starters of lab `id`: starter.js, starter.nb.js ("").
+fn starters(id: &str) -> Option<(&'static str, &'static str)> {
+    let (_, starter, starter_nb) = files::SHOWN.iter().find(|s| s.0 == id)?;
+    Some((starter.get(), starter_nb.get()))
 }
 
 /// A built-in lab as the page knows it: without its driver and solution (see
@@ -43,13 +43,11 @@ pub fn shown(id: &str) -> Option<Result<Lab, String>> {
     let (_, text) = crate::sim::scenario::compiled::LABS
         .iter()
         .find(|(n, _)| *n == id)?;
-    let (lab_toml, scenario_toml, starter, starter_nb) = shown_files(id)?;
+    let (starter, starter_nb) = starters(id)?;
     Some(
         crate::wire::from_byte_text::<Lab>(text.get())
             .map(|mut lab| {
-                // Compiled without its files' texts, which the lesson's text holds once.
-                lab.texts.lab_toml = lab_toml.to_string();
-                lab.texts.scenario_toml = scenario_toml.to_string();
+                // Compiled without its starters, which the lesson's text holds once.
                 lab.starter = starter.to_string();
                 if !starter_nb.trim().is_empty() {
                     lab.starters.insert("nb".to_string(), starter_nb.to_string());
@@ -62,26 +60,18 @@ pub fn shown(id: &str) -> Option<Result<Lab, String>> {
     )
 }
 
-/// Like [`shown`], reading and validating the lab's TOML files as any lab's are.
+/// Like [`shown`], reading and validating the lab's files as any lab's are (natively:
+/// `make builtins` writes what `shown` reads from this).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn shown_checked(id: &str) -> Option<Result<Lab, String>> {
-    with_sources(id, Lab::parse)
-}
-
-fn with_sources(
-    id: &str,
-    read: impl FnOnce(&LabSources) -> Result<Lab, crate::sim::lab::LabError>,
-) -> Option<Result<Lab, String>> {
-    let (lab_toml, scenario_toml, starter, starter_nb) = shown_files(id)?;
-    let dir = format!("labs/{id}");
+    let src = builtin_sources()
+        .into_iter()
+        .find(|s| s.dir.strip_prefix("labs/") == Some(id))?;
     Some(
-        read(&LabSources {
-            dir: &dir,
-            lab_toml,
-            scenario_toml,
+        Lab::parse(&crate::sim::lab::LabSources {
             driver: "",
-            starter,
-            starters: &[("nb", starter_nb)],
             solution: "",
+            ..src
         })
         .map_err(|e| e.to_string()),
     )
@@ -136,17 +126,21 @@ mod tests {
     /// after the lab crossed the wire.
     #[test]
     fn a_date_parameter_is_its_text() {
-        let (lab_toml, scenario_toml, starter, _) = shown_files("set-nx").expect("a built-in");
-        let lab_toml = lab_toml.replace("[params]\n", "[params]\nwhen = 1979-05-27T07:32:00Z\n");
+        let set_nx = builtin_sources()
+            .into_iter()
+            .find(|s| s.dir == "labs/set-nx")
+            .expect("a built-in");
+        let lab_toml = set_nx
+            .lab_toml
+            .replace("[params]\n", "[params]\nwhen = 1979-05-27T07:32:00Z\n");
         assert!(lab_toml.contains("when ="), "the lab has a [params] table");
-        let src = LabSources {
+        let src = crate::sim::lab::LabSources {
             dir: "labs/x",
             lab_toml: &lab_toml,
-            scenario_toml,
             driver: "",
-            starter,
             starters: &[],
             solution: "",
+            ..set_nx
         };
         let lab = Lab::parse(&src).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(lab.params["when"], serde_json::json!("1979-05-27T07:32:00Z"));

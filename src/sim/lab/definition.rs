@@ -203,8 +203,6 @@ pub struct Lab {
     node_down_us: (u64, u64),
     workers: u32,
     nodes: u32,
-    /// The files it was read from (a pack's check, the CLI's reports).
-    pub texts: LabTexts,
 }
 
 /// A lab's parameters as they are for people (a JSON object, in JSON) and on the wire
@@ -232,32 +230,6 @@ mod params_form {
             crate::json::from_str(&text).map_err(serde::de::Error::custom)
         }
     }
-}
-
-impl LabTexts {
-    /// The lab read again from these files, as the engine does (without the driver,
-    /// starter and solution: JavaScript it never needs).
-    pub fn lab(&self) -> Result<Lab, String> {
-        Lab::parse(&LabSources {
-            dir: &self.dir,
-            lab_toml: &self.lab_toml,
-            scenario_toml: &self.scenario_toml,
-            driver: "",
-            starter: "",
-            starters: &[],
-            solution: "",
-        })
-        .map_err(|e| e.to_string())
-    }
-}
-
-/// A lab's own files (the driver, starter and solution are JavaScript the engine never
-/// needs).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct LabTexts {
-    pub dir: String,
-    pub lab_toml: String,
-    pub scenario_toml: String,
 }
 
 /// A lab file with a mistake: the file, line and field, and what is wrong.
@@ -493,11 +465,6 @@ impl Lab {
             node_down_us,
             workers,
             nodes,
-            texts: LabTexts {
-                dir: src.dir.to_string(),
-                lab_toml: text.to_string(),
-                scenario_toml: src.scenario_toml.to_string(),
-            },
         })
     }
 
@@ -516,15 +483,14 @@ impl Lab {
     }
 
     /// The lab as the engine needs it to run trials and replay them ([`Lab::for_engine`]):
-    /// without its JavaScript (the harness has the driver already) or its files' texts,
-    /// so the engine reads it from the wire and needs no TOML reader.
+    /// without its JavaScript (the harness has the driver already), so the engine reads
+    /// it from the wire and needs no TOML reader.
     pub fn for_engine(&self) -> Lab {
         Lab {
             driver: String::new(),
             starter: String::new(),
             starters: Texts::default(),
             solution: String::new(),
-            texts: LabTexts::default(),
             ..self.clone()
         }
     }
