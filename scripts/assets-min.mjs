@@ -7,8 +7,9 @@
 //   - the engine's and the authoring module's glue (no-modules scripts whose global,
 //     `wasm_bindgen`, the workers and the labs' sandbox name), static/boot.js and
 //     static/engine-worker.js: whitespace and syntax only, every name kept;
-//   - the labs' files a browser fetches when a lab first runs, labs/harness.js and
-//     labs/sandbox.html's script: whitespace and syntax only, so a learner's
+//   - the labs' files a browser fetches when a lab first runs, labs/harness.js, each
+//     built-in lab's driver.js and labs/sandbox.html's script: whitespace and syntax only
+//     (a driver's `worker` is found by its name), so a learner's
 //     `console.log(redis.set)` and the errors read as in Node, where labs/node-host.mjs
 //     runs the harness as written. The sandbox counts the harness's lines when it builds
 //     its worker, so the learner's line numbers do not depend on them;
@@ -17,7 +18,7 @@
 // Release builds only: `make test` drives the result (prerender, firstload, audit, the lab
 // and explore walks, the LMS packages, node dist/labs/browsertest.mjs).
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { esbuild, lean } from './lean-js.mjs';
 
 const stage = process.env.TRUNK_STAGING_DIR;
@@ -25,6 +26,11 @@ if (!stage) throw new Error('assets-min.mjs is run by trunk build (Trunk.toml ho
 if ((process.env.TRUNK_PROFILE ?? 'release') !== 'release') process.exit(0);
 
 writeFileSync(`${stage}/labs/harness.js`, lean(readFileSync('labs/harness.js', 'utf8')));
+// The solutions stay as written: a learner who asks for one reads its comments.
+for (const d of readdirSync('labs', { withFileTypes: true })) {
+  const driver = `labs/${d.name}/driver.js`;
+  if (d.isDirectory() && existsSync(driver)) writeFileSync(`${stage}/${driver}`, lean(readFileSync(driver, 'utf8')));
+}
 const sandbox = readFileSync('labs/sandbox.html', 'utf8');
 const scripts = [...sandbox.matchAll(/<script>([\s\S]*?)<\/script>/g)];
 if (scripts.length !== 1) throw new Error(`assets-min: labs/sandbox.html has ${scripts.length} scripts, not one`);

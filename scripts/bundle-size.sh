@@ -10,7 +10,7 @@
 #   everything a learner downloads for the whole built-in lesson, every lab included
 #     (first page, app, the text in one language, engine and its worker's script,
 #     editor, the labs' sandbox and drivers)
-#                                                      WHOLE_MAX_BYTES      1028000
+#                                                      WHOLE_MAX_BYTES      1019000
 # The lesson's text is reported per part (src/text.rs). #37 asks for at most 409 600 B for
 # the app and 1 000 000 B for the whole lesson: both are printed against those goals.
 # A guard sits a little above the figure it guards, so that growth is a decision; each
@@ -21,7 +21,7 @@ target=${BUNDLE_TARGET_BYTES:-358400}
 max=${BUNDLE_MAX_BYTES:-450000}
 engine_max=${ENGINE_MAX_BYTES:-407000}
 authoring_max=${AUTHORING_MAX_BYTES:-647000}
-whole_max=${WHOLE_MAX_BYTES:-1028000}
+whole_max=${WHOLE_MAX_BYTES:-1019000}
 whole_goal=1000000
 app_goal=409600
 editor_max=${EDITOR_MAX_BYTES:-17000}
