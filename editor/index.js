@@ -195,23 +195,25 @@ function attach(textarea, options = {}) {
     else if (e.key !== 'Tab' && e.key !== 'Shift') setIgnoreTab(false);
   };
 
-  // The editor is made in steps, a task each (the editor, then its place in the page),
-  // so the page answers the learner between them (#40: no task over 50 ms with the CPU
+  // The editor is made in steps, a task each (the editor, its code highlighted, then its
+  // place in the page), so the page answers the learner between them (#40: no task over 50 ms with the CPU
   // slowed 4×). Until it is in place, the textarea is the editor, and what the panel asks
   // of the editor waits, in its order.
   later(() => {
     addStyles();
     editor = createEditor(null, {
       language: 'javascript',
-      value: textarea.value,
+      value: '',
       tabSize: 2,
       lineNumbers: true,
       // Long lines wrap: on a phone nothing of the code hides beyond the right edge.
       wordWrap: true,
       readOnly: textarea.readOnly,
       class: 'lab-pce',
+      // A change of the code only: the editor calls this at every update, a change of
+      // its options too (readOnly at each run), and the panel redraws at each input.
       onUpdate(value) {
-        if (external || !placed) return;
+        if (external || !placed || value === textarea.value) return;
         changedSinceFocus = true;
         if (marks.error || marks.sent) {
           marks = { error: null, sent: null };
@@ -235,27 +237,33 @@ function attach(textarea, options = {}) {
     });
     translate(editor.extensions.searchWidget?.element, options.lang);
     later(() => {
-      // What was typed in the textarea meanwhile, and where.
-      const typing = document.activeElement === textarea;
-      const at = textarea.selectionStart;
-      if (textarea.value !== editor.value) {
-        external = true;
-        try { editor.setOptions({ value: textarea.value }); } finally { external = false; }
-      }
-      textarea.after(editor.container, message);
-      textarea.classList.add('lab-editor-replaced');
-      placed = true;
-      // The label's click, and the page's loader giving the textarea back its focus at
-      // the hand-over (static/boot.js), land in the editor.
-      label?.addEventListener('click', toEditor);
-      textarea.focus = () => area.focus();
-      for (const f of waiting.splice(0)) f();
-      if (typing) {
-        area.focus();
-        setSelection(editor, Math.min(at, editor.value.length));
-      }
+      editor.setOptions({ value: textarea.value });
+      later(place);
     });
   });
+
+  // In the page, in the textarea's place.
+  const place = () => {
+    // What was typed in the textarea meanwhile, and where.
+    const typing = document.activeElement === textarea;
+    const at = textarea.selectionStart;
+    if (textarea.value !== editor.value) {
+      external = true;
+      try { editor.setOptions({ value: textarea.value }); } finally { external = false; }
+    }
+    textarea.after(editor.container, message);
+    textarea.classList.add('lab-editor-replaced');
+    placed = true;
+    // The label's click, and the page's loader giving the textarea back its focus at
+    // the hand-over (static/boot.js), land in the editor.
+    label?.addEventListener('click', toEditor);
+    textarea.focus = () => editor.textarea.focus();
+    for (const f of waiting.splice(0)) f();
+    if (typing) {
+      editor.textarea.focus();
+      setSelection(editor, Math.min(at, editor.value.length));
+    }
+  };
 
   return {
     /** The panel's code, when it differs from what the editor holds (Reset, a link). */
