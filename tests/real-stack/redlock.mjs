@@ -95,7 +95,7 @@ async function loadRows(id) { console.log("ROUTINE start " + Date.now()); await 
 async function renderPdf(rows) { await pause(60); return "pdf"; }
 async function saveReport(id, pdf) { await pause(20); console.log("ROUTINE end " + Date.now()); }
 async function renderAndSave(id) { console.log("ACQUIRE-BLOCK ran"); }
-await pause(${startAt} - Date.now());
+await pause(${startAt} + ${STAGGER_MARK} - Date.now());
 `;
   const code = example
     .replace(/^import Redis from "ioredis";[ \t]*$/m, '')
@@ -125,10 +125,22 @@ function runChild(url) {
   });
 }
 
-/** Runs PROCESSES copies of src at once; returns their results. */
+/**
+ * Where a child's start waits its turn: process i asks STAGGER_MS × i after the common
+ * start. Asked at the same instant, three of them can each win one of the three nodes:
+ * redlock 5 keeps an attempt's votes through its retries (it frees them only once it gives
+ * up), so such a split holds every node for the whole retry window and all four give up,
+ * none running. 50 ms apart, the first takes every node and the others meet its lock
+ * (its routine lasts 120 ms): contention still, without a split.
+ */
+const STAGGER_MARK = '/*stagger*/0';
+const STAGGER_MS = 50;
+
+/** Runs PROCESSES copies of src, each asking STAGGER_MS after the one before; returns their results. */
 async function contend(src, label, ports) {
   await flush(ports);
-  const mods = Array.from({ length: PROCESSES }, (_, i) => writeTempModule(src, `${label}-${i}`));
+  const mods = Array.from({ length: PROCESSES }, (_, i) =>
+    writeTempModule(src.replace(STAGGER_MARK, String(i * STAGGER_MS)), `${label}-${i}`));
   try {
     return await Promise.all(mods.map((m) => runChild(m.url)));
   } finally {
