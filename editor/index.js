@@ -196,9 +196,9 @@ function attach(textarea, options = {}) {
   };
 
   // The editor is made in steps, a task each (the editor, its code highlighted, then its
-  // place in the page), so the page answers the learner between them (#40: no task over 50 ms with the CPU
-  // slowed 4×). Until it is in place, the textarea is the editor, and what the panel asks
-  // of the editor waits, in its order.
+  // place in the page), so the page answers the learner between them (#40: no task over
+  // 50 ms with the CPU slowed 4×). Until it is in place, the textarea is the editor, and
+  // what the panel asks of the editor waits, in its order.
   later(() => {
     addStyles();
     editor = createEditor(null, {

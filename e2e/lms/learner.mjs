@@ -87,7 +87,7 @@ async function openLab(app, id) {
   // The panel may open by itself as it comes into view; the click is for when it does not
   // (and may land while the panel replaces the snapshot's textarea: then it is tried again).
   for (let i = 0; i < 3 && !(await until(app, labReady, id, 3000)); i++) {
-    await lab.locator('.cm-content, textarea:visible').first().click({ timeout: 5000 }).catch(() => {});
+    await lab.locator('textarea:visible').first().click({ timeout: 5000 }).catch(() => {});
   }
   await app.waitForFunction(labReady, id, { timeout: 60000 });
   return lab;
@@ -109,7 +109,7 @@ export async function passLab(app, id, code) {
 /** What the lab `id` shows on a return: the code in its editor and its standing line. */
 export async function labOnReturn(app, id) {
   const lab = await openLab(app, id);
-  const code = await lab.locator('textarea').inputValue();
+  const code = await lab.locator('textarea.lab-editor').inputValue();
   const standing = await lab.locator('.lab-standing').innerText({ timeout: 5000 }).catch(() => '');
   return { code, standing };
 }
