@@ -136,7 +136,7 @@ function lineSpan(code, n) {
   const at = Math.min(Math.max(1, n | 0), lines.length);
   let from = 0;
   for (let i = 1; i < at; i++) from += lines[i - 1].length + 1;
-  return { line: at, from, to: from + lines[at - 1].length };
+  return { from, to: from + lines[at - 1].length };
 }
 
 /**
@@ -146,7 +146,7 @@ function lineSpan(code, n) {
 function attach(textarea, options = {}) {
   let external = false;
   let changedSinceFocus = false;
-  // The marks of the last run: { error: {line, message} | null, sent: {line, title} | null }.
+  // The marks of the last run: { error: {line, message} | null, sent: {line} | null }.
   let marks = { error: null, sent: null };
   const label = textarea.labels && textarea.labels[0];
   const labelledBy = label ? label.id || (label.id = `${textarea.id}-label`) : null;
@@ -178,8 +178,9 @@ function attach(textarea, options = {}) {
       const el = lines[Math.min(Math.max(1, line | 0), n)];
       if (!el) return;
       el.classList.add(cls);
-      el.setAttribute('data-mark', el.getAttribute('data-mark') === '!' ? '!' : sign);
+      el.setAttribute('data-mark', sign);
     };
+    // The error's mark last: on a line that holds both, its '!' shows.
     if (marks.sent) mark(marks.sent.line, 'lab-sent-line', '▸');
     if (marks.error) mark(marks.error.line, 'lab-error-line', '!');
     message.hidden = !marks.error;
@@ -293,10 +294,13 @@ function attach(textarea, options = {}) {
         drawMarks();
       });
     },
-    /** The line that sent the command of a broken run; 0 clears it. */
-    markSent(line, title) {
+    /**
+     * The line that sent the command of a broken run; 0 clears it. (Its title, which
+     * the verdict says too, has nowhere to show: the lines lie under the textarea.)
+     */
+    markSent(line) {
       whenIn(() => {
-        marks = { ...marks, sent: line > 0 ? { line, title: String(title) } : null };
+        marks = { ...marks, sent: line > 0 ? { line } : null };
         drawMarks();
       });
     },
