@@ -279,6 +279,36 @@ async function editorWalk() {
 }
 
 /** Whether the lab's panel starts in the viewport's upper half, not under the sticky top bar. */
+/**
+ * Each built-in lab's starter is in its language's part of the lesson's text (#37): a
+ * Norwegian reader's editor starts with the Norwegian starter without the English part
+ * being fetched, and a switch to English swaps the untouched starter for the English one
+ * once that part is here.
+ */
+async function starterLanguages() {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.on('pageerror', (e) => problems.push(`starters: page error: ${e.message}`));
+  const asked = [];
+  page.on('request', (r) => asked.push(new URL(r.url()).pathname));
+  const file = (name) => readFileSync(new URL(`../labs/safe-release/${name}`, import.meta.url), 'utf8');
+  const [en, nb] = [file('starter.js'), file('starter.nb.js')];
+  await page.goto(`${BASE}?lang=nb#/distributed-locks/3`);
+  const lab = page.locator('.lab-mount section.lab[data-lab="safe-release"]');
+  await lab.scrollIntoViewIfNeeded();
+  await clickInto(lab);
+  await page.waitForFunction(() => document.documentElement.dataset.lockstep === 'ready' && !!document.querySelector('.lab-host:not([aria-busy]) .lab-mount section.lab textarea.lab-editor'), null, { timeout: 30000 });
+  const shown = () => lab.locator('textarea.lab-editor').inputValue();
+  if (await shown() !== nb) problems.push(`starters: a Norwegian reader's editor starts with ${JSON.stringify((await shown()).slice(0, 80))}, not starter.nb.js`);
+  const englishPart = () => asked.some((p) => /\/lesson-text-en-[0-9a-f]+\.txt$/.test(p));
+  if (englishPart()) problems.push('starters: a Norwegian reader fetched the English part of the text');
+  await page.locator('.lang-switch button[data-lang="en"]').first().click();
+  await page.waitForFunction((text) => document.querySelector('.lab-mount section.lab[data-lab="safe-release"] textarea.lab-editor')?.value === text, en, { timeout: 30000 })
+    .catch(async () => problems.push(`starters: after a switch to English the editor holds ${JSON.stringify((await shown()).slice(0, 80))}, not starter.js`));
+  if (!englishPart()) problems.push('starters: the switch to English did not fetch the English part');
+  say('starters: a Norwegian reader starts with starter.nb.js (no English part fetched); a switch to English gives starter.js');
+  await page.close();
+}
+
 async function labInView(page, id) {
   return page.evaluate((id) => {
     const el = document.querySelector(`.lab-mount section.lab[data-lab="${id}"]`);
@@ -575,6 +605,7 @@ try {
     await page.close();
   }
   if (!only || only === 'editor') await editorWalk();
+  if (!only || only === 'starters') await starterLanguages();
   if (!only || only === 'pack') await packLabs();
   if (!only || only === 'progress') await progressAndLinks();
 } finally {

@@ -22,8 +22,9 @@ pub const IDS: [&str; 6] = [
     "idempotency",
 ];
 
-/// What a section shows of each lab: (id, starter.js, starter.nb.js or ""), in the
-/// lesson's text (`build.rs`, `crate::text`).
+/// What a section shows of each lab: (id, starter.js, starter.nb.js or ""), each in its
+/// language's part of the lesson's text (`build.rs`, `crate::text`): on the page, the
+/// other language's starter reads "" until that language is read.
 mod files {
     use crate::text::Txt;
     include!(concat!(env!("OUT_DIR"), "/lab_files.rs"));

@@ -99,8 +99,11 @@ fn use_lab_code(
         _ => String::new(),
     };
     let starters: Vec<String> = match lab {
+        // (A language whose part is not here yet has an empty starter: an emptied
+        // editor is the learner's, not a starter.)
         Some(Ok(l)) => std::iter::once(l.starter.clone())
             .chain(l.starters.values().cloned())
+            .filter(|s| !s.is_empty())
             .collect(),
         _ => Vec::new(),
     };
@@ -294,7 +297,11 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
     let t = Texts::new(props.lang);
     let store = use_context::<LabStore>();
     let pack = use_context::<PackLabs>();
-    let lab = use_memo((props.id.clone(), pack), |(id, pack)| find_lab(id, pack.as_ref()));
+    // Found again when the language changes: a built-in lab's starters are in their
+    // languages' parts of the text, and the page has the new part by then.
+    let lab = use_memo((props.id.clone(), pack, props.lang), |(id, pack, _)| {
+        find_lab(id, pack.as_ref())
+    });
     let saved = store.as_ref().and_then(|s| s.saved.get(&props.id).cloned());
     let code = use_lab_code(&props.id, &lab, &saved, props.lang);
     let state = {
