@@ -2,11 +2,11 @@
 // spaces (esbuild, as the editor is bundled). wasm-bindgen writes its glue readable, and our
 // own scripts explain themselves at length: 12 KB gzip of what the whole lesson downloads
 // was comments and indentation (#37), and 11 KB of the labs' harness and sandbox.
-//   - the page's glue (`app-<hash>.js`, an ES module): fully minified, names too; what it
-//     exports keeps its name;
+//   - the page's glue (`app-<hash>.js`) and static/boot.js, ES modules: fully minified,
+//     names too; what they export and put on `window` keep their names;
 //   - the engine's and the authoring module's glue (no-modules scripts whose global,
-//     `wasm_bindgen`, the workers and the labs' sandbox name), static/boot.js and
-//     static/engine-worker.js: whitespace and syntax only, every name kept;
+//     `wasm_bindgen`, the workers and the labs' sandbox name) and static/engine-worker.js:
+//     whitespace and syntax only, every name kept;
 //   - the labs' files a browser fetches when a lab first runs, labs/harness.js, each
 //     built-in lab's driver.js and labs/sandbox.html's script: whitespace and syntax only
 //     (a driver's `worker` is found by its name), so a learner's
@@ -60,7 +60,8 @@ const minified = (loader, format) => (code) => esbuild.transformSync(code, {
   loader, format, minify: true, legalComments: 'none', logLevel: 'warning',
 }).code;
 rewrite(one(/^app-[0-9a-f]+\.js$/, "the page's glue"), minified('js', 'esm'));
-for (const file of ['engine.js', 'authoring.js', 'boot.js', 'engine-worker.js']) {
+rewrite(one(/^boot\.js$/, 'boot.js'), minified('js', 'esm'));
+for (const file of ['engine.js', 'authoring.js', 'engine-worker.js']) {
   rewrite(one(new RegExp(`^${file.replace('.', '\\.')}$`), file), lean);
 }
 rewrite(one(/^style-[0-9a-f]+\.css$/, 'the stylesheet'), minified('css'));
