@@ -271,6 +271,25 @@ async function editorWalk() {
     await page.keyboard.press('ControlOrMeta+f');
     const find = await lab.locator('.prism-search .pce-find input').getAttribute('placeholder').catch(() => null);
     if (find !== (en ? 'Find' : 'Finn')) problems.push(`editor ${lang}: the search field reads ${JSON.stringify(find)}`);
+    // Every word of the widget, the count's and the buttons' too.
+    const widget = await lab.locator('.prism-search').evaluate((el) => ({
+      count: el.querySelector('.pce-match-count')?.textContent ?? '',
+      buttons: [...el.querySelectorAll('.pce-replace button')].map((b) => b.textContent),
+      words: [...el.querySelectorAll('[title], [placeholder], [aria-label]')]
+        .flatMap((e) => ['title', 'placeholder', 'aria-label'].map((a) => e.getAttribute(a)).filter(Boolean)),
+    }));
+    const english = /^(Find|Replace|Previous Match|Next Match|Close|Toggle Replace|RegExp Search|Preserve Case|Match Whole Word|Find in Selection)\b/;
+    const words = [widget.count, ...widget.buttons, ...widget.words];
+    const wrong = en ? (/ of /.test(widget.count) ? [] : [widget.count]) : words.filter((w) => english.test(w.trim()) || / of /.test(w) || /^(All)$/.test(w));
+    if (wrong.length) problems.push(`editor ${lang}: the search widget says ${JSON.stringify(wrong)}`);
+    // Opened again with the editor's top scrolled out of sight, the widget comes into view
+    // below the page's sticky top bar.
+    await page.keyboard.press('Escape');
+    await lab.locator('.lab-pce').evaluate((el) => scrollBy(0, el.getBoundingClientRect().top + el.offsetHeight / 2));
+    await page.keyboard.press('ControlOrMeta+f');
+    const [barBottom, widgetTop] = await lab.locator('.lab-pce').evaluate((el) =>
+      [document.querySelector('.topbar').getBoundingClientRect().bottom, el.querySelector('.prism-search').getBoundingClientRect().top]);
+    if (widgetTop < barBottom) problems.push(`editor ${lang}: opened in a scrolled editor, the search widget's top (${widgetTop} px) is under the top bar (to ${barBottom} px)`);
     await page.keyboard.press('Escape');
     await lab.screenshot({ path: `${SHOTS}/lab-editor-${lang}.png` });
     say(`editor ${lang}: highlighting, line numbers, brackets, indent, Tab, Escape-Tab, Ctrl+Enter, marks, Show line, undo and search checked`);
@@ -278,7 +297,6 @@ async function editorWalk() {
   }
 }
 
-/** Whether the lab's panel starts in the viewport's upper half, not under the sticky top bar. */
 /**
  * Each built-in lab's starter is in its language's part of the lesson's text (#37): a
  * Norwegian reader's editor starts with the Norwegian starter without the English part
@@ -309,6 +327,7 @@ async function starterLanguages() {
   await page.close();
 }
 
+/** Whether the lab's panel starts in the viewport's upper half, not under the sticky top bar. */
 async function labInView(page, id) {
   return page.evaluate((id) => {
     const el = document.querySelector(`.lab-mount section.lab[data-lab="${id}"]`);

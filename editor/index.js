@@ -31,37 +31,44 @@ import layoutCss from 'prism-code-editor/layout.css';
 import searchCss from 'prism-code-editor/search.css';
 import './pause/3.js';
 
-// The search widget's own words, in Norwegian Bokmål: its placeholders, labels and
-// buttons' titles, by the English they replace.
+// The search widget's own words, in Norwegian Bokmål, by the English they replace: its
+// placeholders, labels, buttons and titles (a title's keyboard shortcut, the part from
+// " (", is kept as it is), and the "of" of its count.
 const PHRASES = {
   nb: {
     'Find': 'Finn',
     'Replace': 'Erstatt',
-    'Previous Match (Shift+Enter)': 'Forrige treff (Shift+Enter)',
-    'Next Match (Enter)': 'Neste treff (Enter)',
-    'Match Case': 'Skill mellom store og små bokstaver',
-    'Match Whole Word': 'Hele ord',
-    'Use Regular Expression': 'Regulært uttrykk',
-    'Search Only in Selection': 'Søk bare i det valgte',
-    'Replace (Enter)': 'Erstatt (Enter)',
-    'Replace All (Ctrl+Alt+Enter)': 'Erstatt alle (Ctrl+Alt+Enter)',
-    'Replace All (Cmd+Alt+Enter)': 'Erstatt alle (Cmd+Alt+Enter)',
-    'Close (Escape)': 'Lukk (Escape)',
+    'All': 'Alle',
+    'of': 'av',
+    'Previous Match': 'Forrige treff',
+    'Next Match': 'Neste treff',
+    'Close': 'Lukk',
     'Toggle Replace': 'Vis eller skjul Erstatt',
-    'No results': 'Ingen treff',
+    'RegExp Search': 'Regulært uttrykk',
+    'Preserve Case': 'Behold store og små bokstaver',
+    'Match Whole Word': 'Hele ord',
+    'Find in Selection': 'Søk bare i det valgte',
   },
 };
 
-// The widget's words put in `lang`'s, where it has them (its titles, placeholders, labels
-// and the text of its count).
+// The widget's words put in `lang`'s, where it has them: its attributes, and the text of
+// its buttons and count.
 function translate(root, lang) {
   const words = PHRASES[lang];
   if (!words || !root) return;
+  const said = (v) => {
+    const cut = v.indexOf(' (');
+    const head = cut > 0 ? v.slice(0, cut) : v.trim();
+    return words[head] ? v.replace(head, words[head]) : v;
+  };
   for (const el of root.querySelectorAll('[title], [placeholder], [aria-label]')) {
     for (const attr of ['title', 'placeholder', 'aria-label']) {
       const v = el.getAttribute(attr);
-      if (v && words[v]) el.setAttribute(attr, words[v]);
+      if (v) el.setAttribute(attr, said(v));
     }
+  }
+  for (const el of root.querySelectorAll('button, .pce-match-count span')) {
+    if (el.children.length === 0 && el.textContent.trim()) el.textContent = said(el.textContent);
   }
 }
 
@@ -236,7 +243,11 @@ function attach(textarea, options = {}) {
       if (changedSinceFocus) textarea.dispatchEvent(new Event('change', { bubbles: true }));
       changedSinceFocus = false;
     });
-    translate(editor.extensions.searchWidget?.element, options.lang);
+    const widget = editor.extensions.searchWidget?.element;
+    translate(widget, options.lang);
+    // The widget opens at the editor's top: opened from further down a long editor, it is
+    // brought into view (below the page's sticky top bar: its inputs' scroll-margin-top).
+    widget?.addEventListener('focusin', (e) => e.target.scrollIntoView({ block: 'nearest' }));
     later(() => {
       editor.setOptions({ value: textarea.value });
       later(place);
