@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Trunk's post_build hook (Trunk.toml), release builds only: the page's and the engine's
-# wasm modules, what every learner downloads, through binaryen's `wasm-opt -O2` (binaryen 132, pinned in editor/package.json; npm's
-# build, run by Node, so nothing is downloaded at build time and Debian's binaryen 108,
-# which broke the app, is never used). Measured (BENCHMARKS.md): -O2 leaves the smallest
-# gzip, about 1 % under rustc's own (-Oz and -Os leave more: they order the code so that
-# it compresses worse). The authoring module is left as rustc made it: -O2 made it larger. The features are those rustc 1.95
+# wasm modules, what every learner downloads, through binaryen's `wasm-opt -O2`. binaryen
+# 132 is npm's build, pinned in editor/package.json and run by Node: nothing is downloaded
+# at build time, and Debian's binaryen 108, which broke the app, is never used.
+# Measured (BENCHMARKS.md): -O2 leaves the smallest gzip, about 1 % under rustc's own (-Oz
+# and -Os leave more: they order the code so that it compresses worse). The authoring
+# module is left as rustc made it: -O2 made it larger. The features are those rustc 1.95
 # emits for wasm32-unknown-unknown; wasm-opt stops on anything else.
 set -euo pipefail
 stage=${TRUNK_STAGING_DIR:?wasm-opt.sh is run by trunk build (Trunk.toml hooks)}
