@@ -297,6 +297,12 @@ async function editorWalk() {
   }
 }
 
+/** Waits for the app to be ready and a lab's panel open, its editor taking typing. */
+function labOpen(page) {
+  return page.waitForFunction(() => document.documentElement.dataset.lockstep === 'ready'
+    && !!document.querySelector('.lab-host:not([aria-busy]) .lab-mount section.lab textarea:not([readonly])'), null, { timeout: 30000 });
+}
+
 /**
  * Each built-in lab's starter is in its language's part of the lesson's text (#37): a
  * Norwegian reader's editor starts with the Norwegian starter without the English part
@@ -314,7 +320,7 @@ async function starterLanguages() {
   const lab = page.locator('.lab-mount section.lab[data-lab="safe-release"]');
   await lab.scrollIntoViewIfNeeded();
   await clickInto(lab);
-  await page.waitForFunction(() => document.documentElement.dataset.lockstep === 'ready' && !!document.querySelector('.lab-host:not([aria-busy]) .lab-mount section.lab textarea.lab-editor'), null, { timeout: 30000 });
+  await labOpen(page);
   const shown = () => lab.locator('textarea.lab-editor').inputValue();
   if (await shown() !== nb) problems.push(`starters: a Norwegian reader's editor starts with ${JSON.stringify((await shown()).slice(0, 80))}, not starter.nb.js`);
   const englishPart = () => asked.some((p) => /\/lesson-text-en-[0-9a-f]+\.txt$/.test(p));
@@ -445,7 +451,7 @@ try {
     const lab = page.locator('.lab-mount section.lab[data-lab="safe-release"]');
     await lab.scrollIntoViewIfNeeded();
     await clickInto(lab);
-    await page.waitForFunction(() => document.documentElement.dataset.lockstep === 'ready' && !!document.querySelector('.lab-host:not([aria-busy]) .lab-mount section.lab textarea:not([readonly])'));
+    await labOpen(page);
     await codeEditor(lab).fill(NAIVE);
     // Timed in the page, from the click to the broken run's timeline in the DOM.
     await startClock(page, '.lab-mount section.lab[data-lab="safe-release"] svg.timeline');
@@ -615,7 +621,7 @@ try {
       const back = page.locator('.lab-mount section.lab[data-lab="safe-release"]');
       await back.scrollIntoViewIfNeeded();
       await clickInto(back);
-      await page.waitForFunction(() => document.documentElement.dataset.lockstep === 'ready' && !!document.querySelector('.lab-host:not([aria-busy]) .lab-mount section.lab textarea:not([readonly])'));
+      await labOpen(page);
       const kept = await back.locator('textarea.lab-editor').inputValue();
       if (kept !== LOOP) problems.push(`${name}: after a reload the editor holds ${JSON.stringify(kept.slice(0, 60))}, not the code last typed`);
       if (await back.getByRole('button', { name: 'Show a solution' }).count() !== 1) problems.push(`${name}: after a reload the graded runs were forgotten (no solution offered)`);
