@@ -23,7 +23,7 @@ serve: build
 	node e2e/serve.mjs dist 8080
 
 build: setup
-	trunk build --release
+	bash scripts/trunk.sh build --release
 	bash scripts/prerender.sh dist
 	node scripts/precompress.mjs dist
 

@@ -65,13 +65,13 @@ step "timeline in headless Chromium (bench_ui)"
 timed bench_ui cargo test --release --target wasm32-unknown-unknown --test bench_ui -- --nocapture
 grep -E 'bench_ui:' "$OUT/bench_ui.log"
 
-step "release bundle (trunk build --release, scripts/prerender.sh)"
-timed trunk trunk build --release
+step "release bundle (scripts/trunk.sh build --release, scripts/prerender.sh)"
+timed trunk bash scripts/trunk.sh build --release
 timed prerender bash scripts/prerender.sh dist
 bash scripts/bundle-size.sh dist
 
 step "first page against a bare yew hello world (scripts/firstload.sh, Chromium)"
-timed hello trunk build --release --dist target/hello-dist benches/hello/index.html
+timed hello bash scripts/trunk.sh build --release --dist target/hello-dist benches/hello/index.html
 timed firstload bash scripts/firstload.sh target/hello-dist
 grep -E '^firstload:|budget|app, loaded' "$OUT/firstload.log"
 

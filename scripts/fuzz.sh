@@ -14,10 +14,12 @@
 # freed memory is held to 64 MB here, as its default 256 MB alone took a 20 s run of
 # store_lines to 528-535 MB, to 199 MB at 16 MB) fails the script, and the
 # input that caused it is saved in fuzz/artifacts/<target>/ (reproduce it with
-# `cargo +nightly fuzz run <target> fuzz/artifacts/<target>/<file>`).
-# Needs a nightly toolchain and cargo-fuzz: scripts/setup-fuzz.sh installs them.
+# `cargo +nightly-2026-05-20 fuzz run <target> fuzz/artifacts/<target>/<file>`).
+# Needs the pinned nightly toolchain (scripts/lib.sh) and cargo-fuzz: scripts/setup-fuzz.sh installs them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
 export PATH="$HOME/.cargo/bin:$PATH"
 
 ALL_TARGETS=(store_lines eval_scripts scenario_loader pack_loader)
@@ -37,7 +39,7 @@ for t in "${targets[@]}"; do
     exit 2
   fi
 done
-if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+if ! cargo +"$NIGHTLY" fuzz --version >/dev/null 2>&1; then
   echo "fuzz: needs a nightly toolchain and cargo-fuzz: run bash scripts/setup-fuzz.sh" >&2
   exit 2
 fi
@@ -55,11 +57,11 @@ start=$SECONDS
 # and the per-target times below are fuzzing only.
 if [ ${#targets[@]} -eq ${#ALL_TARGETS[@]} ]; then
   printf '==> fuzz: building every target\n'
-  cargo +nightly fuzz build
+  cargo +"$NIGHTLY" fuzz build
 else
   for t in "${targets[@]}"; do
     printf '==> fuzz: building %s\n' "$t"
-    cargo +nightly fuzz build "$t"
+    cargo +"$NIGHTLY" fuzz build "$t"
   done
 fi
 
@@ -72,7 +74,7 @@ for t in "${targets[@]}"; do
   cp -n fuzz/corpus/"$t"/seed* "$corpus"/ 2>/dev/null || true
   printf '==> fuzz: %s for %ss (log: %s)\n' "$t" "$SECONDS_PER_TARGET" "$log"
   status=0
-  cargo +nightly fuzz run "$t" "$corpus" -- \
+  cargo +"$NIGHTLY" fuzz run "$t" "$corpus" -- \
     -max_total_time="$SECONDS_PER_TARGET" \
     -timeout=5 \
     -rss_limit_mb=512 \

@@ -1,5 +1,5 @@
-# Shared by scripts/e2e.sh, scripts/prerender.sh, scripts/setup.sh and scripts/test-all.sh (source it; needs
-# `set -euo pipefail`).
+# Shared by the scripts that source it (e2e, prerender, setup, setup-fuzz, fuzz, trunk,
+# test-all; needs `set -euo pipefail`).
 
 # e2e/'s npm packages: `npm ci` only when node_modules is missing or the lock file
 # changed since the last install.
@@ -47,3 +47,7 @@ serve_dir() {
   echo "the static server on port $port did not start" >&2
   return 1
 }
+
+# The nightly toolchain, pinned: the shipped modules are built with it (scripts/trunk.sh:
+# std built for size, panics that abort at once), and cargo-fuzz runs under it.
+NIGHTLY=nightly-2026-05-20

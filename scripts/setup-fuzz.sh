@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent set-up for fuzzing (scripts/fuzz.sh): installs only what is missing, and does
 # nothing when everything is there.
-#   - a nightly Rust toolchain (cargo-fuzz needs -Zsanitizer), minimal profile;
+#   - the pinned nightly Rust toolchain (scripts/lib.sh; cargo-fuzz needs -Zsanitizer);
 #   - cargo-fuzz, pinned: the version below is the one the targets were written and run with.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,10 +16,12 @@ if ! have cargo || ! have rustup; then
   exit 1
 fi
 
-# 1. A nightly toolchain.
-if ! rustup toolchain list | grep -q '^nightly-'; then
-  log "installing the nightly toolchain (minimal profile)"
-  rustup toolchain install nightly --profile minimal
+# 1. The pinned nightly toolchain.
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
+if ! rustup run "$NIGHTLY" rustc --version >/dev/null 2>&1; then
+  log "installing the toolchain $NIGHTLY (minimal profile)"
+  rustup toolchain install "$NIGHTLY" --profile minimal
 fi
 
 # 2. cargo-fuzz at the pinned version (it runs under any toolchain; it is a cargo subcommand).
@@ -28,4 +30,4 @@ if ! { cargo fuzz --version 2>/dev/null | grep -qx "cargo-fuzz $CARGO_FUZZ_VERSI
   cargo install cargo-fuzz --version "$CARGO_FUZZ_VERSION" --locked --force
 fi
 
-log "ready ($(rustc +nightly --version), $(cargo fuzz --version))"
+log "ready ($(rustc +"$NIGHTLY" --version), $(cargo fuzz --version))"

@@ -25,6 +25,15 @@ if ! grep -qx wasm32-unknown-unknown <<<"$(says rustup target list --installed)"
   rustup target add wasm32-unknown-unknown
 fi
 
+# The pinned nightly toolchain with std's source: the shipped modules are built with it
+# (scripts/trunk.sh), and cargo-fuzz runs under it.
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
+if ! grep -qx rust-src <<<"$(says rustup +"$NIGHTLY" component list --installed)"; then
+  log "installing the toolchain $NIGHTLY with rust-src (minimal profile, about a minute)"
+  rustup toolchain install "$NIGHTLY" --profile minimal --component rust-src
+fi
+
 # 2. wasm-bindgen CLI at exactly the version in Cargo.lock (the runner and the
 #    bindings must agree). `--locked` fails on this registry snapshot, so it is left off.
 WB_VERSION=$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/version = |"/, ""); print; exit}' Cargo.lock)
@@ -76,14 +85,12 @@ fi
 
 # 6. The labs' live mode (`lockstep lab run … --redis`): node-redis 4.7.1, pinned in
 #    live/package-lock.json (npm ci only when that lock file changed).
-# shellcheck source=scripts/lib.sh
-source scripts/lib.sh
 npm_ci live
 # The labs' code editor (prism-code-editor and esbuild, pinned in editor/package-lock.json),
 # bundled into the build by Trunk's hook (scripts/editor.sh).
 npm_ci editor
 
-# 7. Fuzzing: a nightly toolchain and cargo-fuzz (its own idempotent script).
+# 7. Fuzzing: cargo-fuzz (its own idempotent script).
 bash scripts/setup-fuzz.sh
 
 log "ready (wasm-bindgen $WB_VERSION, trunk $TRUNK_VERSION, $(chromium --version 2>/dev/null | head -1), $(firefox-esr --version 2>/dev/null | head -1), geckodriver $GECKODRIVER_VERSION, node $(node --version), $(redis-server --version 2>/dev/null | awk '{print $3}'))"

@@ -78,8 +78,8 @@ if [ -x scripts/oracle.sh ]; then
   bash scripts/oracle.sh
 fi
 
-step "release build (trunk build --release), prerendered (scripts/prerender.sh), precompressed (scripts/precompress.mjs)"
-trunk build --release
+step "release build (scripts/trunk.sh build --release), prerendered (scripts/prerender.sh), precompressed (scripts/precompress.mjs)"
+bash scripts/trunk.sh build --release
 bash scripts/prerender.sh dist
 node scripts/precompress.mjs dist
 

@@ -598,3 +598,37 @@ fn the_browsers_json_reads_and_writes_progress_as_serde_json_does() {
         );
     }
 }
+
+/// The shipped build's panics trap without a hook (scripts/trunk.sh): a trap that escapes
+/// an event's handler or a future shows the error panel, once; a page's other errors do not.
+#[wasm_bindgen_test]
+async fn a_trap_shows_the_error_panel_once() {
+    let _x = Exclusive::acquire().await;
+    let panels = || query_all(&document().body().unwrap(), ".error-panel");
+    let dispatch = |script: &str| {
+        js_sys::Function::new_no_args(script)
+            .call0(&wasm_bindgen::JsValue::NULL)
+            .expect("the event is dispatched");
+    };
+    lockstep::ui::panic::show_on_trap();
+    dispatch(
+        "window.dispatchEvent(new ErrorEvent('error', { error: new TypeError('a script of the page') }))",
+    );
+    dispatch("window.dispatchEvent(new PromiseRejectionEvent('unhandledrejection', { promise: Promise.resolve(), reason: 'no' }))");
+    assert!(panels().is_empty(), "only our module's traps show the panel");
+    dispatch("window.dispatchEvent(new ErrorEvent('error', { error: new WebAssembly.RuntimeError('unreachable') }))");
+    let shown = panels();
+    assert_eq!(shown.len(), 1);
+    let panel = &shown[0];
+    assert_eq!(panel.get_attribute("role").as_deref(), Some("alert"));
+    assert_eq!(text(panel, "h2"), "Something went wrong");
+    assert_eq!(text(panel, "pre"), "RuntimeError: unreachable");
+    assert!(query(panel, "a.button").is_some(), "a way out: reload");
+    dispatch("window.dispatchEvent(new PromiseRejectionEvent('unhandledrejection', { promise: Promise.resolve(), reason: new WebAssembly.RuntimeError('again') }))");
+    assert_eq!(panels().len(), 1, "one panel, however many traps follow");
+    panel.remove();
+    dispatch("window.dispatchEvent(new PromiseRejectionEvent('unhandledrejection', { promise: Promise.resolve(), reason: new WebAssembly.RuntimeError('in a future') }))");
+    assert_eq!(panels().len(), 1, "a trap in a future shows it too");
+    assert_eq!(text(&panels()[0], "pre"), "RuntimeError: in a future");
+    panels()[0].remove();
+}

@@ -8,7 +8,7 @@ pub mod embed;
 mod engine_worker;
 pub mod lab;
 pub mod pack_loader;
-mod panic;
+pub mod panic;
 pub mod scenario;
 pub mod texts;
 
