@@ -10,6 +10,7 @@
 use super::seq::{Draw, GroupReport, TrialSeq};
 use super::wire::{running_of, short_text, CodeError, Obj, ToHarness, Watch};
 use super::Lab;
+use serde::Serialize;
 use serde_json::{json, Value};
 
 /// A message from the page to the sandbox.
@@ -48,10 +49,15 @@ impl ToSandbox<'_> {
         match self {
             ToSandbox::Harness | ToSandbox::Engine => None,
             ToSandbox::Trials(request) => Some(request.text()),
-            ToSandbox::Limit { trial } => Some(json!({ "type": "limit", "trial": trial }).to_string()),
+            ToSandbox::Limit { trial } => Some(limit_text(*trial)),
             ToSandbox::Relay(m) => Some(m.text()),
         }
     }
+}
+
+/// [`ToSandbox::Limit`]'s text (the page writes it, with no JSON writer of its own).
+pub fn limit_text(trial: u32) -> String {
+    format!(r#"{{"type":"limit","trial":{trial}}}"#)
 }
 
 /// One group of a session's trials, as the page asks a sandbox's worker for it: the lab
@@ -70,18 +76,30 @@ impl TrialsRequest {
     /// As JSON text: the lab in the wire's form (`crate::wire`), the seed as decimal text
     /// (a u64 does not survive a JavaScript number).
     pub fn text(&self) -> String {
-        // A lab always writes; were it not to, the worker says the lab does not read.
+        #[derive(Serialize)]
+        struct Trials<'a> {
+            #[serde(rename = "type")]
+            kind: &'static str,
+            lab: String,
+            seed: String,
+            draw: &'a str,
+            total: u32,
+            group: u32,
+            groups: u32,
+        }
+        // A lab always writes; were it not to, the worker says the lab does not read. The
+        // rest are texts and small numbers, which any JSON writer holds.
         let lab = crate::wire::to_text(&self.lab.for_engine()).unwrap_or_default();
-        json!({
-            "type": "trials",
-            "lab": lab,
-            "seed": self.seed.to_string(),
-            "draw": self.draw.name(),
-            "total": self.total,
-            "group": self.group,
-            "groups": self.groups,
+        crate::json::to_string(&Trials {
+            kind: "trials",
+            lab,
+            seed: self.seed.to_string(),
+            draw: self.draw.name(),
+            total: self.total,
+            group: self.group,
+            groups: self.groups,
         })
-        .to_string()
+        .unwrap_or_default()
     }
 
     /// Reads [`TrialsRequest::text`]'s form.

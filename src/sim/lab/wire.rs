@@ -63,20 +63,38 @@ impl ToHarness<'_> {
     /// The message as the harness reads it (JSON text).
     pub fn text(&self) -> String {
         match self {
-            ToHarness::Init { lab, learner } => json!({
-                "type": "init",
-                "lab": lab.id,
-                "functions": lab.functions,
-                "params": lab.params,
-                "driver": lab.driver,
-                "learner": learner,
-            })
-            .to_string(),
+            // serde_json writes any `Value`, so natively this cannot fail.
+            ToHarness::Init { lab, learner } => init_text(lab, learner).unwrap_or_default(),
             ToHarness::Run { watch: false } => r#"{"type":"run"}"#.to_string(),
             ToHarness::Run { watch: true } => r#"{"type":"run","watch":true}"#.to_string(),
             ToHarness::Input(input) => input_text(input),
         }
     }
+}
+
+/// `init`'s text, written by `crate::json`: on the page by the browser's `JSON.stringify`,
+/// so that the page's module, which sends only this message to a harness, carries no JSON
+/// writer. It fails only there, on a parameter JavaScript cannot hold (an integer past
+/// 2^53).
+pub fn init_text(lab: &Lab, learner: &str) -> Result<String, String> {
+    #[derive(Serialize)]
+    struct Init<'a> {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        lab: &'a str,
+        functions: &'a [String],
+        params: &'a Value,
+        driver: &'a str,
+        learner: &'a str,
+    }
+    crate::json::to_string(&Init {
+        kind: "init",
+        lab: &lab.id,
+        functions: &lab.functions,
+        params: &lab.params,
+        driver: &lab.driver,
+        learner,
+    })
 }
 
 /// The harness's answer to a [`ToHarness`] message.

@@ -7,7 +7,7 @@
 
 use super::files::FILE_LIMIT;
 use super::sandbox::{EngineFiles, Sandbox, Stop};
-use crate::sim::lab::frame::{FromSandbox, ToSandbox, TrialsRequest};
+use crate::sim::lab::frame::{limit_text, FromSandbox, TrialsRequest};
 use crate::sim::lab::seq::{Draw, FailedTrial};
 use crate::sim::lab::{CodeError, Lab};
 use std::cell::RefCell;
@@ -211,11 +211,10 @@ async fn group(
         if let Some(f) = failed {
             let trial = f.trial;
             if state.borrow_mut().fail(f) {
-                if let Some(limit) = (ToSandbox::Limit { trial }).text() {
-                    for (k, other) in sandboxes.iter().enumerate() {
-                        if k != g {
-                            let _ = other.send(&limit);
-                        }
+                let limit = limit_text(trial);
+                for (k, other) in sandboxes.iter().enumerate() {
+                    if k != g {
+                        let _ = other.send(&limit);
                     }
                 }
             }

@@ -9,9 +9,9 @@ use super::model::LabModel;
 use super::sandbox::{EngineFiles, Sandbox, Stop};
 use crate::lesson::progress::LabOutcome;
 use crate::lesson::route::hash_with_state;
-use crate::sim::lab::frame::{FromSandbox, ToSandbox};
+use crate::sim::lab::frame::FromSandbox;
 use crate::sim::lab::seq::{self, Draw};
-use crate::sim::lab::{self, CodeError, Lab, ToHarness};
+use crate::sim::lab::{self, init_text, CodeError, Lab};
 use crate::timeline::lab_panel::{Broken, LabAction, Shown};
 use crate::ui::browser;
 use std::cell::{Cell, RefCell};
@@ -105,9 +105,15 @@ pub(super) async fn open_sandbox(
             .await
             .map_err(|e| e.to_string())?,
     };
-    let init = ToSandbox::Relay(ToHarness::Init { lab, learner: code })
-        .text()
-        .unwrap_or_default();
+    // The frame relays it to the harness (`ToSandbox::Relay`).
+    let init = match init_text(lab, code) {
+        Ok(init) => init,
+        Err(e) => {
+            return Ok(Err(CodeError::new(format!(
+                "the lab's parameters cannot be sent to your code: {e}"
+            ))))
+        }
+    };
     Ok(
         match sandbox.exchange(&init).await.map(|a| FromSandbox::read(&a)) {
             Ok(Ok(FromSandbox::Ready)) => Ok(sandbox),
