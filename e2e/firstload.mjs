@@ -32,7 +32,7 @@ const HELLO = process.env.HELLO_URL;
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const TARGET = Number(process.env.BUNDLE_TARGET_BYTES ?? 358400);
 // scripts/bundle-size.sh says why; the browser's gzip here reads about 2.3 KB more than gzip -9 there.
-const MAX = Number(process.env.BUNDLE_MAX_BYTES ?? 444000);
+const MAX = Number(process.env.BUNDLE_MAX_BYTES ?? 412000);
 const RUNS = Number(process.env.FIRSTLOAD_RUNS ?? 5);
 
 const browser = await chromium.launch({ executablePath: CHROMIUM });

@@ -3,26 +3,26 @@
 # is over its guard (gzip bytes; each can be set in the environment):
 #   the first page (index.html, the stylesheet, static/boot.js and the larger language's
 #     home snapshot)                                   BUNDLE_TARGET_BYTES  358400 (350 KiB)
-#   the app, the page's module (JS + wasm), with the lab panel  BUNDLE_MAX_BYTES  442000
-#   the engine's module (the page's worker)            ENGINE_MAX_BYTES     399000
-#   the authoring module (only a pack's reader)        AUTHORING_MAX_BYTES  643000
+#   the app, the page's module (JS + wasm), with the lab panel  BUNDLE_MAX_BYTES  409600
+#   the engine's module (the page's worker)            ENGINE_MAX_BYTES     360000
+#   the authoring module (only a pack's reader)        AUTHORING_MAX_BYTES  582000
 #   the labs' code editor (editor.js)                  EDITOR_MAX_BYTES      17000
 #   everything a learner downloads for the whole built-in lesson, every lab included
 #     (first page, app, the text in one language, engine and its worker's script,
 #     editor, the labs' sandbox and drivers)
-#                                                      WHOLE_MAX_BYTES      1000000
+#                                                      WHOLE_MAX_BYTES       935000
 # The lesson's text is reported per part (src/text.rs). #37 asks for at most 409 600 B for
 # the app and 1 000 000 B for the whole lesson: both are printed against those goals, and
-# the whole lesson's guard is its goal.
+# the app's guard is its goal.
 # A guard sits a little above the figure it guards, so that growth is a decision; each
 # change of one is in git's history of this file and BENCHMARKS.md.
 set -euo pipefail
 dist=${1:-dist}
 target=${BUNDLE_TARGET_BYTES:-358400}
-max=${BUNDLE_MAX_BYTES:-442000}
-engine_max=${ENGINE_MAX_BYTES:-399000}
-authoring_max=${AUTHORING_MAX_BYTES:-643000}
-whole_max=${WHOLE_MAX_BYTES:-1000000}
+max=${BUNDLE_MAX_BYTES:-409600}
+engine_max=${ENGINE_MAX_BYTES:-360000}
+authoring_max=${AUTHORING_MAX_BYTES:-582000}
+whole_max=${WHOLE_MAX_BYTES:-935000}
 whole_goal=1000000
 app_goal=409600
 editor_max=${EDITOR_MAX_BYTES:-17000}
