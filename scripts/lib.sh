@@ -51,3 +51,15 @@ serve_dir() {
 # The nightly toolchain, pinned: the shipped modules are built with it (scripts/trunk.sh:
 # std built for size, panics that abort at once), and cargo-fuzz runs under it.
 NIGHTLY=nightly-2026-05-20
+
+# ship_env: cargo's environment for building the wasm modules as they ship (scripts/trunk.sh
+# says why), into $CARGO_TARGET_DIR (default target/ship).
+ship_env() {
+  rustup run "$NIGHTLY" rustc --print sysroot >/dev/null 2>&1 || {
+    echo "the toolchain $NIGHTLY is missing: run bash scripts/setup.sh" >&2; return 1; }
+  export RUSTUP_TOOLCHAIN=$NIGHTLY
+  export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target/ship}
+  export CARGO_UNSTABLE_BUILD_STD=std,panic_abort
+  export CARGO_UNSTABLE_BUILD_STD_FEATURES=optimize_for_size
+  export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none"
+}

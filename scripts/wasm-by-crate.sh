@@ -3,15 +3,18 @@
 # module of ours), and how much of the engine's code the page's module holds too: the
 # measurement #37 asks for before the modules are redrawn (BENCHMARKS.md, "What the modules are made of").
 #
-# Builds the two binaries as Trunk does (release, the same features) but with their
-# function names kept (a target directory of its own, target/by-crate), reads them with
+# Builds the two binaries as scripts/trunk.sh does (release, its toolchain and flags, the
+# same features) but with their function names kept (target/by-crate), reads them with
 # twiggy (installed with cargo on first use), and sums each function's own bytes by the
 # crate its name starts with (`<T as Trait>::f` counts as T's). The figures are raw bytes
 # of code and data before wasm-bindgen, not gzip: compare shares, not totals.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v twiggy >/dev/null || cargo install twiggy --locked --version 0.8.0
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
 export CARGO_TARGET_DIR=target/by-crate CARGO_PROFILE_RELEASE_STRIP=false
+ship_env
 wasm=(--release --target wasm32-unknown-unknown --no-default-features)
 cargo build -q "${wasm[@]}" --bin app
 cargo build -q "${wasm[@]}" --features page-engine --bin engine
@@ -31,7 +34,7 @@ def crate_of(name):
             i += 1
         inner = name[1:i].split(' as ')[0].replace('mut ', '').replace('dyn ', '').lstrip('&*[(').strip()
         return crate_of(inner) if inner else '(other)'
-    m = re.match(r'([A-Za-z_]\w*)(?:::([A-Za-z_]\w*))?', name)
+    m = re.match(r'([A-Za-z_]\w*)(?:\[\w+\])?(?:::([A-Za-z_]\w*))?', name)
     if not m:
         return '(other)'
     if m.group(1) == 'lockstep' and m.group(2):
